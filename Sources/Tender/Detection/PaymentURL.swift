@@ -1,0 +1,50 @@
+/// What a URL is, as far as Tender can tell from its shape: which provider, and whether it is a request
+/// that opens a POS app or a callback from one.
+///
+/// Detection looks only at the scheme and the names of the query parameters; it never decides whether the
+/// URL is valid. Parse it with the provider's type for that (``SquareRequest/init(urlString:)``,
+/// ``SquareResponse/init(callbackURLString:)``).
+public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
+    /// Whether a URL opens a POS app or comes back from one.
+    public enum Direction: String, Sendable, Hashable, Codable {
+        /// A request URL that opens the POS app.
+        case request
+        /// A callback URL the POS app opens with its result.
+        case response
+    }
+
+    /// The provider.
+    public var provider: PaymentProvider
+    /// Request or response.
+    public var direction: Direction
+
+    /// Creates a kind.
+    public init(provider: PaymentProvider, direction: Direction) {
+        self.provider = provider
+        self.direction = direction
+    }
+
+    /// Tells what a URL is, or `nil` when it looks like nothing Tender knows.
+    ///
+    /// A request is recognised by its POS app scheme. A callback is recognised by its parameters:
+    /// Square's `data`.
+    /// - Parameter provider: when given, only that provider is considered.
+    public static func detect(_ urlString: String, provider: PaymentProvider? = nil) -> PaymentURLKind? {
+        guard let parts = try? URLParts(urlString) else { return nil }
+        if let owner = PaymentProvider(appURLScheme: parts.scheme) {
+            guard provider == nil || provider == owner else { return nil }
+            return PaymentURLKind(provider: owner, direction: .request)
+        }
+        guard let query = try? QueryParameters(percentEncodedQuery: parts.query ?? "") else { return nil }
+        let candidates: [(PaymentProvider, Bool)] = [
+            (.square, query.contains("data"))
+        ]
+        for (candidate, matches) in candidates where matches && (provider == nil || provider == candidate) {
+            return PaymentURLKind(provider: candidate, direction: .response)
+        }
+        return nil
+    }
+
+    /// `provider direction`, such as `square response`.
+    public var description: String { "\(provider) \(direction.rawValue)" }
+}

@@ -1,0 +1,92 @@
+/// Percent-encoding as every supported POS app expects it, and strict percent-decoding.
+///
+/// Encoding leaves only the RFC 3986 *unreserved* characters (`A–Z a–z 0–9 - . _ ~`) as they are and
+/// writes every other UTF-8 byte as `%XX` with upper-case hex. A space becomes `%20`, never `+`;
+/// `+` becomes `%2B`. This is what the Square SDK produces (its allowed set is
+/// `URLQueryAllowedCharacterSet` minus `:/?#[]@!$&'()*+,;=`), and what Swipe, SoftPOS and SumUp need.
+///
+/// Decoding is strict: a `%` not followed by two hex digits, or bytes that are not valid UTF-8 once
+/// decoded, are errors (Foundation passes `%ZZ` through unchanged). `+` stays `+`.
+public enum PercentEncoding: Sendable {
+    /// Percent-encodes text, keeping only the RFC 3986 unreserved characters.
+    public static func encode(_ text: some StringProtocol) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count)
+        appendEncoded(text.utf8, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the percent-encoded form of UTF-8 bytes.
+    static func appendEncoded(_ bytes: some Sequence<UInt8>, to output: inout [UInt8]) {
+        for byte in bytes {
+            if isUnreserved(byte) {
+                output.append(byte)
+            } else {
+                output.append(UInt8(ascii: "%"))
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+    }
+
+    /// Decodes percent-escapes strictly.
+    ///
+    /// - Throws: ``QueryError`` with ``QueryError/Code/invalidPercentEscape`` when a `%` is not followed by
+    ///   two hex digits, or ``QueryError/Code/invalidUTF8`` when the decoded bytes are not UTF-8.
+    public static func decode(_ text: some StringProtocol) throws -> String {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+        return try decode(bytes: text.utf8)
+    }
+
+    /// Decodes percent-escapes in UTF-8 bytes strictly; see ``decode(_:)``.
+    static func decode(bytes utf8: some Collection<UInt8>) throws -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var iterator = utf8.makeIterator()
+        var offset = 0
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    throw QueryError(
+                        .invalidPercentEscape,
+                        "Invalid percent-escape at offset \(offset): '%' must be followed by two hex digits."
+                    )
+                }
+                bytes.append(high << 4 | low)
+                offset += 3
+            } else {
+                bytes.append(byte)
+                offset += 1
+            }
+        }
+        guard let decoded = String(validating: bytes, as: UTF8.self) else {
+            throw QueryError(.invalidUTF8, "The percent-decoded text is not valid UTF-8.")
+        }
+        return decoded
+    }
+
+    /// Whether a byte is in the RFC 3986 unreserved set.
+    @inline(__always)
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    @inline(__always)
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,76 @@
+public import Foundation
+
+/// A payment request for one POS app: something that becomes the URL which opens the app.
+///
+/// Every provider's request type conforms, so code that hands payments off (Tender's coordinator, your
+/// own) can be written once. The correlation hook, ``correlated(with:)``, attaches a caller token that the
+/// provider's callback carries back (read it with ``PaymentCallback/correlationToken``).
+public protocol PaymentRequest: Sendable, Hashable {
+    /// The parsed form of this provider's callback.
+    associatedtype Callback: PaymentCallback
+
+    /// The provider this request is for.
+    static var provider: PaymentProvider { get }
+
+    /// The amount to charge (or, for a refund, to refund).
+    var amount: Money { get }
+
+    /// Builds the URL that opens the POS app, validating the request first.
+    /// - Throws: the provider's error type, with a message that says what to fix.
+    func url() throws -> URL
+
+    /// The endpoints (scheme, host and path, no query) on which the POS app may answer, as they go on the
+    /// wire. Empty when the request asks for no callback.
+    func callbackEndpoints() throws -> [String]
+
+    /// A copy of this request that carries `token` through the round trip and back in the callback.
+    ///
+    /// Square carries it in `state`, SumUp in `foreign-tx-id`, Swipe and SoftPOS as the query parameter
+    /// ``Correlation/parameterName`` on the callback URL (both apps keep the callback URL's own query).
+    /// - Throws: ``CorrelationError`` when the request has no callback URL or its carrier is already in use.
+    func correlated(with token: String) throws -> Self
+}
+
+/// A POS app's answer, parsed strictly from the callback URL it opened.
+public protocol PaymentCallback: Sendable, Hashable {
+    /// The provider this callback comes from.
+    static var provider: PaymentProvider { get }
+
+    /// Parses a callback URL given as text, exactly as received.
+    /// - Throws: the provider's error type; never crashes on any input.
+    init(callbackURLString: String) throws
+
+    /// The token attached with ``PaymentRequest/correlated(with:)``, if the callback carries one.
+    var correlationToken: String? { get }
+
+    /// The callback mapped to Tender's outcome model.
+    var outcome: PaymentOutcome { get }
+}
+
+extension PaymentCallback {
+    /// Parses a callback URL.
+    /// - Throws: the provider's error type; never crashes on any input.
+    public init(callbackURL: URL) throws {
+        try self.init(callbackURLString: callbackURL.absoluteString)
+    }
+}
+
+/// Where Tender puts a correlation token when the provider has no field that echoes it.
+public enum Correlation: Sendable {
+    /// The query parameter added to Swipe's and SoftPOS's callback URLs: `tender_token`.
+    public static let parameterName = "tender_token"
+}
+
+/// A request could not carry a correlation token.
+public struct CorrelationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What was wrong and what to do about it.
+    public let message: String
+
+    /// Creates an error.
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}

@@ -1,0 +1,73 @@
+/// The `square_request` marker that Square's SDK (3.4.0 and later) plants in the callback URL it sends,
+/// so that the app can tell Point of Sale's reply apart (spec §1.3, `SCAPIURLConversion`).
+///
+/// The marker is a routing hint, not authentication: anyone can open your URL scheme with it. Tender's
+/// hand-off authenticates callbacks with a one-time token instead.
+public enum SquareCallbackMarker: Sendable {
+    /// The marker: `square_request`.
+    public static let marker = "square_request"
+
+    /// Adds the marker to a callback URL the way the SDK does.
+    ///
+    /// With a host, one path component is appended (`my-app://request?x=1` →
+    /// `my-app://request/square_request?x=1`); with an empty host the marker becomes the host
+    /// (`my-app://` → `my-app://square_request`). The query and fragment stay as they are.
+    /// - Throws: ``SquareError`` with ``SquareError/Code/invalidRequestCallbackURL`` for the forms the SDK
+    ///   silently drops or treats unpredictably: no scheme, no `//` (`my-app:callback`), or an empty host
+    ///   with a path (`my-app:///x`).
+    public static func encode(_ callbackURL: String) throws -> String {
+        var parts = try callbackParts(callbackURL)
+        guard let host = parts.host else {
+            throw SquareError(
+                .invalidRequestCallbackURL,
+                "The callback URL has no '//' after its scheme, so Square's SDK would drop it; write it as \(parts.scheme)://callback."
+            )
+        }
+        if host.isEmpty {
+            guard parts.path.isEmpty else {
+                throw SquareError(
+                    .invalidRequestCallbackURL,
+                    "The callback URL has an empty host followed by a path ('\(parts.scheme):///…'), which iOS reads inconsistently; put a host after '//'."
+                )
+            }
+            parts.authority = marker
+        } else {
+            parts.path += parts.path.hasSuffix("/") ? marker : "/" + marker
+        }
+        return parts.string
+    }
+
+    /// Removes the marker (the SDK's `decode`): an empty host again if the marker is the host, otherwise the
+    /// last path component and one trailing `/`. A URL without the marker is returned unchanged.
+    ///
+    /// A callback URL that ended in `/` before marking comes back without it: the two cannot be told apart.
+    public static func decode(_ markedURL: String) -> String {
+        guard var parts = try? URLParts(markedURL) else { return markedURL }
+        if parts.host == marker, parts.authority == marker {
+            parts.authority = ""
+            return parts.string
+        }
+        guard parts.path == "/" + marker || parts.path.hasSuffix("/" + marker) else { return markedURL }
+        parts.path.removeLast(marker.count + 1)
+        return parts.string
+    }
+
+    /// Whether a URL carries the marker: its host is `square_request` or one of its path components is
+    /// (the SDK's `+[SCCAPIResponse isSquareResponse:]`).
+    public static func isMarked(_ url: String) -> Bool {
+        guard let parts = try? URLParts(url) else { return false }
+        if parts.host == marker { return true }
+        return parts.path.split(separator: "/").contains { $0 == marker }
+    }
+
+    static func callbackParts(_ callbackURL: String) throws -> URLParts {
+        do {
+            return try URLParts(callbackURL)
+        } catch {
+            throw SquareError(
+                .invalidRequestCallbackURL,
+                "The callback URL has no scheme; use your app's registered URL scheme, such as my-app://callback."
+            )
+        }
+    }
+}

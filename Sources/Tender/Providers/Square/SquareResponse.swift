@@ -1,0 +1,156 @@
+/// Square Point of Sale's answer, parsed from the callback URL it opened (`SCCAPIResponse`).
+///
+/// ```swift
+/// let response = try SquareResponse(callbackURL: url)
+/// switch response.outcome.status {
+/// case .approved: print(response.transactionID ?? "offline")
+/// case .cancelled: print("cancelled")
+/// default: print(response.error?.message ?? "")
+/// }
+/// ```
+///
+/// Parsing follows the SDK (spec §2.2) and is stricter where SEC-6 asks: the query must be readable with
+/// strict percent-decoding, `data` must appear exactly once and be strict JSON (no duplicate keys or
+/// trailing commas), `status` must be the string `"ok"` or `"error"`, identifiers must look like identifiers.
+/// Unknown keys (the legacy `payment_id`, an `error_code` of `"0"` on success) are ignored as the SDK does.
+public struct SquareResponse: PaymentCallback {
+    /// ``PaymentProvider/square``.
+    public static var provider: PaymentProvider { .square }
+
+    /// Square's server transaction ID; missing for offline, cash or other tenders.
+    public var transactionID: String?
+    /// The ID Point of Sale generated on the device (`client_id` of the Connect v2 transaction).
+    public var clientTransactionID: String?
+    /// The request's `state`, echoed back.
+    public var state: String?
+    /// The error Point of Sale reported, or `nil` for a successful payment.
+    public var error: SquareAPIError?
+    /// Whether the callback URL carried the `square_request` marker (``SquareCallbackMarker/isMarked(_:)``).
+    public var hasCallbackMarker: Bool
+
+    /// Creates a response directly (for tests and simulators).
+    public init(
+        transactionID: String? = nil,
+        clientTransactionID: String? = nil,
+        state: String? = nil,
+        error: SquareAPIError? = nil,
+        hasCallbackMarker: Bool = true
+    ) {
+        self.transactionID = transactionID
+        self.clientTransactionID = clientTransactionID
+        self.state = state
+        self.error = error
+        self.hasCallbackMarker = hasCallbackMarker
+    }
+
+    /// Whether the payment succeeded (`isSuccessResponse`): exactly when there is no ``error``.
+    public var isSuccess: Bool { error == nil }
+
+    /// The echoed ``state``: where Tender's hand-off carries its token.
+    public var correlationToken: String? { state }
+
+    /// The response in Tender's outcome model: success is approved, `payment_canceled` is cancelled, any
+    /// other error is failed with its code kept. Point of Sale never reports a decline: declined cards are
+    /// retried inside the app.
+    public var outcome: PaymentOutcome {
+        let status: PaymentOutcome.Status
+        if let error {
+            status = error.code == .paymentCanceled ? .cancelled : .failed
+        } else {
+            status = .approved
+        }
+        return PaymentOutcome(
+            status: status,
+            provider: .square,
+            transactionID: transactionID ?? clientTransactionID,
+            errorCode: error?.code.rawValue,
+            message: error?.message,
+            details: .square(self)
+        )
+    }
+
+    /// The largest callback URL accepted, in UTF-8 bytes.
+    static let maximumURLLength = 64 * 1024
+
+    /// Parses a callback URL given as text, exactly as received.
+    /// - Throws: ``SquareError`` with one of the SDK's response codes (8–11) and a message naming the problem.
+    public init(callbackURLString: String) throws {
+        func fail(_ code: SquareError.Code, _ message: String) -> SquareError { SquareError(code, message) }
+        guard callbackURLString.utf8.count <= SquareResponse.maximumURLLength else {
+            throw fail(.missingOrInvalidResponseData, "The callback URL is longer than 64 KiB.")
+        }
+        let query: QueryParameters
+        do {
+            query = try QueryParameters(percentEncodedQuery: try URLParts(callbackURLString).query ?? "")
+        } catch {
+            throw fail(.missingOrInvalidResponseData, "The callback URL cannot be read: \(error)")
+        }
+        // SEC-6: exactly one `data`; the SDK would take the last of several.
+        let data: String?
+        do { data = try query.value(named: "data") } catch { throw fail(.missingOrInvalidResponseData, "\(error)") }
+        guard let data, !data.isEmpty else {
+            throw fail(.missingOrInvalidResponseData, "The callback URL has no data parameter: it is not a Point of Sale reply.")
+        }
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(data)
+        } catch {
+            throw fail(.missingOrInvalidResponseJSONData, "The callback's data is not valid JSON: \(error)")
+        }
+        guard let object = json.objectValue else {
+            throw fail(.missingOrInvalidResponseJSONData, "The callback's data must be a JSON object, not \(json.typeName).")
+        }
+        let isSuccess: Bool
+        switch object["status"]?.stringValue {
+        case "ok": isSuccess = true
+        case "error": isSuccess = false
+        default:
+            throw fail(.missingOrInvalidResponseStatus, "The callback's status must be the string \"ok\" or \"error\".")
+        }
+        state = object["state"]?.stringValue
+        hasCallbackMarker = SquareCallbackMarker.isMarked(callbackURLString)
+        if isSuccess {
+            transactionID = try SquareResponse.identifier("transaction_id", in: object)
+            clientTransactionID = try SquareResponse.identifier("client_transaction_id", in: object)
+            error = nil
+        } else {
+            guard let code = object["error_code"]?.stringValue, !code.isEmpty else {
+                throw fail(.missingOrInvalidResponseErrorCode, "The callback reports an error but has no error_code string.")
+            }
+            guard SquareResponse.isIdentifier(code) else {
+                throw fail(.missingOrInvalidResponseErrorCode, "The callback's error_code is not a code (letters, digits, '_', '-', '.').")
+            }
+            transactionID = nil
+            clientTransactionID = nil
+            error = SquareAPIError(code: SquareAPIError.Code(rawValue: code))
+        }
+    }
+
+    /// Reads an optional identifier; a non-string is ignored as the SDK does, a string must look like an ID.
+    private static func identifier(_ key: String, in object: JSONObject) throws -> String? {
+        guard let value = object[key]?.stringValue else { return nil }
+        guard isIdentifier(value) else {
+            throw SquareError(
+                .missingOrInvalidResponseJSONData,
+                "The callback's \(key) is not a Square identifier (1–128 letters, digits, '_', '-', '.', ':')."
+            )
+        }
+        return value
+    }
+
+    /// Square identifiers and error codes: 1–128 ASCII letters, digits, `_`, `-`, `.`, `:`.
+    static func isIdentifier(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard (1...128).contains(utf8.count) else { return false }
+        return utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: ":"):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+}

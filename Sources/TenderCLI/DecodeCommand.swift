@@ -1,0 +1,72 @@
+import ArgumentParser
+import Tender
+
+/// `tender decode URL`: one JSON object describing a request or callback URL.
+struct DecodeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode a POS request or callback URL into one JSON object.",
+        discussion: """
+            Callbacks give provider, kind ("response"), outcome, and the provider's fields in snake case; \
+            requests give provider, kind ("request") and the decoded fields.
+            """
+    )
+
+    @Argument(help: "The request or callback URL, exactly as sent (quote it in the shell).")
+    var url: String
+
+    @Option(help: ArgumentHelp("Decode as this provider's URL: square.", valueName: "provider"))
+    var provider: String?
+
+    func run() async throws {
+        let forced = try provider.map(DecodeCommand.provider(named:))
+        guard let kind = PaymentURLKind.detect(url, provider: forced) else {
+            if let forced {
+                throw CLIError("This URL is not a \(forced) request or callback.")
+            }
+            throw CLIError(
+                "This URL is not a request to or a callback from a POS app Tender knows; pass --provider to force one."
+            )
+        }
+        Output.line(try DecodeCommand.describe(url, as: kind).text)
+    }
+
+    static func provider(named name: String) throws -> PaymentProvider {
+        guard let provider = PaymentProvider.all.first(where: { $0.rawValue == name.lowercased() }) else {
+            let names = PaymentProvider.all.map(\.rawValue).joined(separator: ", ")
+            throw CLIError("Unknown provider '\(name)': use one of \(names).")
+        }
+        return provider
+    }
+
+    static func describe(_ url: String, as kind: PaymentURLKind) throws -> JSONOutput {
+        var output = JSONOutput()
+        output.set("provider", kind.provider.rawValue)
+        output.set("kind", kind.direction.rawValue)
+        switch (kind.provider, kind.direction) {
+        case (.square, .request):
+            _ = try SquareRequest(urlString: url)  // validates strictly
+            output.merge(try SquareRequest.payloadObject(urlString: url))
+        case (.square, .response):
+            let response = try SquareResponse(callbackURLString: url)
+            output.describe(response.outcome)
+            output.set("transaction_id", response.transactionID)
+            output.set("client_transaction_id", response.clientTransactionID)
+            output.set("state", response.state)
+            output.set("error_code", response.error?.code.rawValue)
+            output.set("sdk_error_code", response.error.map(\.code.sdkErrorCode))
+            output.set("has_callback_marker", response.hasCallbackMarker)
+        default:
+            throw CLIError("Decoding \(kind) URLs is not supported yet.")
+        }
+        return output
+    }
+}
+
+extension JSONOutput {
+    /// The outcome fields every callback has.
+    mutating func describe(_ outcome: PaymentOutcome) {
+        set("outcome", outcome.status.rawValue)
+        set("message", outcome.message)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// A failure the CLI reports as one line: what was wrong and what to do.
+struct CLIError: Error, CustomStringConvertible {
+    var message: String
+
+    init(_ message: String) {
+        self.message = message
+    }
+
+    var description: String { message }
+}
+
+/// Buffered standard output, so that a command failing half-way prints nothing on stdout.
+enum Output {
+    nonisolated(unsafe) private static var buffer = ""
+
+    /// Appends a line to standard output (written when the command succeeds).
+    static func line(_ text: String = "") {
+        buffer += text + "\n"
+    }
+
+    /// Writes what was buffered. Long-running commands call this to show progress.
+    static func flush() {
+        guard !buffer.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(buffer.utf8))
+        buffer = ""
+    }
+
+    /// Drops what was buffered.
+    static func discard() {
+        buffer = ""
+    }
+
+    /// Writes one line to standard error.
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}

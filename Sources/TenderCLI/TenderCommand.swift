@@ -1,0 +1,15 @@
+import ArgumentParser
+
+/// `tender`: build, decode, simulate and inspect app-to-app POS payments.
+struct TenderCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tender",
+        abstract: "Build, decode, simulate and inspect app-to-app payments with POS apps.",
+        discussion: """
+            Requests print their URL and a newline. Decoding prints one JSON object. Bad input of any kind \
+            exits with status 1 and one line on standard error.
+            """,
+        version: "0.1.0",
+        subcommands: [SquareCommand.self, DecodeCommand.self, DemoCommand.self]
+    )
+}
