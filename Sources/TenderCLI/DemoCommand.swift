@@ -30,7 +30,9 @@ struct DemoCommand: AsyncParsableCommand {
 
         let decoded = try SquareRequest(urlString: url)
         Output.line("2. Decode it again, as Point of Sale would read it")
-        Output.line("   amount \(decoded.amount), tenders \(decoded.supportedTenderTypes.names.joined(separator: ", ")),")
+        Output.line(
+            "   amount \(decoded.amount), tenders \(decoded.supportedTenderTypes.names.joined(separator: ", ")),"
+        )
         Output.line("   API version \(decoded.apiVersion ?? "none"), callback \(decoded.callbackURL.absoluteString)")
         Output.line()
 

@@ -176,7 +176,9 @@ private struct StrictJSONParser {
         }
         if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
             position += 1
-            guard position < bytes.count, isDigit(bytes[position]) else { throw fail("invalid fraction in JSON number") }
+            guard position < bytes.count, isDigit(bytes[position]) else {
+                throw fail("invalid fraction in JSON number")
+            }
             while position < bytes.count, isDigit(bytes[position]) { position += 1 }
         }
         if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
@@ -184,7 +186,9 @@ private struct StrictJSONParser {
             if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
                 position += 1
             }
-            guard position < bytes.count, isDigit(bytes[position]) else { throw fail("invalid exponent in JSON number") }
+            guard position < bytes.count, isDigit(bytes[position]) else {
+                throw fail("invalid exponent in JSON number")
+            }
             while position < bytes.count, isDigit(bytes[position]) { position += 1 }
         }
         return String(decoding: bytes[start..<position], as: UTF8.self)

@@ -139,7 +139,8 @@ struct SquareVectorTests {
         let request = try Self.request(from: vector)
         // The SDK's key order was NSDictionary hash order; take it from the observed bytes and re-serialize.
         let observedObject = try #require(
-            try JSONValue.parse(try PercentEncoding.decode(observed.dropFirst(SquareRequest.urlPrefix.count))).objectValue
+            try JSONValue.parse(try PercentEncoding.decode(observed.dropFirst(SquareRequest.urlPrefix.count)))
+                .objectValue
         )
         guard case .object(var object) = try request.payload(),
             case .object(let options)? = object["options"]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Tender
 
 /// The vectors of `Fixtures/square-point-of-sale.json` (from the official SDK's tests; spec §8).
@@ -13,9 +14,17 @@ struct SquareVector: CustomTestStringConvertible, Sendable {
     var testDescription: String { name }
 
     static let all: [SquareVector] = {
-        guard let url = Bundle.module.url(forResource: "square-point-of-sale", withExtension: "json", subdirectory: "Fixtures"),
+        guard
+            let url = Bundle.module.url(
+                forResource: "square-point-of-sale",
+                withExtension: "json",
+                subdirectory: "Fixtures"
+            ),
             let data = try? Data(contentsOf: url),
-            let json = try? JSONValue.parse(String(decoding: data, as: UTF8.self), limits: .init(maximumBytes: 1 << 20, maximumDepth: 16)),
+            let json = try? JSONValue.parse(
+                String(decoding: data, as: UTF8.self),
+                limits: .init(maximumBytes: 1 << 20, maximumDepth: 16)
+            ),
             let array = json.arrayValue
         else { return [] }
         return array.compactMap { value in

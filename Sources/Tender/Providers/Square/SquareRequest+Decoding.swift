@@ -147,7 +147,9 @@ extension SquareRequest {
         }
         guard let tenderTypes = SquareTenderTypes(wireNames: tenderNames) else {
             let accepted = SquareTenderTypes.all.wireNames.joined(separator: ", ")
-            throw invalid("'options.supported_tender_types' has an unknown tender type; Point of Sale knows \(accepted).")
+            throw invalid(
+                "'options.supported_tender_types' has an unknown tender type; Point of Sale knows \(accepted)."
+            )
         }
         let disablesCNP = try bool("disable_cnp", in: options)
         let skipsReceipt = try bool("skip_receipt", in: options)

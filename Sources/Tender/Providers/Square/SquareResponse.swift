@@ -89,7 +89,10 @@ public struct SquareResponse: PaymentCallback {
         let data: String?
         do { data = try query.value(named: "data") } catch { throw fail(.missingOrInvalidResponseData, "\(error)") }
         guard let data, !data.isEmpty else {
-            throw fail(.missingOrInvalidResponseData, "The callback URL has no data parameter: it is not a Point of Sale reply.")
+            throw fail(
+                .missingOrInvalidResponseData,
+                "The callback URL has no data parameter: it is not a Point of Sale reply."
+            )
         }
         let json: JSONValue
         do {
@@ -98,7 +101,10 @@ public struct SquareResponse: PaymentCallback {
             throw fail(.missingOrInvalidResponseJSONData, "The callback's data is not valid JSON: \(error)")
         }
         guard let object = json.objectValue else {
-            throw fail(.missingOrInvalidResponseJSONData, "The callback's data must be a JSON object, not \(json.typeName).")
+            throw fail(
+                .missingOrInvalidResponseJSONData,
+                "The callback's data must be a JSON object, not \(json.typeName)."
+            )
         }
         let isSuccess: Bool
         switch object["status"]?.stringValue {
@@ -115,10 +121,16 @@ public struct SquareResponse: PaymentCallback {
             error = nil
         } else {
             guard let code = object["error_code"]?.stringValue, !code.isEmpty else {
-                throw fail(.missingOrInvalidResponseErrorCode, "The callback reports an error but has no error_code string.")
+                throw fail(
+                    .missingOrInvalidResponseErrorCode,
+                    "The callback reports an error but has no error_code string."
+                )
             }
             guard SquareResponse.isIdentifier(code) else {
-                throw fail(.missingOrInvalidResponseErrorCode, "The callback's error_code is not a code (letters, digits, '_', '-', '.').")
+                throw fail(
+                    .missingOrInvalidResponseErrorCode,
+                    "The callback's error_code is not a code (letters, digits, '_', '-', '.')."
+                )
             }
             transactionID = nil
             clientTransactionID = nil
