@@ -48,3 +48,40 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
     /// `provider direction`, such as `square response`.
     public var description: String { "\(provider) \(direction.rawValue)" }
 }
+
+/// Parses callbacks without knowing in advance which POS app sent them.
+public enum PaymentCallbacks: Sendable {
+    /// The callback type of each provider Tender ships with.
+    public static let types: [PaymentProvider: any PaymentCallback.Type] = [
+        .square: SquareResponse.self
+    ]
+
+    /// Detects the provider of a callback URL (or takes the one given) and parses it with that provider's
+    /// strict parser.
+    /// - Throws: ``CallbackDetectionError`` when the URL is not a callback Tender recognises; otherwise the
+    ///   provider's own error.
+    public static func parse(_ urlString: String, provider: PaymentProvider? = nil) throws -> any PaymentCallback {
+        guard let kind = PaymentURLKind.detect(urlString, provider: provider), kind.direction == .response,
+            let type = types[kind.provider]
+        else {
+            throw CallbackDetectionError(
+                "The URL is not a callback from a POS app Tender knows (no Square data parameter)."
+            )
+        }
+        return try type.init(callbackURLString: urlString)
+    }
+}
+
+/// A URL is not recognisable as a callback from any supported POS app.
+public struct CallbackDetectionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What was wrong, for people; never contains the URL.
+    public let message: String
+
+    /// Creates an error.
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}
