@@ -77,6 +77,14 @@ extension SquareRequest {
             )
         }
         let callback = try wireCallbackURL()
+        let texts: [(String, String?)] = [
+            ("applicationID", applicationID), ("state", state), ("locationID", locationID), ("notes", notes),
+            ("customerID", customerID), ("callbackURL", callback),
+        ]
+        for case (let name, let text?) in texts where text.unicodeScalars.contains("\u{0}") {
+            // Tender's callback parser refuses \u0000 (SEC-6), so such a request could never come back.
+            throw SquareError(.invalidRequestData, "\(name) contains a NUL character (U+0000); remove it.")
+        }
         if let apiVersion = dialect.apiVersion, apiVersion.isEmpty {
             throw SquareError(
                 .invalidAPIVersion,

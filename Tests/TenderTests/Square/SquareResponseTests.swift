@@ -1,0 +1,222 @@
+import Testing
+
+@testable import Tender
+
+@Suite("Square response")
+struct SquareResponseTests {
+    static func url(_ json: String, prefix: String = "my-app://perform-callback/square_request?") -> String {
+        prefix + "data=" + PercentEncoding.encode(json)
+    }
+
+    static func code(of url: String) -> SquareError.Code? {
+        (#expect(throws: SquareError.self) { try SquareResponse(callbackURLString: url) })?.code
+    }
+
+    @Test("success: IDs read when strings, both optional, extra keys ignored (square §2.2 step 7)")
+    func success() throws {
+        let full = try SquareResponse(
+            callbackURLString: Self.url(
+                #"{"status":"ok","transaction_id":"T1","client_transaction_id":"C-1","error_code":"0","payment_id":"P","state":"s"}"#
+            )
+        )
+        #expect(full.isSuccess)
+        #expect(full.transactionID == "T1")
+        #expect(full.clientTransactionID == "C-1")
+        #expect(full.state == "s")
+        let bare = try SquareResponse(callbackURLString: Self.url(#"{"status":"ok"}"#))
+        #expect(bare.isSuccess && bare.transactionID == nil && bare.clientTransactionID == nil && bare.state == nil)
+        let numbers = try SquareResponse(callbackURLString: Self.url(#"{"status":"ok","transaction_id":5,"state":7}"#))
+        #expect(numbers.transactionID == nil && numbers.state == nil)
+    }
+
+    @Test("a missing, empty or valueless data parameter is error 8 (square §2.2 steps 1–2)")
+    func missingData() {
+        for url in ["my-app://cb", "my-app://cb?foo=bar", "my-app://cb?data=", "my-app://cb?data", "my-app://cb?Data=x"] {
+            #expect(Self.code(of: url) == .missingOrInvalidResponseData, "\(url)")
+        }
+        #expect(SquareError.Code.missingOrInvalidResponseData.sdkErrorCode == 8)
+    }
+
+    @Test("data given twice is refused, not last-one-wins (SEC-6)")
+    func duplicatedData() {
+        let url = Self.url(#"{"status":"error","error_code":"payment_canceled"}"#) + "&data="
+            + PercentEncoding.encode(#"{"status":"ok"}"#)
+        #expect(Self.code(of: url) == .missingOrInvalidResponseData)
+    }
+
+    @Test("an invalid percent-escape or invalid UTF-8 in the query is refused (SEC-6)")
+    func invalidEscapes() {
+        #expect(Self.code(of: "my-app://cb?data=%7B%ZZ") == .missingOrInvalidResponseData)
+        #expect(Self.code(of: "my-app://cb?data=%FF") == .missingOrInvalidResponseData)
+        #expect(Self.code(of: "my-app://cb?x=%ZZ&data=%7B%7D") == .missingOrInvalidResponseData)
+    }
+
+    @Test("+ in data is not a space (square §2.2 step 1)")
+    func plusIsNotSpace() throws {
+        let response = try SquareResponse(callbackURLString: #"my-app://cb?data={"status":"ok","state":"a+b"}"#)
+        #expect(response.state == "a+b")
+    }
+
+    @Test(
+        "data that is not a strict JSON object is error 9 (square §2.2 step 3; SEC-6)",
+        arguments: [
+            "[]", #""ok""#, "{", #"{"status":"ok",}"#, #"{"status":"ok","status":"ok"}"#, "null", "7",
+            #"{"status":"ok","state":"\u0000"}"#,
+        ]
+    )
+    func invalidJSON(json: String) {
+        #expect(Self.code(of: Self.url(json)) == .missingOrInvalidResponseJSONData)
+    }
+
+    @Test(
+        "status must be exactly the string ok or error (square §2.2 step 4)",
+        arguments: [#"{}"#, #"{"status":""}"#, #"{"status":"OK"}"#, #"{"status":1}"#, #"{"status":"INVALID_STATUS"}"#, #"{"status":null}"#]
+    )
+    func invalidStatus(json: String) {
+        #expect(Self.code(of: Self.url(json)) == .missingOrInvalidResponseStatus)
+    }
+
+    @Test(
+        "an error needs a non-empty error_code string (square §2.2 step 6)",
+        arguments: [#"{"status":"error"}"#, #"{"status":"error","error_code":""}"#, #"{"status":"error","error_code":0}"#]
+    )
+    func missingErrorCode(json: String) {
+        #expect(Self.code(of: Self.url(json)) == .missingOrInvalidResponseErrorCode)
+    }
+
+    @Test("an error reply ignores transaction_id and keeps state (square §2.2 steps 5–6)")
+    func errorReply() throws {
+        let response = try SquareResponse(
+            callbackURLString: Self.url(#"{"status":"error","error_code":"not_logged_in","transaction_id":"T","state":"st"}"#)
+        )
+        #expect(!response.isSuccess)
+        #expect(response.transactionID == nil)
+        #expect(response.state == "st")
+        #expect(response.error?.code == .appNotLoggedIn)
+    }
+
+    @Test("identifiers that are not identifiers are refused (SEC-6)")
+    func identifierPattern() {
+        #expect(Self.code(of: Self.url(#"{"status":"ok","transaction_id":"<script>"}"#)) == .missingOrInvalidResponseJSONData)
+        #expect(Self.code(of: Self.url(#"{"status":"ok","transaction_id":""}"#)) == .missingOrInvalidResponseJSONData)
+        let long = String(repeating: "a", count: 129)
+        #expect(Self.code(of: Self.url(#"{"status":"ok","client_transaction_id":"\#(long)"}"#)) == .missingOrInvalidResponseJSONData)
+        #expect(Self.code(of: Self.url(#"{"status":"error","error_code":"a b"}"#)) == .missingOrInvalidResponseErrorCode)
+    }
+
+    @Test("every documented error code maps to its SDK number; unknown codes are kept raw as 0 (square §2.4)")
+    func errorCodes() throws {
+        let table: [(String, Int)] = [
+            ("payment_canceled", 1), ("data_invalid", 2), ("not_logged_in", 3), ("location_id_mismatch", 5),
+            ("user_not_active", 6), ("currency_code_missing", 7), ("unsupported_currency_code", 8),
+            ("currency_code_mismatch", 9), ("amount_invalid_format", 10), ("amount_too_small", 11),
+            ("amount_too_large", 12), ("invalid_tender_type", 13), ("unsupported_tender_type", 14),
+            ("could_not_perform", 15), ("no_network_connection", 16), ("unsupported_api_version", 18),
+            ("invalid_version_number", 19), ("customer_management_not_supported", 20), ("invalid_customer_id", 21),
+        ]
+        for (wire, number) in table {
+            let response = try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"\#(wire)"}"#))
+            let error = try #require(response.error)
+            #expect(error.code.rawValue == wire)
+            #expect(error.code.sdkErrorCode == number, "\(wire)")
+            #expect(error.code.isKnown)
+            #expect(error.code.explanation != nil)
+        }
+        let unknown = try #require(
+            try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"new_code_2027"}"#)).error
+        )
+        #expect(unknown.code.rawValue == "new_code_2027")
+        #expect(unknown.code.sdkErrorCode == 0)
+        #expect(!unknown.code.isKnown)
+        #expect(unknown.message.contains("new_code_2027"))
+    }
+
+    @Test("user_id_mismatch is understood as the Register-era location mismatch (square §3.3)")
+    func registerLocationMismatch() throws {
+        let error = try #require(
+            try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"user_id_mismatch"}"#)).error
+        )
+        #expect(error.code.rawValue == "user_id_mismatch")
+        #expect(error.code.canonical == .locationIDMismatch)
+        #expect(error.code.sdkErrorCode == SquareAPIError.Code.locationIDMismatch.sdkErrorCode)
+        #expect(SquareAPIError.Code.locationIDMismatch.canonical == .locationIDMismatch)
+    }
+
+    @Test("outcomes: success is approved, payment_canceled is cancelled, any other error is failed with its code")
+    func outcomes() throws {
+        let approved = try SquareResponse(callbackURLString: Self.url(#"{"status":"ok","client_transaction_id":"C"}"#))
+        #expect(approved.outcome.status == .approved)
+        #expect(approved.outcome.transactionID == "C")
+        #expect(approved.outcome.errorCode == nil)
+        #expect(approved.outcome.assurance == .reportedByPOSApp)
+        #expect(approved.outcome.details == .square(approved))
+        let cancelled = try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"payment_canceled"}"#))
+        #expect(cancelled.outcome.status == .cancelled)
+        #expect(cancelled.outcome.errorCode == "payment_canceled")
+        for code in ["not_logged_in", "amount_too_small", "something_new"] {
+            let failed = try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"\#(code)"}"#))
+            #expect(failed.outcome.status == .failed)
+            #expect(failed.outcome.errorCode == code)
+        }
+    }
+
+    @Test("the marker is reported, not required: the SDK's own tests reply to unmarked URLs (square §2.2)")
+    func marker() throws {
+        #expect(try SquareResponse(callbackURLString: Self.url(#"{"status":"ok"}"#)).hasCallbackMarker)
+        let unmarked = try SquareResponse(callbackURLString: Self.url(#"{"status":"ok"}"#, prefix: "my-app://callback?"))
+        #expect(!unmarked.hasCallbackMarker)
+        #expect(unmarked.isSuccess)
+    }
+
+    @Test("the echoed state is the correlation token")
+    func correlationToken() throws {
+        let response = try SquareResponse(callbackURLString: Self.url(#"{"status":"ok","state":"tok_9"}"#))
+        #expect(response.correlationToken == "tok_9")
+        #expect(try PaymentCallbacks.parse(Self.url(#"{"status":"ok","state":"tok_9"}"#)).correlationToken == "tok_9")
+    }
+}
+
+@Suite("Square callback marker")
+struct SquareCallbackMarkerTests {
+    @Test(
+        "encode adds square_request as the SDK does (square §1.3 table)",
+        arguments: [
+            ("my-app://", "my-app://square_request"), ("my-app://?hello=world", "my-app://square_request?hello=world"),
+            ("my-app://request", "my-app://request/square_request"),
+            ("my-app://request/with/info", "my-app://request/with/info/square_request"),
+            ("my-app://request?hello=world", "my-app://request/square_request?hello=world"),
+            ("my-app://perform-callback", "my-app://perform-callback/square_request"),
+            ("register-sdk-testapp://myCallback", "register-sdk-testapp://myCallback/square_request"),
+            ("https://host/a/", "https://host/a/square_request"), ("my-app://cb#frag", "my-app://cb/square_request#frag"),
+        ]
+    )
+    func encode(callback: String, marked: String) throws {
+        #expect(try SquareCallbackMarker.encode(callback) == marked)
+        #expect(SquareCallbackMarker.isMarked(marked))
+        #expect(!SquareCallbackMarker.isMarked(callback))
+    }
+
+    @Test("decode removes the marker again (square §1.3)")
+    func decode() {
+        #expect(SquareCallbackMarker.decode("my-app://square_request") == "my-app://")
+        #expect(SquareCallbackMarker.decode("my-app://square_request?hello=world") == "my-app://?hello=world")
+        #expect(SquareCallbackMarker.decode("my-app://request/with/info/square_request") == "my-app://request/with/info")
+        #expect(SquareCallbackMarker.decode("my-app://request/square_request?x=1") == "my-app://request?x=1")
+        #expect(SquareCallbackMarker.decode("my-app://request/other") == "my-app://request/other")
+    }
+
+    @Test("forms the SDK would silently drop or treat unpredictably are refused (square §1.3 edge cases)")
+    func refusedForms() {
+        for callback in ["my-app:callback", "my-app:///x", "//myCallback", "perform-callback"] {
+            let error = #expect(throws: SquareError.self) { try SquareCallbackMarker.encode(callback) }
+            #expect(error?.code == .invalidRequestCallbackURL, "\(callback)")
+        }
+    }
+
+    @Test("isMarked looks at the host and every path component (square §1.3)")
+    func isMarked() {
+        #expect(SquareCallbackMarker.isMarked("my-app://a/square_request/b"))
+        #expect(!SquareCallbackMarker.isMarked("my-app://a/square_requests"))
+        #expect(!SquareCallbackMarker.isMarked("my-app://a?x=square_request"))
+    }
+}
