@@ -28,7 +28,9 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
     ///
     /// A request is recognised by its POS app scheme. A callback is recognised by its parameters:
     /// Square's `data`.
-    /// - Parameter provider: when given, only that provider is considered.
+    /// - Parameters:
+    ///   - urlString: the URL, exactly as received or sent.
+    ///   - provider: when given, only that provider is considered.
     public static func detect(_ urlString: String, provider: PaymentProvider? = nil) -> PaymentURLKind? {
         guard let parts = try? URLParts(urlString) else { return nil }
         if let owner = PaymentProvider(appURLScheme: parts.scheme) {
