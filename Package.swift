@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "Tender", targets: ["Tender"]),
+        .library(name: "TenderSimulator", targets: ["TenderSimulator"]),
         .executable(name: "tender", targets: ["TenderCLI"]),
     ],
     dependencies: [
@@ -16,10 +17,13 @@ let package = Package(
     targets: [
         // The wire formats, money and the outcome model. Foundation only: keep it that way.
         .target(name: "Tender"),
+        // Models of the POS apps, for apps' own tests and for the sandbox.
+        .target(name: "TenderSimulator", dependencies: ["Tender"]),
         .executableTarget(
             name: "TenderCLI",
             dependencies: [
                 "Tender",
+                "TenderSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -30,6 +34,10 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "TenderSimulatorTests",
+            dependencies: ["TenderSimulator", "Tender"]
         ),
         .testTarget(
             name: "TenderCLITests",

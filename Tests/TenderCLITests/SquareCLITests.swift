@@ -29,7 +29,8 @@ struct SquareCLITests {
     func allFlags() throws {
         let result = try CLIRunner.run(
             Self.base + [
-                "--location-id", "L1", "--customer-id", "C1", "--tenders", "none", "--clear-default-fees", "--auto-return",
+                "--location-id", "L1", "--customer-id", "C1", "--tenders", "none", "--clear-default-fees",
+                "--auto-return",
                 "--disable-keyed-in-card-entry", "--skip-receipt", "--api-version", "1.2",
             ]
         )
@@ -46,12 +47,30 @@ struct SquareCLITests {
     @Test(
         "bad input exits 1 with nothing on stdout and one line on stderr",
         arguments: [
-            ["square", "request", "--application-id", "a", "--callback", "my-app://x", "--amount", "12.50", "--currency", "USD"],
-            ["square", "request", "--application-id", "a", "--callback", "my-app://x", "--amount", "100", "--currency", "usd"],
-            ["square", "request", "--application-id", "", "--callback", "my-app://x", "--amount", "100", "--currency", "USD"],
-            ["square", "request", "--application-id", "a", "--callback", "my-app://x", "--amount", "0", "--currency", "USD"],
-            ["square", "request", "--application-id", "a", "--callback", "//x", "--amount", "100", "--currency", "USD"],
-            ["square", "request", "--application-id", "a", "--callback", "my-app://x", "--amount", "100", "--currency", "USD", "--tenders", "gold"],
+            [
+                "square", "request", "--application-id", "a", "--callback", "my-app://x", "--amount", "12.50",
+                "--currency", "USD",
+            ],
+            [
+                "square", "request", "--application-id", "a", "--callback", "my-app://x", "--amount", "100",
+                "--currency", "usd",
+            ],
+            [
+                "square", "request", "--application-id", "", "--callback", "my-app://x", "--amount", "100",
+                "--currency", "USD",
+            ],
+            [
+                "square", "request", "--application-id", "a", "--callback", "my-app://x", "--amount", "0", "--currency",
+                "USD",
+            ],
+            [
+                "square", "request", "--application-id", "a", "--callback", "//x", "--amount", "100", "--currency",
+                "USD",
+            ],
+            [
+                "square", "request", "--application-id", "a", "--callback", "my-app://x", "--amount", "100",
+                "--currency", "USD", "--tenders", "gold",
+            ],
             ["square", "request", "--application-id", "a", "--callback", "my-app://x", "--amount", "100"],
             ["square", "request", "--bogus"],
             ["decode", "my-app://cb?data=%ZZ"],
@@ -84,7 +103,9 @@ struct SquareCLITests {
 
     @Test("decode of a Square callback prints one JSON object with the contract's fields")
     func decodeResponse() throws {
-        let data = PercentEncoding.encode(#"{"status":"ok","transaction_id":"T1","client_transaction_id":"C1","state":"s"}"#)
+        let data = PercentEncoding.encode(
+            #"{"status":"ok","transaction_id":"T1","client_transaction_id":"C1","state":"s"}"#
+        )
         let result = try CLIRunner.run(["decode", "my-app://done/square_request?data=" + data])
         #expect(result.status == 0)
         let object = try #require(try JSONValue.parse(String(result.stdout.dropLast())).objectValue)
@@ -97,7 +118,8 @@ struct SquareCLITests {
         #expect(object["error_code"] == .null)
 
         let cancelled = try CLIRunner.run([
-            "decode", "my-app://done?data=" + PercentEncoding.encode(#"{"status":"error","error_code":"payment_canceled"}"#),
+            "decode",
+            "my-app://done?data=" + PercentEncoding.encode(#"{"status":"error","error_code":"payment_canceled"}"#),
         ])
         let cancelledObject = try #require(try JSONValue.parse(String(cancelled.stdout.dropLast())).objectValue)
         #expect(cancelledObject["outcome"] == .string("cancelled"))

@@ -15,6 +15,12 @@ package struct JSONLimits: Sendable, Hashable {
     /// The deepest accepted nesting of arrays and objects.
     package var maximumDepth: Int
 
+    /// Creates limits.
+    package init(maximumBytes: Int, maximumDepth: Int) {
+        self.maximumBytes = maximumBytes
+        self.maximumDepth = maximumDepth
+    }
+
     /// 64 KiB and 16 levels: far above any POS callback, far below anything that could hurt.
     package static let callback = JSONLimits(maximumBytes: 64 * 1024, maximumDepth: 16)
 }

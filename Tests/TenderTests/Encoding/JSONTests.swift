@@ -20,7 +20,9 @@ struct JSONTests {
 
     @Test("valid JSON parses, keeping member order and number text")
     func accepted() throws {
-        let value = try JSONValue.parse(#" { "b" : [1, -0.5e+3, true, false, null], "a": "x\/y\u00e9\ud83d\ude00\n" } "#)
+        let value = try JSONValue.parse(
+            #" { "b" : [1, -0.5e+3, true, false, null], "a": "x\/y\u00e9\ud83d\ude00\n" } "#
+        )
         let object = try #require(value.objectValue)
         #expect(object.keys == ["b", "a"])
         #expect(object["b"] == .array([.number("1"), .number("-0.5e+3"), .bool(true), .bool(false), .null]))
@@ -41,7 +43,9 @@ struct JSONTests {
         let limits = JSONLimits(maximumBytes: 100, maximumDepth: 3)
         #expect(throws: JSONError.self) { try JSONValue.parse("[[[[1]]]]", limits: limits) }
         #expect(try JSONValue.parse("[[[1]]]", limits: limits) == .array([.array([.array([.number("1")])])]))
-        #expect(throws: JSONError.self) { try JSONValue.parse("[" + String(repeating: "1,", count: 60) + "1]", limits: limits) }
+        #expect(throws: JSONError.self) {
+            try JSONValue.parse("[" + String(repeating: "1,", count: 60) + "1]", limits: limits)
+        }
         // Deep nesting is refused, not a stack overflow.
         #expect(throws: JSONError.self) { try JSONValue.parse(String(repeating: "[", count: 100_000)) }
     }

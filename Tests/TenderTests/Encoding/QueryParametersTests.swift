@@ -71,7 +71,10 @@ struct URLPartsTests {
         #expect(try URLParts("http://[::1]:80/x").host == "[::1]")
     }
 
-    @Test("a URL without a valid scheme is refused", arguments: ["//myCallback", "perform-callback", "1ab://x", ":x", "a b://c"])
+    @Test(
+        "a URL without a valid scheme is refused",
+        arguments: ["//myCallback", "perform-callback", "1ab://x", ":x", "a b://c"]
+    )
     func noScheme(text: String) {
         let error = #expect(throws: QueryError.self) { try URLParts(text) }
         #expect(error?.code == .invalidURL)

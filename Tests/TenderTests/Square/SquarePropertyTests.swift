@@ -60,21 +60,26 @@ struct SquarePropertyTests {
     @Test("any byte string given to the response parser either parses or throws, never crashes")
     func responseParserTotal() async {
         // Bytes biased towards the characters that matter in a callback URL.
-        let interesting = Array(#"{}[]":,%data=&?#/statuserrorok_ 0123456789ABCDEFabcdef\u+"#.utf8) + [0xC3, 0xFF, 0x00]
+        let interesting =
+            Array(#"{}[]":,%data=&?#/statuserrorok_ 0123456789ABCDEFabcdef\u+"#.utf8) + [0xC3, 0xFF, 0x00]
         let bytes = Gen.element(of: interesting).array(of: 0...80)
         await propertyCheck(count: 3000, input: bytes, Gen.bool) { bytes, encodeIt in
             let text = String(decoding: bytes.compactMap { $0 }, as: UTF8.self)
             let url = encodeIt ? "my-app://cb?data=" + PercentEncoding.encode(text) : "my-app://cb?" + text
             _ = try? SquareResponse(callbackURLString: url)
-            _ = try? SquareRequest(urlString: "square-commerce-v1://payment/create?data=" + PercentEncoding.encode(text))
+            _ = try? SquareRequest(
+                urlString: "square-commerce-v1://payment/create?data=" + PercentEncoding.encode(text)
+            )
             _ = PaymentURLKind.detect(url)
         }
     }
 
     @Test("any reply Point of Sale could send parses to what was sent")
     func responseRoundTrip() async {
-        let ids = Gen.element(of: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.:")).array(of: 1...40)
-            .map { String($0.compactMap { $0 }) }
+        let ids = Gen.element(of: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.:")).array(
+            of: 1...40
+        )
+        .map { String($0.compactMap { $0 }) }
         await propertyCheck(count: 500, input: Gen.bool, ids.optional, ids.optional, Self.text.optional, ids) {
             success,
             transactionID,

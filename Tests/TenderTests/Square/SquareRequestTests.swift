@@ -51,11 +51,17 @@ struct SquareRequestTests {
         #expect(data["client_id"]?.stringValue == "sq0idp-app")
         #expect(data["amount_money"] == .object(["amount": .number("100"), "currency_code": .string("USD")]))
         let options = try #require(data["options"]?.objectValue)
-        #expect(Set(options.keys) == ["supported_tender_types", "clear_default_fees", "auto_return", "disable_cnp", "skip_receipt"])
+        #expect(
+            Set(options.keys) == [
+                "supported_tender_types", "clear_default_fees", "auto_return", "disable_cnp", "skip_receipt",
+            ]
+        )
         for key in ["clear_default_fees", "auto_return", "disable_cnp", "skip_receipt"] {
             #expect(options[key] == .bool(false), "\(key) is a JSON Boolean")
         }
-        #expect(options["supported_tender_types"]?.arrayValue?.compactMap(\.stringValue) == SquareTenderTypes.all.wireNames)
+        #expect(
+            options["supported_tender_types"]?.arrayValue?.compactMap(\.stringValue) == SquareTenderTypes.all.wireNames
+        )
     }
 
     @Test("nil optionals leave their key out; empty strings are sent (square §1.2)")
@@ -93,8 +99,14 @@ struct SquareRequestTests {
         var request = SquareFixtures.request()
         request.supportedTenderTypes = [.payPay, .cash, .card]
         let options = try #require(try SquareFixtures.data(of: request)["options"]?.objectValue)
-        #expect(options["supported_tender_types"] == .array([.string("CREDIT_CARD"), .string("CASH"), .string("PAYPAY")]))
-        #expect(SquareTenderTypes.all.wireNames == ["CREDIT_CARD", "CASH", "OTHER", "SQUARE_GIFT_CARD", "CARD_ON_FILE", "PAYPAY"])
+        #expect(
+            options["supported_tender_types"] == .array([.string("CREDIT_CARD"), .string("CASH"), .string("PAYPAY")])
+        )
+        #expect(
+            SquareTenderTypes.all.wireNames == [
+                "CREDIT_CARD", "CASH", "OTHER", "SQUARE_GIFT_CARD", "CARD_ON_FILE", "PAYPAY",
+            ]
+        )
         request.supportedTenderTypes = []
         let empty = try #require(try SquareFixtures.data(of: request)["options"]?.objectValue)
         #expect(empty["supported_tender_types"] == .array([]))
@@ -268,7 +280,9 @@ struct SquareRequestDecodingTests {
         request.customerID = "C"
         request.supportedTenderTypes = [.cash, .payPay]
         request.clearsDefaultFees = true
-        for dialect in [SquareRequest.Dialect.current, .pointOfSaleSDK3_4, .pointOfSaleSDK3_1, .registerSDK1_0, .mobileWeb] {
+        for dialect in [
+            SquareRequest.Dialect.current, .pointOfSaleSDK3_4, .pointOfSaleSDK3_1, .registerSDK1_0, .mobileWeb,
+        ] {
             request.dialect = dialect
             #expect(try SquareRequest(url: try request.url()) == request)
         }
@@ -285,7 +299,8 @@ struct SquareRequestDecodingTests {
         var object = try SquareFixtures.data(of: SquareFixtures.request())
         let extraObject = try #require(try JSONValue.parse(extra).objectValue)
         for member in extraObject.members { object[member.key] = member.value }
-        let url = "square-commerce-v1://payment/create?data=" + PercentEncoding.encode(JSONValue.object(object).serialized())
+        let url =
+            "square-commerce-v1://payment/create?data=" + PercentEncoding.encode(JSONValue.object(object).serialized())
         let error = #expect(throws: SquareError.self) { try SquareRequest(urlString: url) }
         #expect(error?.code == .invalidRequestData)
         #expect(error?.message.contains(hint) == true)
@@ -304,7 +319,8 @@ struct SquareRequestDecodingTests {
     func wrongTypes(key: String, json: String) throws {
         var object = try SquareFixtures.data(of: SquareFixtures.request())
         object[key] = try JSONValue.parse(json)
-        let url = "square-commerce-v1://payment/create?data=" + PercentEncoding.encode(JSONValue.object(object).serialized())
+        let url =
+            "square-commerce-v1://payment/create?data=" + PercentEncoding.encode(JSONValue.object(object).serialized())
         #expect(throws: SquareError.self) { try SquareRequest(urlString: url) }
     }
 

@@ -31,7 +31,9 @@ struct SquareResponseTests {
 
     @Test("a missing, empty or valueless data parameter is error 8 (square §2.2 steps 1–2)")
     func missingData() {
-        for url in ["my-app://cb", "my-app://cb?foo=bar", "my-app://cb?data=", "my-app://cb?data", "my-app://cb?Data=x"] {
+        for url in [
+            "my-app://cb", "my-app://cb?foo=bar", "my-app://cb?data=", "my-app://cb?data", "my-app://cb?Data=x",
+        ] {
             #expect(Self.code(of: url) == .missingOrInvalidResponseData, "\(url)")
         }
         #expect(SquareError.Code.missingOrInvalidResponseData.sdkErrorCode == 8)
@@ -39,7 +41,8 @@ struct SquareResponseTests {
 
     @Test("data given twice is refused, not last-one-wins (SEC-6)")
     func duplicatedData() {
-        let url = Self.url(#"{"status":"error","error_code":"payment_canceled"}"#) + "&data="
+        let url =
+            Self.url(#"{"status":"error","error_code":"payment_canceled"}"#) + "&data="
             + PercentEncoding.encode(#"{"status":"ok"}"#)
         #expect(Self.code(of: url) == .missingOrInvalidResponseData)
     }
@@ -70,7 +73,10 @@ struct SquareResponseTests {
 
     @Test(
         "status must be exactly the string ok or error (square §2.2 step 4)",
-        arguments: [#"{}"#, #"{"status":""}"#, #"{"status":"OK"}"#, #"{"status":1}"#, #"{"status":"INVALID_STATUS"}"#, #"{"status":null}"#]
+        arguments: [
+            #"{}"#, #"{"status":""}"#, #"{"status":"OK"}"#, #"{"status":1}"#, #"{"status":"INVALID_STATUS"}"#,
+            #"{"status":null}"#,
+        ]
     )
     func invalidStatus(json: String) {
         #expect(Self.code(of: Self.url(json)) == .missingOrInvalidResponseStatus)
@@ -78,7 +84,9 @@ struct SquareResponseTests {
 
     @Test(
         "an error needs a non-empty error_code string (square §2.2 step 6)",
-        arguments: [#"{"status":"error"}"#, #"{"status":"error","error_code":""}"#, #"{"status":"error","error_code":0}"#]
+        arguments: [
+            #"{"status":"error"}"#, #"{"status":"error","error_code":""}"#, #"{"status":"error","error_code":0}"#,
+        ]
     )
     func missingErrorCode(json: String) {
         #expect(Self.code(of: Self.url(json)) == .missingOrInvalidResponseErrorCode)
@@ -87,7 +95,9 @@ struct SquareResponseTests {
     @Test("an error reply ignores transaction_id and keeps state (square §2.2 steps 5–6)")
     func errorReply() throws {
         let response = try SquareResponse(
-            callbackURLString: Self.url(#"{"status":"error","error_code":"not_logged_in","transaction_id":"T","state":"st"}"#)
+            callbackURLString: Self.url(
+                #"{"status":"error","error_code":"not_logged_in","transaction_id":"T","state":"st"}"#
+            )
         )
         #expect(!response.isSuccess)
         #expect(response.transactionID == nil)
@@ -97,11 +107,19 @@ struct SquareResponseTests {
 
     @Test("identifiers that are not identifiers are refused (SEC-6)")
     func identifierPattern() {
-        #expect(Self.code(of: Self.url(#"{"status":"ok","transaction_id":"<script>"}"#)) == .missingOrInvalidResponseJSONData)
+        #expect(
+            Self.code(of: Self.url(#"{"status":"ok","transaction_id":"<script>"}"#))
+                == .missingOrInvalidResponseJSONData
+        )
         #expect(Self.code(of: Self.url(#"{"status":"ok","transaction_id":""}"#)) == .missingOrInvalidResponseJSONData)
         let long = String(repeating: "a", count: 129)
-        #expect(Self.code(of: Self.url(#"{"status":"ok","client_transaction_id":"\#(long)"}"#)) == .missingOrInvalidResponseJSONData)
-        #expect(Self.code(of: Self.url(#"{"status":"error","error_code":"a b"}"#)) == .missingOrInvalidResponseErrorCode)
+        #expect(
+            Self.code(of: Self.url(#"{"status":"ok","client_transaction_id":"\#(long)"}"#))
+                == .missingOrInvalidResponseJSONData
+        )
+        #expect(
+            Self.code(of: Self.url(#"{"status":"error","error_code":"a b"}"#)) == .missingOrInvalidResponseErrorCode
+        )
     }
 
     @Test("every documented error code maps to its SDK number; unknown codes are kept raw as 0 (square §2.4)")
@@ -115,7 +133,9 @@ struct SquareResponseTests {
             ("invalid_version_number", 19), ("customer_management_not_supported", 20), ("invalid_customer_id", 21),
         ]
         for (wire, number) in table {
-            let response = try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"\#(wire)"}"#))
+            let response = try SquareResponse(
+                callbackURLString: Self.url(#"{"status":"error","error_code":"\#(wire)"}"#)
+            )
             let error = try #require(response.error)
             #expect(error.code.rawValue == wire)
             #expect(error.code.sdkErrorCode == number, "\(wire)")
@@ -134,7 +154,8 @@ struct SquareResponseTests {
     @Test("user_id_mismatch is understood as the Register-era location mismatch (square §3.3)")
     func registerLocationMismatch() throws {
         let error = try #require(
-            try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"user_id_mismatch"}"#)).error
+            try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"user_id_mismatch"}"#))
+                .error
         )
         #expect(error.code.rawValue == "user_id_mismatch")
         #expect(error.code.canonical == .locationIDMismatch)
@@ -150,7 +171,9 @@ struct SquareResponseTests {
         #expect(approved.outcome.errorCode == nil)
         #expect(approved.outcome.assurance == .reportedByPOSApp)
         #expect(approved.outcome.details == .square(approved))
-        let cancelled = try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"payment_canceled"}"#))
+        let cancelled = try SquareResponse(
+            callbackURLString: Self.url(#"{"status":"error","error_code":"payment_canceled"}"#)
+        )
         #expect(cancelled.outcome.status == .cancelled)
         #expect(cancelled.outcome.errorCode == "payment_canceled")
         for code in ["not_logged_in", "amount_too_small", "something_new"] {
@@ -163,7 +186,9 @@ struct SquareResponseTests {
     @Test("the marker is reported, not required: the SDK's own tests reply to unmarked URLs (square §2.2)")
     func marker() throws {
         #expect(try SquareResponse(callbackURLString: Self.url(#"{"status":"ok"}"#)).hasCallbackMarker)
-        let unmarked = try SquareResponse(callbackURLString: Self.url(#"{"status":"ok"}"#, prefix: "my-app://callback?"))
+        let unmarked = try SquareResponse(
+            callbackURLString: Self.url(#"{"status":"ok"}"#, prefix: "my-app://callback?")
+        )
         #expect(!unmarked.hasCallbackMarker)
         #expect(unmarked.isSuccess)
     }
@@ -187,7 +212,8 @@ struct SquareCallbackMarkerTests {
             ("my-app://request?hello=world", "my-app://request/square_request?hello=world"),
             ("my-app://perform-callback", "my-app://perform-callback/square_request"),
             ("register-sdk-testapp://myCallback", "register-sdk-testapp://myCallback/square_request"),
-            ("https://host/a/", "https://host/a/square_request"), ("my-app://cb#frag", "my-app://cb/square_request#frag"),
+            ("https://host/a/", "https://host/a/square_request"),
+            ("my-app://cb#frag", "my-app://cb/square_request#frag"),
         ]
     )
     func encode(callback: String, marked: String) throws {
@@ -200,7 +226,9 @@ struct SquareCallbackMarkerTests {
     func decode() {
         #expect(SquareCallbackMarker.decode("my-app://square_request") == "my-app://")
         #expect(SquareCallbackMarker.decode("my-app://square_request?hello=world") == "my-app://?hello=world")
-        #expect(SquareCallbackMarker.decode("my-app://request/with/info/square_request") == "my-app://request/with/info")
+        #expect(
+            SquareCallbackMarker.decode("my-app://request/with/info/square_request") == "my-app://request/with/info"
+        )
         #expect(SquareCallbackMarker.decode("my-app://request/square_request?x=1") == "my-app://request?x=1")
         #expect(SquareCallbackMarker.decode("my-app://request/other") == "my-app://request/other")
     }

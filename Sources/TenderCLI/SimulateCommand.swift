@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import TenderSimulator
+
+/// `tender simulate REQUEST_URL`: the callback URL the POS app would open.
+struct SimulateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Print the callback URL a POS app would open for a request.",
+        discussion: """
+            The simulated app checks the request as the real one does, against the merchant profile (by default \
+            a logged-in US merchant that accepts any application and callback), and answers with the outcome. \
+            A request with a problem is answered with the app's error for it, whatever the outcome.
+            """
+    )
+
+    @Argument(help: "The request URL (square-commerce-v1://…), exactly as your app would open it.")
+    var requestURL: String
+
+    @Option(help: ArgumentHelp("approve, approve:TENDER, decline, cancel or error:CODE.", valueName: "outcome"))
+    var outcome: String = "approve"
+
+    @Option(help: ArgumentHelp("A JSON merchant profile that restricts or changes the default.", valueName: "file"))
+    var merchant: String?
+
+    @Option(help: "Seed for the simulated transaction IDs.")
+    var seed: UInt64 = 1
+
+    func run() async throws {
+        var simulator = Simulator(profile: try MerchantProfileFile.load(merchant), seed: seed)
+        switch try simulator.answer(requestURL, with: try SimulatedOutcome(parsing: outcome)) {
+        case .callback(let url):
+            Output.line(url)
+        case .noCallback(let problem):
+            throw CLIError("The POS app would not call back: \(problem.message)")
+        }
+    }
+}
+
+/// Reads `--merchant FILE`.
+enum MerchantProfileFile {
+    static func load(_ path: String?) throws -> MerchantProfile {
+        guard let path else { return .default }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError("Cannot read the merchant profile '\(path)': check the path.")
+        }
+        return try MerchantProfile(json: String(decoding: data, as: UTF8.self))
+    }
+}

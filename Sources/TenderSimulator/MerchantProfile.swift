@@ -1,0 +1,237 @@
+public import Tender
+
+/// The merchant account and device a simulated POS app runs with.
+///
+/// The ``default`` profile is a logged-in, activated US merchant: USD, a card minimum of 1.00, every tender,
+/// and any application ID and callback URL accepted. Load a JSON file to restrict or change any of it (every
+/// key optional; unknown keys are refused so a typo cannot go unnoticed):
+///
+/// ```json
+/// {
+///   "application_ids": ["sq0idp-my-app"],
+///   "callback_urls": ["my-app://payment-done"],
+///   "logged_in": true,
+///   "location_id": "L1",
+///   "currency": "USD",
+///   "customers": ["CUST-1"],
+///   "tenders": ["card", "cash"],
+///   "app_version": "6.40",
+///   "card_limits": {"USD": {"minimum": "1.00", "maximum": "50000.00"}}
+/// }
+/// ```
+public struct MerchantProfile: Sendable, Hashable {
+    /// The application IDs registered for the POS API; `nil` accepts any.
+    public var applicationIDs: [String]?
+    /// The registered callback URLs; `nil` accepts any. An entry `scheme://` accepts every URL of that scheme;
+    /// any other entry must equal the callback's scheme, host and path.
+    public var callbackURLs: [String]?
+    /// Whether somebody is logged in to the POS app.
+    public var isLoggedIn: Bool
+    /// Whether the account may take card payments.
+    public var isActivated: Bool
+    /// Whether the device is online.
+    public var isOnline: Bool
+    /// Whether an earlier API transaction is still open in the app.
+    public var hasUnfinishedTransaction: Bool
+    /// The logged-in location.
+    public var locationID: String
+    /// The location's name, shown on the simulated screen.
+    public var locationName: String
+    /// The account's currency.
+    public var currency: Currency
+    /// The currencies the POS app supports at all.
+    public var supportedCurrencies: [Currency]
+    /// Whether the account has customer management.
+    public var hasCustomerManagement: Bool
+    /// The customer directory; `nil` accepts any customer ID.
+    public var customers: [String]?
+    /// The tenders the account and app support, by provider name (`card`, `cash`, `other`, `square-gift-card`,
+    /// `card-on-file`, `paypay`).
+    public var tenders: [String]
+    /// The POS app's version, such as `6.40`; older versions support fewer API versions and tenders.
+    public var appVersion: String
+    /// The smallest and largest card amount, per currency. A currency without limits has none.
+    public var cardLimits: [Currency: CardLimit]
+
+    /// The smallest and largest amount a card may be charged.
+    public struct CardLimit: Sendable, Hashable {
+        /// The minimum, in minor units.
+        public var minimum: Int
+        /// The maximum, in minor units.
+        public var maximum: Int
+
+        /// Creates a limit.
+        public init(minimum: Int, maximum: Int) {
+            self.minimum = minimum
+            self.maximum = maximum
+        }
+    }
+
+    /// A logged-in, activated US merchant: USD, card minimum 1.00, every tender, any app and callback.
+    public static let `default` = MerchantProfile(
+        applicationIDs: nil,
+        callbackURLs: nil,
+        isLoggedIn: true,
+        isActivated: true,
+        isOnline: true,
+        hasUnfinishedTransaction: false,
+        locationID: "LSIMULATED0001",
+        locationName: "Tender Sandbox Café",
+        currency: .usd,
+        supportedCurrencies: [.usd, .cad, .jpy, .aud, .gbp, .eur],
+        hasCustomerManagement: true,
+        customers: nil,
+        tenders: ["card", "cash", "other", "square-gift-card", "card-on-file", "paypay"],
+        appVersion: "6.40",
+        cardLimits: [
+            .usd: CardLimit(minimum: 100, maximum: 5_000_000), .cad: CardLimit(minimum: 100, maximum: 5_000_000),
+            .aud: CardLimit(minimum: 100, maximum: 5_000_000), .gbp: CardLimit(minimum: 100, maximum: 5_000_000),
+            .eur: CardLimit(minimum: 100, maximum: 5_000_000), .jpy: CardLimit(minimum: 100, maximum: 5_000_000),
+        ]
+    )
+
+    /// Creates a profile; see ``default`` for typical values.
+    public init(
+        applicationIDs: [String]?,
+        callbackURLs: [String]?,
+        isLoggedIn: Bool,
+        isActivated: Bool,
+        isOnline: Bool,
+        hasUnfinishedTransaction: Bool,
+        locationID: String,
+        locationName: String,
+        currency: Currency,
+        supportedCurrencies: [Currency],
+        hasCustomerManagement: Bool,
+        customers: [String]?,
+        tenders: [String],
+        appVersion: String,
+        cardLimits: [Currency: CardLimit]
+    ) {
+        self.applicationIDs = applicationIDs
+        self.callbackURLs = callbackURLs
+        self.isLoggedIn = isLoggedIn
+        self.isActivated = isActivated
+        self.isOnline = isOnline
+        self.hasUnfinishedTransaction = hasUnfinishedTransaction
+        self.locationID = locationID
+        self.locationName = locationName
+        self.currency = currency
+        self.supportedCurrencies = supportedCurrencies
+        self.hasCustomerManagement = hasCustomerManagement
+        self.customers = customers
+        self.tenders = tenders
+        self.appVersion = appVersion
+        self.cardLimits = cardLimits
+    }
+
+    /// Whether a callback URL is registered (always, when ``callbackURLs`` is `nil`).
+    public func isRegistered(callbackURL: String) -> Bool {
+        guard let callbackURLs else { return true }
+        guard let parts = try? URLParts(callbackURL) else { return false }
+        return callbackURLs.contains { entry in
+            if entry.lowercased() == parts.scheme.lowercased() + "://"
+                || entry.lowercased() == parts.scheme.lowercased() + ":"
+            {
+                return true
+            }
+            return (try? URLParts(entry).endpoint) == parts.endpoint
+        }
+    }
+
+    /// Whether the app version is at least `minimum` (dotted numbers compared numerically).
+    public func appVersionIsAtLeast(_ minimum: String) -> Bool {
+        let current = MerchantProfile.numbers(appVersion)
+        let required = MerchantProfile.numbers(minimum)
+        let length = max(current.count, required.count)
+        let padded = current + Array(repeating: 0, count: length - current.count)
+        let paddedRequired = required + Array(repeating: 0, count: length - required.count)
+        return !padded.lexicographicallyPrecedes(paddedRequired)
+    }
+
+    static func numbers(_ version: String) -> [Int] {
+        version.split(separator: ".").map { Int($0) ?? 0 }
+    }
+}
+
+extension MerchantProfile {
+    /// Reads a profile from JSON: every key optional (the ``default`` fills the rest), unknown keys refused.
+    /// - Throws: ``SimulatorError`` with ``SimulatorError/Code/invalidProfile`` naming the key and what it needs.
+    public init(json text: String, base: MerchantProfile = .default) throws {
+        func invalid(_ message: String) -> SimulatorError { SimulatorError(.invalidProfile, message) }
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(text, limits: JSONLimits(maximumBytes: 1 << 20, maximumDepth: 8))
+        } catch {
+            throw invalid("The merchant profile is not valid JSON: \(error).")
+        }
+        guard let object = value.objectValue else { throw invalid("The merchant profile must be a JSON object.") }
+        self = base
+        for member in object.members {
+            let key = member.key
+            let value = member.value
+            func strings() throws -> [String] {
+                guard let array = value.arrayValue, array.allSatisfy({ $0.stringValue != nil }) else {
+                    throw invalid("'\(key)' must be an array of strings.")
+                }
+                return array.compactMap(\.stringValue)
+            }
+            func optionalStrings() throws -> [String]? { value == .null ? nil : try strings() }
+            func string() throws -> String {
+                guard let text = value.stringValue else { throw invalid("'\(key)' must be a string.") }
+                return text
+            }
+            func bool() throws -> Bool {
+                guard let flag = value.boolValue else { throw invalid("'\(key)' must be true or false.") }
+                return flag
+            }
+            func currencyCode(_ code: String) throws -> Currency {
+                do { return try Currency(code: code) } catch { throw invalid("'\(key)': \(error)") }
+            }
+            switch key {
+            case "application_ids": applicationIDs = try optionalStrings()
+            case "callback_urls": callbackURLs = try optionalStrings()
+            case "logged_in": isLoggedIn = try bool()
+            case "activated": isActivated = try bool()
+            case "online": isOnline = try bool()
+            case "unfinished_transaction": hasUnfinishedTransaction = try bool()
+            case "location_id": locationID = try string()
+            case "location_name": locationName = try string()
+            case "currency": currency = try currencyCode(try string())
+            case "supported_currencies": supportedCurrencies = try strings().map(currencyCode)
+            case "customer_management": hasCustomerManagement = try bool()
+            case "customers": customers = try optionalStrings()
+            case "tenders": tenders = try strings()
+            case "app_version": appVersion = try string()
+            case "card_limits":
+                guard let limits = value.objectValue else {
+                    throw invalid(
+                        "'card_limits' must map currency codes to {\"minimum\": \"1.00\", \"maximum\": \"50000.00\"}."
+                    )
+                }
+                var parsed: [Currency: CardLimit] = [:]
+                for limit in limits.members {
+                    let code = try currencyCode(limit.key)
+                    guard let bounds = limit.value.objectValue, let minimum = bounds["minimum"]?.stringValue,
+                        let maximum = bounds["maximum"]?.stringValue, bounds.members.count == 2
+                    else {
+                        throw invalid(
+                            "'card_limits.\(limit.key)' must be {\"minimum\": \"1.00\", \"maximum\": \"50000.00\"}."
+                        )
+                    }
+                    do {
+                        parsed[code] = CardLimit(
+                            minimum: try Money(decimal: minimum, currency: code).minorUnits,
+                            maximum: try Money(decimal: maximum, currency: code).minorUnits
+                        )
+                    } catch {
+                        throw invalid("'card_limits.\(limit.key)': \(error)")
+                    }
+                }
+                cardLimits = parsed
+            default:
+                throw invalid("Unknown key '\(key)' in the merchant profile.")
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+/// What the person at the simulated POS app does with a request.
+public enum SimulatedOutcome: Sendable, Hashable, CustomStringConvertible {
+    /// Take the payment, with a given tender (provider names such as `card` or `cash`), or the first the
+    /// request allows when `nil`.
+    case approve(tender: String?)
+    /// The card is declined (by the issuer or the payment host).
+    case decline
+    /// The merchant or customer cancels.
+    case cancel
+    /// The app answers with this error code of the provider, exactly as given.
+    case error(String)
+
+    /// Reads the CLI form: `approve`, `approve:cash`, `decline`, `cancel`, or `error:CODE`.
+    /// - Throws: ``SimulatorError`` naming the accepted forms.
+    public init(parsing text: String) throws {
+        let (head, argument) = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            .map(String.init).splitFirst()
+        switch (head, argument) {
+        case ("approve", nil): self = .approve(tender: nil)
+        case ("approve", let tender?) where !tender.isEmpty: self = .approve(tender: tender)
+        case ("decline", nil): self = .decline
+        case ("cancel", nil): self = .cancel
+        case ("error", let code?) where !code.isEmpty: self = .error(code)
+        default:
+            throw SimulatorError(
+                .invalidOutcome,
+                "Unknown outcome '\(text)': use approve, approve:TENDER, decline, cancel or error:CODE."
+            )
+        }
+    }
+
+    /// The CLI form, such as `error:not_logged_in`.
+    public var description: String {
+        switch self {
+        case .approve(let tender?): return "approve:\(tender)"
+        case .approve(nil): return "approve"
+        case .decline: return "decline"
+        case .cancel: return "cancel"
+        case .error(let code): return "error:\(code)"
+        }
+    }
+}
+
+extension Array where Element == String {
+    fileprivate func splitFirst() -> (String, String?) {
+        (first ?? "", count > 1 ? self[1] : nil)
+    }
+}

@@ -1,0 +1,41 @@
+/// A simulation could not be run as asked (a usage error, not the POS app's answer).
+public struct SimulatorError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong. An open set.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's stable string.
+        public let rawValue: String
+        /// Creates a code from its string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The URL is not a request to a POS app the simulator models.
+        public static let notARequest = Code(rawValue: "not_a_request")
+        /// The outcome text is not one of the accepted forms.
+        public static let invalidOutcome = Code(rawValue: "invalid_outcome")
+        /// The chosen outcome cannot happen with this POS app or this request.
+        public static let impossibleOutcome = Code(rawValue: "impossible_outcome")
+        /// The merchant profile is not valid.
+        public static let invalidProfile = Code(rawValue: "invalid_profile")
+
+        /// The code's string.
+        public var description: String { rawValue }
+
+        /// Matches a thrown error against a code in a `catch` pattern.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? SimulatorError)?.code == code
+        }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// What was wrong and what to do about it.
+    public let message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}
