@@ -42,11 +42,13 @@ extension SwipeResponse {
                 )
             }
         }
-        // The vendor's prose puts the `$` before the value instead: tolerate that too.
-        let isFileMaker = dollarNames || fields["responseType"]?.first == "$"
-        if isFileMaker {
+        // The vendor's prose puts the `$` before the value instead: tolerate that too, recognised by the
+        // response type (whose values never start with `$`). Only then is a value's leading `$` dropped.
+        let dollarValues = fields["responseType"]?.first == "$"
+        if dollarValues {
             for (key, value) in fields where value.first == "$" { fields[key] = String(value.dropFirst()) }
         }
+        let isFileMaker = dollarNames || dollarValues
 
         guard let typeText = fields["responseType"] else {
             throw SwipeError(.invalidResponseType, "The callback has no ifcc_responseType: it is not a Swipe answer.")
