@@ -15,7 +15,9 @@ struct DecodeCommand: AsyncParsableCommand {
     @Argument(help: "The request or callback URL, exactly as sent (quote it in the shell).")
     var url: String
 
-    @Option(help: ArgumentHelp("Decode as this provider's URL: square, swipe, softpos or sumup.", valueName: "provider"))
+    @Option(
+        help: ArgumentHelp("Decode as this provider's URL: square, swipe, softpos or sumup.", valueName: "provider")
+    )
     var provider: String?
 
     func run() async throws {

@@ -26,7 +26,10 @@ func expectLine(_ arguments: [String], sourceLocation: SourceLocation = #_source
     let result = try CLIRunner.run(arguments)
     #expect(result.status == 0, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
     #expect(result.stderr.isEmpty, sourceLocation: sourceLocation)
-    #expect(result.stdout.hasSuffix("\n") && result.stdout.filter { $0 == "\n" }.count == 1, sourceLocation: sourceLocation)
+    #expect(
+        result.stdout.hasSuffix("\n") && result.stdout.filter { $0 == "\n" }.count == 1,
+        sourceLocation: sourceLocation
+    )
     return String(result.stdout.dropLast())
 }
 
@@ -52,15 +55,21 @@ struct SwipeCLITests {
 
     @Test("the amount always goes out with two decimals: 5 → 5.00 (swipe §1)")
     func twoDecimals() throws {
-        #expect(try expectLine(["swipe", "request", "--amount", "5"]) == "com-appninjas-iswipe://charge/1.0.0/?amount=5.00")
-        #expect(try expectLine(["swipe", "request", "--amount", "0.5"]) == "com-appninjas-iswipe://charge/1.0.0/?amount=0.50")
+        #expect(
+            try expectLine(["swipe", "request", "--amount", "5"]) == "com-appninjas-iswipe://charge/1.0.0/?amount=5.00"
+        )
+        #expect(
+            try expectLine(["swipe", "request", "--amount", "0.5"])
+                == "com-appninjas-iswipe://charge/1.0.0/?amount=0.50"
+        )
     }
 
     @Test("every flag reaches the wire (swipe §1)")
     func everyFlag() throws {
         let line = try expectLine([
             "swipe", "request", "--amount", "12", "--currency", "CAD", "--return-url", "my-app://done",
-            "--return-app-name", "My App", "--filemaker", "--email", "a+b@c.d", "--first-name", "Jane", "--last-name", "Doe",
+            "--return-app-name", "My App", "--filemaker", "--email", "a+b@c.d", "--first-name", "Jane", "--last-name",
+            "Doe",
             "--address", "1 Main St", "--city", "Toronto", "--state", "ON", "--zip", "M5V", "--phone", "+1 416",
             "--country", "CA", "--invoice-number", "INV-1", "--description", "Tea & cake",
         ])
@@ -74,8 +83,14 @@ struct SwipeCLITests {
 
     @Test("bad input: status 1 and one line on stderr")
     func badInput() throws {
-        _ = try expectBadInput(["swipe", "request", "--amount", "5", "--return-url", "my-app://x"], mentioning: "--return-app-name")
-        _ = try expectBadInput(["swipe", "request", "--amount", "5", "--return-app-name", "X"], mentioning: "--return-url")
+        _ = try expectBadInput(
+            ["swipe", "request", "--amount", "5", "--return-url", "my-app://x"],
+            mentioning: "--return-app-name"
+        )
+        _ = try expectBadInput(
+            ["swipe", "request", "--amount", "5", "--return-app-name", "X"],
+            mentioning: "--return-url"
+        )
         _ = try expectBadInput(["swipe", "request", "--amount", "5.001"], mentioning: "--amount")
         _ = try expectBadInput(["swipe", "request", "--amount", "ten"], mentioning: "--amount")
         _ = try expectBadInput(["swipe", "request", "--amount", "0"], mentioning: "0.01")
@@ -95,7 +110,8 @@ struct SoftPOSCLITests {
     @Test("prints the vendor's sale and refund (softpos §1)")
     func vendorExamples() throws {
         let sale = try expectLine([
-            "softpos", "request", "--type", "sale", "--amount", "200", "--currency", "EUR", "--response-url", "testapp://response",
+            "softpos", "request", "--type", "sale", "--amount", "200", "--currency", "EUR", "--response-url",
+            "testapp://response",
         ])
         #expect(
             try PercentEncoding.decode(sale.dropFirst("softpos://softpos/transaction?payload=".count))
@@ -117,9 +133,18 @@ struct SoftPOSCLITests {
         _ = try expectBadInput(base + ["--type", "refund"], mentioning: "original")
         _ = try expectBadInput(base + ["--type", "sale", "--original-transaction-id", "1"], mentioning: "sale")
         _ = try expectBadInput(base + ["--type", "void"], mentioning: "--type")
-        _ = try expectBadInput(["softpos", "request", "--type", "sale", "--amount", "200", "--currency", "USD"], mentioning: "EUR")
-        _ = try expectBadInput(["softpos", "request", "--type", "sale", "--amount", "2.00", "--currency", "EUR"], mentioning: "cents")
-        _ = try expectBadInput(["softpos", "request", "--type", "sale", "--amount", "0", "--currency", "EUR"], mentioning: "positive")
+        _ = try expectBadInput(
+            ["softpos", "request", "--type", "sale", "--amount", "200", "--currency", "USD"],
+            mentioning: "EUR"
+        )
+        _ = try expectBadInput(
+            ["softpos", "request", "--type", "sale", "--amount", "2.00", "--currency", "EUR"],
+            mentioning: "cents"
+        )
+        _ = try expectBadInput(
+            ["softpos", "request", "--type", "sale", "--amount", "0", "--currency", "EUR"],
+            mentioning: "positive"
+        )
         _ = try expectBadInput(base + ["--type", "sale", "--response-url", "softpos://x"], mentioning: "scheme")
         _ = try expectBadInput(["softpos", "request", "--type", "sale", "--amount", "200"])
     }
@@ -131,7 +156,8 @@ struct SumUpCLITests {
     func readmeExample() throws {
         let line = try expectLine([
             "sumup", "request", "--amount", "10.00", "--currency", "EUR", "--affiliate-key", "YOUR-AFFILIATE-KEY",
-            "--title", "Coffee beans", "--callback-success", "samplepaymentapp://", "--callback-fail", "samplepaymentapp://",
+            "--title", "Coffee beans", "--callback-success", "samplepaymentapp://", "--callback-fail",
+            "samplepaymentapp://",
             "--foreign-transaction-id", "order-123",
         ])
         #expect(
@@ -157,12 +183,20 @@ struct SumUpCLITests {
         let base = ["sumup", "request", "--currency", "EUR", "--affiliate-key", "K"]
         _ = try expectBadInput(base + ["--amount", "0"], mentioning: "positive")
         _ = try expectBadInput(base + ["--amount", "1.234"], mentioning: "--amount")
-        _ = try expectBadInput(base + ["--amount", "1", "--foreign-transaction-id", String(repeating: "x", count: 129)], mentioning: "128")
+        _ = try expectBadInput(
+            base + ["--amount", "1", "--foreign-transaction-id", String(repeating: "x", count: 129)],
+            mentioning: "128"
+        )
         _ = try expectBadInput(base + ["--amount", "1", "--callback-fail", "sumupmerchant://x"], mentioning: "scheme")
         let secret = "secret key"
-        let stderr = try expectBadInput(["sumup", "request", "--amount", "1", "--currency", "EUR", "--affiliate-key", secret])
+        let stderr = try expectBadInput([
+            "sumup", "request", "--amount", "1", "--currency", "EUR", "--affiliate-key", secret,
+        ])
         #expect(!stderr.contains(secret))
-        _ = try expectBadInput(["sumup", "request", "--amount", "1", "--currency", "EURO", "--affiliate-key", "K"], mentioning: "--currency")
+        _ = try expectBadInput(
+            ["sumup", "request", "--amount", "1", "--currency", "EURO", "--affiliate-key", "K"],
+            mentioning: "--currency"
+        )
     }
 }
 
@@ -195,7 +229,9 @@ struct ProviderDecodeCLITests {
     @Test("a SoftPOS callback: result and error fields")
     func softPOSCallback() throws {
         let approved = try decodeJSON([
-            SoftPOSCLIFixtures.callback(#"{"result":{"refusalCode":"00","transactionId":"449333","customMessage":{"isoStan":"000206","f39":"000"}}}"#)
+            SoftPOSCLIFixtures.callback(
+                #"{"result":{"refusalCode":"00","transactionId":"449333","customMessage":{"isoStan":"000206","f39":"000"}}}"#
+            )
         ])
         #expect(approved["provider"] == .string("softpos"))
         #expect(approved["kind"] == .string("response"))
@@ -210,12 +246,17 @@ struct ProviderDecodeCLITests {
         ])
         #expect(cancelled["outcome"] == .string("cancelled"))
         #expect(cancelled["softpos_read_error"] == .string("readCancelled"))
-        #expect(cancelled["description"] == .string("The operation couldn’t be completed. (Softpos.SoftposReadError error 10.)"))
+        #expect(
+            cancelled["description"]
+                == .string("The operation couldn’t be completed. (Softpos.SoftposReadError error 10.)")
+        )
         #expect(cancelled["error_description"] == cancelled["description"])
         #expect(cancelled["refusal_code"] == .null)
 
         let failed = try decodeJSON([
-            SoftPOSCLIFixtures.callback(#"{"error":{"description":"d","softposError":{"errorCode":"10","message":"Read error"}}}"#)
+            SoftPOSCLIFixtures.callback(
+                #"{"error":{"description":"d","softposError":{"errorCode":"10","message":"Read error"}}}"#
+            )
         ])
         #expect(failed["outcome"] == .string("failed"))
         #expect(
@@ -229,7 +270,9 @@ struct ProviderDecodeCLITests {
 
     @Test("a SumUp callback: status, transaction code, foreign id, message")
     func sumUpCallback() throws {
-        let object = try decodeJSON(["my-app://sumup?smp-status=failed&smp-tx-code=TX1&foreign-tx-id=o-1&smp-message=Card%20declined"])
+        let object = try decodeJSON([
+            "my-app://sumup?smp-status=failed&smp-tx-code=TX1&foreign-tx-id=o-1&smp-message=Card%20declined"
+        ])
         #expect(object["provider"] == .string("sumup"))
         #expect(object["kind"] == .string("response"))
         #expect(object["outcome"] == .string("declined"))
@@ -256,7 +299,9 @@ struct ProviderDecodeCLITests {
         #expect(softPOS["amount"] == .integer(200))
         #expect(softPOS["original_transaction_id"] == .string("446655"))
 
-        let sumUp = try decodeJSON(["sumupmerchant://pay/1.0?amount=10.00&currency=EUR&affiliate-key=K&foreign-tx-id=order-123"])
+        let sumUp = try decodeJSON([
+            "sumupmerchant://pay/1.0?amount=10.00&currency=EUR&affiliate-key=K&foreign-tx-id=order-123"
+        ])
         #expect(sumUp["provider"] == .string("sumup"))
         #expect(sumUp["amount"] == .string("10.00"))
         #expect(sumUp["foreign_transaction_id"] == .string("order-123"))
@@ -267,7 +312,10 @@ struct ProviderDecodeCLITests {
         let object = try decodeJSON(["--provider", "sumup", "my-app://x?smp-status=success"])
         #expect(object["outcome"] == .string("approved"))
         _ = try expectBadInput(["decode", "--provider", "swipe", "my-app://x?smp-status=success"], mentioning: "swipe")
-        _ = try expectBadInput(["decode", "--provider", "paypal", "my-app://x?smp-status=success"], mentioning: "paypal")
+        _ = try expectBadInput(
+            ["decode", "--provider", "paypal", "my-app://x?smp-status=success"],
+            mentioning: "paypal"
+        )
         _ = try expectBadInput(["decode", "my-app://x?smp-status=maybe"], mentioning: "smp-status")
         _ = try expectBadInput(["decode", SoftPOSCLIFixtures.callback(#"{"result":{"refusalCode":"00"}}"#)])
     }
@@ -282,7 +330,8 @@ struct DemoCLITests {
         #expect(result.stderr.isEmpty)
         for fragment in [
             "square-commerce-v1://payment/create?data=", "com-appninjas-iswipe://charge/1.0.0/?amount=10.99",
-            "softpos://softpos/transaction?payload=", "sumupmerchant://pay/1.0?amount=4.50", "-> swipe approved, 10.99 USD",
+            "softpos://softpos/transaction?payload=", "sumupmerchant://pay/1.0?amount=4.50",
+            "-> swipe approved, 10.99 USD",
             "-> softpos approved, transaction 449333", "-> sumup declined",
         ] {
             #expect(result.stdout.contains(fragment), "missing: \(fragment)")

@@ -76,7 +76,7 @@ package enum CardNumberScreen {
             let byte = bytes[index]
             if isDigit(byte) {
                 current.append(index)
-            } else if (byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-")), !current.isEmpty,
+            } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-"), !current.isEmpty,
                 index + 1 < bytes.count, isDigit(bytes[index + 1])
             {
                 // A single separator between two digits keeps the run going.

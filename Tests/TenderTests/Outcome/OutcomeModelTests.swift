@@ -8,18 +8,30 @@ import Testing
 struct OutcomeModelTests {
     /// One callback per provider and outcome, and what the model must say about it.
     static let table: [(url: String, provider: PaymentProvider, status: PaymentOutcome.Status)] = [
-        ("my-app://cb/square_request?data=%7B%22status%22%3A%22ok%22%2C%22transaction_id%22%3A%22T1%22%7D", .square, .approved),
+        (
+            "my-app://cb/square_request?data=%7B%22status%22%3A%22ok%22%2C%22transaction_id%22%3A%22T1%22%7D", .square,
+            .approved
+        ),
         (
             "my-app://cb?data=%7B%22status%22%3A%22error%22%2C%22error_code%22%3A%22payment_canceled%22%7D", .square,
             .cancelled
         ),
-        ("my-app://cb?data=%7B%22status%22%3A%22error%22%2C%22error_code%22%3A%22not_logged_in%22%7D", .square, .failed),
+        (
+            "my-app://cb?data=%7B%22status%22%3A%22error%22%2C%22error_code%22%3A%22not_logged_in%22%7D", .square,
+            .failed
+        ),
         (SwipeResponseTests.vendorSample, .swipe, .approved),
         ("my-app://cb?ifcc_responseType=declined", .swipe, .declined),
         ("my-app://cb?ifcc_responseType=cancelled", .swipe, .cancelled),
         ("my-app://cb?%24ifcc_responseType=error", .swipe, .failed),
-        (SoftPOSResponseTests.callback(#"{"result":{"refusalCode":"00","transactionId":"9","customMessage":{}}}"#), .softPOS, .approved),
-        (SoftPOSResponseTests.callback(#"{"result":{"refusalCode":"51","transactionId":"9","customMessage":{}}}"#), .softPOS, .declined),
+        (
+            SoftPOSResponseTests.callback(#"{"result":{"refusalCode":"00","transactionId":"9","customMessage":{}}}"#),
+            .softPOS, .approved
+        ),
+        (
+            SoftPOSResponseTests.callback(#"{"result":{"refusalCode":"51","transactionId":"9","customMessage":{}}}"#),
+            .softPOS, .declined
+        ),
         (SoftPOSResponseTests.vendorCancelledEncoded, .softPOS, .cancelled),
         (SoftPOSResponseTests.callback(#"{"error":{"description":"No NFC"}}"#), .softPOS, .failed),
         ("my-app://cb?smp-status=success&smp-tx-code=ABC", .sumUp, .approved),
@@ -27,7 +39,10 @@ struct OutcomeModelTests {
         ("my-app://cb?smp-status=invalidstate", .sumUp, .failed),
     ]
 
-    @Test("every provider's callback is detected, parsed generically and mapped to one status", arguments: 0..<table.count)
+    @Test(
+        "every provider's callback is detected, parsed generically and mapped to one status",
+        arguments: 0..<table.count
+    )
     func uniformOutcome(_ index: Int) throws {
         let (url, provider, status) = Self.table[index]
         #expect(PaymentURLKind.detect(url) == PaymentURLKind(provider: provider, direction: .response))
@@ -47,7 +62,9 @@ struct OutcomeModelTests {
     @Test("forcing another provider refuses the URL")
     func forcedProvider() {
         #expect(PaymentURLKind.detect("my-app://cb?smp-status=success", provider: .swipe) == nil)
-        #expect(throws: CallbackDetectionError.self) { try PaymentCallbacks.parse("my-app://cb?smp-status=success", provider: .softPOS) }
+        #expect(throws: CallbackDetectionError.self) {
+            try PaymentCallbacks.parse("my-app://cb?smp-status=success", provider: .softPOS)
+        }
         #expect(throws: CallbackDetectionError.self) { try PaymentCallbacks.parse("my-app://cb?hello=world") }
     }
 
@@ -126,7 +143,10 @@ struct OutcomeModelTests {
 
     @Test("a forged callback without the token carries none")
     func forgedCallbacks() throws {
-        for url in ["my-app://swipe?ifcc_responseType=cancelled", "my-app://sumup?smp-status=success", SoftPOSResponseTests.vendorCancelledEncoded] {
+        for url in [
+            "my-app://swipe?ifcc_responseType=cancelled", "my-app://sumup?smp-status=success",
+            SoftPOSResponseTests.vendorCancelledEncoded,
+        ] {
             #expect(try PaymentCallbacks.parse(url).correlationToken == nil)
         }
     }
@@ -138,7 +158,9 @@ struct OutcomeModelTests {
             "my-app://cb?ifcc_responseType=approved&ifcc_amount=1.00&ifcc_redactedCardNumber=\(card)",
             "my-app://cb?ifcc_responseType=error&ifcc_transactionId=\(card)",
             "my-app://cb?smp-status=success&smp-tx-code=\(card)",
-            SoftPOSResponseTests.callback(#"{"result":{"refusalCode":"00","transactionId":"\#(card)","customMessage":{}}}"#),
+            SoftPOSResponseTests.callback(
+                #"{"result":{"refusalCode":"00","transactionId":"\#(card)","customMessage":{}}}"#
+            ),
             "my-app://cb?tender_token=\(card)&smp-status=success",
             "my-app://cb?tender_token=\(card)&ifcc_responseType=cancelled",
         ]

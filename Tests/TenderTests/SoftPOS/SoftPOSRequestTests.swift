@@ -27,7 +27,10 @@ struct SoftPOSRequestTests {
     func vendorPayloads() throws {
         #expect(try Self.sale.payloadJSON() == Self.vendorSalePayload)
         #expect(try Self.refund.payloadJSON() == Self.vendorRefundPayload)
-        #expect(try Self.sale.urlString() == "softpos://softpos/transaction?payload=" + PercentEncoding.encode(Self.vendorSalePayload))
+        #expect(
+            try Self.sale.urlString() == "softpos://softpos/transaction?payload="
+                + PercentEncoding.encode(Self.vendorSalePayload)
+        )
         #expect(
             try Self.sale.urlString()
                 == "softpos://softpos/transaction?payload=%7B%22amount%22%3A200%2C%22type%22%3A%22sale%22%2C%22currency%22%3A%22EUR%22%2C%22responseUrl%22%3A%22testapp%3A%2F%2Fresponse%22%7D"
@@ -49,25 +52,35 @@ struct SoftPOSRequestTests {
         let error = #expect(throws: SoftPOSError.self) { try request.url() }
         #expect(error?.code == .missingOriginalTransactionID)
         let decoded = #expect(throws: SoftPOSError.self) {
-            try SoftPOSRequest(urlString: #"softpos://softpos/transaction?payload={"amount":200,"type":"refund","currency":"EUR"}"#)
+            try SoftPOSRequest(
+                urlString: #"softpos://softpos/transaction?payload={"amount":200,"type":"refund","currency":"EUR"}"#
+            )
         }
         #expect(decoded?.code == .missingOriginalTransactionID)
     }
 
     @Test("a sale must not carry an original transaction id (softpos §1)")
     func saleCarriesNoOriginal() {
-        let request = SoftPOSRequest(kind: .sale, amount: Money(minorUnits: 200, currency: .eur), originalTransactionID: "446655")
+        let request = SoftPOSRequest(
+            kind: .sale,
+            amount: Money(minorUnits: 200, currency: .eur),
+            originalTransactionID: "446655"
+        )
         let error = #expect(throws: SoftPOSError.self) { try request.url() }
         #expect(error?.code == .unexpectedOriginalTransactionID)
         let decoded = #expect(throws: SoftPOSError.self) {
             try SoftPOSRequest(
-                urlString: #"softpos://softpos/transaction?payload={"amount":200,"type":"sale","originalTranId":"1","currency":"EUR"}"#
+                urlString:
+                    #"softpos://softpos/transaction?payload={"amount":200,"type":"sale","originalTranId":"1","currency":"EUR"}"#
             )
         }
         #expect(decoded?.code == .unexpectedOriginalTransactionID)
     }
 
-    @Test("the original transaction id must look like one (softpos §1)", arguments: ["", "44 66", "a/b", String(repeating: "1", count: 65), "4111111111111111"])
+    @Test(
+        "the original transaction id must look like one (softpos §1)",
+        arguments: ["", "44 66", "a/b", String(repeating: "1", count: 65), "4111111111111111"]
+    )
     func originalTransactionIDFormat(_ id: String) {
         let request = SoftPOSRequest.refund(amount: Money(minorUnits: 200, currency: .eur), originalTransactionID: id)
         let error = #expect(throws: SoftPOSError.self) { try request.url() }
@@ -82,7 +95,10 @@ struct SoftPOSRequestTests {
         }
         #expect(error?.code == .unsupportedCurrency)
         let decoded = #expect(throws: SoftPOSError.self) {
-            try SoftPOSRequest(urlString: #"softpos://softpos/transaction?payload={"amount":200,"type":"sale","currency":"\#(currency.code)"}"#)
+            try SoftPOSRequest(
+                urlString:
+                    #"softpos://softpos/transaction?payload={"amount":200,"type":"sale","currency":"\#(currency.code)"}"#
+            )
         }
         #expect(decoded?.code == .unsupportedCurrency)
     }
@@ -121,9 +137,11 @@ struct SoftPOSRequestTests {
     @Test(
         "the URL has the documented scheme, host and path, and one payload (softpos §1)",
         arguments: [
-            "softpos://softpos/sale?payload=%7B%7D", "softpos://other/transaction?payload=%7B%7D", "my-app://softpos/transaction?payload=%7B%7D",
+            "softpos://softpos/sale?payload=%7B%7D", "softpos://other/transaction?payload=%7B%7D",
+            "my-app://softpos/transaction?payload=%7B%7D",
             "softpos://softpos/transaction", "softpos://softpos/transaction?payload=",
-            "softpos://softpos/transaction?payload=%7B%7D&payload=%7B%7D", "softpos://softpos/transaction?payload=%7B%7D&x=1",
+            "softpos://softpos/transaction?payload=%7B%7D&payload=%7B%7D",
+            "softpos://softpos/transaction?payload=%7B%7D&x=1",
             "softpos://softpos/transaction?payload=%7B%22amount%22%3A200%ZZ",
         ]
     )

@@ -80,7 +80,10 @@ struct SoftPOSResponseTests {
         #expect(outcome.errorCode == "readCancelled")
         #expect(outcome.message == Self.vendorMessage)
         #expect(outcome.amount == nil)
-        #expect(PaymentURLKind.detect(Self.vendorCancelledEncoded) == PaymentURLKind(provider: .softPOS, direction: .response))
+        #expect(
+            PaymentURLKind.detect(Self.vendorCancelledEncoded)
+                == PaymentURLKind(provider: .softPOS, direction: .response)
+        )
     }
 
     @Test("the vendor's result example is approved with its transaction id and custom message (softpos §2)")
@@ -124,7 +127,10 @@ struct SoftPOSResponseTests {
     @Test(
         "outcome mapping (softpos §2)",
         arguments: [
-            (#"{"result":{"refusalCode":"00","transactionId":"1","customMessage":{}}}"#, PaymentOutcome.Status.approved, nil as String?),
+            (
+                #"{"result":{"refusalCode":"00","transactionId":"1","customMessage":{}}}"#,
+                PaymentOutcome.Status.approved, nil as String?
+            ),
             (#"{"result":{"refusalCode":"05","transactionId":"1","customMessage":{}}}"#, .declined, "05"),
             (#"{"result":{"refusalCode":"105","transactionId":"","customMessage":{}}}"#, .declined, "105"),
             (#"{"error":{"description":"x","transactionResult":{"refusalCode":"116"}}}"#, .declined, "116"),
@@ -133,7 +139,10 @@ struct SoftPOSResponseTests {
             (#"{"error":{"description":"x","softposError":{"errorCode":10,"message":"Read error"}}}"#, .failed, "10"),
             (#"{"error":{"description":"x"}}"#, .failed, nil),
             // The host approved but the app reports an error: not a decline, and never approved.
-            (#"{"error":{"description":"x","transactionResult":{"refusalCode":"00","transactionId":"7"}}}"#, .failed, "00"),
+            (
+                #"{"error":{"description":"x","transactionResult":{"refusalCode":"00","transactionId":"7"}}}"#, .failed,
+                "00"
+            ),
         ]
     )
     func outcomeMapping(_ json: String, _ status: PaymentOutcome.Status, _ errorCode: String?) throws {
@@ -144,8 +153,12 @@ struct SoftPOSResponseTests {
 
     @Test("codes documented as integers are read from numbers or strings (softpos §2)")
     func integerCodes() throws {
-        let numbers = try parse(#"{"error":{"description":"d","softposError":{"internalErrorCode":10,"errorCode":11,"errorSubCode":-2}}}"#)
-        let strings = try parse(#"{"error":{"description":"d","softposError":{"internalErrorCode":"10","errorCode":"11","errorSubCode":"-2"}}}"#)
+        let numbers = try parse(
+            #"{"error":{"description":"d","softposError":{"internalErrorCode":10,"errorCode":11,"errorSubCode":-2}}}"#
+        )
+        let strings = try parse(
+            #"{"error":{"description":"d","softposError":{"internalErrorCode":"10","errorCode":"11","errorSubCode":"-2"}}}"#
+        )
         #expect(numbers == strings)
         guard case .error(let report) = numbers.reply else {
             Issue.record("expected an error reply")
@@ -159,7 +172,9 @@ struct SoftPOSResponseTests {
 
     @Test("refusal codes are read from numbers too, written with two digits like ISO 8583 (softpos §2)")
     func numericRefusalCodes() throws {
-        #expect(try parse(#"{"result":{"refusalCode":105,"transactionId":"","customMessage":{}}}"#).refusalCode == "105")
+        #expect(
+            try parse(#"{"result":{"refusalCode":105,"transactionId":"","customMessage":{}}}"#).refusalCode == "105"
+        )
         #expect(try parse(#"{"result":{"refusalCode":5,"transactionId":"","customMessage":{}}}"#).refusalCode == "05")
         let zero = try parse(#"{"result":{"refusalCode":0,"transactionId":"9","customMessage":{}}}"#)
         #expect(zero.refusalCode == "00")
@@ -171,7 +186,9 @@ struct SoftPOSResponseTests {
     @Test("exactly one result parameter; the lenient error parameter is read too (softpos §2, SEC-6)")
     func oneResultParameter() throws {
         let errorObject = #"{"description":"Lost connection","softposReadError":"readCancelled"}"#
-        let lenient = try SoftPOSResponse(callbackURLString: "testapp://response?error=" + PercentEncoding.encode(errorObject))
+        let lenient = try SoftPOSResponse(
+            callbackURLString: "testapp://response?error=" + PercentEncoding.encode(errorObject)
+        )
         #expect(lenient.outcome.status == .cancelled)
         let wrapped = try SoftPOSResponse(
             callbackURLString: "testapp://response?error=" + PercentEncoding.encode(#"{"error":\#(errorObject)}"#)
@@ -179,8 +196,13 @@ struct SoftPOSResponseTests {
         #expect(wrapped == lenient)
 
         let result = PercentEncoding.encode(#"{"result":{"refusalCode":"00","transactionId":"1","customMessage":{}}}"#)
-        for query in ["result=\(result)&result=\(result)", "result=\(result)&error=\(PercentEncoding.encode(errorObject))", "", "result=", "result", "other=1"] {
-            let error = #expect(throws: SoftPOSError.self) { try SoftPOSResponse(callbackURLString: "testapp://response?" + query) }
+        for query in [
+            "result=\(result)&result=\(result)", "result=\(result)&error=\(PercentEncoding.encode(errorObject))", "",
+            "result=", "result", "other=1",
+        ] {
+            let error = #expect(throws: SoftPOSError.self) {
+                try SoftPOSResponse(callbackURLString: "testapp://response?" + query)
+            }
             #expect(error?.code == .missingOrDuplicateResult)
         }
     }
@@ -231,7 +253,10 @@ struct SoftPOSResponseTests {
     @Test("sizes are bounded: custom message entries, text length (SEC-6)")
     func bounds() throws {
         let entries = (0..<65).map { #""k\#($0)":"v""# }.joined(separator: ",")
-        expectError(#"{"result":{"refusalCode":"00","transactionId":"1","customMessage":{\#(entries)}}}"#, .invalidResult)
+        expectError(
+            #"{"result":{"refusalCode":"00","transactionId":"1","customMessage":{\#(entries)}}}"#,
+            .invalidResult
+        )
         let long = String(repeating: "a", count: 4097)
         expectError(#"{"error":{"description":"\#(long)"}}"#, .invalidResult)
         let ok = try parse(#"{"error":{"description":"\#(long.dropLast())"}}"#)
@@ -269,10 +294,14 @@ struct SoftPOSResponseTests {
     @Test("the caller's own query parameters survive and carry the token (softpos §2)")
     func correlationToken() throws {
         let json = #"{"result":{"refusalCode":"00","transactionId":"449333","customMessage":{}}}"#
-        let response = try SoftPOSResponse(callbackURLString: Self.callback(json, base: "my-app://done?order=7&tender_token=tok_9"))
+        let response = try SoftPOSResponse(
+            callbackURLString: Self.callback(json, base: "my-app://done?order=7&tender_token=tok_9")
+        )
         #expect(response.correlationToken == "tok_9")
         let twice = #expect(throws: SoftPOSError.self) {
-            try SoftPOSResponse(callbackURLString: Self.callback(json, base: "my-app://done?tender_token=a&tender_token=a"))
+            try SoftPOSResponse(
+                callbackURLString: Self.callback(json, base: "my-app://done?tender_token=a&tender_token=a")
+            )
         }
         #expect(twice?.code == .invalidCorrelationToken)
     }
@@ -280,7 +309,9 @@ struct SoftPOSResponseTests {
     static let randomResponse = Generator<SoftPOSResponse, Shrink.None<SoftPOSResponse>>(run: { rng in
         func dictionary(_ rng: inout any SeededRandomNumberGenerator) -> [String: String] {
             var result: [String: String] = [:]
-            for _ in 0..<Int.random(in: 0...5, using: &rng) { result[RandomInput.text(&rng)] = RandomInput.text(&rng, length: 0...10) }
+            for _ in 0..<Int.random(in: 0...5, using: &rng) {
+                result[RandomInput.text(&rng)] = RandomInput.text(&rng, length: 0...10)
+            }
             return result
         }
         let token = Bool.random(using: &rng) ? RandomInput.identifier(&rng, length: 1...40, punctuation: "-_") : nil
@@ -290,7 +321,11 @@ struct SoftPOSResponseTests {
                 reply: .result(
                     .init(
                         refusalCode: approved ? "00" : RandomInput.identifier(&rng, length: 1...8),
-                        transactionID: RandomInput.identifier(&rng, length: approved ? 1...64 : 0...64, punctuation: "-_."),
+                        transactionID: RandomInput.identifier(
+                            &rng,
+                            length: approved ? 1...64 : 0...64,
+                            punctuation: "-_."
+                        ),
                         customMessage: dictionary(&rng)
                     )
                 ),
@@ -309,7 +344,8 @@ struct SoftPOSResponseTests {
                 .init(
                     message: RandomInput.text(&rng, length: 0...30),
                     detail: RandomInput.optionalText(&rng),
-                    readError: Bool.random(using: &rng) ? [.readCancelled, .init(rawValue: "readTimeout")].randomElement(using: &rng)! : nil,
+                    readError: Bool.random(using: &rng)
+                        ? [.readCancelled, .init(rawValue: "readTimeout")].randomElement(using: &rng)! : nil,
                     systemError: Bool.random(using: &rng) ? system : nil,
                     transactionResult: Bool.random(using: &rng)
                         ? .init(
@@ -325,7 +361,9 @@ struct SoftPOSResponseTests {
 
     @Test("round trip: a callback built for a response parses back to it (property, softpos §2)")
     func roundTrip() async {
-        let bases = Gen<String?>.element(of: ["my-app://done", "com.example.shop://cb?order=42", "x-app:/path", "my-app://"])
+        let bases = Gen<String?>.element(of: [
+            "my-app://done", "com.example.shop://cb?order=42", "x-app:/path", "my-app://",
+        ])
         await propertyCheck(count: 300, input: Self.randomResponse, bases.map { $0! }) { response, base in
             var responseURL = base
             if let token = response.correlationToken {

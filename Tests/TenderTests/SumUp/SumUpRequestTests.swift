@@ -74,7 +74,10 @@ struct SumUpRequestTests {
         #expect(error?.code == .invalidAmount)
     }
 
-    @Test("an affiliate key is required (sumup §1), and never repeated in the error", arguments: ["", "has space", "tab\tkey"])
+    @Test(
+        "an affiliate key is required (sumup §1), and never repeated in the error",
+        arguments: ["", "has space", "tab\tkey"]
+    )
     func affiliateKey(_ key: String) {
         let error = #expect(throws: SumUpError.self) {
             try SumUpRequest(amount: Money(minorUnits: 100, currency: .eur), affiliateKey: key).url()
@@ -105,7 +108,11 @@ struct SumUpRequestTests {
     @Test("callback URLs need a scheme that is not a POS app's (SEC-12)")
     func callbackRules() {
         for url in ["done", "sumupmerchant://x", "square-commerce-v1://x"] {
-            let request = SumUpRequest(amount: Money(minorUnits: 100, currency: .eur), affiliateKey: "K", callbackFail: URL(string: url))
+            let request = SumUpRequest(
+                amount: Money(minorUnits: 100, currency: .eur),
+                affiliateKey: "K",
+                callbackFail: URL(string: url)
+            )
             let error = #expect(throws: SumUpError.self) { try request.url() }
             #expect(error?.code == .invalidCallbackURL)
         }
@@ -121,8 +128,14 @@ struct SumUpRequestTests {
             ("sumupmerchant://pay/1.0?amount=1.00&currency=eur&affiliate-key=K", "invalid_request"),
             ("sumupmerchant://pay/1.0?amount=1.00&currency=EUR", "missing_affiliate_key"),
             ("sumupmerchant://pay/1.0?amount=1.00&currency=EUR&affiliate-key=K&affiliate-key=K", "invalid_request"),
-            ("sumupmerchant://pay/1.0?amount=1.00&currency=EUR&affiliate-key=K&callbackSuccess=a%3A%2F%2Fb", "invalid_request"),
-            ("sumupmerchant://pay/1.0?amount=1.00&currency=EUR&affiliate-key=K&skip-screen-success=1", "invalid_request"),
+            (
+                "sumupmerchant://pay/1.0?amount=1.00&currency=EUR&affiliate-key=K&callbackSuccess=a%3A%2F%2Fb",
+                "invalid_request"
+            ),
+            (
+                "sumupmerchant://pay/1.0?amount=1.00&currency=EUR&affiliate-key=K&skip-screen-success=1",
+                "invalid_request"
+            ),
             ("sumupmerchant://pay/1.0?amount=1&currency=EUR&affiliate-key=K", "invalid_amount"),
             ("sumupmerchant://pay/1.0?amount=1.50&currency=JPY&affiliate-key=K", "invalid_amount"),
             ("sumupmerchant://pay/1.0?amount=1.00&currency=EUR&affiliate-key=K&smp-status=success", "invalid_request"),

@@ -20,7 +20,10 @@ struct SumUpResponseTests {
     @Test("a success carries the transaction code and echoes foreign-tx-id (sumup §2)")
     func success() throws {
         let response = try parse("smp-status=success&smp-tx-code=TEENSK4W2K&foreign-tx-id=order-123")
-        #expect(response == SumUpResponse(status: .success, transactionCode: "TEENSK4W2K", foreignTransactionID: "order-123"))
+        #expect(
+            response
+                == SumUpResponse(status: .success, transactionCode: "TEENSK4W2K", foreignTransactionID: "order-123")
+        )
         #expect(response.correlationToken == "order-123")
         let outcome = response.outcome
         #expect(outcome.status == .approved)
@@ -49,7 +52,10 @@ struct SumUpResponseTests {
         #expect(outcome.errorCode == errorCode)
     }
 
-    @Test("smp-status comes from an allow-list (sumup §2, SEC-6)", arguments: ["SUCCESS", "ok", "invalidState", "cancelled", ""])
+    @Test(
+        "smp-status comes from an allow-list (sumup §2, SEC-6)",
+        arguments: ["SUCCESS", "ok", "invalidState", "cancelled", ""]
+    )
     func statusAllowList(_ status: String) {
         expectError("smp-status=\(status)", .invalidStatus)
     }
@@ -83,7 +89,9 @@ struct SumUpResponseTests {
 
     @Test("empty values count as absent")
     func emptyValues() throws {
-        #expect(try parse("smp-status=failed&smp-tx-code=&foreign-tx-id=&smp-message=") == SumUpResponse(status: .failed))
+        #expect(
+            try parse("smp-status=failed&smp-tx-code=&foreign-tx-id=&smp-message=") == SumUpResponse(status: .failed)
+        )
     }
 
     @Test("card numbers: refused in identifiers, masked in the message (SEC-9)")
@@ -100,7 +108,9 @@ struct SumUpResponseTests {
 
     @Test("a message may be localized, with line breaks (sumup §2)")
     func localizedMessage() throws {
-        let response = try parse("smp-status=failed&smp-message=Zahlung%20abgelehnt%0AErneut%20versuchen%20%E2%80%93%20%C3%BC")
+        let response = try parse(
+            "smp-status=failed&smp-message=Zahlung%20abgelehnt%0AErneut%20versuchen%20%E2%80%93%20%C3%BC"
+        )
         #expect(response.message == "Zahlung abgelehnt\nErneut versuchen – ü")
     }
 
@@ -114,9 +124,11 @@ struct SumUpResponseTests {
     static let randomResponse = Generator<SumUpResponse, Shrink.None<SumUpResponse>>(run: { rng in
         SumUpResponse(
             status: SumUpResponse.Status.allCases.randomElement(using: &rng)!,
-            transactionCode: Bool.random(using: &rng) ? RandomInput.identifier(&rng, length: 1...64, punctuation: "-_") : nil,
+            transactionCode: Bool.random(using: &rng)
+                ? RandomInput.identifier(&rng, length: 1...64, punctuation: "-_") : nil,
             foreignTransactionID: Bool.random(using: &rng)
-                ? RandomInput.identifier(&rng, length: 1...128, punctuation: " !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") : nil,
+                ? RandomInput.identifier(&rng, length: 1...128, punctuation: " !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+                : nil,
             message: RandomInput.optionalText(&rng)
         )
     })

@@ -40,7 +40,9 @@ enum RandomInput {
 
     /// A callback URL of the caller's app, sometimes with its own query.
     static func callbackURL(_ rng: inout any SeededRandomNumberGenerator) -> String {
-        let bases = ["my-app://done", "my-app://pay/done/", "com.example.shop://cb?order=42", "x-app:/path", "my-app://"]
+        let bases = [
+            "my-app://done", "my-app://pay/done/", "com.example.shop://cb?order=42", "x-app:/path", "my-app://",
+        ]
         return bases.randomElement(using: &rng)!
     }
 

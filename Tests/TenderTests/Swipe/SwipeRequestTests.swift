@@ -61,7 +61,10 @@ struct SwipeRequestTests {
         #expect(try SwipeRequest(urlString: url) == request)
     }
 
-    @Test("the amount always has exactly two decimals (swipe §1)", arguments: [(5, "0.05"), (500, "5.00"), (1099, "10.99")])
+    @Test(
+        "the amount always has exactly two decimals (swipe §1)",
+        arguments: [(5, "0.05"), (500, "5.00"), (1099, "10.99")]
+    )
     func amountFormat(_ minorUnits: Int, _ wire: String) throws {
         let request = SwipeRequest(amount: Money(minorUnits: minorUnits, currency: .usd))
         #expect(try request.wireAmount() == wire)
@@ -85,7 +88,9 @@ struct SwipeRequestTests {
             #expect(error?.code == .unsupportedCurrency)
             #expect(error?.message.contains(currency.code) == true)
         }
-        #expect(throws: SwipeError.self) { try SwipeRequest(urlString: "com-appninjas-iswipe://charge/1.0.0/?amount=1.00", currency: .jpy) }
+        #expect(throws: SwipeError.self) {
+            try SwipeRequest(urlString: "com-appninjas-iswipe://charge/1.0.0/?amount=1.00", currency: .jpy)
+        }
     }
 
     @Test("returnAppName is required whenever returnURL is sent (swipe §1)", arguments: [nil, ""] as [String?])
@@ -99,7 +104,10 @@ struct SwipeRequestTests {
         #expect(error?.code == .missingReturnAppName)
     }
 
-    @Test("returnURL needs a scheme that is not a POS app's own (SEC-12)", arguments: ["done", "com-appninjas-iswipe://x", "softpos://response", "sumupmerchant://x"])
+    @Test(
+        "returnURL needs a scheme that is not a POS app's own (SEC-12)",
+        arguments: ["done", "com-appninjas-iswipe://x", "softpos://response", "sumupmerchant://x"]
+    )
     func returnURLRules(_ text: String) throws {
         let request = SwipeRequest(
             amount: Money(minorUnits: 100, currency: .usd),
@@ -186,7 +194,10 @@ struct SwipeRequestTests {
         #expect(correlated.returnURL?.absoluteString == "com-companyname-demoapp://action/?tender_token=tok_ABC-123")
         var withQuery = Self.sampleRequest
         withQuery.returnURL = URL(string: "my-app://done?order=7#top")
-        #expect(try withQuery.correlated(with: "t1").returnURL?.absoluteString == "my-app://done?order=7&tender_token=t1#top")
+        #expect(
+            try withQuery.correlated(with: "t1").returnURL?.absoluteString
+                == "my-app://done?order=7&tender_token=t1#top"
+        )
         #expect(try correlated.callbackEndpoints() == ["com-companyname-demoapp://action/"])
         #expect(try SwipeRequest(urlString: try correlated.urlString()) == correlated)
     }

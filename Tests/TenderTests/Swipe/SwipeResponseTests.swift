@@ -131,8 +131,14 @@ struct SwipeResponseTests {
 
     @Test("each result parameter appears once, with or without FileMaker's $ (SEC-6)")
     func duplicates() {
-        expectError("ifcc_responseType=approved&ifcc_responseType=approved&ifcc_amount=1.00&ifcc_redactedCardNumber=X1111", .duplicateParameter)
-        expectError("ifcc_responseType=approved&ifcc_amount=1.00&ifcc_amount=2.00&ifcc_redactedCardNumber=X1111", .duplicateParameter)
+        expectError(
+            "ifcc_responseType=approved&ifcc_responseType=approved&ifcc_amount=1.00&ifcc_redactedCardNumber=X1111",
+            .duplicateParameter
+        )
+        expectError(
+            "ifcc_responseType=approved&ifcc_amount=1.00&ifcc_amount=2.00&ifcc_redactedCardNumber=X1111",
+            .duplicateParameter
+        )
         expectError("ifcc_responseType=declined&$ifcc_responseType=approved", .duplicateParameter)
         expectError("ifcc_responseType=declined&%24ifcc_responseType=declined", .duplicateParameter)
     }
@@ -171,10 +177,13 @@ struct SwipeResponseTests {
     @Test(
         "field formats (swipe §2)",
         arguments: [
-            "ifcc_amount=10.9", "ifcc_amount=10", "ifcc_amount=-1.00", "ifcc_amount=1%2C000.00", "ifcc_amount=12345678901.00",
-            "ifcc_amount=1.00&ifcc_currency=XYZ", "ifcc_amount=1.00&ifcc_currency=usd", "ifcc_amount=10.50&ifcc_currency=JPY",
+            "ifcc_amount=10.9", "ifcc_amount=10", "ifcc_amount=-1.00", "ifcc_amount=1%2C000.00",
+            "ifcc_amount=12345678901.00",
+            "ifcc_amount=1.00&ifcc_currency=XYZ", "ifcc_amount=1.00&ifcc_currency=usd",
+            "ifcc_amount=10.50&ifcc_currency=JPY",
             "ifcc_amount=1.00&ifcc_cardType=Vi5a", "ifcc_amount=1.00&ifcc_cardType=",
-            "ifcc_amount=1.00&ifcc_taxAmount=1", "ifcc_amount=1.00&ifcc_tipAmount=x", "ifcc_amount=1.00&ifcc_taxRate=8.",
+            "ifcc_amount=1.00&ifcc_taxAmount=1", "ifcc_amount=1.00&ifcc_tipAmount=x",
+            "ifcc_amount=1.00&ifcc_taxRate=8.",
             "ifcc_amount=1.00&ifcc_taxRate=1234", "ifcc_amount=1.00&ifcc_transactionId=",
             "ifcc_amount=1.00&ifcc_transactionId=a%0Ab", "ifcc_amount=1.00&ifcc_cardType",
         ]
@@ -193,11 +202,15 @@ struct SwipeResponseTests {
 
     @Test("an echoed currency makes the amount Money; otherwise the account currency applies (swipe §2)")
     func currencyEcho() throws {
-        let euro = try parse("ifcc_responseType=approved&ifcc_amount=10.99&ifcc_redactedCardNumber=X1111&ifcc_currency=EUR")
+        let euro = try parse(
+            "ifcc_responseType=approved&ifcc_amount=10.99&ifcc_redactedCardNumber=X1111&ifcc_currency=EUR"
+        )
         #expect(euro.currency == .eur)
         #expect(euro.outcome.amount == Money(minorUnits: 1099, currency: .eur))
         #expect(euro.outcome(assumingCurrency: .usd).amount == Money(minorUnits: 1099, currency: .eur))
-        let yen = try parse("ifcc_responseType=approved&ifcc_amount=1000.00&ifcc_redactedCardNumber=X1111&ifcc_currency=JPY")
+        let yen = try parse(
+            "ifcc_responseType=approved&ifcc_amount=1000.00&ifcc_redactedCardNumber=X1111&ifcc_currency=JPY"
+        )
         #expect(yen.outcome.amount == Money(minorUnits: 1000, currency: .jpy))
         let plain = try parse("ifcc_responseType=approved&ifcc_amount=10.50&ifcc_redactedCardNumber=X1111")
         #expect(try plain.money(in: .cad) == Money(minorUnits: 1050, currency: .cad))
@@ -268,7 +281,8 @@ struct SwipeResponseTests {
             taxRate: Bool.random(using: &rng) ? "\(Int.random(in: 0...99, using: &rng)).25" : nil,
             tipAmount: Bool.random(using: &rng) ? amount(&rng) : nil,
             isFileMakerFormat: Bool.random(using: &rng),
-            correlationToken: Bool.random(using: &rng) ? RandomInput.identifier(&rng, length: 1...40, punctuation: "-_") : nil
+            correlationToken: Bool.random(using: &rng)
+                ? RandomInput.identifier(&rng, length: 1...40, punctuation: "-_") : nil
         )
     })
 

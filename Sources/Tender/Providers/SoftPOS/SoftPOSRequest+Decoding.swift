@@ -68,7 +68,9 @@ extension SoftPOSRequest {
         }
         func string(_ key: String) throws -> String? {
             guard let value = object[key] else { return nil }
-            guard let text = value.stringValue else { throw invalid("'\(key)' must be a string, not \(value.typeName).") }
+            guard let text = value.stringValue else {
+                throw invalid("'\(key)' must be a string, not \(value.typeName).")
+            }
             return text
         }
         guard let amountValue = object["amount"] else { throw invalid("The payload has no 'amount'.") }

@@ -66,7 +66,12 @@ public struct SoftPOSRequest: PaymentRequest {
 
     /// A refund of an earlier transaction.
     public static func refund(amount: Money, originalTransactionID: String, responseURL: URL? = nil) -> SoftPOSRequest {
-        SoftPOSRequest(kind: .refund, amount: amount, originalTransactionID: originalTransactionID, responseURL: responseURL)
+        SoftPOSRequest(
+            kind: .refund,
+            amount: amount,
+            originalTransactionID: originalTransactionID,
+            responseURL: responseURL
+        )
     }
 
     /// The largest amount Tender sends, in minor units (99 999 999.99 €): far above any card payment, and short

@@ -42,13 +42,18 @@ extension SoftPOSResponse {
     /// - Throws: ``SoftPOSError`` with ``SoftPOSError/Code/invalidResponseURL`` when `responseUrl` has no scheme.
     public func callbackURLString(responseURL: String) throws -> String {
         guard var parts = try? URLParts(responseURL) else {
-            throw SoftPOSError(.invalidResponseURL, "responseUrl has no scheme; use your app's URL, such as my-app://done.")
+            throw SoftPOSError(
+                .invalidResponseURL,
+                "responseUrl has no scheme; use your app's URL, such as my-app://done."
+            )
         }
         parts.appendQuery("result=" + PercentEncoding.encode(resultJSON))
         return parts.string
     }
 
     private static func json(_ dictionary: [String: String]) -> JSONValue {
-        .object(JSONObject(dictionary.keys.sorted().map { JSONObject.Member(key: $0, value: .string(dictionary[$0]!)) }))
+        .object(
+            JSONObject(dictionary.keys.sorted().map { JSONObject.Member(key: $0, value: .string(dictionary[$0]!)) })
+        )
     }
 }

@@ -65,7 +65,9 @@ extension SoftPOSResponse {
     }
 
     private static func object(_ value: JSONValue, _ name: String) throws -> JSONObject {
-        guard let object = value.objectValue else { throw invalid("'\(name)' must be an object, not \(value.typeName).") }
+        guard let object = value.objectValue else {
+            throw invalid("'\(name)' must be an object, not \(value.typeName).")
+        }
         return object
     }
 
@@ -97,7 +99,9 @@ extension SoftPOSResponse {
         if let systemValue = object["softposError"] {
             let system = try self.object(systemValue, "error.softposError")
             report.systemError = SystemError(
-                internalErrorCode: try system["internalErrorCode"].map { try integer($0, "softposError.internalErrorCode") },
+                internalErrorCode: try system["internalErrorCode"].map {
+                    try integer($0, "softposError.internalErrorCode")
+                },
                 errorCode: try system["errorCode"].map { try integer($0, "softposError.errorCode") },
                 errorSubCode: try system["errorSubCode"].map { try integer($0, "softposError.errorSubCode") },
                 message: try system["message"].map { try text($0, "softposError.message") }
@@ -138,7 +142,9 @@ extension SoftPOSResponse {
     static func transactionID(_ value: JSONValue, _ name: String, allowingEmpty: Bool) throws -> String? {
         guard let text = value.stringValue else { throw invalid("'\(name)' must be a string, not \(value.typeName).") }
         if text.isEmpty {
-            guard allowingEmpty else { throw invalid("'\(name)' is empty, but an approved result must name its transaction.") }
+            guard allowingEmpty else {
+                throw invalid("'\(name)' is empty, but an approved result must name its transaction.")
+            }
             return nil
         }
         if CardNumberScreen.containsCardNumber(text) {

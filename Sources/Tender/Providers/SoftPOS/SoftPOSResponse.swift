@@ -94,7 +94,12 @@ public struct SoftPOSResponse: PaymentCallback {
         public var message: String?
 
         /// Creates a system error.
-        public init(internalErrorCode: Int? = nil, errorCode: Int? = nil, errorSubCode: Int? = nil, message: String? = nil) {
+        public init(
+            internalErrorCode: Int? = nil,
+            errorCode: Int? = nil,
+            errorSubCode: Int? = nil,
+            message: String? = nil
+        ) {
             self.internalErrorCode = internalErrorCode
             self.errorCode = errorCode
             self.errorSubCode = errorSubCode

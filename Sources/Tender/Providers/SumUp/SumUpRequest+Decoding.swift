@@ -18,7 +18,9 @@ extension SumUpRequest {
         let parts: URLParts
         do { parts = try URLParts(urlString) } catch { throw invalid("This is not a URL: \(error)") }
         guard parts.scheme.lowercased() == SumUpRequest.urlScheme else {
-            throw invalid("A SumUp request starts with sumupmerchant://, not \(CardNumberScreen.excerpt(parts.scheme))://.")
+            throw invalid(
+                "A SumUp request starts with sumupmerchant://, not \(CardNumberScreen.excerpt(parts.scheme))://."
+            )
         }
         guard parts.authority == "pay", parts.path == "/1.0" else {
             throw invalid("A SumUp payment request goes to sumupmerchant://pay/1.0.")

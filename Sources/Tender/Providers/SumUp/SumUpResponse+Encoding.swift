@@ -5,7 +5,10 @@ extension SumUpResponse {
     /// - Throws: ``SumUpError`` with ``SumUpError/Code/invalidCallbackURL`` when the URL has no scheme.
     public func callbackURLString(callbackURL: String) throws -> String {
         guard var parts = try? URLParts(callbackURL) else {
-            throw SumUpError(.invalidCallbackURL, "The callback URL has no scheme; use your app's URL, such as my-app://done.")
+            throw SumUpError(
+                .invalidCallbackURL,
+                "The callback URL has no scheme; use your app's URL, such as my-app://done."
+            )
         }
         var query = QueryParameters()
         query.append(name: "smp-status", value: status.rawValue)

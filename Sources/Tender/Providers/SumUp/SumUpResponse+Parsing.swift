@@ -62,7 +62,8 @@ extension SumUpResponse {
         }
         var message = try value("smp-message")
         if let text = message {
-            guard UntrustedText.isPlain(text, maximumLength: SumUpResponse.maximumMessageLength, allowingLineBreaks: true)
+            guard
+                UntrustedText.isPlain(text, maximumLength: SumUpResponse.maximumMessageLength, allowingLineBreaks: true)
             else {
                 throw SumUpError(
                     .invalidField,

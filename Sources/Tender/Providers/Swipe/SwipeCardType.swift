@@ -35,7 +35,9 @@ public struct SwipeCardType: RawRepresentable, Sendable, Hashable, Codable, Cust
     static func isValid(_ text: String) -> Bool {
         let utf8 = text.utf8
         guard (1...32).contains(utf8.count), let first = utf8.first, isLetter(first) else { return false }
-        return utf8.allSatisfy { isLetter($0) || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
+        return utf8.allSatisfy {
+            isLetter($0) || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+        }
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {

@@ -23,7 +23,9 @@ extension SwipeRequest {
         let parts: URLParts
         do { parts = try URLParts(urlString) } catch { throw invalid("This is not a URL: \(error)") }
         guard parts.scheme.lowercased() == SwipeRequest.urlScheme else {
-            throw invalid("A Swipe request starts with com-appninjas-iswipe://, not \(CardNumberScreen.excerpt(parts.scheme))://.")
+            throw invalid(
+                "A Swipe request starts with com-appninjas-iswipe://, not \(CardNumberScreen.excerpt(parts.scheme))://."
+            )
         }
         guard parts.authority == "charge", parts.path == "/1.0.0/" else {
             throw invalid("A Swipe charge request goes to com-appninjas-iswipe://charge/1.0.0/ (with the final '/').")
@@ -109,7 +111,8 @@ extension SwipeRequest {
         }
         let squeezed = lowered.replacingOccurrences(of: "_", with: "").replacingOccurrences(of: "-", with: "")
         if let match = (["returnURL"] + parameterNames.sorted()).first(where: { $0.lowercased() == squeezed }) {
-            return "Unknown parameter '\(CardNumberScreen.excerpt(name))'; Swipe reads '\(match)' (names are case-sensitive)."
+            return
+                "Unknown parameter '\(CardNumberScreen.excerpt(name))'; Swipe reads '\(match)' (names are case-sensitive)."
         }
         return "Unknown parameter '\(CardNumberScreen.excerpt(name))' in the Swipe request."
     }

@@ -107,7 +107,10 @@ public struct SwipeResponse: PaymentCallback {
         guard let amount else { return nil }
         let currency = self.currency ?? accountCurrency
         guard let money = TwoDecimalAmount.money(amount, currency: currency) else {
-            throw SwipeError(.invalidField, "The amount Swipe reported cannot be expressed in \(currency.code) exactly.")
+            throw SwipeError(
+                .invalidField,
+                "The amount Swipe reported cannot be expressed in \(currency.code) exactly."
+            )
         }
         return money
     }
