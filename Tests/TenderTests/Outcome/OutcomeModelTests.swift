@@ -174,4 +174,22 @@ struct OutcomeModelTests {
             }
         }
     }
+
+    @Test("descriptions never show the token or a whole callback URL (SEC-8, SEC-10)")
+    func descriptionsAreRedacted() throws {
+        let token = "SECRETtoken-0123456789abcdef"
+        for (request, callbackURL) in try Self.roundTrips(token: token) {
+            let callback = try PaymentCallbacks.parse(callbackURL)
+            let texts = [
+                String(describing: callback), String(reflecting: callback), String(describing: callback.outcome),
+                String(describing: request), String(reflecting: request),
+            ]
+            for text in texts {
+                #expect(!text.contains(token), "\(text)")
+                #expect(!text.contains("tender_token="), "\(text)")
+            }
+        }
+        let swipe = try SwipeResponse(callbackURLString: SwipeResponseTests.vendorSample)
+        #expect(swipe.description.contains("approved") && swipe.description.contains("XXXXXXXXXXXX1111"))
+    }
 }
