@@ -29,7 +29,9 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
     /// A request is recognised by its POS app scheme. A callback is recognised by its parameters:
     /// Square's `data`; Swipe's `ifcc_responseType` (or FileMaker's `$ifcc_responseType`, literal or `%24`);
     /// SumUp's `smp-status`; SoftPOS's `result` (or, leniently, `error`). They are tried in that order.
-    /// - Parameter provider: when given, only that provider is considered.
+    /// - Parameters:
+    ///   - urlString: the URL, exactly as received or sent.
+    ///   - provider: when given, only that provider is considered.
     public static func detect(_ urlString: String, provider: PaymentProvider? = nil) -> PaymentURLKind? {
         guard let parts = try? URLParts(urlString) else { return nil }
         if let owner = PaymentProvider(appURLScheme: parts.scheme) {

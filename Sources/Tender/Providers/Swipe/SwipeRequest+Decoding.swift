@@ -8,8 +8,10 @@ extension SwipeRequest {
     /// of the return URL are accepted, `returnURL` and the `returnUrl` of Swipe's parameter list (swipe §1),
     /// but not both at once. So `SwipeRequest(url: try request.url(), currency: request.amount.currency)`
     /// equals `request`.
-    /// - Parameter currency: the currency the amount is in: the merchant account's, since the URL has none.
-    ///   It must have two decimal places.
+    /// - Parameters:
+    ///   - url: the request URL, exactly as sent.
+    ///   - currency: the currency the amount is in: the merchant account's, since the URL has none. It must
+    ///     have two decimal places.
     /// - Throws: ``SwipeError`` with ``SwipeError/Code/invalidRequest`` (or the code of the rule that failed)
     ///   and a message naming the problem.
     public init(url: URL, currency: Currency = .usd) throws {
