@@ -28,7 +28,8 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
     ///
     /// A request is recognised by its POS app scheme. A callback is recognised by its parameters:
     /// Square's `data`; Swipe's `ifcc_responseType` (or FileMaker's `$ifcc_responseType`, literal or `%24`);
-    /// SumUp's `smp-status`; SoftPOS's `result` (or, leniently, `error`). They are tried in that order.
+    /// SumUp's `smp-status`; SoftPOS's `result` (or, leniently, `error` holding a JSON object). They are tried
+    /// in that order.
     /// - Parameters:
     ///   - urlString: the URL, exactly as received or sent.
     ///   - provider: when given, only that provider is considered.
@@ -43,12 +44,18 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
             (.square, query.contains("data")),
             (.swipe, query.contains("ifcc_responseType") || query.contains("$ifcc_responseType")),
             (.sumUp, query.contains("smp-status")),
-            (.softPOS, query.contains("result") || query.contains("error")),
+            (.softPOS, query.contains("result") || query.values(named: "error").contains(where: isJSONObjectText)),
         ]
         for (candidate, matches) in candidates where matches && (provider == nil || provider == candidate) {
             return PaymentURLKind(provider: candidate, direction: .response)
         }
         return nil
+    }
+
+    /// Whether a parameter value looks like a JSON object, so that an OAuth-style `error=access_denied` is not
+    /// taken for SoftPOS's lenient `error` parameter.
+    private static func isJSONObjectText(_ value: String?) -> Bool {
+        value?.drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).first == "{"
     }
 
     /// `provider direction`, such as `square response`.

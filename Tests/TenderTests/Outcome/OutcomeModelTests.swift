@@ -59,6 +59,16 @@ struct OutcomeModelTests {
         }
     }
 
+    @Test("SoftPOS's lenient error parameter is recognised only when it holds JSON (softpos §2)")
+    func lenientErrorDetection() {
+        let json = PercentEncoding.encode(#"{"description":"x"}"#)
+        #expect(
+            PaymentURLKind.detect("my-app://cb?error=" + json)
+                == PaymentURLKind(provider: .softPOS, direction: .response)
+        )
+        #expect(PaymentURLKind.detect("my-app://oauth?error=access_denied&error_description=Denied") == nil)
+    }
+
     @Test("forcing another provider refuses the URL")
     func forcedProvider() {
         #expect(PaymentURLKind.detect("my-app://cb?smp-status=success", provider: .swipe) == nil)
