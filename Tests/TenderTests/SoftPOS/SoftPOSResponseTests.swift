@@ -168,6 +168,13 @@ struct SoftPOSResponseTests {
         expectError(#"{"error":{"description":"d","softposError":{"errorCode":"ten"}}}"#, .invalidResult)
         expectError(#"{"error":{"description":"d","softposError":{"errorCode":1.5}}}"#, .invalidResult)
         expectError(#"{"error":{"description":"d","softposError":{"errorCode":true}}}"#, .invalidResult)
+        // Extremes are refused, never trapped on.
+        expectError(#"{"error":{"description":"d","softposError":{"errorCode":-9223372036854775808}}}"#, .invalidResult)
+        expectError(
+            #"{"error":{"description":"d","softposError":{"errorCode":"-9223372036854775808"}}}"#,
+            .invalidResult
+        )
+        expectError(#"{"error":{"description":"d","softposError":{"errorCode":99999999999999999999}}}"#, .invalidResult)
     }
 
     @Test("refusal codes are read from numbers too, written with two digits like ISO 8583 (softpos §2)")
@@ -372,6 +379,70 @@ struct SoftPOSResponseTests {
             let url = try response.callbackURLString(responseURL: responseURL)
             #expect(try SoftPOSResponse(callbackURLString: url) == response)
             #expect(PaymentURLKind.detect(url) == PaymentURLKind(provider: .softPOS, direction: .response))
+        }
+    }
+
+    /// Random JSON in SoftPOS's shape: each documented field present or not, its value of the right type or
+    /// not, and at the edges of every range.
+    static let randomJSON = Generator<String, Shrink.None<String>>(run: { rng in
+        let scalars = [
+            "0", "-0", "1", "-1", "00", "105", "1.5", "1e3", "-9223372036854775808", "9223372036854775807",
+            "99999999999999999999", "true", "false", "null", #""""#, #""00""#, #""readCancelled""#,
+            #""4111111111111111""#, #""4111 1111 1111 1111""#, #""-9223372036854775808""#, #""10""#, #""x\u0000""#,
+            #""é""#, "{}", "[]", #"{"a":"b"}"#,
+        ]
+        func any(_ rng: inout any SeededRandomNumberGenerator) -> String { scalars.randomElement(using: &rng)! }
+        func object(
+            _ fields: [(String, (inout any SeededRandomNumberGenerator) -> String)],
+            _ rng: inout any SeededRandomNumberGenerator
+        ) -> String {
+            let members = fields.compactMap { key, value -> String? in
+                guard Int.random(in: 0..<10, using: &rng) < 7 else { return nil }
+                return "\"\(key)\":" + (Int.random(in: 0..<5, using: &rng) == 0 ? any(&rng) : value(&rng))
+            }
+            return "{" + members.joined(separator: ",") + "}"
+        }
+        func string(_ rng: inout any SeededRandomNumberGenerator) -> String {
+            [#""00""#, #""05""#, #""449333""#, #""readCancelled""#, #""card 4111111111111111""#, #""""#]
+                .randomElement(using: &rng)!
+        }
+        func customMessage(_ rng: inout any SeededRandomNumberGenerator) -> String {
+            object([("f39", string), ("isoStan", any), ("4111111111111111", string), ("pan", string)], &rng)
+        }
+        func host(_ rng: inout any SeededRandomNumberGenerator) -> String {
+            object(
+                [
+                    ("refusalCode", { Bool.random(using: &$0) ? string(&$0) : any(&$0) }), ("transactionId", string),
+                    ("customMessage", customMessage),
+                ],
+                &rng
+            )
+        }
+        func system(_ rng: inout any SeededRandomNumberGenerator) -> String {
+            object([("internalErrorCode", any), ("errorCode", any), ("errorSubCode", any), ("message", string)], &rng)
+        }
+        func error(_ rng: inout any SeededRandomNumberGenerator) -> String {
+            object(
+                [
+                    ("description", string), ("errorDescription", string), ("softposReadError", string),
+                    ("softposError", system), ("transactionResult", host),
+                ],
+                &rng
+            )
+        }
+        return Bool.random(using: &rng) ? "{\"result\":\(host(&rng))}" : "{\"error\":\(error(&rng))}"
+    })
+
+    @Test("the parser survives structured random JSON, and keeps no card number (SEC-6, SEC-9)")
+    func structuredFuzz() async {
+        await propertyCheck(count: 5000, input: Self.randomJSON) { json in
+            for name in ["result", "error"] {
+                let url = "testapp://response?\(name)=" + PercentEncoding.encode(json)
+                if let response = try? SoftPOSResponse(callbackURLString: url) {
+                    #expect(!storedTexts(of: response).contains(where: CardNumberScreen.containsCardNumber))
+                    _ = response.outcome
+                }
+            }
         }
     }
 

@@ -142,6 +142,22 @@ struct SumUpResponseTests {
         }
     }
 
+    @Test("the parser survives random SumUp-shaped queries (SEC-6, SEC-9)")
+    func structuredFuzz() async {
+        let fields: [(name: String, values: [String])] = [
+            ("smp-status", ["success", "failed", "invalidstate", "SUCCESS"]),
+            ("smp-tx-code", ["TEENSK4W2K", "a b"]),
+            ("foreign-tx-id", ["order-123", String(repeating: "a", count: 129)]),
+            ("smp-message", ["Card declined", "card 4111 1111 1111 1111 declined", "a\nb"]),
+            ("other", ["x"]),
+        ]
+        await propertyCheck(count: 3000, input: RandomInput.query(fields)) { query in
+            guard let response = try? SumUpResponse(callbackURLString: Self.base + query) else { return }
+            #expect(!storedTexts(of: response).contains(where: CardNumberScreen.containsCardNumber))
+            #expect(response.correlationToken == response.foreignTransactionID)
+        }
+    }
+
     @Test("the parser survives arbitrary input, and what it keeps holds no card number (SEC-6, SEC-9)")
     func fuzz() async {
         await propertyCheck(count: 1000, input: RandomInput.fuzzText) { text in

@@ -56,7 +56,8 @@ enum RandomInput {
             "invalidstate", "smp-tx-code", "foreign-tx-id", "smp-message", "tender_token", "{", "}", "[", "]", "\"",
             ":", ",", "refusalCode", "transactionId", "customMessage", "description", "softposReadError",
             "transactionResult", "softposError", "00", "105", "null", "true", "1e999", "\\u0000", "\u{0}", "é",
-            "%C3", "%E2%80", "#", "?", " ", "+", "%7B", "%22", "%7D",
+            "%C3", "%E2%80", "#", "?", " ", "+", "%7B", "%22", "%7D", "-9223372036854775808", "9223372036854775807",
+            "internalErrorCode", "errorCode", "1000.00", "JPY", "ifcc_taxRate", "8.5",
         ]
         var text = ""
         for _ in 0..<Int.random(in: 0...40, using: &rng) {
@@ -69,6 +70,28 @@ enum RandomInput {
         }
         return text
     })
+
+    /// A query built from a provider's own parameters: each present or not (sometimes twice, sometimes with
+    /// FileMaker's `$`), its value mostly one of its own interesting values, sometimes junk.
+    static func query(_ fields: [(name: String, values: [String])]) -> Generator<String, Shrink.None<String>> {
+        let junk = ["", "é", "4111111111111111", "4111 1111 1111 1111", "-9223372036854775808", "\u{0}", "$", "%"]
+        return Generator(run: { rng in
+            var items: [String] = []
+            for (name, values) in fields where Bool.random(using: &rng) {
+                for _ in 0..<(Int.random(in: 0..<12, using: &rng) == 0 ? 2 : 1) {
+                    let prefix =
+                        Int.random(in: 0..<8, using: &rng) == 0 ? ["$", "%24"].randomElement(using: &rng)! : ""
+                    let raw =
+                        Int.random(in: 0..<8, using: &rng) == 0
+                        ? junk.randomElement(using: &rng)! : values.randomElement(using: &rng)!
+                    var value = PercentEncoding.encode(raw)
+                    if Int.random(in: 0..<12, using: &rng) == 0 { value = "$" + value }
+                    items.append(Int.random(in: 0..<30, using: &rng) == 0 ? prefix + name : prefix + name + "=" + value)
+                }
+            }
+            return items.shuffled(using: &rng).joined(separator: "&")
+        })
+    }
 
     /// A valid URL with random single-byte mutations: deletions, insertions and replacements.
     static func mutating(_ urls: [String]) -> Generator<String, Shrink.None<String>> {

@@ -297,6 +297,56 @@ struct SwipeResponseTests {
         }
     }
 
+    @Test("the parser survives random Swipe-shaped queries and keeps the §2 rules (SEC-6, SEC-9)")
+    func structuredFuzz() async {
+        let fields: [(name: String, values: [String])] = [
+            ("ifcc_responseType", ["approved", "approved", "declined", "cancelled", "error", "success"]),
+            ("ifcc_amount", ["10.99", "0.00", "9999999999.99", "1.0"]),
+            ("ifcc_redactedCardNumber", ["XXXXXXXXXXXX1111", "X0000", "XXXX 1111"]),
+            ("ifcc_cardType", ["Visa", "Unknown", "Amex 2"]),
+            ("ifcc_currency", ["USD", "JPY", "usd"]),
+            ("ifcc_transactionId", ["T-1", "ref 4111 1111 1111 1111"]),
+            ("ifcc_taxAmount", ["0.85", "1"]), ("ifcc_taxRate", ["8.5", "8."]), ("ifcc_tipAmount", ["2.00"]),
+            ("tender_token", ["tok_1", "a b"]), ("ifcc_other", ["x"]),
+        ]
+        // Valid answers with one change: a parameter dropped, repeated, replaced or added.
+        let nearValid = Generator<String, Shrink.None<String>>(run: { rng in
+            let response = Self.randomResponse.run(using: &rng)
+            let url = (try? response.callbackURLString(returnURL: "my-app://swipe-done")) ?? ""
+            var items =
+                url.split(separator: "?", maxSplits: 1).last.map { $0.split(separator: "&").map(String.init) } ?? []
+            let field = fields.randomElement(using: &rng)!
+            let added = field.name + "=" + PercentEncoding.encode(field.values.randomElement(using: &rng)!)
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0 where !items.isEmpty: items.remove(at: Int.random(in: 0..<items.count, using: &rng))
+            case 1 where !items.isEmpty: items.append(items.randomElement(using: &rng)!)
+            case 2 where !items.isEmpty: items[Int.random(in: 0..<items.count, using: &rng)] = added
+            default: items.append(added)
+            }
+            return items.joined(separator: "&")
+        })
+        await propertyCheck(count: 3000, input: RandomInput.query(fields)) { query in
+            Self.checkSwipeRules(query)
+        }
+        await propertyCheck(count: 3000, input: nearValid) { query in
+            Self.checkSwipeRules(query)
+        }
+    }
+
+    /// Parses a query; if it is accepted, what was kept must obey swipe §2 and SEC-9.
+    static func checkSwipeRules(_ query: String) {
+        guard let response = try? SwipeResponse(callbackURLString: Self.base + query) else { return }
+        #expect(!storedTexts(of: response).contains(where: CardNumberScreen.containsCardNumber))
+        if response.responseType == .approved {
+            #expect(response.amount != nil && response.redactedCardNumber != nil)
+        } else {
+            #expect(response.amount == nil && response.currency == nil)
+            #expect(response.cardType == nil && response.redactedCardNumber == nil)
+        }
+        #expect(response.redactedCardNumber.map(SwipeResponse.isMaskedCardNumber) ?? true)
+        _ = response.outcome(assumingCurrency: .usd)
+    }
+
     @Test("the parser survives arbitrary input, and what it keeps holds no card number (SEC-6, SEC-9)")
     func fuzz() async {
         await propertyCheck(count: 1000, input: RandomInput.fuzzText) { text in

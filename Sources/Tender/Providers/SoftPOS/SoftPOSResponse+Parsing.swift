@@ -161,9 +161,9 @@ extension SoftPOSResponse {
 
     /// An integer code, as a JSON integer or a string holding one (softpos §2: the wild sends either).
     static func integer(_ value: JSONValue, _ name: String) throws -> Int {
-        if let number = value.integerValue, abs(number) <= 999_999_999 { return number }
+        if let number = value.integerValue, number.magnitude <= 999_999_999 { return number }
         if let text = value.stringValue, (1...10).contains(text.utf8.count), let number = Int(text),
-            abs(number) <= 999_999_999
+            number.magnitude <= 999_999_999
         {
             return number
         }
