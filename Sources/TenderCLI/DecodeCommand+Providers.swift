@@ -104,6 +104,25 @@ extension JSONOutput {
         set("foreign_transaction_id", response.foreignTransactionID)
     }
 
+    /// Masks card numbers in every string, keys included (SEC-9).
+    mutating func maskCardNumbers() {
+        guard case .object(let masked) = JSONOutput.masking(.object(object)) else { return }
+        self = JSONOutput()
+        merge(masked)
+    }
+
+    private static func masking(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let text): return .string(CardNumberScreen.masking(text))
+        case .array(let elements): return .array(elements.map(masking))
+        case .object(let object):
+            var result = JSONObject()
+            for member in object.members { result[CardNumberScreen.masking(member.key)] = masking(member.value) }
+            return .object(result)
+        default: return value
+        }
+    }
+
     private mutating func setIfPresent(_ key: String, _ value: String?) {
         if let value { set(key, value) }
     }

@@ -73,6 +73,7 @@ struct DecodeCommand: AsyncParsableCommand {
         default:
             throw CLIError("Decoding \(kind) URLs is not supported yet.")
         }
+        output.maskCardNumbers()  // SEC-9: whatever a URL carries, tender never prints a card number
         return output
     }
 }

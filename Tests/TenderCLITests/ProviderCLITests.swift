@@ -307,6 +307,22 @@ struct ProviderDecodeCLITests {
         #expect(sumUp["foreign_transaction_id"] == .string("order-123"))
     }
 
+    @Test("decode never prints a card number, whatever field carries it (SEC-9)")
+    func decodeMasksCardNumbers() throws {
+        let urls = [
+            "com-appninjas-iswipe://charge/1.0.0/?amount=1.00&description=card%204111111111111111",
+            "sumupmerchant://pay/1.0?amount=1.00&currency=EUR&affiliate-key=K&title=4111-1111-1111-1111",
+            SoftPOSCLIFixtures.callback(
+                #"{"error":{"description":"pan 4111111111111111","softposError":{"message":"5555555555554444"}}}"#
+            ),
+        ]
+        for url in urls {
+            let line = try expectLine(["decode", url])
+            #expect(!CardNumberScreen.containsCardNumber(line), "\(line)")
+            #expect(line.contains("1111") || line.contains("4444"))
+        }
+    }
+
     @Test("--provider forces a provider; a URL of another is refused")
     func forcedProvider() throws {
         let object = try decodeJSON(["--provider", "sumup", "my-app://x?smp-status=success"])
