@@ -20,7 +20,7 @@ struct SwipeRequestOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "The merchant account's currency, with two decimal places (Swipe sends none; default USD).",
+            "The merchant account's currency, with two decimal places (Swipe sends none).",
             valueName: "code"
         )
     )
