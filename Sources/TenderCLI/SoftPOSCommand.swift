@@ -39,19 +39,12 @@ struct SoftPOSRequestOptions: ParsableArguments {
         guard let minorUnits = Int(amount) else {
             throw CLIError("--amount must be a whole number of cents, such as 200 for 2.00 €; got '\(amount)'.")
         }
-        let currency: Currency
-        do {
-            currency = try Currency(code: self.currency)
-        } catch {
-            throw CLIError("--currency: \(error)")
-        }
-        var responseURL: URL?
-        if let text = self.responseURL {
-            guard !text.isEmpty, let url = URL(string: text) else {
-                throw CLIError("--response-url must be a URL with your app's scheme, such as my-app://softpos-done.")
-            }
-            responseURL = url
-        }
+        let currency = try OptionParsing.currency(self.currency)
+        let responseURL = try OptionParsing.callbackURL(
+            self.responseURL,
+            flag: "--response-url",
+            example: "my-app://softpos-done"
+        )
         let request = SoftPOSRequest(
             kind: kind,
             amount: Money(minorUnits: minorUnits, currency: currency),

@@ -48,31 +48,18 @@ struct SumUpRequestOptions: ParsableArguments {
 
     /// Builds the request from the flags, with errors that say what to fix.
     func request() throws -> SumUpRequest {
-        let currency: Currency
-        do {
-            currency = try Currency(code: self.currency)
-        } catch {
-            throw CLIError("--currency: \(error)")
-        }
-        let money: Money
-        do {
-            money = try Money(decimal: amount, currency: currency)
-        } catch {
-            throw CLIError("--amount: \(error)")
-        }
-        func url(_ text: String?, flag: String) throws -> URL? {
-            guard let text else { return nil }
-            guard !text.isEmpty, let url = URL(string: text) else {
-                throw CLIError("\(flag) must be a URL with your app's scheme, such as my-app://sumup-done.")
-            }
-            return url
-        }
+        let money = try OptionParsing.money(amount, currency: try OptionParsing.currency(currency))
+        let example = "my-app://sumup-done"
         let request = SumUpRequest(
             amount: money,
             affiliateKey: affiliateKey,
             title: title,
-            callbackSuccess: try url(callbackSuccess, flag: "--callback-success"),
-            callbackFail: try url(callbackFail, flag: "--callback-fail"),
+            callbackSuccess: try OptionParsing.callbackURL(
+                callbackSuccess,
+                flag: "--callback-success",
+                example: example
+            ),
+            callbackFail: try OptionParsing.callbackURL(callbackFail, flag: "--callback-fail", example: example),
             receiptEmail: receiptEmail,
             receiptMobilePhone: receiptPhone,
             foreignTransactionID: foreignTransactionID,

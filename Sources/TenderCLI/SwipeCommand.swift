@@ -70,24 +70,13 @@ struct SwipeRequestOptions: ParsableArguments {
 
     /// Builds the request from the flags, with errors that say what to fix.
     func request() throws -> SwipeRequest {
-        let currency: Currency
-        do {
-            currency = try Currency(code: self.currency)
-        } catch {
-            throw CLIError("--currency: \(error)")
-        }
-        let money: Money
-        do {
-            money = try Money(decimal: amount, currency: currency)
-        } catch {
-            throw CLIError("--amount: \(error)")
-        }
-        var returnURL: URL?
-        if let text = self.returnURL {
-            guard !text.isEmpty, let url = URL(string: text) else {
-                throw CLIError("--return-url must be a URL with your app's scheme, such as my-app://swipe-done.")
-            }
-            returnURL = url
+        let money = try OptionParsing.money(amount, currency: try OptionParsing.currency(currency))
+        let returnURL = try OptionParsing.callbackURL(
+            self.returnURL,
+            flag: "--return-url",
+            example: "my-app://swipe-done"
+        )
+        if returnURL != nil {
             guard let name = returnAppName, !name.isEmpty else {
                 throw CLIError("--return-url needs --return-app-name too: your app's name as the customer sees it.")
             }

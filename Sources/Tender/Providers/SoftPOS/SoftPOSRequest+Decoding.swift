@@ -21,20 +21,17 @@ extension SoftPOSRequest {
     /// Reads the payload object of a request URL without interpreting its fields (what SoftPOS receives).
     package static func payloadObject(urlString: String) throws -> JSONObject {
         func invalid(_ message: String) -> SoftPOSError { SoftPOSError(.invalidRequest, message) }
-        guard urlString.utf8.count <= 64 * 1024 else { throw invalid("The request URL is longer than 64 KiB.") }
-        let parts: URLParts
-        do { parts = try URLParts(urlString) } catch { throw invalid("This is not a URL: \(error)") }
-        guard parts.scheme.lowercased() == SoftPOSRequest.urlScheme else {
-            throw invalid("A SoftPOS request starts with softpos://, not \(CardNumberScreen.excerpt(parts.scheme))://.")
-        }
-        guard parts.authority == "softpos", parts.path == "/transaction" else {
-            throw invalid("A SoftPOS sale or refund goes to softpos://softpos/transaction.")
-        }
         let query: QueryParameters
         do {
-            query = try QueryParameters(percentEncodedQuery: parts.query ?? "")
+            query = try QueryParameters(
+                requestURLString: urlString,
+                scheme: SoftPOSRequest.urlScheme,
+                authority: "softpos",
+                path: "/transaction",
+                name: "A SoftPOS sale or refund"
+            )
         } catch {
-            throw invalid("The request's query cannot be read: \(error)")
+            throw invalid(error.message)
         }
         guard query.allSatisfy({ $0.name == "payload" }) else {
             throw invalid("A SoftPOS request has exactly one query parameter, payload.")

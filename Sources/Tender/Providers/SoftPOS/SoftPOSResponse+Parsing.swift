@@ -7,14 +7,14 @@ extension SoftPOSResponse {
     /// Parses a callback URL given as text, exactly as received (softpos §2).
     /// - Throws: ``SoftPOSError``; its message names the field and the rule, never the value.
     public init(callbackURLString: String) throws {
-        guard callbackURLString.utf8.count <= SoftPOSResponse.maximumURLLength else {
-            throw SoftPOSError(.unreadableCallback, "The callback URL is longer than 64 KiB.")
-        }
         let query: QueryParameters
         do {
-            query = try QueryParameters(percentEncodedQuery: try URLParts(callbackURLString).query ?? "")
+            query = try QueryParameters(
+                callbackURLString: callbackURLString,
+                maximumBytes: SoftPOSResponse.maximumURLLength
+            )
         } catch {
-            throw SoftPOSError(.unreadableCallback, "The callback URL cannot be read: \(error)")
+            throw SoftPOSError(.unreadableCallback, error.message)
         }
         // SEC-6: exactly one result item, `result` or (leniently) `error`.
         let results = query.values(named: "result")

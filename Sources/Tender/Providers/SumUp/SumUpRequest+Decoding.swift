@@ -14,32 +14,18 @@ extension SumUpRequest {
     /// Decodes a SumUp payment URL given as text; see ``init(url:)``.
     public init(urlString: String) throws {
         func invalid(_ message: String) -> SumUpError { SumUpError(.invalidRequest, message) }
-        guard urlString.utf8.count <= 64 * 1024 else { throw invalid("The request URL is longer than 64 KiB.") }
-        let parts: URLParts
-        do { parts = try URLParts(urlString) } catch { throw invalid("This is not a URL: \(error)") }
-        guard parts.scheme.lowercased() == SumUpRequest.urlScheme else {
-            throw invalid(
-                "A SumUp request starts with sumupmerchant://, not \(CardNumberScreen.excerpt(parts.scheme))://."
-            )
-        }
-        guard parts.authority == "pay", parts.path == "/1.0" else {
-            throw invalid("A SumUp payment request goes to sumupmerchant://pay/1.0.")
-        }
-        let query: QueryParameters
+        let values: [String: String]
         do {
-            query = try QueryParameters(percentEncodedQuery: parts.query ?? "")
+            values = try QueryParameters(
+                requestURLString: urlString,
+                scheme: SumUpRequest.urlScheme,
+                authority: "pay",
+                path: "/1.0",
+                name: "A SumUp payment request"
+            )
+            .singleValues(allowed: SumUpRequest.parameterNames, unknown: SumUpRequest.unknownParameterMessage)
         } catch {
-            throw invalid("The request's query cannot be read: \(error)")
-        }
-        var values: [String: String] = [:]
-        for item in query {
-            guard SumUpRequest.parameterNames.contains(item.name) else {
-                throw invalid(SumUpRequest.unknownParameterMessage(item.name))
-            }
-            guard let value = item.value else { throw invalid("The parameter '\(item.name)' has no value.") }
-            guard values.updateValue(value, forKey: item.name) == nil else {
-                throw invalid("The parameter '\(item.name)' appears more than once; send it once.")
-            }
+            throw invalid(error.message)
         }
         guard let amountText = values["amount"] else { throw invalid("The request has no amount.") }
         guard let code = values["currency"] else { throw invalid("The request has no currency.") }

@@ -7,14 +7,14 @@ extension SumUpResponse {
     /// Parses a callback URL given as text, exactly as received (sumup §2).
     /// - Throws: ``SumUpError``; its message names the parameter and the rule, never the value.
     public init(callbackURLString: String) throws {
-        guard callbackURLString.utf8.count <= SumUpResponse.maximumURLLength else {
-            throw SumUpError(.unreadableCallback, "The callback URL is longer than 16 KiB; SumUp's answers are short.")
-        }
         let query: QueryParameters
         do {
-            query = try QueryParameters(percentEncodedQuery: try URLParts(callbackURLString).query ?? "")
+            query = try QueryParameters(
+                callbackURLString: callbackURLString,
+                maximumBytes: SumUpResponse.maximumURLLength
+            )
         } catch {
-            throw SumUpError(.unreadableCallback, "The callback URL cannot be read: \(error)")
+            throw SumUpError(.unreadableCallback, error.message)
         }
         // SEC-6: each result parameter at most once; an empty value counts as absent.
         func value(_ name: String) throws -> String? {

@@ -21,33 +21,18 @@ extension SwipeRequest {
     /// Decodes a Swipe charge request URL given as text; see ``init(url:currency:)``.
     public init(urlString: String, currency: Currency = .usd) throws {
         func invalid(_ message: String) -> SwipeError { SwipeError(.invalidRequest, message) }
-        guard urlString.utf8.count <= 64 * 1024 else { throw invalid("The request URL is longer than 64 KiB.") }
-        let parts: URLParts
-        do { parts = try URLParts(urlString) } catch { throw invalid("This is not a URL: \(error)") }
-        guard parts.scheme.lowercased() == SwipeRequest.urlScheme else {
-            throw invalid(
-                "A Swipe request starts with com-appninjas-iswipe://, not \(CardNumberScreen.excerpt(parts.scheme))://."
-            )
-        }
-        guard parts.authority == "charge", parts.path == "/1.0.0/" else {
-            throw invalid("A Swipe charge request goes to com-appninjas-iswipe://charge/1.0.0/ (with the final '/').")
-        }
-        let query: QueryParameters
+        let values: [String: String]
         do {
-            query = try QueryParameters(percentEncodedQuery: parts.query ?? "")
+            values = try QueryParameters(
+                requestURLString: urlString,
+                scheme: SwipeRequest.urlScheme,
+                authority: "charge",
+                path: "/1.0.0/",
+                name: "A Swipe charge request"
+            )
+            .singleValues(allowed: SwipeRequest.parameterNames, unknown: SwipeRequest.unknownParameterMessage)
         } catch {
-            throw invalid("The request's query cannot be read: \(error)")
-        }
-        var values: [String: String] = [:]
-        for item in query {
-            let name = item.name
-            guard SwipeRequest.parameterNames.contains(name) else {
-                throw invalid(SwipeRequest.unknownParameterMessage(name))
-            }
-            guard let value = item.value else { throw invalid("The parameter '\(name)' has no value.") }
-            guard values.updateValue(value, forKey: name) == nil else {
-                throw invalid("The parameter '\(name)' appears more than once; send it once.")
-            }
+            throw invalid(error.message)
         }
         if values["returnURL"] != nil, values["returnUrl"] != nil {
             throw invalid("The request has both returnURL and returnUrl; send returnURL only.")

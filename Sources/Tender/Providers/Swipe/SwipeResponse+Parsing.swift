@@ -11,14 +11,14 @@ extension SwipeResponse {
     /// Parses a callback URL given as text, exactly as received (swipe §2, §3).
     /// - Throws: ``SwipeError``; its message names the parameter and the rule, never the value.
     public init(callbackURLString: String) throws {
-        guard callbackURLString.utf8.count <= SwipeResponse.maximumURLLength else {
-            throw SwipeError(.unreadableCallback, "The callback URL is longer than 16 KiB; Swipe's answers are short.")
-        }
         let query: QueryParameters
         do {
-            query = try QueryParameters(percentEncodedQuery: try URLParts(callbackURLString).query ?? "")
+            query = try QueryParameters(
+                callbackURLString: callbackURLString,
+                maximumBytes: SwipeResponse.maximumURLLength
+            )
         } catch {
-            throw SwipeError(.unreadableCallback, "The callback URL cannot be read: \(error)")
+            throw SwipeError(.unreadableCallback, error.message)
         }
 
         // Collect the ifcc_ parameters; FileMaker puts `$` before the name (swipe §3), literal or `%24`.
