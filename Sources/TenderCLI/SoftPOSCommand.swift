@@ -36,6 +36,13 @@ struct SoftPOSRequestOptions: ParsableArguments {
         guard let kind = SoftPOSRequest.Kind(rawValue: type) else {
             throw CLIError("--type must be sale or refund; got '\(type)'.")
         }
+        switch (kind, originalTransactionID) {
+        case (.refund, nil):
+            throw CLIError("--type refund needs --original-transaction-id: the transactionId of the sale to refund.")
+        case (.sale, .some):
+            throw CLIError("--original-transaction-id is for refunds only; drop it for a sale, or use --type refund.")
+        default: break
+        }
         guard let minorUnits = Int(amount) else {
             throw CLIError("--amount must be a whole number of cents, such as 200 for 2.00 €; got '\(amount)'.")
         }
