@@ -15,7 +15,9 @@ struct DecodeCommand: AsyncParsableCommand {
     @Argument(help: "The request or callback URL, exactly as sent (quote it in the shell).")
     var url: String
 
-    @Option(help: ArgumentHelp("Decode as this provider's URL: square.", valueName: "provider"))
+    @Option(
+        help: ArgumentHelp("Decode as this provider's URL: square, swipe, softpos or sumup.", valueName: "provider")
+    )
     var provider: String?
 
     func run() async throws {
@@ -56,9 +58,22 @@ struct DecodeCommand: AsyncParsableCommand {
             output.set("error_code", response.error?.code.rawValue)
             output.set("sdk_error_code", response.error.map(\.code.sdkErrorCode))
             output.set("has_callback_marker", response.hasCallbackMarker)
+        case (.swipe, .request):
+            output.describe(try SwipeRequest(urlString: url))
+        case (.swipe, .response):
+            output.describe(try SwipeResponse(callbackURLString: url))
+        case (.softPOS, .request):
+            output.describe(try SoftPOSRequest(urlString: url))
+        case (.softPOS, .response):
+            output.describe(try SoftPOSResponse(callbackURLString: url))
+        case (.sumUp, .request):
+            output.describe(try SumUpRequest(urlString: url))
+        case (.sumUp, .response):
+            output.describe(try SumUpResponse(callbackURLString: url))
         default:
             throw CLIError("Decoding \(kind) URLs is not supported yet.")
         }
+        output.maskCardNumbers()  // SEC-9: whatever a URL carries, tender never prints a card number
         return output
     }
 }

@@ -6,7 +6,7 @@ import Tender
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Walk through a Square Point of Sale payment: build the request, then decode the reply."
+        abstract: "Walk through a payment round trip with each POS app: build the request, then decode the reply."
     )
 
     func run() async throws {
@@ -50,6 +50,7 @@ struct DemoCommand: AsyncParsableCommand {
         Output.line("4. Had the merchant cancelled, the reply would map to \(cancelled.outcome.status):")
         Output.line("   error_code \(cancelled.error?.code.rawValue ?? "")  — \(cancelled.error?.message ?? "")")
         Output.line()
+        try otherProviderRoundTrips()
         Output.line("Run 'tender decode URL' on any request or callback URL to see its fields as JSON.")
     }
 

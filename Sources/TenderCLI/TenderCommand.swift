@@ -10,6 +10,9 @@ struct TenderCommand: AsyncParsableCommand {
             exits with status 1 and one line on standard error.
             """,
         version: "0.1.0",
-        subcommands: [SquareCommand.self, DecodeCommand.self, SimulateCommand.self, DemoCommand.self]
+        subcommands: [
+            SquareCommand.self, SwipeCommand.self, SoftPOSCommand.self, SumUpCommand.self, DecodeCommand.self,
+            SimulateCommand.self, DemoCommand.self,
+        ]
     )
 }

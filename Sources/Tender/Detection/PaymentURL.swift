@@ -3,7 +3,7 @@
 ///
 /// Detection looks only at the scheme and the names of the query parameters; it never decides whether the
 /// URL is valid. Parse it with the provider's type for that (``SquareRequest/init(urlString:)``,
-/// ``SquareResponse/init(callbackURLString:)``).
+/// ``SquareResponse/init(callbackURLString:)``, ``SwipeResponse/init(callbackURLString:)``, …).
 public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
     /// Whether a URL opens a POS app or comes back from one.
     public enum Direction: String, Sendable, Hashable, Codable {
@@ -27,7 +27,9 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
     /// Tells what a URL is, or `nil` when it looks like nothing Tender knows.
     ///
     /// A request is recognised by its POS app scheme. A callback is recognised by its parameters:
-    /// Square's `data`.
+    /// Square's `data`; Swipe's `ifcc_responseType` (or FileMaker's `$ifcc_responseType`, literal or `%24`);
+    /// SumUp's `smp-status`; SoftPOS's `result` (or, leniently, `error` holding a JSON object). They are tried
+    /// in that order.
     /// - Parameters:
     ///   - urlString: the URL, exactly as received or sent.
     ///   - provider: when given, only that provider is considered.
@@ -39,12 +41,21 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
         }
         guard let query = try? QueryParameters(percentEncodedQuery: parts.query ?? "") else { return nil }
         let candidates: [(PaymentProvider, Bool)] = [
-            (.square, query.contains("data"))
+            (.square, query.contains("data")),
+            (.swipe, query.contains("ifcc_responseType") || query.contains("$ifcc_responseType")),
+            (.sumUp, query.contains("smp-status")),
+            (.softPOS, query.contains("result") || query.values(named: "error").contains(where: isJSONObjectText)),
         ]
         for (candidate, matches) in candidates where matches && (provider == nil || provider == candidate) {
             return PaymentURLKind(provider: candidate, direction: .response)
         }
         return nil
+    }
+
+    /// Whether a parameter value looks like a JSON object, so that an OAuth-style `error=access_denied` is not
+    /// taken for SoftPOS's lenient `error` parameter.
+    private static func isJSONObjectText(_ value: String?) -> Bool {
+        value?.drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).first == "{"
     }
 
     /// `provider direction`, such as `square response`.
@@ -55,7 +66,10 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
 public enum PaymentCallbacks: Sendable {
     /// The callback type of each provider Tender ships with.
     public static let types: [PaymentProvider: any PaymentCallback.Type] = [
-        .square: SquareResponse.self
+        .square: SquareResponse.self,
+        .swipe: SwipeResponse.self,
+        .softPOS: SoftPOSResponse.self,
+        .sumUp: SumUpResponse.self,
     ]
 
     /// Detects the provider of a callback URL (or takes the one given) and parses it with that provider's
@@ -67,7 +81,8 @@ public enum PaymentCallbacks: Sendable {
             let type = types[kind.provider]
         else {
             throw CallbackDetectionError(
-                "The URL is not a callback from a POS app Tender knows (no Square data parameter)."
+                "The URL is not a callback from a POS app Tender knows: it has none of Square's data, Swipe's "
+                    + "ifcc_responseType, SumUp's smp-status or SoftPOS's result parameters."
             )
         }
         return try type.init(callbackURLString: urlString)

@@ -38,6 +38,12 @@ public struct PaymentOutcome: Sendable, Hashable {
     public enum Details: Sendable, Hashable {
         /// Square Point of Sale's reply.
         case square(SquareResponse)
+        /// Swipe's reply.
+        case swipe(SwipeResponse)
+        /// Comercia SoftPOS's reply.
+        case softPOS(SoftPOSResponse)
+        /// SumUp's reply.
+        case sumUp(SumUpResponse)
     }
 
     /// The result.

@@ -45,9 +45,21 @@ public protocol PaymentCallback: Sendable, Hashable {
 
     /// The callback mapped to Tender's outcome model.
     var outcome: PaymentOutcome { get }
+
+    /// The outcome, reading an amount that the callback reports without a currency in `currency`.
+    ///
+    /// Swipe reports the amount it charged but not its currency, which is the merchant account's: pass the
+    /// currency of the request so that ``PaymentOutcome/amount`` can be compared with what was asked (SEC-5).
+    /// Callbacks whose amounts carry their currency, or that report none, return ``outcome``.
+    func outcome(assumingCurrency currency: Currency) -> PaymentOutcome
 }
 
 extension PaymentCallback {
+    /// ``outcome``: this callback reports no amount without its currency.
+    public func outcome(assumingCurrency currency: Currency) -> PaymentOutcome {
+        outcome
+    }
+
     /// Parses a callback URL.
     /// - Throws: the provider's error type; never crashes on any input.
     public init(callbackURL: URL) throws {

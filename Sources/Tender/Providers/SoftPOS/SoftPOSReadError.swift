@@ -1,0 +1,27 @@
+/// A card-reader error SoftPOS reports (`softposReadError`; softpos §2). An open set: errors the vendor does
+/// not document still parse and keep their wire string.
+public struct SoftPOSReadError: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The wire string, such as `"readCancelled"`.
+    public let rawValue: String
+
+    /// Creates a read error from its wire string.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// The customer or the merchant cancelled the card read: the outcome is cancelled.
+    public static let readCancelled = SoftPOSReadError(rawValue: "readCancelled")
+
+    /// Whether a wire string can be a read error: 1–64 ASCII letters, digits or `_`, starting with a letter.
+    static func isValid(_ text: String) -> Bool {
+        guard let first = text.utf8.first,
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first)
+                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first)
+        else { return false }
+        return UntrustedText.isIdentifier(text, maximumLength: 64, punctuation: "_")
+            && !CardNumberScreen.containsCardNumber(text)
+    }
+
+    /// The wire string.
+    public var description: String { rawValue }
+}

@@ -1,0 +1,99 @@
+public import Foundation
+
+extension SoftPOSRequest {
+    /// The request URL: `softpos://softpos/transaction?payload=` and the percent-encoded JSON (softpos §1).
+    ///
+    /// The JSON is compact, keys in the vendor's order (`amount`, `type`, `originalTranId`, `currency`,
+    /// `responseUrl`), `/` not escaped, exactly as in the vendor's examples; it is percent-encoded with the
+    /// unreserved set only.
+    /// - Throws: ``SoftPOSError``: ``SoftPOSError/Code/unsupportedCurrency``, ``SoftPOSError/Code/invalidAmount``,
+    ///   the original-transaction rules, then ``SoftPOSError/Code/invalidResponseURL``.
+    public func url() throws -> URL {
+        let text = try urlString()
+        guard let url = URL(string: text) else {
+            throw SoftPOSError(.invalidRequest, "The request URL could not be formed.")
+        }
+        return url
+    }
+
+    /// The request URL as text; see ``url()``.
+    public func urlString() throws -> String {
+        SoftPOSRequest.urlPrefix + PercentEncoding.encode(try payloadJSON())
+    }
+
+    /// `softpos://softpos/transaction?payload=`.
+    static let urlPrefix = "softpos://softpos/transaction?payload="
+
+    /// The JSON text of the payload, before percent-encoding, such as
+    /// `{"amount":200,"type":"sale","currency":"EUR","responseUrl":"testapp://response"}`.
+    public func payloadJSON() throws -> String {
+        try payload().serialized(escapingSlashes: false)
+    }
+
+    /// Checks the request and returns the payload object in the vendor's key order.
+    package func payload() throws -> JSONValue {
+        guard amount.currency == .eur else {
+            throw SoftPOSError(
+                .unsupportedCurrency,
+                "SoftPOS accepts EUR only; the amount is in \(amount.currency.code)."
+            )
+        }
+        guard (1...SoftPOSRequest.maximumAmount).contains(amount.minorUnits) else {
+            throw SoftPOSError(
+                .invalidAmount,
+                "The amount must be a positive number of cents, at most \(SoftPOSRequest.maximumAmount); it is \(amount.minorUnits)."
+            )
+        }
+        switch (kind, originalTransactionID) {
+        case (.refund, nil):
+            throw SoftPOSError(
+                .missingOriginalTransactionID,
+                "A refund needs the id of the transaction it refunds (originalTranId): the sale's transactionId."
+            )
+        case (.sale, .some):
+            throw SoftPOSError(
+                .unexpectedOriginalTransactionID,
+                "A sale must not carry an original transaction id; only refunds name the transaction they refund."
+            )
+        case (.refund, .some(let id)) where !SoftPOSRequest.isTransactionID(id):
+            throw SoftPOSError(
+                .invalidOriginalTransactionID,
+                "The original transaction id must be 1–64 letters, digits, '-', '_' or '.', as SoftPOS issues them."
+            )
+        default:
+            break
+        }
+        if let responseURL,
+            let problem = CallbackURLRules.problem(with: responseURL.absoluteString, named: "responseUrl")
+        {
+            throw SoftPOSError(.invalidResponseURL, problem)
+        }
+        var object = JSONObject()
+        object["amount"] = .integer(amount.minorUnits)
+        object["type"] = .string(kind.rawValue)
+        if let originalTransactionID { object["originalTranId"] = .string(originalTransactionID) }
+        object["currency"] = .string(amount.currency.code)
+        if let responseURL { object["responseUrl"] = .string(responseURL.absoluteString) }
+        return .object(object)
+    }
+
+    /// The endpoint (scheme, host, path) of ``responseURL``; empty when there is none, since SoftPOS then
+    /// stays on its own screen.
+    public func callbackEndpoints() throws -> [String] {
+        guard let responseURL else { return [] }
+        if let problem = CallbackURLRules.problem(with: responseURL.absoluteString, named: "responseUrl") {
+            throw SoftPOSError(.invalidResponseURL, problem)
+        }
+        return [try URLParts(responseURL.absoluteString).endpoint]
+    }
+
+    /// A copy whose ``responseURL`` carries `token` in the query parameter ``Correlation/parameterName``, which
+    /// SoftPOS keeps when it adds `result` (softpos §2).
+    /// - Throws: ``CorrelationError`` when there is no ``responseURL``, it already has the parameter, or the
+    ///   token is not 1–128 printable ASCII characters.
+    public func correlated(with token: String) throws -> SoftPOSRequest {
+        var copy = self
+        copy.responseURL = try Correlation.appendingToken(token, to: responseURL, named: "responseUrl")
+        return copy
+    }
+}

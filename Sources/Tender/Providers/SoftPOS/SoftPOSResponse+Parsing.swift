@@ -1,0 +1,214 @@
+extension SoftPOSResponse {
+    /// The largest callback URL accepted, in UTF-8 bytes.
+    static let maximumURLLength = 64 * 1024
+    /// The most entries in a `customMessage`.
+    static let maximumCustomMessageEntries = 64
+
+    /// Parses a callback URL given as text, exactly as received (softpos §2).
+    /// - Throws: ``SoftPOSError``; its message names the field and the rule, never the value.
+    public init(callbackURLString: String) throws {
+        let query: QueryParameters
+        do {
+            query = try QueryParameters(
+                callbackURLString: callbackURLString,
+                maximumBytes: SoftPOSResponse.maximumURLLength
+            )
+        } catch {
+            throw SoftPOSError(.unreadableCallback, error.message)
+        }
+        // SEC-6: exactly one result item, `result` or (leniently) `error`.
+        let results = query.values(named: "result")
+        let errors = query.values(named: "error")
+        guard results.count + errors.count == 1, let text = (results.first ?? errors.first) ?? nil, !text.isEmpty
+        else {
+            throw SoftPOSError(
+                .missingOrDuplicateResult,
+                results.count + errors.count == 0
+                    ? "The callback has no result parameter: it is not a SoftPOS answer."
+                    : "The callback must have exactly one result parameter with a value; it has \(results.count + errors.count)."
+            )
+        }
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(text)
+        } catch {
+            throw SoftPOSError(.invalidJSON, "The callback's result is not valid JSON: \(error)")
+        }
+        guard let object = json.objectValue else {
+            throw SoftPOSError(.invalidResult, "The callback's result must be a JSON object, not \(json.typeName).")
+        }
+
+        let reply: Reply
+        if results.count == 1 {
+            switch (object["result"], object["error"]) {
+            case (let result?, nil): reply = .result(try SoftPOSResponse.hostResult(result))
+            case (nil, let error?): reply = .error(try SoftPOSResponse.errorReport(error))
+            case (.some, .some):
+                throw SoftPOSError(.invalidResult, "The result JSON has both 'result' and 'error'; it must have one.")
+            case (nil, nil):
+                throw SoftPOSError(.invalidResult, "The result JSON has neither 'result' nor 'error'.")
+            }
+        } else if object["description"] == nil, object.keys == ["error"], let inner = object["error"] {
+            reply = .error(try SoftPOSResponse.errorReport(inner))  // `error={"error":{…}}`
+        } else {
+            reply = .error(try SoftPOSResponse.errorReport(json))  // `error={…}`: the error object itself
+        }
+
+        switch Correlation.token(in: query) {
+        case .success(let token): self.init(reply: reply, correlationToken: token)
+        case .failure(let error): throw SoftPOSError(.invalidCorrelationToken, error.message)
+        }
+    }
+
+    private static func invalid(_ message: String) -> SoftPOSError {
+        SoftPOSError(.invalidResult, message)
+    }
+
+    private static func object(_ value: JSONValue, _ name: String) throws -> JSONObject {
+        guard let object = value.objectValue else {
+            throw invalid("'\(name)' must be an object, not \(value.typeName).")
+        }
+        return object
+    }
+
+    static func hostResult(_ value: JSONValue) throws -> HostResult {
+        let object = try object(value, "result")
+        guard let codeValue = object["refusalCode"] else { throw invalid("'result.refusalCode' is missing.") }
+        let code = try refusalCode(codeValue, "result.refusalCode")
+        guard let idValue = object["transactionId"] else { throw invalid("'result.transactionId' is missing.") }
+        let id = try transactionID(idValue, "result.transactionId", allowingEmpty: code != approvedCode)
+        guard let messageValue = object["customMessage"] else { throw invalid("'result.customMessage' is missing.") }
+        return HostResult(
+            refusalCode: code,
+            transactionID: id ?? "",
+            customMessage: try customMessage(messageValue, "result.customMessage")
+        )
+    }
+
+    static func errorReport(_ value: JSONValue) throws -> ErrorReport {
+        let object = try object(value, "error")
+        guard let descriptionValue = object["description"] else { throw invalid("'error.description' is missing.") }
+        var report = ErrorReport(message: try text(descriptionValue, "error.description"))
+        if let detail = object["errorDescription"] { report.detail = try text(detail, "error.errorDescription") }
+        if let readValue = object["softposReadError"] {
+            guard let read = readValue.stringValue, SoftPOSReadError.isValid(read) else {
+                throw invalid("'error.softposReadError' must be a name such as readCancelled.")
+            }
+            report.readError = SoftPOSReadError(rawValue: read)
+        }
+        if let systemValue = object["softposError"] {
+            let system = try self.object(systemValue, "error.softposError")
+            report.systemError = SystemError(
+                internalErrorCode: try system["internalErrorCode"].map {
+                    try integer($0, "softposError.internalErrorCode")
+                },
+                errorCode: try system["errorCode"].map { try integer($0, "softposError.errorCode") },
+                errorSubCode: try system["errorSubCode"].map { try integer($0, "softposError.errorSubCode") },
+                message: try system["message"].map { try text($0, "softposError.message") }
+            )
+        }
+        if let resultValue = object["transactionResult"] {
+            let result = try self.object(resultValue, "error.transactionResult")
+            let id = try result["transactionId"].flatMap {
+                try transactionID($0, "transactionResult.transactionId", allowingEmpty: true)
+            }
+            report.transactionResult = TransactionResult(
+                refusalCode: try result["refusalCode"].map { try refusalCode($0, "transactionResult.refusalCode") },
+                transactionID: id,
+                customMessage: try result["customMessage"].map {
+                    try customMessage($0, "transactionResult.customMessage")
+                }
+            )
+        }
+        return report
+    }
+
+    /// A refusal code: a string of 1–8 ASCII letters or digits, or (tolerated) a JSON integer, written with at
+    /// least two digits as ISO 8583 response codes are (`0` → `00`, `5` → `05`, `105` → `105`).
+    static func refusalCode(_ value: JSONValue, _ name: String) throws -> String {
+        if let text = value.stringValue {
+            guard UntrustedText.isIdentifier(text, maximumLength: 8) else {
+                throw invalid("'\(name)' must be a code of 1–8 letters or digits, such as 00 or 105.")
+            }
+            return text
+        }
+        guard let number = value.integerValue, (0...99_999_999).contains(number) else {
+            throw invalid("'\(name)' must be a code such as \"00\", not \(value.typeName).")
+        }
+        return number < 10 ? "0\(number)" : String(number)
+    }
+
+    /// A transaction id (``SoftPOSRequest/isTransactionID(_:)``); `nil` for an empty string when allowed.
+    static func transactionID(_ value: JSONValue, _ name: String, allowingEmpty: Bool) throws -> String? {
+        guard let text = value.stringValue else { throw invalid("'\(name)' must be a string, not \(value.typeName).") }
+        if text.isEmpty {
+            guard allowingEmpty else {
+                throw invalid("'\(name)' is empty, but an approved result must name its transaction.")
+            }
+            return nil
+        }
+        if CardNumberScreen.containsCardNumber(text) {
+            throw SoftPOSError(
+                .cardNumberRefused,
+                "'\(name)' contains what could be a card number; the callback was refused and the value discarded."
+            )
+        }
+        guard SoftPOSRequest.isTransactionID(text) else {
+            throw invalid("'\(name)' must be 1–64 letters, digits, '-', '_' or '.'.")
+        }
+        return text
+    }
+
+    /// An integer code, as a JSON integer or a string holding one (softpos §2: the wild sends either).
+    static func integer(_ value: JSONValue, _ name: String) throws -> Int {
+        if let number = value.integerValue, number.magnitude <= 999_999_999 { return number }
+        if let text = value.stringValue, (1...10).contains(text.utf8.count), let number = Int(text),
+            number.magnitude <= 999_999_999
+        {
+            return number
+        }
+        throw invalid("'\(name)' must be an integer (a number or a string of digits).")
+    }
+
+    /// Free text of up to 4096 characters without control characters other than line breaks, card numbers
+    /// masked. Empty text is kept.
+    static func text(_ value: JSONValue, _ name: String) throws -> String {
+        guard let text = value.stringValue else { throw invalid("'\(name)' must be a string, not \(value.typeName).") }
+        guard text.isEmpty || UntrustedText.isPlain(text, maximumLength: 4096, allowingLineBreaks: true) else {
+            throw invalid("'\(name)' must be text of at most 4096 characters without control characters.")
+        }
+        return CardNumberScreen.masking(text)
+    }
+
+    /// A `customMessage`: an object of at most 64 entries; keys 1–64 plain characters, values strings (or
+    /// numbers, tolerated) of at most 256 characters, card numbers masked.
+    static func customMessage(_ value: JSONValue, _ name: String) throws -> [String: String] {
+        let object = try object(value, name)
+        guard object.members.count <= maximumCustomMessageEntries else {
+            throw invalid("'\(name)' has more than \(maximumCustomMessageEntries) entries.")
+        }
+        var result: [String: String] = [:]
+        for member in object.members {
+            guard UntrustedText.isPlain(member.key, maximumLength: 64) else {
+                throw invalid("A key of '\(name)' is not 1–64 characters without control characters.")
+            }
+            guard !CardNumberScreen.containsCardNumber(member.key) else {
+                throw SoftPOSError(
+                    .cardNumberRefused,
+                    "A key of '\(name)' contains what could be a card number; the callback was refused."
+                )
+            }
+            let text: String
+            switch member.value {
+            case .string(let string): text = string
+            case .number(let number): text = number
+            default: throw invalid("The values of '\(name)' must be strings, not \(member.value.typeName).")
+            }
+            guard text.isEmpty || UntrustedText.isPlain(text, maximumLength: 256) else {
+                throw invalid("A value of '\(name)' is not text of at most 256 characters without control characters.")
+            }
+            result[member.key] = CardNumberScreen.masking(text)
+        }
+        return result
+    }
+}

@@ -1,0 +1,56 @@
+/// An error from building a SumUp request, decoding one, or parsing SumUp's callback.
+///
+/// Match a code with `catch SumUpError.Code.invalidForeignTransactionID`. Messages say what was wrong and
+/// what to do; they never contain the affiliate key, a card number, a token or a whole URL.
+public struct SumUpError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong. An open set.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's stable string, such as `"missing_affiliate_key"`.
+        public let rawValue: String
+        /// Creates a code from its string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The amount is not positive, or cannot be written with exactly two decimals (sumup §1).
+        public static let invalidAmount = Code(rawValue: "invalid_amount")
+        /// The affiliate key is empty or not a key (sumup §1).
+        public static let missingAffiliateKey = Code(rawValue: "missing_affiliate_key")
+        /// `callbacksuccess` or `callbackfail` has no scheme or uses a POS app's scheme (SEC-12).
+        public static let invalidCallbackURL = Code(rawValue: "invalid_callback_url")
+        /// `foreign-tx-id` is empty, longer than 128 characters, or not printable ASCII (sumup §1).
+        public static let invalidForeignTransactionID = Code(rawValue: "invalid_foreign_transaction_id")
+        /// A request URL being decoded is not a valid SumUp payment request.
+        public static let invalidRequest = Code(rawValue: "invalid_request")
+        /// The callback URL cannot be read: no scheme, invalid percent-escapes or UTF-8, or too large.
+        public static let unreadableCallback = Code(rawValue: "unreadable_callback")
+        /// A callback parameter appears more than once (SEC-6).
+        public static let duplicateParameter = Code(rawValue: "duplicate_parameter")
+        /// `smp-status` is missing or not `success`, `failed` or `invalidstate` (sumup §2).
+        public static let invalidStatus = Code(rawValue: "invalid_status")
+        /// A callback parameter does not have its documented form (sumup §2).
+        public static let invalidField = Code(rawValue: "invalid_field")
+        /// An identifier in the callback contains what could be a card number (SEC-9). The value is discarded.
+        public static let cardNumberRefused = Code(rawValue: "card_number_refused")
+
+        /// The code's string.
+        public var description: String { rawValue }
+
+        /// Matches a thrown error against a code in a `catch` pattern.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? SumUpError)?.code == code
+        }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// What was wrong and what to do about it, for people. Never contains keys, card numbers, tokens or URLs.
+    public let message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}

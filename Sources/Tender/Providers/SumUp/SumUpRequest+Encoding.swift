@@ -1,0 +1,119 @@
+public import Foundation
+
+extension SumUpRequest {
+    /// The request URL: `sumupmerchant://pay/1.0?amount=10.00&currency=EUR&affiliate-key=…` (sumup §1).
+    ///
+    /// Parameters go out in the README's order (`amount`, `currency`, `affiliate-key`, `title`,
+    /// `callbacksuccess`, `callbackfail`, `receipt-email`, `receipt-mobilephone`, `foreign-tx-id`,
+    /// `skip-screen-success`), absent ones left out, every value percent-encoded with the unreserved set only,
+    /// so `+` in an e-mail address or phone number goes out as `%2B`.
+    /// - Throws: ``SumUpError``: ``SumUpError/Code/invalidAmount``, ``SumUpError/Code/missingAffiliateKey``,
+    ///   ``SumUpError/Code/invalidCallbackURL``, ``SumUpError/Code/invalidForeignTransactionID``, in that order.
+    public func url() throws -> URL {
+        let text = try urlString()
+        guard let url = URL(string: text) else {
+            throw SumUpError(.invalidRequest, "The request URL could not be formed.")
+        }
+        return url
+    }
+
+    /// The request URL as text; see ``url()``.
+    public func urlString() throws -> String {
+        SumUpRequest.urlPrefix + (try queryParameters()).percentEncodedQuery
+    }
+
+    /// `sumupmerchant://pay/1.0?`.
+    static let urlPrefix = "sumupmerchant://pay/1.0?"
+
+    /// The amount as it goes on the wire, with exactly two decimals: `10.00`; `1000.00` for 1000 CLP.
+    /// - Throws: ``SumUpError`` with ``SumUpError/Code/invalidAmount``.
+    public func wireAmount() throws -> String {
+        guard amount.minorUnits >= 1, let text = TwoDecimalAmount.text(amount) else {
+            throw SumUpError(
+                .invalidAmount,
+                "The amount must be positive, at most 9999999999.99 and writable with two decimals; "
+                    + "it is \(amount.decimalString) \(amount.currency.code)."
+            )
+        }
+        return text
+    }
+
+    /// The query parameters in wire order, after checking the request.
+    package func queryParameters() throws -> QueryParameters {
+        let amountText = try wireAmount()
+        guard SumUpRequest.isAffiliateKey(affiliateKey) else {
+            throw SumUpError(
+                .missingAffiliateKey,
+                "The affiliate key is empty or not a key (1–256 printable ASCII characters without spaces); "
+                    + "use the one SumUp issued for your app's bundle id."
+            )
+        }
+        for (name, url) in [("callbacksuccess", callbackSuccess), ("callbackfail", callbackFail)] {
+            if let url, let problem = CallbackURLRules.problem(with: url.absoluteString, named: name) {
+                throw SumUpError(.invalidCallbackURL, problem)
+            }
+        }
+        if let foreignTransactionID, !SumUpRequest.isForeignTransactionID(foreignTransactionID) {
+            throw SumUpError(
+                .invalidForeignTransactionID,
+                "foreign-tx-id must be 1–\(SumUpRequest.maximumForeignTransactionIDLength) printable ASCII characters."
+            )
+        }
+        var query = QueryParameters()
+        query.append(name: "amount", value: amountText)
+        query.append(name: "currency", value: amount.currency.code)
+        query.append(name: "affiliate-key", value: affiliateKey)
+        let optional: [(String, String?)] = [
+            ("title", title), ("callbacksuccess", callbackSuccess?.absoluteString),
+            ("callbackfail", callbackFail?.absoluteString), ("receipt-email", receiptEmail),
+            ("receipt-mobilephone", receiptMobilePhone), ("foreign-tx-id", foreignTransactionID),
+        ]
+        for case (let name, let value?) in optional { query.append(name: name, value: value) }
+        if skipsSuccessScreen { query.append(name: "skip-screen-success", value: "true") }
+        return query
+    }
+
+    /// Whether text can be an affiliate key: 1–256 printable ASCII characters without spaces.
+    static func isAffiliateKey(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        return (1...256).contains(utf8.count) && utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+
+    /// The endpoints (scheme, host, path) of ``callbackSuccess`` and ``callbackFail``, success first, without
+    /// repeats; empty when there is neither.
+    public func callbackEndpoints() throws -> [String] {
+        var endpoints: [String] = []
+        for (name, url) in [("callbacksuccess", callbackSuccess), ("callbackfail", callbackFail)] {
+            guard let url else { continue }
+            if let problem = CallbackURLRules.problem(with: url.absoluteString, named: name) {
+                throw SumUpError(.invalidCallbackURL, problem)
+            }
+            let endpoint = try URLParts(url.absoluteString).endpoint
+            if !endpoints.contains(endpoint) { endpoints.append(endpoint) }
+        }
+        return endpoints
+    }
+
+    /// A copy that carries `token` in `foreign-tx-id`, which SumUp echoes in its callback (sumup §2).
+    /// - Throws: ``CorrelationError`` when there is no callback URL (SumUp would not come back), when
+    ///   ``foreignTransactionID`` is already set (Tender will not overwrite your id), or when the token is not
+    ///   1–128 printable ASCII characters.
+    public func correlated(with token: String) throws -> SumUpRequest {
+        guard callbackSuccess != nil || callbackFail != nil else {
+            throw CorrelationError(
+                "The SumUp request has neither callbacksuccess nor callbackfail, so SumUp would not come back with "
+                    + "the token; set them first."
+            )
+        }
+        guard foreignTransactionID == nil else {
+            throw CorrelationError(
+                "The SumUp request already has a foreign-tx-id; the hand-off carries its one-time token there, "
+                    + "so leave it nil."
+            )
+        }
+        try Correlation.validate(token: token)
+        var copy = self
+        copy.foreignTransactionID = token
+        return copy
+    }
+}

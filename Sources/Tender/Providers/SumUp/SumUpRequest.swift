@@ -1,0 +1,87 @@
+public import Foundation
+
+/// A payment request for the SumUp app: `sumupmerchant://pay/1.0?…` (sumup §1).
+///
+/// ```swift
+/// var request = SumUpRequest(
+///     amount: try Money(decimal: "10.00", currency: .eur),
+///     affiliateKey: "YOUR-AFFILIATE-KEY"
+/// )
+/// request.title = "Coffee beans"
+/// request.callbackSuccess = URL(string: "my-app://sumup-done")
+/// request.callbackFail = URL(string: "my-app://sumup-done")
+/// request.foreignTransactionID = "order-123"
+/// let url = try request.url()
+/// // sumupmerchant://pay/1.0?amount=10.00&currency=EUR&affiliate-key=YOUR-AFFILIATE-KEY&title=Coffee%20beans&…
+/// ```
+///
+/// The currency must be the logged-in merchant's; SumUp refuses the payment otherwise. The affiliate key is
+/// issued by SumUp for your app's bundle id. SumUp offers no refund, void or sandbox over its URL API.
+public struct SumUpRequest: PaymentRequest {
+    /// SumUp's callback.
+    public typealias Callback = SumUpResponse
+
+    /// ``PaymentProvider/sumUp``.
+    public static var provider: PaymentProvider { .sumUp }
+
+    /// The URL scheme of the SumUp app: `sumupmerchant`.
+    public static let urlScheme = "sumupmerchant"
+
+    /// The App Store id of the SumUp app, for sending the merchant there when it is not installed.
+    public static let appStoreID = 514_879_214
+
+    /// The amount to charge (`amount`, two decimals, and `currency`).
+    public var amount: Money
+    /// Your affiliate key, issued by SumUp and bound to your app's bundle id (`affiliate-key`).
+    public var affiliateKey: String
+    /// Shown on the payment screen and the receipt (`title`).
+    public var title: String?
+    /// The URL SumUp opens after a successful payment (`callbacksuccess`).
+    public var callbackSuccess: URL?
+    /// The URL SumUp opens otherwise (`callbackfail`).
+    public var callbackFail: URL?
+    /// Prefills the receipt e-mail address (`receipt-email`).
+    public var receiptEmail: String?
+    /// Prefills the receipt phone number (`receipt-mobilephone`).
+    public var receiptMobilePhone: String?
+    /// Your unique id for the payment, at most 128 printable ASCII characters (`foreign-tx-id`). SumUp echoes
+    /// it in the callback (app 1.53.2 and later): the hand-off carries its token here.
+    public var foreignTransactionID: String?
+    /// Whether SumUp skips its success screen (`skip-screen-success=true`; app 1.69 and later).
+    public var skipsSuccessScreen: Bool
+
+    /// Creates a request.
+    public init(
+        amount: Money,
+        affiliateKey: String,
+        title: String? = nil,
+        callbackSuccess: URL? = nil,
+        callbackFail: URL? = nil,
+        receiptEmail: String? = nil,
+        receiptMobilePhone: String? = nil,
+        foreignTransactionID: String? = nil,
+        skipsSuccessScreen: Bool = false
+    ) {
+        self.amount = amount
+        self.affiliateKey = affiliateKey
+        self.title = title
+        self.callbackSuccess = callbackSuccess
+        self.callbackFail = callbackFail
+        self.receiptEmail = receiptEmail
+        self.receiptMobilePhone = receiptMobilePhone
+        self.foreignTransactionID = foreignTransactionID
+        self.skipsSuccessScreen = skipsSuccessScreen
+    }
+
+    /// The longest `foreign-tx-id`, in characters (sumup §1).
+    public static let maximumForeignTransactionIDLength = 128
+
+    /// Whether text can be a `foreign-tx-id`: 1–128 printable ASCII characters (space to `~`), and no card
+    /// number (SEC-9).
+    public static func isForeignTransactionID(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        return (1...maximumForeignTransactionIDLength).contains(utf8.count)
+            && utf8.allSatisfy { (0x20...0x7E).contains($0) }
+            && !CardNumberScreen.containsCardNumber(text)
+    }
+}

@@ -1,0 +1,77 @@
+extension SumUpResponse {
+    /// The largest callback URL accepted, in UTF-8 bytes.
+    static let maximumURLLength = 16 * 1024
+    /// The longest message accepted, in characters.
+    static let maximumMessageLength = 1024
+
+    /// Parses a callback URL given as text, exactly as received (sumup §2).
+    /// - Throws: ``SumUpError``; its message names the parameter and the rule, never the value.
+    public init(callbackURLString: String) throws {
+        let query: QueryParameters
+        do {
+            query = try QueryParameters(
+                callbackURLString: callbackURLString,
+                maximumBytes: SumUpResponse.maximumURLLength
+            )
+        } catch {
+            throw SumUpError(.unreadableCallback, error.message)
+        }
+        // SEC-6: each result parameter at most once; an empty value counts as absent.
+        func value(_ name: String) throws -> String? {
+            let values = query.values(named: name)
+            guard values.count <= 1 else {
+                throw SumUpError(.duplicateParameter, "\(name) appears more than once; a SumUp answer has it once.")
+            }
+            guard let first = values.first else { return nil }
+            guard let text = first else { throw SumUpError(.invalidField, "\(name) has no value.") }
+            return text.isEmpty ? nil : text
+        }
+
+        guard let statusText = try value("smp-status") else {
+            throw SumUpError(.invalidStatus, "The callback has no smp-status: it is not a SumUp answer.")
+        }
+        guard let status = Status(rawValue: statusText) else {
+            throw SumUpError(.invalidStatus, "smp-status must be success, failed or invalidstate.")
+        }
+        let code = try value("smp-tx-code")
+        if let code {
+            guard !CardNumberScreen.containsCardNumber(code) else {
+                throw SumUpError(
+                    .cardNumberRefused,
+                    "smp-tx-code contains what could be a card number; the callback was refused and the value discarded."
+                )
+            }
+            guard UntrustedText.isIdentifier(code, maximumLength: 64, punctuation: "-_") else {
+                throw SumUpError(.invalidField, "smp-tx-code must be 1–64 letters, digits, '-' or '_'.")
+            }
+        }
+        let foreignID = try value("foreign-tx-id")
+        if let foreignID {
+            guard !CardNumberScreen.containsCardNumber(foreignID) else {
+                throw SumUpError(
+                    .cardNumberRefused,
+                    "foreign-tx-id contains what could be a card number; the callback was refused and the value discarded."
+                )
+            }
+            guard SumUpRequest.isForeignTransactionID(foreignID) else {
+                throw SumUpError(
+                    .invalidField,
+                    "foreign-tx-id must be 1–\(SumUpRequest.maximumForeignTransactionIDLength) printable ASCII characters."
+                )
+            }
+        }
+        var message = try value("smp-message")
+        if let text = message {
+            guard
+                UntrustedText.isPlain(text, maximumLength: SumUpResponse.maximumMessageLength, allowingLineBreaks: true)
+            else {
+                throw SumUpError(
+                    .invalidField,
+                    "smp-message must be text of at most \(SumUpResponse.maximumMessageLength) characters without control characters."
+                )
+            }
+            message = CardNumberScreen.masking(text)
+        }
+        self.init(status: status, transactionCode: code, foreignTransactionID: foreignID, message: message)
+    }
+}

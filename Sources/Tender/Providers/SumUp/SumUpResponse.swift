@@ -1,0 +1,75 @@
+/// SumUp's answer, parsed from the `callbacksuccess` or `callbackfail` URL it opened (sumup §2).
+///
+/// ```swift
+/// let response = try SumUpResponse(callbackURL: url)
+/// switch response.status {
+/// case .success: print("Paid:", response.transactionCode ?? "no code (app before 1.53)")
+/// case .failed, .invalidState: print(response.outcome.status, response.message ?? "")
+/// }
+/// ```
+///
+/// Parsing is strict (SEC-6): each `smp-` parameter and `foreign-tx-id` at most once, `smp-status` from its
+/// three values, identifiers of their documented form, the message bounded with card numbers masked.
+public struct SumUpResponse: PaymentCallback {
+    /// ``PaymentProvider/sumUp``.
+    public static var provider: PaymentProvider { .sumUp }
+
+    /// How the payment ended (`smp-status`).
+    public enum Status: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+        /// The payment was taken: `success`.
+        case success
+        /// The payment was not taken: `failed`. SumUp does not say whether the card was declined.
+        case failed
+        /// SumUp could not take the request at all, such as when nobody is logged in: `invalidstate`.
+        case invalidState = "invalidstate"
+
+        /// The wire string.
+        public var description: String { rawValue }
+    }
+
+    /// How the payment ended.
+    public var status: Status
+    /// SumUp's transaction code (`smp-tx-code`; app 1.53 and later).
+    public var transactionCode: String?
+    /// The request's `foreign-tx-id`, echoed (app 1.53.2 and later).
+    public var foreignTransactionID: String?
+    /// SumUp's localized message (`smp-message`). Card numbers are masked.
+    public var message: String?
+
+    /// Creates a response directly, for tests and simulators. Nothing is checked: parse what comes from
+    /// outside with ``init(callbackURLString:)``.
+    public init(
+        status: Status,
+        transactionCode: String? = nil,
+        foreignTransactionID: String? = nil,
+        message: String? = nil
+    ) {
+        self.status = status
+        self.transactionCode = transactionCode
+        self.foreignTransactionID = foreignTransactionID
+        self.message = message
+    }
+
+    /// The echoed ``foreignTransactionID``: where the hand-off carries its token.
+    public var correlationToken: String? { foreignTransactionID }
+
+    /// The response in Tender's outcome model (sumup §2): `success` is approved; `failed` is failed, or declined
+    /// when the message says "declined"; `invalidstate` is failed. ``PaymentOutcome/errorCode`` is the status of
+    /// an answer that is not a success. SumUp echoes no amount.
+    public var outcome: PaymentOutcome {
+        let outcomeStatus: PaymentOutcome.Status
+        switch status {
+        case .success: outcomeStatus = .approved
+        case .failed: outcomeStatus = message?.lowercased().contains("declined") == true ? .declined : .failed
+        case .invalidState: outcomeStatus = .failed
+        }
+        return PaymentOutcome(
+            status: outcomeStatus,
+            provider: .sumUp,
+            transactionID: transactionCode,
+            errorCode: status == .success ? nil : status.rawValue,
+            message: message,
+            details: .sumUp(self)
+        )
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+extension SwipeRequest: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The request without the return URL's query (where the token travels) or customer details.
+    public var description: String {
+        var text = RedactedDescription("SwipeRequest")
+        text.add("amount", amount)
+        text.addURL("returnURL", returnURL?.absoluteString)
+        text.add("returnAppName", returnAppName)
+        if usesFileMakerResponses { text.add("fileMaker", true) }
+        text.add("invoiceNumber", invoiceNumber)
+        return text.text
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+}
+
+extension SwipeResponse: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The response with the correlation token redacted.
+    public var description: String {
+        var text = RedactedDescription("SwipeResponse")
+        text.add("responseType", responseType)
+        text.add("amount", amount)
+        text.add("currency", currency)
+        text.add("cardType", cardType)
+        text.add("redactedCardNumber", redactedCardNumber)
+        text.add("transactionID", transactionID)
+        text.addRedacted("correlationToken", correlationToken)
+        return text.text
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+}

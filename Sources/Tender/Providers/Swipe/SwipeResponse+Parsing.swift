@@ -1,0 +1,176 @@
+extension SwipeResponse {
+    /// The largest callback URL accepted, in UTF-8 bytes.
+    static let maximumURLLength = 16 * 1024
+
+    /// The result parameters, without the `ifcc_` prefix, in the order Swipe's sample writes them.
+    static let fieldNames = [
+        "responseType", "amount", "redactedCardNumber", "cardType", "currency", "transactionId", "taxAmount",
+        "taxRate", "tipAmount",
+    ]
+
+    /// Parses a callback URL given as text, exactly as received (swipe §2, §3).
+    /// - Throws: ``SwipeError``; its message names the parameter and the rule, never the value.
+    public init(callbackURLString: String) throws {
+        let query: QueryParameters
+        do {
+            query = try QueryParameters(
+                callbackURLString: callbackURLString,
+                maximumBytes: SwipeResponse.maximumURLLength
+            )
+        } catch {
+            throw SwipeError(.unreadableCallback, error.message)
+        }
+
+        // Collect the ifcc_ parameters; FileMaker puts `$` before the name (swipe §3), literal or `%24`.
+        var fields: [String: String] = [:]
+        var dollarNames = false
+        for item in query {
+            var name = Substring(item.name)
+            let hasDollar = name.first == "$"
+            if hasDollar { name = name.dropFirst() }
+            guard name.hasPrefix("ifcc_") else { continue }
+            let key = String(name.dropFirst(5))
+            dollarNames = dollarNames || hasDollar
+            guard SwipeResponse.fieldNames.contains(key) else { continue }  // extensions Tender does not know
+            guard let value = item.value else {
+                throw SwipeError(.invalidField, "ifcc_\(key) has no value.")
+            }
+            guard fields.updateValue(value, forKey: key) == nil else {
+                throw SwipeError(
+                    .duplicateParameter,
+                    "ifcc_\(key) appears more than once (with or without '$'); a Swipe answer has each result once."
+                )
+            }
+        }
+        // The vendor's prose puts the `$` before the value instead: tolerate that too, recognised by the
+        // response type (whose values never start with `$`). Only then is a value's leading `$` dropped.
+        let dollarValues = fields["responseType"]?.first == "$"
+        if dollarValues {
+            for (key, value) in fields where value.first == "$" { fields[key] = String(value.dropFirst()) }
+        }
+        let isFileMaker = dollarNames || dollarValues
+
+        guard let typeText = fields["responseType"] else {
+            throw SwipeError(.invalidResponseType, "The callback has no ifcc_responseType: it is not a Swipe answer.")
+        }
+        guard let responseType = ResponseType(rawValue: typeText) else {
+            throw SwipeError(
+                .invalidResponseType,
+                "ifcc_responseType must be approved, cancelled, declined or error."
+            )
+        }
+
+        // SEC-9 first: a card number that is not masked is refused whatever else the answer says.
+        let card = fields["redactedCardNumber"]
+        if let card, !SwipeResponse.isMaskedCardNumber(card) {
+            throw SwipeError(
+                .unmaskedCardNumber,
+                "ifcc_redactedCardNumber is not masked as X… followed by the last four digits; the callback was refused "
+                    + "and the value discarded."
+            )
+        }
+
+        if responseType == .approved {
+            for key in ["amount", "redactedCardNumber"] where fields[key] == nil {
+                throw SwipeError(
+                    .missingApprovalField,
+                    "An approved Swipe answer must have ifcc_\(key); this one does not, so it cannot be trusted."
+                )
+            }
+        } else {
+            for key in ["amount", "currency", "cardType", "redactedCardNumber"] where fields[key] != nil {
+                throw SwipeError(
+                    .unexpectedField,
+                    "A \(responseType) Swipe answer carries no amount, currency or card data, but this one has ifcc_\(key)."
+                )
+            }
+        }
+
+        let amount = fields["amount"]
+        if let amount, TwoDecimalAmount.hundredths(amount) == nil {
+            throw SwipeError(.invalidField, "ifcc_amount is not an amount with two decimals, such as 10.99.")
+        }
+        var currency: Currency?
+        if let code = fields["currency"] {
+            guard let known = try? Currency(code: code) else {
+                throw SwipeError(.invalidField, "ifcc_currency is not an ISO 4217 currency code.")
+            }
+            if let amount, TwoDecimalAmount.money(amount, currency: known) == nil {
+                throw SwipeError(.invalidField, "ifcc_amount cannot be expressed in the echoed currency exactly.")
+            }
+            currency = known
+        }
+        var cardType: SwipeCardType?
+        if let text = fields["cardType"] {
+            guard SwipeCardType.isValid(text) else {
+                throw SwipeError(.invalidField, "ifcc_cardType is not a card brand such as Visa or MasterCard.")
+            }
+            cardType = SwipeCardType(rawValue: text)
+        }
+        let transactionID = fields["transactionId"]
+        if let transactionID {
+            guard UntrustedText.isPlain(transactionID, maximumLength: 255) else {
+                throw SwipeError(
+                    .invalidField,
+                    "ifcc_transactionId must be 1–255 characters without control characters."
+                )
+            }
+            guard !CardNumberScreen.containsCardNumber(transactionID) else {
+                throw SwipeError(
+                    .unmaskedCardNumber,
+                    "ifcc_transactionId contains what could be a card number; the callback was refused and the value discarded."
+                )
+            }
+        }
+        for key in ["taxAmount", "tipAmount"] {
+            if let text = fields[key], TwoDecimalAmount.hundredths(text) == nil {
+                throw SwipeError(.invalidField, "ifcc_\(key) is not an amount with two decimals, such as 1.50.")
+            }
+        }
+        if let rate = fields["taxRate"], !SwipeResponse.isRate(rate) {
+            throw SwipeError(.invalidField, "ifcc_taxRate is not a rate such as 8.5.")
+        }
+
+        let token: String?
+        switch Correlation.token(in: query) {
+        case .success(let value): token = value
+        case .failure(let error): throw SwipeError(.invalidCorrelationToken, error.message)
+        }
+
+        self.init(
+            responseType: responseType,
+            amount: amount,
+            currency: currency,
+            cardType: cardType,
+            redactedCardNumber: card,
+            transactionID: transactionID,
+            taxAmount: fields["taxAmount"],
+            taxRate: fields["taxRate"],
+            tipAmount: fields["tipAmount"],
+            isFileMakerFormat: isFileMaker,
+            correlationToken: token
+        )
+    }
+
+    /// Whether a card number is masked as Swipe documents: one or more `X`, then exactly four digits; at most
+    /// 19 characters, the longest card number (swipe §2).
+    public static func isMaskedCardNumber(_ text: String) -> Bool {
+        let utf8 = Array(text.utf8)
+        guard (5...19).contains(utf8.count) else { return false }
+        let xs = utf8.dropLast(4)
+        return xs.allSatisfy { $0 == UInt8(ascii: "X") }
+            && utf8.suffix(4).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
+    /// A rate such as `8.5`: up to three integer digits, an optional fraction of up to four.
+    static func isRate(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let integer = parts.first, (1...3).contains(integer.utf8.count),
+            integer.utf8.allSatisfy({ (48...57).contains($0) }),
+            integer == "0" || integer.first != "0"
+        else { return false }
+        guard parts.count == 2 else { return true }
+        let fraction = parts[1]
+        return (1...4).contains(fraction.utf8.count) && fraction.utf8.allSatisfy { (48...57).contains($0) }
+    }
+}

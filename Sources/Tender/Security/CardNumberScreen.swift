@@ -1,0 +1,97 @@
+/// Finds card numbers (PANs) in text that came from outside, so that Tender never stores, prints or logs one
+/// (SEC-9).
+///
+/// A *card number* here is what PCI scanners look for: a run of 13 to 19 digits that passes the Luhn check.
+/// Digits count as one run when they are adjacent or separated by a single space or `-`
+/// (`4111 1111 1111 1111`, `4111-1111-1111-1111`). A longer run is searched for any Luhn-valid stretch of
+/// 13–19 digits inside it.
+///
+/// Identifiers (transaction ids, codes, tokens) that contain a card number are refused by the parsers;
+/// free text (messages, descriptions) is kept with the run masked by ``masking(_:)``.
+package enum CardNumberScreen {
+    /// The shortest and longest card numbers (ISO/IEC 7812).
+    package static let lengths = 13...19
+
+    /// Whether the text contains a Luhn-valid run of 13–19 digits.
+    package static func containsCardNumber(_ text: some StringProtocol) -> Bool {
+        let bytes = Array(text.utf8)
+        return runs(in: bytes).contains { run in isSuspicious(run.map { bytes[$0] }) }
+    }
+
+    /// The text with every digit of a suspicious run, except its last four, replaced by `X`.
+    ///
+    /// The result never contains a card number: what is left of a masked run is `X`s and at most four digits.
+    package static func masking(_ text: String) -> String {
+        var bytes = Array(text.utf8)
+        var changed = false
+        for run in runs(in: bytes) where isSuspicious(run.map { bytes[$0] }) {
+            for index in run.dropLast(4) {
+                bytes[index] = UInt8(ascii: "X")
+                changed = true
+            }
+        }
+        // Only ASCII digits were replaced by an ASCII letter, so the bytes are still valid UTF-8.
+        return changed ? String(decoding: bytes, as: UTF8.self) : text
+    }
+
+    /// Text from outside made safe to quote in a message: card numbers masked, cut to `limit` characters.
+    package static func excerpt(_ text: some StringProtocol, limit: Int = 40) -> String {
+        let masked = masking(String(text))
+        guard masked.count > limit else { return masked }
+        return String(masked.prefix(limit)) + "…"
+    }
+
+    /// Whether digits (ASCII) contain a Luhn-valid stretch of 13–19 digits.
+    private static func isSuspicious(_ digits: [UInt8]) -> Bool {
+        guard digits.count >= lengths.lowerBound else { return false }
+        let values = digits.map { Int($0 - UInt8(ascii: "0")) }
+        for length in lengths where length <= values.count {
+            for start in 0...(values.count - length) where passesLuhn(values[start..<(start + length)]) {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The Luhn (mod 10) check of ISO/IEC 7812-1.
+    package static func passesLuhn(_ digits: some BidirectionalCollection<Int>) -> Bool {
+        var sum = 0
+        for (position, digit) in digits.reversed().enumerated() {
+            if position % 2 == 1 {
+                let doubled = digit * 2
+                sum += doubled > 9 ? doubled - 9 : doubled
+            } else {
+                sum += digit
+            }
+        }
+        return sum % 10 == 0
+    }
+
+    /// The byte positions of the digits of each run of digits (adjacent, or separated by one space or `-`).
+    private static func runs(in bytes: [UInt8]) -> [[Int]] {
+        var runs: [[Int]] = []
+        var current: [Int] = []
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if isDigit(byte) {
+                current.append(index)
+            } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-"), !current.isEmpty,
+                index + 1 < bytes.count, isDigit(bytes[index + 1])
+            {
+                // A single separator between two digits keeps the run going.
+            } else if !current.isEmpty {
+                runs.append(current)
+                current = []
+            }
+            index += 1
+        }
+        if !current.isEmpty { runs.append(current) }
+        return runs.filter { $0.count >= lengths.lowerBound }
+    }
+
+    @inline(__always)
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import PropertyBased
+import Testing
+
+@testable import Tender
+
+@Suite("SumUp callback (sumup §2)")
+struct SumUpResponseTests {
+    static let base = "samplepaymentapp://?"
+
+    func parse(_ query: String) throws -> SumUpResponse {
+        try SumUpResponse(callbackURLString: Self.base + query)
+    }
+
+    func expectError(_ query: String, _ code: SumUpError.Code, sourceLocation: SourceLocation = #_sourceLocation) {
+        let error = #expect(throws: SumUpError.self, sourceLocation: sourceLocation) { try parse(query) }
+        #expect(error?.code == code, sourceLocation: sourceLocation)
+    }
+
+    @Test("a success carries the transaction code and echoes foreign-tx-id (sumup §2)")
+    func success() throws {
+        let response = try parse("smp-status=success&smp-tx-code=TEENSK4W2K&foreign-tx-id=order-123")
+        #expect(
+            response
+                == SumUpResponse(status: .success, transactionCode: "TEENSK4W2K", foreignTransactionID: "order-123")
+        )
+        #expect(response.correlationToken == "order-123")
+        let outcome = response.outcome
+        #expect(outcome.status == .approved)
+        #expect(outcome.provider == .sumUp)
+        #expect(outcome.transactionID == "TEENSK4W2K")
+        #expect(outcome.errorCode == nil)
+        #expect(outcome.amount == nil)
+        #expect(outcome.details == .sumUp(response))
+    }
+
+    @Test(
+        "statuses map onto the outcome model (sumup §2)",
+        arguments: [
+            ("smp-status=success", PaymentOutcome.Status.approved, nil as String?),
+            ("smp-status=failed", .failed, "failed"),
+            ("smp-status=failed&smp-message=Transaction%20failed", .failed, "failed"),
+            ("smp-status=failed&smp-message=Card%20declined", .declined, "failed"),
+            ("smp-status=failed&smp-message=DECLINED%20by%20issuer", .declined, "failed"),
+            ("smp-status=invalidstate&smp-message=Not%20logged%20in", .failed, "invalidstate"),
+            ("smp-status=invalidstate&smp-message=declined", .failed, "invalidstate"),
+        ]
+    )
+    func statuses(_ query: String, _ status: PaymentOutcome.Status, _ errorCode: String?) throws {
+        let outcome = try parse(query).outcome
+        #expect(outcome.status == status)
+        #expect(outcome.errorCode == errorCode)
+    }
+
+    @Test(
+        "smp-status comes from an allow-list (sumup §2, SEC-6)",
+        arguments: ["SUCCESS", "ok", "invalidState", "cancelled", ""]
+    )
+    func statusAllowList(_ status: String) {
+        expectError("smp-status=\(status)", .invalidStatus)
+    }
+
+    @Test("a callback without smp-status is refused")
+    func missingStatus() {
+        expectError("smp-tx-code=ABC", .invalidStatus)
+        expectError("smp-status", .invalidField)
+    }
+
+    @Test(
+        "each parameter appears once (SEC-6)",
+        arguments: ["smp-status", "smp-tx-code", "foreign-tx-id", "smp-message"]
+    )
+    func duplicates(_ name: String) {
+        let query = "smp-status=success&smp-tx-code=A1&foreign-tx-id=t&smp-message=m&\(name)=x"
+        expectError(query, .duplicateParameter)
+    }
+
+    @Test(
+        "identifiers and the message have their documented form (sumup §2)",
+        arguments: [
+            "smp-tx-code=has%20space", "smp-tx-code=" + String(repeating: "A", count: 65), "smp-tx-code=a%2Fb",
+            "foreign-tx-id=" + String(repeating: "a", count: 129), "foreign-tx-id=caf%C3%A9", "foreign-tx-id=a%0Ab",
+            "smp-message=a%00b", "smp-message=" + String(repeating: "m", count: 1025),
+        ]
+    )
+    func fieldForms(_ field: String) {
+        expectError("smp-status=success&" + field, .invalidField)
+    }
+
+    @Test("empty values count as absent")
+    func emptyValues() throws {
+        #expect(
+            try parse("smp-status=failed&smp-tx-code=&foreign-tx-id=&smp-message=") == SumUpResponse(status: .failed)
+        )
+    }
+
+    @Test("card numbers: refused in identifiers, masked in the message (SEC-9)")
+    func cardNumbers() throws {
+        for field in ["smp-tx-code=4111111111111111", "foreign-tx-id=card%204111%201111%201111%201111"] {
+            let error = #expect(throws: SumUpError.self) { try parse("smp-status=success&" + field) }
+            #expect(error?.code == .cardNumberRefused)
+            #expect(error?.message.contains("1111") == false)
+        }
+        let masked = try parse("smp-status=failed&smp-message=Card%205555555555554444%20declined")
+        #expect(masked.message == "Card XXXXXXXXXXXX4444 declined")
+        #expect(masked.outcome.status == .declined)
+    }
+
+    @Test("a message may be localized, with line breaks (sumup §2)")
+    func localizedMessage() throws {
+        let response = try parse(
+            "smp-status=failed&smp-message=Zahlung%20abgelehnt%0AErneut%20versuchen%20%E2%80%93%20%C3%BC"
+        )
+        #expect(response.message == "Zahlung abgelehnt\nErneut versuchen – ü")
+    }
+
+    @Test("unreadable and oversized callbacks are refused (SEC-6)")
+    func unreadable() {
+        expectError("smp-status=success%ZZ", .unreadableCallback)
+        let huge = Self.base + "smp-status=success&pad=" + String(repeating: "a", count: 17_000)
+        #expect(throws: SumUpError.self) { try SumUpResponse(callbackURLString: huge) }
+    }
+
+    static let randomResponse = Generator<SumUpResponse, Shrink.None<SumUpResponse>>(run: { rng in
+        SumUpResponse(
+            status: SumUpResponse.Status.allCases.randomElement(using: &rng)!,
+            transactionCode: Bool.random(using: &rng)
+                ? RandomInput.identifier(&rng, length: 1...64, punctuation: "-_") : nil,
+            foreignTransactionID: Bool.random(using: &rng)
+                ? RandomInput.identifier(&rng, length: 1...128, punctuation: " !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+                : nil,
+            message: RandomInput.optionalText(&rng)
+        )
+    })
+
+    @Test("round trip: a callback built for a response parses back to it (property, sumup §2)")
+    func roundTrip() async {
+        await propertyCheck(count: 300, input: Self.randomResponse) { response in
+            let url = try response.callbackURLString(callbackURL: "my-app://sumup?order=1")
+            #expect(try SumUpResponse(callbackURLString: url) == response)
+            #expect(PaymentURLKind.detect(url) == PaymentURLKind(provider: .sumUp, direction: .response))
+        }
+    }
+
+    @Test("the parser survives random SumUp-shaped queries (SEC-6, SEC-9)")
+    func structuredFuzz() async {
+        let fields: [(name: String, values: [String])] = [
+            ("smp-status", ["success", "failed", "invalidstate", "SUCCESS"]),
+            ("smp-tx-code", ["TEENSK4W2K", "a b"]),
+            ("foreign-tx-id", ["order-123", String(repeating: "a", count: 129)]),
+            ("smp-message", ["Card declined", "card 4111 1111 1111 1111 declined", "a\nb"]),
+            ("other", ["x"]),
+        ]
+        await propertyCheck(count: 3000, input: RandomInput.query(fields)) { query in
+            guard let response = try? SumUpResponse(callbackURLString: Self.base + query) else { return }
+            #expect(!storedTexts(of: response).contains(where: CardNumberScreen.containsCardNumber))
+            #expect(response.correlationToken == response.foreignTransactionID)
+        }
+    }
+
+    @Test("the parser survives arbitrary input, and what it keeps holds no card number (SEC-6, SEC-9)")
+    func fuzz() async {
+        await propertyCheck(count: 1000, input: RandomInput.fuzzText) { text in
+            for candidate in [text, Self.base + text, Self.base + "smp-status=success&" + text] {
+                if let response = try? SumUpResponse(callbackURLString: candidate) {
+                    #expect(!storedTexts(of: response).contains(where: CardNumberScreen.containsCardNumber))
+                }
+            }
+        }
+        let seed = Self.base + "smp-status=success&smp-tx-code=TEENSK4W2K&foreign-tx-id=order-123&smp-message=OK"
+        await propertyCheck(count: 1000, input: RandomInput.mutating([seed])) { text in
+            if let response = try? SumUpResponse(callbackURLString: text) {
+                #expect(!storedTexts(of: response).contains(where: CardNumberScreen.containsCardNumber))
+            }
+        }
+    }
+}
