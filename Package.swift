@@ -12,14 +12,25 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // The wire formats, money and the outcome model. Foundation only: keep it that way.
         .target(name: "Tender"),
+        // A local stand-in for the services Tender talks to. Depends on Tender only until TenderSimulator exists.
+        .target(
+            name: "TenderSandbox",
+            dependencies: [
+                "Tender",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+            ]
+        ),
         .executableTarget(
             name: "TenderCLI",
             dependencies: [
                 "Tender",
+                "TenderSandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -33,7 +44,11 @@ let package = Package(
         ),
         .testTarget(
             name: "TenderCLITests",
-            dependencies: ["Tender", "TenderCLI"]
+            dependencies: ["Tender", "TenderCLI", "TenderSandbox"]
+        ),
+        .testTarget(
+            name: "TenderSandboxTests",
+            dependencies: ["Tender", "TenderSandbox"]
         ),
     ]
 )
