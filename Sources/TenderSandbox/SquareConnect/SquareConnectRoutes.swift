@@ -18,7 +18,8 @@ struct SquareConnectRoutes: SandboxRouteGroup {
             await Self.serve(request, as: .revokeToken, with: sandbox)
         }
         await server.appendRoute("GET /v2/locations/*") { request in
-            let components = request.path.split(separator: "/", omittingEmptySubsequences: false)
+            // The raw, still percent-encoded path: FlyingFox's `path` is decoded, so `%2F` would split the ID.
+            let components = request.target.path().split(separator: "/", omittingEmptySubsequences: false)
             // ["", "v2", "locations", "{id}"]: exactly one ID segment.
             guard components.count == 4, !components[3].isEmpty else {
                 return await Self.serve(request, as: .unknown, with: sandbox)
@@ -42,7 +43,7 @@ struct SquareConnectRoutes: SandboxRouteGroup {
         let body = (try? await request.bodyData) ?? Data()
         let call = SquareConnectSandbox.Call(
             method: request.method.rawValue,
-            path: request.path,
+            path: request.target.path(),
             authorization: request.headers[.authorization],
             squareVersion: request.headers[HTTPHeader("Square-Version")],
             contentType: request.headers[.contentType],
