@@ -1,5 +1,5 @@
 #if canImport(Security)
-public import Foundation
+import Foundation
 import Security
 
 /// Credentials in the Keychain, as a generic password readable after the device's first unlock and never
