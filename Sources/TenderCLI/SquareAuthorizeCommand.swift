@@ -6,7 +6,8 @@ import Tender
 struct SquareAuthorizeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "authorize",
-        abstract: "Check a seller's access token and location with Square, as the Mobile Payments SDK's authorize does.",
+        abstract:
+            "Check a seller's access token and location with Square, as the Mobile Payments SDK's authorize does.",
         discussion: """
             The access token is read from the SQUARE_ACCESS_TOKEN environment variable, never from the command \
             line (other users can read a process's arguments). Prints the state and the location; with --json \
@@ -31,7 +32,10 @@ struct SquareAuthorizeCommand: AsyncParsableCommand {
     )
     var baseURL: String?
 
-    @Option(name: .customLong("square-version"), help: "The Square-Version header (default \(SquareConnectClient.defaultSquareVersion)).")
+    @Option(
+        name: .customLong("square-version"),
+        help: "The Square-Version header (default \(SquareConnectClient.defaultSquareVersion))."
+    )
     var squareVersion: String = SquareConnectClient.defaultSquareVersion
 
     @Option(help: ArgumentHelp("Seconds to wait for Square (default 30).", valueName: "seconds"))

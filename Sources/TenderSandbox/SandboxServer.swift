@@ -1,6 +1,6 @@
-public import Foundation
 import FlyingFox
 import FlyingSocks
+public import Foundation
 import Tender
 
 /// A local HTTP server that stands in for the services Tender talks to, for tests and demos.
@@ -44,13 +44,17 @@ public actor SandboxServer {
     ///   already running.
     @discardableResult
     public func start() async throws -> URL {
-        guard http == nil else { throw SandboxError("The sandbox is already running at \(baseURL?.absoluteString ?? "?").") }
+        guard http == nil else {
+            throw SandboxError("The sandbox is already running at \(baseURL?.absoluteString ?? "?").")
+        }
         isStopping.withLock { $0 = false }
-        let server = HTTPServer(config: HTTPServer.Configuration(
-            address: try Self.address(host: configuration.host, port: configuration.port),
-            timeout: 30,
-            logger: SandboxLogger(log: configuration.log, isStopping: isStopping)
-        ))
+        let server = HTTPServer(
+            config: HTTPServer.Configuration(
+                address: try Self.address(host: configuration.host, port: configuration.port),
+                timeout: 30,
+                logger: SandboxLogger(log: configuration.log, isStopping: isStopping)
+            )
+        )
         for group in routeGroups { await group.install(on: server) }
 
         let failure = FailureBox()

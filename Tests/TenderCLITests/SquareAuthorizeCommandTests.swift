@@ -88,7 +88,10 @@ struct SquareAuthorizeCommandTests {
         var testDescription: String { rawValue }
     }
 
-    @Test("a failure exits 1 with the error case in snake case and prints nothing on stdout", arguments: Failure.allCases)
+    @Test(
+        "a failure exits 1 with the error case in snake case and prints nothing on stdout",
+        arguments: Failure.allCases
+    )
     func failures(failure: Failure) async throws {
         try await Self.withSandbox { baseURL, square in
             var url = baseURL

@@ -62,7 +62,9 @@ struct SquareAuthorizationManagerTests {
             #expect(paths == ["/oauth2/token/status", "/v2/locations/\(Harness.locationID)"])
             harness.capture.record(value: manager)
             harness.capture.record(value: stored)
-            #expect(String(describing: manager) == "SquareAuthorizationManager(authorized, location \(Harness.locationID))")
+            #expect(
+                String(describing: manager) == "SquareAuthorizationManager(authorized, location \(Harness.locationID))"
+            )
             return []
         }
     }
@@ -90,7 +92,10 @@ struct SquareAuthorizationManagerTests {
         }
     }
 
-    @Test("a failed authorize throws its case, goes back to notAuthorized and stores nothing", arguments: Failure.allCases)
+    @Test(
+        "a failed authorize throws its case, goes back to notAuthorized and stores nothing",
+        arguments: Failure.allCases
+    )
     func authorizeFails(failure: Failure) async throws {
         try await Harness.run { harness in
             var token = Harness.accessToken
@@ -128,22 +133,48 @@ struct SquareAuthorizationManagerTests {
             case .otherSellersLocation:
                 locationID = "LSOMEONEELSE"
                 await square.register(
-                    SquareLocation(id: locationID, name: "Elsewhere", currency: .usd, country: "US", merchantID: "MOTHER")
+                    SquareLocation(
+                        id: locationID,
+                        name: "Elsewhere",
+                        currency: .usd,
+                        country: "US",
+                        merchantID: "MOTHER"
+                    )
                 )
             case .inactiveLocation:
                 locationID = "LCLOSED"
                 await square.register(
-                    SquareLocation(id: locationID, name: "Closed", status: .inactive, currency: .usd, country: "US", merchantID: merchant)
+                    SquareLocation(
+                        id: locationID,
+                        name: "Closed",
+                        status: .inactive,
+                        currency: .usd,
+                        country: "US",
+                        merchantID: merchant
+                    )
                 )
             case .locationWithoutCards:
                 locationID = "LCASHONLY"
                 await square.register(
-                    SquareLocation(id: locationID, name: "Cash only", currency: .usd, country: "US", merchantID: merchant, capabilities: [])
+                    SquareLocation(
+                        id: locationID,
+                        name: "Cash only",
+                        currency: .usd,
+                        country: "US",
+                        merchantID: merchant,
+                        capabilities: []
+                    )
                 )
             case .unsupportedCountry:
                 locationID = "LSAOPAULO"
                 await square.register(
-                    SquareLocation(id: locationID, name: "São Paulo", currency: try Currency(code: "BRL"), country: "BR", merchantID: merchant)
+                    SquareLocation(
+                        id: locationID,
+                        name: "São Paulo",
+                        currency: try Currency(code: "BRL"),
+                        country: "BR",
+                        merchantID: merchant
+                    )
                 )
             case .outage: await square.setFault(.outage(status: 502))
             case .captivePortal: await square.setFault(.captivePortal)
@@ -151,7 +182,9 @@ struct SquareAuthorizationManagerTests {
                 let clock = harness.clock
                 client = harness.client(now: { clock.now.addingTimeInterval(2 * 3600) })
             case .noNetwork:
-                client = SquareConnectClient(environment: try SquareEnvironment(baseURL: try await closedLoopbackPort()))
+                client = SquareConnectClient(
+                    environment: try SquareEnvironment(baseURL: try await closedLoopbackPort())
+                )
             }
             let store = InMemoryCredentialStore()
             let manager = harness.manager(store: store, client: client)
@@ -238,7 +271,10 @@ struct SquareAuthorizationManagerTests {
                 for _ in 0..<8 {
                     group.addTask {
                         do {
-                            try await manager.authorize(accessToken: Harness.accessToken, locationID: Harness.locationID)
+                            try await manager.authorize(
+                                accessToken: Harness.accessToken,
+                                locationID: Harness.locationID
+                            )
                             return nil
                         } catch {
                             harness.capture.record(error: error)

@@ -59,7 +59,9 @@ struct SquareConnectClientTests {
             let error = await expectAuthorizationError(.invalidAccessToken, capture: harness.capture) {
                 try await harness.client().retrieveTokenStatus(SquareAccessToken(token))
             }
-            let expected = ["unknown": "UNAUTHORIZED", "expired": "ACCESS_TOKEN_EXPIRED", "revoked": "ACCESS_TOKEN_REVOKED"]
+            let expected = [
+                "unknown": "UNAUTHORIZED", "expired": "ACCESS_TOKEN_EXPIRED", "revoked": "ACCESS_TOKEN_REVOKED",
+            ]
             #expect(error?.squareErrorCode == expected[kind])
             #expect(error?.httpStatusCode == 401)
             return [token]
@@ -123,9 +125,12 @@ struct SquareConnectClientTests {
         }
     }
 
-    @Test("5xx, 429 and a captive portal's HTML are unexpected", arguments: [
-        SquareConnectSandbox.Fault.outage(status: 500), .outage(status: 503), .rateLimited, .captivePortal,
-    ])
+    @Test(
+        "5xx, 429 and a captive portal's HTML are unexpected",
+        arguments: [
+            SquareConnectSandbox.Fault.outage(status: 500), .outage(status: 503), .rateLimited, .captivePortal,
+        ]
+    )
     func faults(fault: SquareConnectSandbox.Fault) async throws {
         try await Harness.run { harness in
             await harness.square.setFault(fault)
@@ -214,12 +219,18 @@ struct SquareConnectClientTests {
             }
             #expect(error?.httpStatusCode == 401)
             // The new one works, once.
-            let next = try await client.refreshAccessToken(refreshToken: try #require(grant.refreshToken), clientID: clientID)
+            let next = try await client.refreshAccessToken(
+                refreshToken: try #require(grant.refreshToken),
+                clientID: clientID
+            )
             harness.capture.record(value: next)
             let request = try #require(await harness.square.requests.first)
             #expect(request.path == "/oauth2/token")
             #expect(request.authorizationScheme == nil)
-            return [newAccess, newRefresh, next.accessToken.withSecret { $0 }, try #require(next.refreshToken).withSecret { $0 }]
+            return [
+                newAccess, newRefresh, next.accessToken.withSecret { $0 },
+                try #require(next.refreshToken).withSecret { $0 },
+            ]
         }
     }
 
@@ -228,7 +239,10 @@ struct SquareConnectClientTests {
         try await Harness.run { harness in
             await expectAuthorizationError(.invalidRefreshToken, capture: harness.capture) {
                 try await harness.client()
-                    .refreshAccessToken(refreshToken: SquareRefreshToken(Harness.refreshToken), clientID: "sq0idp-other")
+                    .refreshAccessToken(
+                        refreshToken: SquareRefreshToken(Harness.refreshToken),
+                        clientID: "sq0idp-other"
+                    )
             }
             return []
         }
@@ -267,7 +281,11 @@ struct SquareConnectClientTests {
             let token = SquareAccessToken(Harness.accessToken)
             let clientID = SquareConnectSandbox.Configuration.sellerClientID
             await expectAuthorizationError(.invalidApplicationCredentials, capture: harness.capture) {
-                try await client.revokeToken(token, clientID: clientID, applicationSecret: SquareApplicationSecret("wrong"))
+                try await client.revokeToken(
+                    token,
+                    clientID: clientID,
+                    applicationSecret: SquareApplicationSecret("wrong")
+                )
             }
             try await client.revokeToken(
                 token,
@@ -281,7 +299,10 @@ struct SquareConnectClientTests {
             #expect(error?.squareErrorCode == "ACCESS_TOKEN_REVOKED")
             // Revoking ends the refresh token too.
             await expectAuthorizationError(.invalidRefreshToken, capture: harness.capture) {
-                try await client.refreshAccessToken(refreshToken: SquareRefreshToken(Harness.refreshToken), clientID: clientID)
+                try await client.refreshAccessToken(
+                    refreshToken: SquareRefreshToken(Harness.refreshToken),
+                    clientID: clientID
+                )
             }
             return []
         }

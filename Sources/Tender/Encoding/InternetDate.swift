@@ -129,7 +129,9 @@ package enum InternetDate {
         return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3600 + minute * 60 + second))
     }
 
-    private static func components(of date: Date) -> (
+    private static func components(
+        of date: Date
+    ) -> (
         year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
     ) {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))

@@ -372,7 +372,10 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
         let restored: SquareAuthorization? = try inner.withLock { inner throws(SquareAuthorizationError) in
             switch inner.state {
             case .authorized:
-                throw SquareAuthorizationError(.alreadyAuthorized, "A seller is already authorized; nothing to restore.")
+                throw SquareAuthorizationError(
+                    .alreadyAuthorized,
+                    "A seller is already authorized; nothing to restore."
+                )
             case .authorizing:
                 throw SquareAuthorizationError(.alreadyInProgress, "An authorize call is in progress; try again after.")
             case .notAuthorized:
@@ -623,7 +626,11 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
         }
         guard isDeliverer else { return }
         while true {
-            let next = inner.withLock { inner -> (SquareAuthorizationState, [any SquareAuthorizationStateObserver], [AsyncStream<SquareAuthorizationState>.Continuation])? in
+            let next = inner.withLock {
+                inner -> (
+                    SquareAuthorizationState, [any SquareAuthorizationStateObserver],
+                    [AsyncStream<SquareAuthorizationState>.Continuation]
+                )? in
                 guard !inner.pending.isEmpty else {
                     inner.isDelivering = false
                     return nil

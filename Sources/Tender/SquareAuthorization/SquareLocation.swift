@@ -138,7 +138,10 @@ extension SquareLocation {
         case .array(let values)?:
             for value in values {
                 guard let name = value.stringValue else {
-                    throw SquareAuthorizationError(.unexpected, "Square's location lists a capability that is not text.")
+                    throw SquareAuthorizationError(
+                        .unexpected,
+                        "Square's location lists a capability that is not text."
+                    )
                 }
                 capabilities.append(Capability(rawValue: name))
             }

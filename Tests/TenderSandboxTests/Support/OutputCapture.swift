@@ -44,7 +44,11 @@ final class OutputCapture: Sendable {
         let captured = all
         for secret in secrets where !secret.isEmpty {
             let leaks = captured.filter { $0.contains(secret) }
-            #expect(leaks.isEmpty, "a secret appeared in \(leaks.count) captured line(s)", sourceLocation: sourceLocation)
+            #expect(
+                leaks.isEmpty,
+                "a secret appeared in \(leaks.count) captured line(s)",
+                sourceLocation: sourceLocation
+            )
         }
     }
 }

@@ -68,7 +68,9 @@ struct SquareAuthorizationValueTests {
         #expect(try Self.authorization.prepare(old).urlString().contains("merchant_id"))
         #expect(try Self.authorization.prepare(Self.request(locationID: "L1")) == filled)
         #expect(try Self.authorization.prepare(Self.request(locationID: "")).locationID == "L1")
-        #expect(throws: SquareAuthorizationError.self) { try Self.authorization.prepare(Self.request(locationID: "L2")) }
+        #expect(throws: SquareAuthorizationError.self) {
+            try Self.authorization.prepare(Self.request(locationID: "L2"))
+        }
         do {
             _ = try Self.authorization.prepare(Self.request(currency: .jpy))
             Issue.record("a JPY request at a USD location was accepted")
@@ -134,20 +136,26 @@ struct SquareAuthorizationValueTests {
         #expect(try SquareLocation(squareJSON: location.squareJSON) == location)
     }
 
-    @Test("malformed answers are unexpected, not a crash", arguments: [
-        #"{"scopes":"PAYMENTS_WRITE"}"#, #"{"scopes":[1]}"#, #"{"expires_at":"tomorrow"}"#, #"{"expires_at":5}"#,
-    ])
+    @Test(
+        "malformed answers are unexpected, not a crash",
+        arguments: [
+            #"{"scopes":"PAYMENTS_WRITE"}"#, #"{"scopes":[1]}"#, #"{"expires_at":"tomorrow"}"#, #"{"expires_at":5}"#,
+        ]
+    )
     func malformedStatus(json: String) throws {
         let object = try #require(try JSONValue.parse(json).objectValue)
         #expect(throws: SquareAuthorizationError.self) { try SquareTokenStatus(squareJSON: object) }
     }
 
-    @Test("a location without id, currency or country, or with an unknown currency, is unexpected", arguments: [
-        #"{"name":"x","status":"ACTIVE","currency":"USD","country":"US"}"#,
-        #"{"id":"L","status":"ACTIVE","country":"US"}"#,
-        #"{"id":"L","status":"ACTIVE","currency":"XYZ","country":"US"}"#,
-        #"{"id":"L","status":"ACTIVE","currency":"USD","country":"US","capabilities":"CARDS"}"#,
-    ])
+    @Test(
+        "a location without id, currency or country, or with an unknown currency, is unexpected",
+        arguments: [
+            #"{"name":"x","status":"ACTIVE","currency":"USD","country":"US"}"#,
+            #"{"id":"L","status":"ACTIVE","country":"US"}"#,
+            #"{"id":"L","status":"ACTIVE","currency":"XYZ","country":"US"}"#,
+            #"{"id":"L","status":"ACTIVE","currency":"USD","country":"US","capabilities":"CARDS"}"#,
+        ]
+    )
     func malformedLocation(json: String) throws {
         let object = try #require(try JSONValue.parse(json).objectValue)
         #expect(throws: SquareAuthorizationError.self) { try SquareLocation(squareJSON: object) }
