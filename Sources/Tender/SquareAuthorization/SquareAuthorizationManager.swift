@@ -13,7 +13,7 @@ public import Foundation
 /// let request = try manager.prepare(squareRequest)   // authorized location_id, currency checked
 /// ```
 ///
-/// ``authorize(accessToken:locationID:refreshToken:)`` checks the token with RetrieveTokenStatus (not
+/// `authorize(accessToken:locationID:refreshToken:)` checks the token with RetrieveTokenStatus (not
 /// expired, the required scopes) and the location with RetrieveLocation (active, takes cards, a supported
 /// country), then stores the credentials and moves to ``SquareAuthorizationState/authorized``. Observers
 /// and ``stateChanges()`` hear every change of ``state``, in order. A token found expired — by
@@ -236,7 +236,7 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
         }
     }
 
-    /// Authorizes a seller from the token's text. See ``authorize(accessToken:locationID:refreshToken:)``.
+    /// Authorizes a seller from the token's text. See `authorize(accessToken:locationID:refreshToken:)`.
     @discardableResult
     public func authorize(
         accessToken: String,

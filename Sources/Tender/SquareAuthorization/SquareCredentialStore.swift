@@ -2,7 +2,7 @@ import Foundation
 
 /// Where a ``SquareAuthorizationManager`` keeps the seller's tokens between launches (SEC-11).
 ///
-/// Tender ships three: ``KeychainCredentialStore`` on Apple platforms, ``FileCredentialStore`` (an owner-only
+/// Tender ships three: `KeychainCredentialStore` on Apple platforms, ``FileCredentialStore`` (an owner-only
 /// file) elsewhere, and ``InMemoryCredentialStore`` for tests and short-lived tools. ``defaultSquareCredentialStore(named:)``
 /// picks the platform's. Implementations throw ``SquareAuthorizationError`` with
 /// ``SquareAuthorizationError/Code/credentialStorageFailed``, whose message names no secret.
