@@ -97,15 +97,17 @@ struct SquareAuthorizeCommandTests {
             var url = baseURL
             var token: String? = Self.token
             var locationID = Self.locationID
+            var unreachable: RefusingPort?
+            defer { withExtendedLifetime(unreachable) {} }
             switch failure {
             case .invalidAccessToken: token = "EAAAnot-registered"
             case .invalidLocationID: locationID = "LNOWHERE"
             case .emptyAccessToken: token = nil
             case .emptyLocationID: locationID = ""
             case .noNetwork:
-                let closed = SandboxServer()
-                url = try await closed.start()
-                await closed.stop()
+                let port = try RefusingPort()
+                unreachable = port
+                url = port.baseURL
             case .locationNotActivated:
                 locationID = "LINACTIVE"
                 await square.register(

@@ -155,8 +155,9 @@ struct SquareConnectClientTests {
     @Test("a closed port is noNetwork (§2: network failures map to noNetwork)")
     func closedPort() async throws {
         let capture = OutputCapture()
-        let url = try await closedLoopbackPort()
-        let client = SquareConnectClient(environment: try SquareEnvironment(baseURL: url), timeout: 10)
+        let unreachable = try RefusingPort()
+        defer { withExtendedLifetime(unreachable) {} }
+        let client = SquareConnectClient(environment: try SquareEnvironment(baseURL: unreachable.baseURL), timeout: 10)
         let error = await expectAuthorizationError(.noNetwork, capture: capture) {
             try await client.retrieveTokenStatus(SquareAccessToken("EAAAclosed-port-token"))
         }

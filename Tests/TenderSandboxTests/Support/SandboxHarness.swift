@@ -93,11 +93,3 @@ func expectAuthorizationError<T>(
         return nil
     }
 }
-
-/// A port on loopback where nothing listens: bound by a sandbox, then closed.
-func closedLoopbackPort() async throws -> URL {
-    let server = SandboxServer()
-    let url = try await server.start()
-    await server.stop()
-    return url
-}
