@@ -4,7 +4,7 @@ public import Foundation
 /// against Square's real REST endpoints.
 ///
 /// ```swift
-/// let manager = SquareAuthorizationManager(store: defaultSquareCredentialStore())
+/// let manager = SquareAuthorizationManager()          // production; Keychain or an owner-only file
 /// _ = try manager.restoreAuthorization()            // at launch: no network
 /// if manager.state == .notAuthorized {
 ///     try await manager.authorize(accessToken: token, locationID: locationID)
@@ -89,14 +89,15 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
     ///
     /// - Parameters:
     ///   - client: The REST client (production by default; pass one for the sandbox or a test server).
-    ///   - store: Where credentials are kept (in memory by default; use ``defaultSquareCredentialStore(named:)``
-    ///     in an app).
+    ///   - store: Where credentials are kept: by default the platform's secure store
+    ///     (``defaultSquareCredentialStore(named:)``: the Keychain, or an owner-only file on Linux). Pass an
+    ///     ``InMemoryCredentialStore`` in tests and one-shot tools.
     ///   - configuration: Scopes, countries and refresh policy.
     ///   - now: The device clock; inject one in tests.
     ///   - log: Receives one line per event (state changes, error codes). Lines never contain tokens.
     public init(
         client: SquareConnectClient = SquareConnectClient(),
-        store: any SquareCredentialStore = InMemoryCredentialStore(),
+        store: any SquareCredentialStore = defaultSquareCredentialStore(),
         configuration: Configuration = Configuration(),
         now: @escaping @Sendable () -> Date = { Date() },
         log: (@Sendable (String) -> Void)? = nil
