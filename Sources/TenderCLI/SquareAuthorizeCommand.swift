@@ -38,7 +38,7 @@ struct SquareAuthorizeCommand: AsyncParsableCommand {
     )
     var squareVersion: String = SquareConnectClient.defaultSquareVersion
 
-    @Option(help: ArgumentHelp("Seconds to wait for Square (default 30).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds to wait for Square.", valueName: "seconds"))
     var timeout: Double = 30
 
     @Flag(help: "Print one JSON object.")
