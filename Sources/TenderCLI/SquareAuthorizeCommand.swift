@@ -34,7 +34,7 @@ struct SquareAuthorizeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("square-version"),
-        help: "The Square-Version header (default \(SquareConnectClient.defaultSquareVersion))."
+        help: "The Square-Version header."
     )
     var squareVersion: String = SquareConnectClient.defaultSquareVersion
 
