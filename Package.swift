@@ -8,22 +8,35 @@ let package = Package(
     products: [
         .library(name: "Tender", targets: ["Tender"]),
         .library(name: "TenderSimulator", targets: ["TenderSimulator"]),
+        .library(name: "TenderSandbox", targets: ["TenderSandbox"]),
         .executable(name: "tender", targets: ["TenderCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // The wire formats, money and the outcome model. Foundation only: keep it that way.
         .target(name: "Tender"),
         // Models of the POS apps, for apps' own tests and for the sandbox.
         .target(name: "TenderSimulator", dependencies: ["Tender"]),
+        // A local HTTP stand-in for the POS apps and for Square's REST endpoints.
+        .target(
+            name: "TenderSandbox",
+            dependencies: [
+                "Tender",
+                "TenderSimulator",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+            ]
+        ),
         .executableTarget(
             name: "TenderCLI",
             dependencies: [
                 "Tender",
                 "TenderSimulator",
+                "TenderSandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -41,7 +54,11 @@ let package = Package(
         ),
         .testTarget(
             name: "TenderCLITests",
-            dependencies: ["Tender", "TenderCLI"]
+            dependencies: ["Tender", "TenderCLI", "TenderSandbox"]
+        ),
+        .testTarget(
+            name: "TenderSandboxTests",
+            dependencies: ["Tender", "TenderSandbox"]
         ),
     ]
 )

@@ -6,8 +6,8 @@ import Tender
 struct SquareCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "square",
-        abstract: "Square Point of Sale (formerly Square Register).",
-        subcommands: [SquareRequestCommand.self]
+        abstract: "Square Point of Sale (formerly Square Register) and seller authorization.",
+        subcommands: [SquareRequestCommand.self, SquareAuthorizeCommand.self]
     )
 }
 

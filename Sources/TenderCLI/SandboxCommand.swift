@@ -1,0 +1,131 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Tender
+import TenderSandbox
+
+/// `tender sandbox`: a local stand-in for Square's REST endpoints, until interrupted.
+struct SandboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sandbox",
+        abstract: "Run a local stand-in for Square's REST endpoints until interrupted.",
+        discussion: """
+            Prints its base URL on the first line, then one line per request (never a token). With \
+            --square-access-token and --square-location-id it knows one seller: a token with every required \
+            scope that expires in 30 days and an active US location that takes cards. Any other token or \
+            location gets Square's errors. Stop it with Ctrl-C.
+            """
+    )
+
+    @Option(help: "The IP address to listen on (loopback by default).")
+    var host = "127.0.0.1"
+
+    @Option(help: ArgumentHelp("The TCP port; 0 picks a free one.", valueName: "port"))
+    var port: Int = 8080
+
+    @Option(name: .customLong("square-access-token"), help: "A sandbox access token to accept (not a real one).")
+    var squareAccessToken: String?
+
+    @Option(name: .customLong("square-location-id"), help: "The location ID that token may use.")
+    var squareLocationID: String?
+
+    @Option(
+        name: .customLong("square-refresh-token"),
+        help: "A rotating (PKCE) refresh token to accept for that seller."
+    )
+    var squareRefreshToken: String?
+
+    @Flag(help: "Print only the base URL, not each request.")
+    var quiet = false
+
+    func run() async throws {
+        guard (0...65_535).contains(port) else {
+            throw CLIError("--port must be between 0 and 65535; got \(port).")
+        }
+        var square = SquareConnectSandbox.Configuration()
+        switch (squareAccessToken, squareLocationID) {
+        case (let token?, let location?):
+            guard !token.isEmpty, !location.isEmpty else {
+                throw CLIError("--square-access-token and --square-location-id must not be empty.")
+            }
+            square = .seller(accessToken: token, locationID: location, refreshToken: squareRefreshToken)
+        case (nil, nil):
+            guard squareRefreshToken == nil else {
+                throw CLIError("--square-refresh-token needs --square-access-token and --square-location-id.")
+            }
+        default:
+            throw CLIError("Pass --square-access-token and --square-location-id together, or neither.")
+        }
+        // Lines logged while starting wait until the base URL is out, so it is always the first line.
+        let gate = Locked((isOpen: false, held: [String]()))
+        let log: (@Sendable (String) -> Void)? =
+            quiet
+            ? nil
+            : { @Sendable line in
+                let write = gate.withLock { gate in
+                    if !gate.isOpen { gate.held.append(line) }
+                    return gate.isOpen
+                }
+                if write { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+            }
+        let server = SandboxServer(
+            configuration: SandboxConfiguration(host: host, port: UInt16(port), squareConnect: square, log: log)
+        )
+        let baseURL: URL
+        do {
+            baseURL = try await server.start()
+        } catch {
+            throw CLIError("\(error)")
+        }
+        Output.line(baseURL.absoluteString)
+        if squareAccessToken != nil, let squareLocationID {
+            Output.line(
+                "Square: one seller (merchant \(SquareConnectSandbox.Configuration.sellerMerchantID)), "
+                    + "location \(squareLocationID), token valid for 30 days"
+            )
+        }
+        Output.flush()
+        for line in gate.withLock({ gate in
+            defer { gate = (true, []) }
+            return gate.held
+        }) {
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
+        let signal = await Self.waitForInterrupt()
+        await server.stop()
+        Output.line("stopped (\(signal))")
+    }
+
+    /// Waits for SIGINT or SIGTERM and returns its name.
+    private static func waitForInterrupt() async -> String {
+        await withCheckedContinuation { continuation in
+            let queue = DispatchQueue(label: "tender.sandbox.signals")
+            let resumed = Locked(false)
+            var sources: [any DispatchSourceSignal] = []
+            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler {
+                    let first = resumed.withLock { done in
+                        defer { done = true }
+                        return !done
+                    }
+                    if first { continuation.resume(returning: name) }
+                }
+                source.resume()
+                sources.append(source)
+            }
+            // The sources live until the process ends.
+            SignalSources.keep(sources)
+        }
+    }
+}
+
+/// Keeps signal sources alive for the life of the process.
+private enum SignalSources {
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+
+    static func keep(_ new: [any DispatchSourceSignal]) {
+        sources += new
+    }
+}

@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import Tender
+
+/// `tender square authorize`: checks a seller's access token and location with Square.
+struct SquareAuthorizeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authorize",
+        abstract:
+            "Check a seller's access token and location with Square, as the Mobile Payments SDK's authorize does.",
+        discussion: """
+            The access token is read from the SQUARE_ACCESS_TOKEN environment variable, never from the command \
+            line (other users can read a process's arguments). Prints the state and the location; with --json \
+            one object with state, location (id, name, currency, country, mcc, …) and expires_at. On failure \
+            exits with status 1 and the error case in snake case (invalid_access_token, invalid_location_id, \
+            no_network, …).
+            """
+    )
+
+    /// The environment variable that holds the access token.
+    static let tokenVariable = "SQUARE_ACCESS_TOKEN"
+
+    @Option(name: .customLong("location-id"), help: "The seller's location to take payments at.")
+    var locationID: String
+
+    @Option(
+        name: .customLong("base-url"),
+        help: ArgumentHelp(
+            "Square's API: production (the default), sandbox (Square's), or a base URL such as http://127.0.0.1:8080.",
+            valueName: "url"
+        )
+    )
+    var baseURL: String?
+
+    @Option(
+        name: .customLong("square-version"),
+        help: "The Square-Version header."
+    )
+    var squareVersion: String = SquareConnectClient.defaultSquareVersion
+
+    @Option(help: ArgumentHelp("Seconds to wait for Square.", valueName: "seconds"))
+    var timeout: Double = 30
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    func run() async throws {
+        guard timeout > 0, timeout.isFinite else {
+            throw CLIError("--timeout must be a positive number of seconds; got \(timeout).")
+        }
+        let manager = SquareAuthorizationManager(
+            client: SquareConnectClient(
+                environment: try Self.environment(baseURL),
+                squareVersion: squareVersion,
+                timeout: timeout
+            ),
+            store: InMemoryCredentialStore()
+        )
+        let token = ProcessInfo.processInfo.environment[Self.tokenVariable] ?? ""
+        let authorization: SquareAuthorization
+        do {
+            authorization = try await manager.authorize(accessToken: token, locationID: locationID)
+        } catch let error as SquareAuthorizationError {
+            if error.code == .emptyAccessToken {
+                throw CLIError(
+                    "empty_access_token: \(Self.tokenVariable) is empty or not set; export the seller's OAuth "
+                        + "access token in it (it is never read from the command line)."
+                )
+            }
+            throw CLIError("\(error.code.rawValue): \(error.message)")
+        }
+        if json {
+            Output.line(Self.describe(manager.state, authorization).text)
+        } else {
+            let location = authorization.location
+            Output.line("state: \(manager.state)")
+            Output.line(
+                "location: \(location.id) — \(location.name) (\(location.currency.code), \(location.country)"
+                    + "\(location.mcc.map { ", MCC \($0)" } ?? ""))"
+            )
+            Output.line("merchant: \(authorization.merchantID ?? "unknown")")
+            Output.line("expires_at: \(authorization.expiresAt.map(InternetDate.rfc3339) ?? "never")")
+            Output.line("scopes: \(authorization.scopes.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    static func environment(_ baseURL: String?) throws -> SquareEnvironment {
+        switch baseURL {
+        case nil, "production"?: return .production
+        case "sandbox"?: return .sandbox
+        case let text?:
+            guard let url = URL(string: text) else {
+                throw CLIError("--base-url must be production, sandbox, or a URL such as http://127.0.0.1:8080.")
+            }
+            do {
+                return try SquareEnvironment(baseURL: url)
+            } catch {
+                throw CLIError("--base-url: \(error)")
+            }
+        }
+    }
+
+    static func describe(_ state: SquareAuthorizationState, _ authorization: SquareAuthorization) -> JSONOutput {
+        let location = authorization.location
+        var locationJSON = JSONOutput()
+        locationJSON.set("id", location.id)
+        locationJSON.set("name", location.name)
+        locationJSON.set("currency", location.currency.code)
+        locationJSON.set("country", location.country)
+        locationJSON.set("mcc", location.mcc)
+        locationJSON.set("status", location.status.rawValue)
+        locationJSON.set("merchant_id", location.merchantID)
+        locationJSON["capabilities"] = .array(location.capabilities.map { .string($0.rawValue) })
+        var output = JSONOutput()
+        output.set("state", state.rawValue)
+        output["location"] = .object(locationJSON.object)
+        output.set("expires_at", authorization.expiresAt.map(InternetDate.rfc3339))
+        output.set("merchant_id", authorization.merchantID)
+        output.set("client_id", authorization.clientID)
+        output["scopes"] = .array(authorization.scopes.map { .string($0.rawValue) })
+        return output
+    }
+}

@@ -1,0 +1,134 @@
+import FlyingFox
+import FlyingSocks
+public import Foundation
+import Tender
+
+/// A local HTTP server that stands in for the services Tender talks to, for tests and demos.
+///
+/// Today it serves Square's REST endpoints for authorization (see ``SquareConnectSandbox``). It listens on
+/// loopback by default; port `0` picks a free port, which ``port`` and ``baseURL`` then report.
+///
+/// ```swift
+/// let server = SandboxServer(configuration: SandboxConfiguration(
+///     squareConnect: .seller(accessToken: "sandbox-token", locationID: "L1")
+/// ))
+/// let baseURL = try await server.start()
+/// let client = SquareConnectClient(environment: try SquareEnvironment(baseURL: baseURL))
+/// // …
+/// await server.stop()
+/// ```
+public actor SandboxServer {
+    /// The configuration the server was created with.
+    public nonisolated let configuration: SandboxConfiguration
+    /// The Square REST stand-in: register tokens and locations, look at received requests.
+    public nonisolated let squareConnect: SquareConnectSandbox
+
+    private var http: HTTPServer?
+    private var runTask: Task<Void, any Error>?
+    private var boundPort: UInt16?
+    private let isStopping = Locked(false)
+
+    /// Creates a server; nothing listens until ``start()``.
+    public init(configuration: SandboxConfiguration = SandboxConfiguration()) {
+        self.configuration = configuration
+        self.squareConnect = SquareConnectSandbox(configuration: configuration.squareConnect, log: configuration.log)
+    }
+
+    /// The route groups the server serves, each in its own folder.
+    private nonisolated var routeGroups: [any SandboxRouteGroup] {
+        [SquareConnectRoutes(sandbox: squareConnect)]
+    }
+
+    /// Starts listening and returns the base URL, such as `http://127.0.0.1:49152`.
+    /// - Throws: ``SandboxError`` when the host is not an IP address, the port is taken, or the server is
+    ///   already running.
+    @discardableResult
+    public func start() async throws -> URL {
+        guard http == nil else {
+            throw SandboxError("The sandbox is already running at \(baseURL?.absoluteString ?? "?").")
+        }
+        isStopping.withLock { $0 = false }
+        let server = HTTPServer(
+            config: HTTPServer.Configuration(
+                address: try Self.address(host: configuration.host, port: configuration.port),
+                timeout: 30,
+                logger: SandboxLogger(log: configuration.log, isStopping: isStopping)
+            )
+        )
+        for group in routeGroups { await group.install(on: server) }
+
+        let failure = FailureBox()
+        let task = Task {
+            do {
+                try await server.run()
+            } catch {
+                await failure.set(error)
+                throw error
+            }
+        }
+        // FlyingFox reports listening or fails fast (port taken); poll both, briefly.
+        let deadline = Date().addingTimeInterval(10)
+        while !(await server.isListening) {
+            if let error = await failure.error {
+                throw SandboxError(
+                    "The sandbox could not listen on \(configuration.host):\(configuration.port) (\(error)); "
+                        + "pick another port or stop what uses it."
+                )
+            }
+            guard Date() < deadline else {
+                task.cancel()
+                throw SandboxError("The sandbox did not start listening within 10 seconds.")
+            }
+            try await Task.sleep(nanoseconds: 2_000_000)
+        }
+        switch await server.listeningAddress {
+        case .ip4(_, let port)?, .ip6(_, let port)?: boundPort = port
+        default: boundPort = configuration.port
+        }
+        http = server
+        runTask = task
+        configuration.log?("sandbox: listening on \(baseURL?.absoluteString ?? "?")")
+        guard let baseURL else { throw SandboxError("The sandbox's base URL could not be formed.") }
+        return baseURL
+    }
+
+    /// Stops listening and closes every connection. Safe to call twice.
+    public func stop() async {
+        guard let http, let runTask else { return }
+        self.http = nil
+        self.runTask = nil
+        isStopping.withLock { $0 = true }
+        await http.stop(timeout: 1)
+        runTask.cancel()
+        _ = await runTask.result
+        configuration.log?("sandbox: stopped")
+    }
+
+    /// The port the server listens on, once started.
+    public var port: UInt16? { boundPort }
+
+    /// The base URL of the running server, such as `http://127.0.0.1:49152`.
+    public var baseURL: URL? {
+        guard let boundPort else { return nil }
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return URL(string: "http://\(host):\(boundPort)")
+    }
+
+    private static func address(host: String, port: UInt16) throws -> any SocketAddress {
+        let ip = host == "localhost" ? "127.0.0.1" : host
+        do {
+            if ip.contains(":") {
+                return try sockaddr_in6.inet6(ip6: ip, port: port)
+            }
+            return try sockaddr_in.inet(ip4: ip, port: port)
+        } catch {
+            throw SandboxError("--host must be an IP address such as 127.0.0.1 or ::1; got '\(host)'.")
+        }
+    }
+}
+
+/// Where the server task leaves its error for ``SandboxServer/start()`` to see.
+private actor FailureBox {
+    var error: (any Error)?
+    func set(_ error: any Error) { self.error = error }
+}

@@ -1,0 +1,182 @@
+public import Foundation
+public import Tender
+
+extension SquareConnectSandbox {
+    /// The sellers the stand-in knows: access tokens, locations, refresh tokens, applications, and its clock.
+    ///
+    /// Anything not registered gets Square's errors: an unknown token is `401 UNAUTHORIZED`, an unknown
+    /// location `404 NOT_FOUND`.
+    public struct Configuration: Sendable {
+        /// Valid (or deliberately expired or revoked) access tokens.
+        public var accessTokens: [AccessToken]
+        /// Locations, each belonging to a merchant.
+        public var locations: [SquareLocation]
+        /// Refresh tokens that ObtainToken accepts.
+        public var refreshTokens: [RefreshToken]
+        /// Applications whose secret RevokeToken accepts.
+        public var applications: [Application]
+        /// The sandbox's clock: expiry decisions and the `Date` header. Inject one in tests.
+        public var now: @Sendable () -> Date
+
+        /// Creates a configuration.
+        public init(
+            accessTokens: [AccessToken] = [],
+            locations: [SquareLocation] = [],
+            refreshTokens: [RefreshToken] = [],
+            applications: [Application] = [],
+            now: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.accessTokens = accessTokens
+            self.locations = locations
+            self.refreshTokens = refreshTokens
+            self.applications = applications
+            self.now = now
+        }
+
+        /// The merchant ID of the seller ``seller(accessToken:locationID:refreshToken:now:)`` registers.
+        public static let sellerMerchantID = "MLTENDERSANDBOX"
+        /// The application ID (`client_id`) of that seller's tokens.
+        public static let sellerClientID = "sq0idp-TenderSandbox"
+        /// The application secret that RevokeToken accepts for ``sellerClientID``.
+        public static let sellerApplicationSecret = "sq0csp-TenderSandboxSecret"
+
+        /// One seller, ready to authorize: a token with every required scope expiring in 30 days, an active
+        /// US location (USD, MCC 5812) that takes cards, and optionally a rotating (PKCE) refresh token.
+        public static func seller(
+            accessToken: String,
+            locationID: String,
+            refreshToken: String? = nil,
+            now: @escaping @Sendable () -> Date = { Date() }
+        ) -> Configuration {
+            let issued = now()
+            return Configuration(
+                accessTokens: [
+                    AccessToken(
+                        accessToken,
+                        merchantID: sellerMerchantID,
+                        clientID: sellerClientID,
+                        expiresAt: issued.addingTimeInterval(SquareConnectSandbox.accessTokenLifetime)
+                    )
+                ],
+                locations: [
+                    SquareLocation(
+                        id: locationID,
+                        name: "Tender Sandbox Café",
+                        currency: .usd,
+                        country: "US",
+                        mcc: "5812",
+                        merchantID: sellerMerchantID
+                    )
+                ],
+                refreshTokens: refreshToken.map {
+                    [RefreshToken($0, merchantID: sellerMerchantID, clientID: sellerClientID)]
+                } ?? [],
+                applications: [Application(clientID: sellerClientID, secret: sellerApplicationSecret)],
+                now: now
+            )
+        }
+    }
+
+    /// An access token the stand-in knows. Prints without its secret.
+    public struct AccessToken: Sendable, Hashable, CustomStringConvertible {
+        /// The token text.
+        public var token: String
+        /// The seller it acts for.
+        public var merchantID: String
+        /// The application it was issued to.
+        public var clientID: String
+        /// Its permissions (default: the required ones).
+        public var scopes: [SquareOAuthScope]
+        /// When it expires; `nil` never.
+        public var expiresAt: Date?
+        /// Whether the seller revoked it.
+        public var isRevoked: Bool
+
+        /// Creates a token.
+        public init(
+            _ token: String,
+            merchantID: String,
+            clientID: String,
+            scopes: [SquareOAuthScope] = SquareOAuthScope.required.sorted(),
+            expiresAt: Date?,
+            isRevoked: Bool = false
+        ) {
+            self.token = token
+            self.merchantID = merchantID
+            self.clientID = clientID
+            self.scopes = scopes
+            self.expiresAt = expiresAt
+            self.isRevoked = isRevoked
+        }
+
+        /// `AccessToken(redacted, merchant …)`.
+        public var description: String { "AccessToken(redacted, merchant \(merchantID))" }
+    }
+
+    /// A refresh token ObtainToken accepts. Prints without its secret.
+    public struct RefreshToken: Sendable, Hashable, CustomStringConvertible {
+        /// The token text.
+        public var token: String
+        /// The seller it acts for.
+        public var merchantID: String
+        /// The application it was issued to; ObtainToken must name the same `client_id`.
+        public var clientID: String
+        /// The scopes of the access tokens it obtains.
+        public var scopes: [SquareOAuthScope]
+        /// Whether each use replaces it with a new one (the PKCE flow) or keeps it (the code flow).
+        public var rotates: Bool
+        /// When it expires; `nil` never.
+        public var expiresAt: Date?
+
+        /// Creates a refresh token (rotating, as in the PKCE flow, by default).
+        public init(
+            _ token: String,
+            merchantID: String,
+            clientID: String,
+            scopes: [SquareOAuthScope] = SquareOAuthScope.required.sorted(),
+            rotates: Bool = true,
+            expiresAt: Date? = nil
+        ) {
+            self.token = token
+            self.merchantID = merchantID
+            self.clientID = clientID
+            self.scopes = scopes
+            self.rotates = rotates
+            self.expiresAt = expiresAt
+        }
+
+        /// `RefreshToken(redacted, merchant …)`.
+        public var description: String { "RefreshToken(redacted, merchant \(merchantID))" }
+    }
+
+    /// An application (client ID and secret) for the server-side RevokeToken. Prints without its secret.
+    public struct Application: Sendable, Hashable, CustomStringConvertible {
+        /// The application ID.
+        public var clientID: String
+        /// The application secret.
+        public var secret: String
+
+        /// Creates an application.
+        public init(clientID: String, secret: String) {
+            self.clientID = clientID
+            self.secret = secret
+        }
+
+        /// `Application(sq0idp-…, secret redacted)`.
+        public var description: String { "Application(\(clientID), secret redacted)" }
+    }
+
+    /// A request the stand-in received, without its secrets: no token, no body.
+    public struct RecordedRequest: Sendable, Hashable {
+        /// `GET` or `POST`.
+        public var method: String
+        /// The path, such as `/oauth2/token/status`.
+        public var path: String
+        /// The `Square-Version` header, if sent.
+        public var squareVersion: String?
+        /// The scheme of the `Authorization` header (`Bearer`, `Client`), if sent.
+        public var authorizationScheme: String?
+        /// The `Content-Type` header, if sent.
+        public var contentType: String?
+    }
+}

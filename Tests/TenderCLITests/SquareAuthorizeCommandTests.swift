@@ -1,0 +1,229 @@
+import Dispatch
+import Foundation
+import Tender
+import TenderSandbox
+import Testing
+
+/// `tender square authorize` and `tender sandbox`, as the real binary, against a sandbox on loopback.
+@Suite("tender square authorize and tender sandbox")
+struct SquareAuthorizeCommandTests {
+    static let token = "EAAAcli-test-access-token-7f3a9c"
+    static let locationID = "LCLITEST1"
+
+    /// Runs `body` with a sandbox knowing one seller, and checks no output ever showed the token.
+    static func withSandbox(
+        _ body: (URL, SquareConnectSandbox) async throws -> [CLIRunner.Result]
+    ) async throws {
+        let server = SandboxServer(
+            configuration: SandboxConfiguration(squareConnect: .seller(accessToken: token, locationID: locationID))
+        )
+        let baseURL = try await server.start()
+        let results: [CLIRunner.Result]
+        do {
+            results = try await body(baseURL, server.squareConnect)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        for result in results {
+            #expect(!result.stdout.contains(token) && !result.stderr.contains(token), "the token was printed")
+        }
+    }
+
+    static func authorize(
+        _ baseURL: URL,
+        token: String? = SquareAuthorizeCommandTests.token,
+        locationID: String = SquareAuthorizeCommandTests.locationID,
+        json: Bool = false
+    ) async throws -> CLIRunner.Result {
+        var arguments = ["square", "authorize", "--location-id", locationID, "--base-url", baseURL.absoluteString]
+        if json { arguments.append("--json") }
+        return try await CLIRunner.runAsync(arguments, environment: ["SQUARE_ACCESS_TOKEN": token ?? ""])
+    }
+
+    @Test("authorize prints the state and the location, reading the token from SQUARE_ACCESS_TOKEN")
+    func text() async throws {
+        try await Self.withSandbox { baseURL, _ in
+            let result = try await Self.authorize(baseURL)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first == "state: authorized")
+            #expect(lines.contains("location: \(Self.locationID) — Tender Sandbox Café (USD, US, MCC 5812)"))
+            #expect(lines.contains { $0.hasPrefix("expires_at: ") && $0.hasSuffix("Z") })
+            #expect(result.stderr.isEmpty)
+            return [result]
+        }
+    }
+
+    @Test("--json prints one object: state, location with id, name, currency, country, mcc, and expires_at")
+    func json() async throws {
+        try await Self.withSandbox { baseURL, _ in
+            let result = try await Self.authorize(baseURL, json: true)
+            #expect(result.status == 0, "\(result.stderr)")
+            let object = try #require(try JSONValue.parse(result.stdout.trimmingCharacters(in: .newlines)).objectValue)
+            #expect(object["state"]?.stringValue == "authorized")
+            let location = try #require(object["location"]?.objectValue)
+            #expect(location["id"]?.stringValue == Self.locationID)
+            #expect(location["name"]?.stringValue == "Tender Sandbox Café")
+            #expect(location["currency"]?.stringValue == "USD")
+            #expect(location["country"]?.stringValue == "US")
+            #expect(location["mcc"]?.stringValue == "5812")
+            let expiresAt = try #require(object["expires_at"]?.stringValue)
+            let expiry = try #require(InternetDate.parseRFC3339(expiresAt))
+            #expect(abs(expiry.timeIntervalSinceNow - 30 * 86_400) < 3600)
+            return [result]
+        }
+    }
+
+    enum Failure: String, CaseIterable, CustomTestStringConvertible {
+        case invalidAccessToken = "invalid_access_token"
+        case invalidLocationID = "invalid_location_id"
+        case emptyAccessToken = "empty_access_token"
+        case emptyLocationID = "empty_location_id"
+        case noNetwork = "no_network"
+        case locationNotActivated = "location_not_activated_for_card_processing"
+        case unexpected = "unexpected"
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "a failure exits 1 with the error case in snake case and prints nothing on stdout",
+        arguments: Failure.allCases
+    )
+    func failures(failure: Failure) async throws {
+        try await Self.withSandbox { baseURL, square in
+            var url = baseURL
+            var token: String? = Self.token
+            var locationID = Self.locationID
+            var unreachable: RefusingPort?
+            defer { withExtendedLifetime(unreachable) {} }
+            switch failure {
+            case .invalidAccessToken: token = "EAAAnot-registered"
+            case .invalidLocationID: locationID = "LNOWHERE"
+            case .emptyAccessToken: token = nil
+            case .emptyLocationID: locationID = ""
+            case .noNetwork:
+                let port = try RefusingPort()
+                unreachable = port
+                url = port.baseURL
+            case .locationNotActivated:
+                locationID = "LINACTIVE"
+                await square.register(
+                    SquareLocation(
+                        id: locationID,
+                        name: "Closed",
+                        status: .inactive,
+                        currency: .usd,
+                        country: "US",
+                        merchantID: SquareConnectSandbox.Configuration.sellerMerchantID
+                    )
+                )
+            case .unexpected: await square.setFault(.outage(status: 500))
+            }
+            let result = try await Self.authorize(url, token: token, locationID: locationID)
+            #expect(result.status == 1)
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.hasPrefix("error: \(failure.rawValue): "), "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+            return [result]
+        }
+    }
+
+    @Test("the token is never taken from the command line")
+    func noTokenFlag() async throws {
+        let result = try await CLIRunner.runAsync([
+            "square", "authorize", "--location-id", "L1", "--access-token", Self.token,
+        ])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("--access-token"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("--base-url must be production, sandbox or an http(s) URL")
+    func badBaseURL() async throws {
+        let result = try await CLIRunner.runAsync(
+            ["square", "authorize", "--location-id", "L1", "--base-url", "ftp://example.com"],
+            environment: ["SQUARE_ACCESS_TOKEN": Self.token]
+        )
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("error: --base-url"))
+    }
+
+    @Test("tender sandbox prints its base URL first, serves Square's endpoints, and stops on SIGINT")
+    func sandboxCommand() async throws {
+        let process = Process()
+        process.executableURL = CLIRunner.executable
+        process.arguments = [
+            "sandbox", "--port", "0", "--square-access-token", Self.token, "--square-location-id", Self.locationID,
+        ]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let firstLine = try await Self.readLine(from: out.fileHandleForReading)
+        let baseURL = try #require(URL(string: firstLine))
+        #expect(baseURL.scheme == "http" && baseURL.host == "127.0.0.1" && (baseURL.port ?? 0) > 0)
+
+        let authorized = try await Self.authorize(baseURL, json: true)
+        #expect(authorized.status == 0, "\(authorized.stderr)")
+        let refused = try await Self.authorize(baseURL, token: "EAAAwrong")
+        #expect(refused.stderr.hasPrefix("error: invalid_access_token: "))
+
+        process.interrupt()
+        let (status, rest, errors) = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let rest = out.fileHandleForReading.readDataToEndOfFile()
+                let errors = err.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(
+                    returning: (
+                        process.terminationStatus,
+                        String(decoding: rest, as: UTF8.self),
+                        String(decoding: errors, as: UTF8.self)
+                    )
+                )
+            }
+        }
+        #expect(status == 0)
+        #expect(rest.contains("square: POST /oauth2/token/status → 200"))
+        #expect(rest.contains("square: POST /oauth2/token/status → 401 UNAUTHORIZED"))
+        #expect(rest.contains("stopped (SIGINT)"))
+        #expect(errors.isEmpty)
+        for text in [firstLine, rest, errors, authorized.stdout, authorized.stderr, refused.stderr] {
+            #expect(!text.contains(Self.token))
+        }
+    }
+
+    @Test("tender sandbox wants the Square token and location together")
+    func sandboxArguments() async throws {
+        let result = try await CLIRunner.runAsync(["sandbox", "--port", "0", "--square-access-token", "EAAAx"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("--square-location-id"))
+        let port = try await CLIRunner.runAsync(["sandbox", "--port", "70000"])
+        #expect(port.status == 1)
+        #expect(port.stderr.contains("--port"))
+    }
+
+    /// Reads one line from a pipe, off the cooperative pool.
+    static func readLine(from handle: FileHandle) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                var bytes: [UInt8] = []
+                while true {
+                    let chunk = handle.readData(ofLength: 1)
+                    guard let byte = chunk.first else {
+                        continuation.resume(throwing: CocoaError(.fileReadUnknown))
+                        return
+                    }
+                    if byte == UInt8(ascii: "\n") { break }
+                    bytes.append(byte)
+                }
+                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+            }
+        }
+    }
+}
