@@ -3,8 +3,8 @@ public import Tender
 /// The merchant account and device a simulated POS app runs with.
 ///
 /// The ``default`` profile is a logged-in, activated US merchant: USD, a card minimum of 1.00, every tender,
-/// and any application ID and callback URL accepted. Load a JSON file to restrict or change any of it (every
-/// key optional; unknown keys are refused so a typo cannot go unnoticed):
+/// and any application ID, callback URL and affiliate key accepted. Load a JSON file to restrict or change any
+/// of it (every key optional; unknown keys are refused so a typo cannot go unnoticed):
 ///
 /// ```json
 /// {
@@ -16,9 +16,16 @@ public import Tender
 ///   "customers": ["CUST-1"],
 ///   "tenders": ["card", "cash"],
 ///   "app_version": "6.40",
-///   "card_limits": {"USD": {"minimum": "1.00", "maximum": "50000.00"}}
+///   "card_limits": {"USD": {"minimum": "1.00", "maximum": "50000.00"}},
+///   "sumup": {"affiliate_keys": ["MY-AFFILIATE-KEY"], "currency": "EUR", "app_version": "2.80"}
 /// }
 /// ```
+///
+/// The device state (`logged_in`, `activated`, `online`), the ``currency`` and the ``cardLimits`` apply to every
+/// simulated app. ``applicationIDs``, the location, the customer directory, ``tenders`` and ``appVersion``
+/// describe Square Point of Sale; ``sumUp`` holds what only SumUp has. SoftPOS takes euros whatever the
+/// profile's currency, as the real app does. ``callbackURLs`` is checked by Square Point of Sale, and by the
+/// sandbox for every app before it redirects a browser.
 public struct MerchantProfile: Sendable, Hashable {
     /// The application IDs registered for the POS API; `nil` accepts any.
     public var applicationIDs: [String]?
@@ -48,10 +55,33 @@ public struct MerchantProfile: Sendable, Hashable {
     /// The tenders the account and app support, by provider name (`card`, `cash`, `other`, `square-gift-card`,
     /// `card-on-file`, `paypay`).
     public var tenders: [String]
-    /// The POS app's version, such as `6.40`; older versions support fewer API versions and tenders.
+    /// Square Point of Sale's version, such as `6.40`; older versions support fewer API versions and tenders.
     public var appVersion: String
     /// The smallest and largest card amount, per currency. A currency without limits has none.
     public var cardLimits: [Currency: CardLimit]
+    /// The merchant's SumUp account and app.
+    public var sumUp: SumUpAccount
+
+    /// What SumUp knows about the merchant and the calling apps.
+    public struct SumUpAccount: Sendable, Hashable {
+        /// The affiliate keys SumUp issued for the calling apps' bundle IDs; `nil` accepts any.
+        public var affiliateKeys: [String]?
+        /// The SumUp merchant's currency when it is not the profile's ``MerchantProfile/currency``.
+        public var currency: Currency?
+        /// The SumUp app's version, such as `2.80`. Before 1.53 it reports no transaction code, before 1.53.2 it
+        /// does not echo `foreign-tx-id` (sumup §1, §2).
+        public var appVersion: String
+
+        /// Any affiliate key, the profile's currency, a current app.
+        public static let `default` = SumUpAccount(affiliateKeys: nil, currency: nil, appVersion: "2.80")
+
+        /// Creates SumUp's side of a profile.
+        public init(affiliateKeys: [String]?, currency: Currency?, appVersion: String) {
+            self.affiliateKeys = affiliateKeys
+            self.currency = currency
+            self.appVersion = appVersion
+        }
+    }
 
     /// The smallest and largest amount a card may be charged.
     public struct CardLimit: Sendable, Hashable {
@@ -106,7 +136,8 @@ public struct MerchantProfile: Sendable, Hashable {
         customers: [String]?,
         tenders: [String],
         appVersion: String,
-        cardLimits: [Currency: CardLimit]
+        cardLimits: [Currency: CardLimit],
+        sumUp: SumUpAccount = .default
     ) {
         self.applicationIDs = applicationIDs
         self.callbackURLs = callbackURLs
@@ -123,6 +154,25 @@ public struct MerchantProfile: Sendable, Hashable {
         self.tenders = tenders
         self.appVersion = appVersion
         self.cardLimits = cardLimits
+        self.sumUp = sumUp
+    }
+
+    /// The merchant's currency in SumUp: ``SumUpAccount/currency``, else ``currency``.
+    public var sumUpCurrency: Currency { sumUp.currency ?? currency }
+
+    /// The card limit for an amount's currency, and which bound it breaks: `nil` when it is within the limits or
+    /// the currency has none.
+    func cardLimitViolation(_ amount: Money) -> (code: String, message: String)? {
+        guard let limit = cardLimits[amount.currency] else { return nil }
+        if amount.minorUnits < limit.minimum {
+            let minimum = Money(minorUnits: limit.minimum, currency: amount.currency)
+            return ("amount_too_small", "\(amount) is below the card minimum of \(minimum).")
+        }
+        if amount.minorUnits > limit.maximum {
+            let maximum = Money(minorUnits: limit.maximum, currency: amount.currency)
+            return ("amount_too_large", "\(amount) is above the card maximum of \(maximum).")
+        }
+        return nil
     }
 
     /// Whether a callback URL is registered (always, when ``callbackURLs`` is `nil`).
@@ -139,14 +189,25 @@ public struct MerchantProfile: Sendable, Hashable {
         }
     }
 
-    /// Whether the app version is at least `minimum` (dotted numbers compared numerically).
+    /// Whether Square Point of Sale's ``appVersion`` is at least `minimum` (dotted numbers compared numerically).
     public func appVersionIsAtLeast(_ minimum: String) -> Bool {
-        let current = MerchantProfile.numbers(appVersion)
+        MerchantProfile.version(appVersion, isAtLeast: minimum)
+    }
+
+    /// Whether a dotted version is at least `minimum`, comparing the numbers one by one (`1.53.2` ≥ `1.53`).
+    static func version(_ version: String, isAtLeast minimum: String) -> Bool {
+        let current = MerchantProfile.numbers(version)
         let required = MerchantProfile.numbers(minimum)
         let length = max(current.count, required.count)
         let padded = current + Array(repeating: 0, count: length - current.count)
         let paddedRequired = required + Array(repeating: 0, count: length - required.count)
         return !padded.lexicographicallyPrecedes(paddedRequired)
+    }
+
+    /// Whether text is a dotted version of numbers, such as `2.80` or `1.53.2`.
+    static func isVersion(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return !parts.isEmpty && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && Int($0) != nil }
     }
 
     static func numbers(_ version: String) -> [Int] {
@@ -229,9 +290,44 @@ extension MerchantProfile {
                     }
                 }
                 cardLimits = parsed
+            case "sumup":
+                sumUp = try MerchantProfile.sumUpAccount(value, base: sumUp)
             default:
                 throw invalid("Unknown key '\(key)' in the merchant profile.")
             }
         }
+    }
+
+    /// Reads the `sumup` section: `affiliate_keys`, `currency`, `app_version`, each optional.
+    private static func sumUpAccount(_ value: JSONValue, base: SumUpAccount) throws -> SumUpAccount {
+        func invalid(_ message: String) -> SimulatorError { SimulatorError(.invalidProfile, message) }
+        guard let object = value.objectValue else {
+            throw invalid("'sumup' must be an object such as {\"affiliate_keys\": [\"KEY\"], \"currency\": \"EUR\"}.")
+        }
+        var account = base
+        for member in object.members {
+            switch (member.key, member.value) {
+            case ("affiliate_keys", .null):
+                account.affiliateKeys = nil
+            case ("affiliate_keys", let keys):
+                guard let array = keys.arrayValue, array.allSatisfy({ $0.stringValue != nil }) else {
+                    throw invalid("'sumup.affiliate_keys' must be an array of strings.")
+                }
+                account.affiliateKeys = array.compactMap(\.stringValue)
+            case ("currency", .null):
+                account.currency = nil
+            case ("currency", let code):
+                guard let text = code.stringValue else { throw invalid("'sumup.currency' must be a string.") }
+                do { account.currency = try Currency(code: text) } catch { throw invalid("'sumup.currency': \(error)") }
+            case ("app_version", let version):
+                guard let text = version.stringValue, isVersion(text) else {
+                    throw invalid("'sumup.app_version' must be a version string such as \"2.80\".")
+                }
+                account.appVersion = text
+            default:
+                throw invalid("Unknown key 'sumup.\(member.key)' in the merchant profile.")
+            }
+        }
+        return account
     }
 }

@@ -21,26 +21,36 @@ public struct Simulator: Sendable {
         self.ids = SimulatedIDs(seed: seed)
     }
 
-    /// The providers the simulator models.
-    public static let providers: [PaymentProvider] = [.square]
+    /// The model of each POS app, in ``PaymentProvider/all`` order.
+    public static let apps: [any SimulatedPOSApp.Type] = [
+        SquarePointOfSaleApp.self, SwipeApp.self, SoftPOSApp.self, SumUpApp.self,
+    ]
+
+    /// The providers the simulator models: every one Tender ships with.
+    public static var providers: [PaymentProvider] { apps.map { $0.provider } }
+
+    /// The model of a provider's POS app, or `nil` for a provider the simulator does not model.
+    public static func app(for provider: PaymentProvider) -> (any SimulatedPOSApp.Type)? {
+        apps.first { $0.provider == provider }
+    }
 
     /// Reads a request URL as its POS app would.
     /// - Throws: ``SimulatorError`` with ``SimulatorError/Code/notARequest`` when the URL is not a request to a
     ///   POS app the simulator models.
     public func inspect(_ requestURL: String) throws -> SimulatedRequest {
-        switch try provider(of: requestURL) {
-        case .square: return try SquarePointOfSaleApp(profile: profile).inspect(requestURL)
-        default: throw unsupported(requestURL)
-        }
+        try app(for: requestURL).inspect(requestURL)
     }
 
     /// Answers a request URL with an outcome, as its POS app would.
     /// - Throws: ``SimulatorError`` when the URL is not a request or the outcome cannot happen.
     public mutating func answer(_ requestURL: String, with outcome: SimulatedOutcome) throws -> SimulatedAnswer {
-        switch try provider(of: requestURL) {
-        case .square: return try SquarePointOfSaleApp(profile: profile).answer(requestURL, with: outcome, ids: &ids)
-        default: throw unsupported(requestURL)
-        }
+        try app(for: requestURL).answer(requestURL, with: outcome, ids: &ids)
+    }
+
+    private func app(for requestURL: String) throws -> any SimulatedPOSApp {
+        let provider = try provider(of: requestURL)
+        guard let type = Simulator.app(for: provider) else { throw unsupported(requestURL) }
+        return type.init(profile: profile)
     }
 
     private func provider(of requestURL: String) throws -> PaymentProvider {

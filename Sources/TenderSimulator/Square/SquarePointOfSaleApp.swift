@@ -1,4 +1,4 @@
-import Tender
+public import Tender
 
 /// A model of Square Point of Sale receiving a request over `square-commerce-v1://`: it reads the `data`
 /// JSON as the app does, checks it against a ``MerchantProfile``, and opens the callback URL the real app
@@ -22,7 +22,16 @@ import Tender
 /// 7. With card tenders only, the amount is within the card limits (`amount_too_small`, `amount_too_large`).
 /// 8. The customer: customer management available (`customer_management_not_supported`), ID known
 ///    (`invalid_customer_id`).
-public struct SquarePointOfSaleApp: Sendable {
+public struct SquarePointOfSaleApp: SimulatedPOSApp {
+    /// ``PaymentProvider/square``.
+    public static var provider: PaymentProvider { .square }
+    /// `Square Point of Sale`.
+    public static var appName: String { "Square Point of Sale" }
+    /// Every `error_code` Square documents (square §2.4); ``SimulatedOutcome/error(_:)`` sends any code as given.
+    public static var errorCodes: [String] { SquareAPIError.Code.known.map(\.rawValue) }
+    /// `false`: Point of Sale never reports a declined card; the merchant retries or cancels.
+    public static var reportsDeclines: Bool { false }
+
     /// The merchant account and device.
     public var profile: MerchantProfile
 
@@ -192,7 +201,7 @@ private struct Inspection {
         if let location = (object["location_id"] ?? object["merchant_id"])?.stringValue {
             view.details.append(.init("Location", location))
         }
-        if let state = object["state"]?.stringValue { view.details.append(.init("State", state)) }
+        // Not `state`: it carries the caller's correlation token, which the simulated screen never shows.
     }
 
     mutating func checkCaller() {

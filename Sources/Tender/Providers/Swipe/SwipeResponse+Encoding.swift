@@ -1,7 +1,7 @@
 extension SwipeResponse {
     /// The callback URL Swipe opens for this response: `returnURL` with the `ifcc_` parameters appended
-    /// (after `&` when it already has a query), as in Swipe's sample (swipe §2), `$` before each name in
-    /// FileMaker form (§3). For simulators and tests.
+    /// (after `&` when it already has a query), as in Swipe's sample (swipe §2), a literal `$` before each
+    /// name in FileMaker form (§3). For simulators and tests.
     ///
     /// The ``correlationToken`` is not added: it travels in `returnURL` itself, as the request put it there.
     /// - Throws: ``SwipeError`` with ``SwipeError/Code/invalidReturnURL`` when `returnURL` has no scheme.
@@ -14,12 +14,14 @@ extension SwipeResponse {
             "cardType": cardType?.rawValue, "currency": currency?.code, "transactionId": transactionID,
             "taxAmount": taxAmount, "taxRate": taxRate, "tipAmount": tipAmount,
         ]
-        var query = QueryParameters()
+        // FileMaker's `$` goes out literally, as in the vendor's text (`$ifcc_responseType=…`; swipe §3): it is
+        // allowed in a query, and a FileMaker script reads the name as written.
+        var pairs: [String] = []
         for key in SwipeResponse.fieldNames {
             guard let value = values[key] ?? nil else { continue }
-            query.append(name: (isFileMakerFormat ? "$ifcc_" : "ifcc_") + key, value: value)
+            pairs.append((isFileMakerFormat ? "$ifcc_" : "ifcc_") + key + "=" + PercentEncoding.encode(value))
         }
-        parts.appendQuery(query.percentEncodedQuery)
+        parts.appendQuery(pairs.joined(separator: "&"))
         return parts.string
     }
 }

@@ -1,0 +1,204 @@
+import Foundation
+public import Tender
+
+/// A model of the SumUp app receiving a payment over `sumupmerchant://pay/1.0?…`: it reads the request as the
+/// app does, checks it against a ``MerchantProfile``, and opens `callbacksuccess` or `callbackfail` with
+/// `smp-status`, `smp-tx-code`, the echoed `foreign-tx-id` and `smp-message` appended, the URL's own query kept
+/// (sumup §2).
+///
+/// SumUp does not publish how it checks a request. The model checks in this order, the first failure deciding
+/// the answer; every failure answers `smp-status=invalidstate` on `callbackfail` with the problem in
+/// `smp-message` (the problem's ``SimulatorProblem/code`` is descriptive, for people):
+///
+/// 1. The request reads strictly as in ``SumUpRequest/init(urlString:)``. When it does not, SumUp answers
+///    `invalidstate` if it can still read one `callbackfail`, and otherwise cannot answer at all.
+/// 2. The affiliate key is one issued for the calling app (`invalid_affiliate_key`; any key when the profile's
+///    ``MerchantProfile/SumUpAccount/affiliateKeys`` is `nil`).
+/// 3. The device: logged in (`not_logged_in`), account activated (`user_not_active`), online
+///    (`no_network_connection`).
+/// 4. The currency is the SumUp merchant's, ``MerchantProfile/sumUpCurrency`` (`currency_mismatch`).
+/// 5. The amount is within the card limits for that currency (`amount_too_small`, `amount_too_large`).
+///
+/// The app version matters: before 1.53 SumUp reports no `smp-tx-code`, before 1.53.2 it does not echo
+/// `foreign-tx-id` (so a hand-off's token does not come back).
+///
+/// Outcomes: approve (card only) answers `success` with a transaction code on `callbacksuccess`; decline answers
+/// `failed` with a transaction code and the message `The card was declined.` (English here; the real app
+/// localizes it); cancel answers `failed` with no code; `error:invalidstate` answers `invalidstate` and any
+/// other `error:CODE` answers `failed`, the only statuses SumUp has. Failures go to `callbackfail`; without the
+/// URL it needs, SumUp stays on its own screen.
+public struct SumUpApp: SimulatedPOSApp {
+    /// ``PaymentProvider/sumUp``.
+    public static var provider: PaymentProvider { .sumUp }
+    /// `SumUp`.
+    public static var appName: String { "SumUp" }
+    /// `failed` and `invalidstate`, the statuses SumUp reports besides `success`.
+    public static var errorCodes: [String] {
+        [SumUpResponse.Status.failed.rawValue, SumUpResponse.Status.invalidState.rawValue]
+    }
+    /// `true`: a decline comes back as `failed` with a message that says so.
+    public static var reportsDeclines: Bool { true }
+
+    /// The merchant account and device.
+    public var profile: MerchantProfile
+
+    /// Creates the model.
+    public init(profile: MerchantProfile = .default) {
+        self.profile = profile
+    }
+
+    /// Reads a payment request as SumUp would and lists what it shows and what is wrong.
+    /// - Throws: ``SimulatorError`` with ``SimulatorError/Code/notARequest`` when the URL is not for SumUp.
+    public func inspect(_ requestURL: String) throws -> SimulatedRequest {
+        try inspection(of: requestURL).view
+    }
+
+    /// Answers a payment request with the chosen outcome: the callback URL SumUp opens, or no callback.
+    /// - Throws: ``SimulatorError`` for a tender other than `card`, or a URL that is not for SumUp.
+    public func answer(
+        _ requestURL: String,
+        with outcome: SimulatedOutcome,
+        ids: inout SimulatedIDs
+    ) throws -> SimulatedAnswer {
+        let inspection = try inspection(of: requestURL)
+        let view = inspection.view
+        if case .approve(let tender) = outcome { try Self.cardOnly(tender) }
+        if let problem = view.blockingProblem, problem.consequence == .refusesWithoutCallback {
+            return .noCallback(problem)
+        }
+        var response = SumUpResponse(status: .invalidState)
+        var isSuccess = false
+        if let problem = view.blockingProblem {
+            response.message = problem.message
+        } else {
+            switch outcome {
+            case .approve:
+                response.status = .success
+                response.transactionCode = transactionCode(&ids)
+                isSuccess = true
+            case .decline:
+                response.status = .failed
+                response.transactionCode = transactionCode(&ids)
+                response.message = "The card was declined."
+            case .cancel:
+                response.status = .failed
+                response.message = "The payment was cancelled."
+            case .error(let code):
+                response.status = code == SumUpResponse.Status.invalidState.rawValue ? .invalidState : .failed
+            }
+        }
+        if MerchantProfile.version(profile.sumUp.appVersion, isAtLeast: "1.53.2") {
+            response.foreignTransactionID = inspection.foreignTransactionID
+        }
+        guard let callbackURL = isSuccess ? inspection.callbackSuccess : inspection.callbackFail else {
+            let name = isSuccess ? "callbacksuccess" : "callbackfail"
+            return .noCallback(
+                SimulatorProblem(
+                    code: "no_callback_url",
+                    message: "The request has no \(name), so SumUp stays on its own screen and does not come back.",
+                    consequence: .refusesWithoutCallback
+                )
+            )
+        }
+        do {
+            return .callback(try response.callbackURLString(callbackURL: callbackURL))
+        } catch {
+            return .noCallback(
+                SimulatorProblem(
+                    code: "invalid_callback_url",
+                    message: "The \(isSuccess ? "callbacksuccess" : "callbackfail") is not a URL SumUp can open.",
+                    consequence: .refusesWithoutCallback
+                )
+            )
+        }
+    }
+
+    /// A SumUp transaction code, such as `TEENSK4W2K`; none before app 1.53.
+    private func transactionCode(_ ids: inout SimulatedIDs) -> String? {
+        guard MerchantProfile.version(profile.sumUp.appVersion, isAtLeast: "1.53") else { return nil }
+        return "T" + ids.string(length: 9, alphabet: "ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+    }
+
+    private struct Inspection {
+        var view: SimulatedRequest
+        var callbackSuccess: String?
+        var callbackFail: String?
+        var foreignTransactionID: String?
+    }
+
+    private func inspection(of requestURL: String) throws -> Inspection {
+        guard let parts = try? URLParts(requestURL), parts.scheme.lowercased() == SumUpRequest.urlScheme else {
+            throw SimulatorError(.notARequest, "This is not a SumUp request: it must start with sumupmerchant://.")
+        }
+        var view = SimulatedRequest(provider: .sumUp, allowedTenders: ["card"])
+        let request: SumUpRequest
+        do {
+            request = try SumUpRequest(urlString: requestURL)
+        } catch {
+            // SumUp opened but cannot take the request: it answers invalidstate if it can find where to.
+            let lenient = LenientQuery(requestURL)
+            view.amountText = lenient.single("amount").map { [$0, lenient.single("currency")].compactMap { $0 } }?
+                .joined(separator: " ")
+            view.note = lenient.single("title")
+            let callbackFail = lenient.callbackURL("callbackfail")
+            view.callbackURL = callbackFail
+            let code = (error as? SumUpError)?.code.rawValue ?? SumUpError.Code.invalidRequest.rawValue
+            let message = (error as? SumUpError)?.message ?? "\(error)"
+            view.problems = [
+                SimulatorProblem(
+                    code: code,
+                    message: callbackFail == nil
+                        ? message + " SumUp cannot read a callbackfail to answer on." : message,
+                    consequence: callbackFail == nil ? .refusesWithoutCallback : .answersWithError
+                )
+            ]
+            let echo = lenient.single("foreign-tx-id").flatMap { SumUpRequest.isForeignTransactionID($0) ? $0 : nil }
+            return Inspection(view: view, callbackFail: callbackFail, foreignTransactionID: echo)
+        }
+        view.amount = request.amount
+        view.amountText = request.amount.description
+        view.note = request.title
+        let callbackSuccess = request.callbackSuccess?.absoluteString
+        let callbackFail = request.callbackFail?.absoluteString
+        view.callbackURL = callbackSuccess ?? callbackFail
+        var details: [(String, String?)] = [
+            ("Receipt e-mail", request.receiptEmail), ("Receipt phone", request.receiptMobilePhone),
+            ("Success screen", request.skipsSuccessScreen ? "skipped" : nil),
+        ]
+        // Where SumUp returns, without the query: it may carry the caller's token.
+        for (label, url) in [("On success returns to", callbackSuccess), ("On failure returns to", callbackFail)] {
+            details.append((label, url.flatMap { try? URLParts($0).endpoint }))
+        }
+        for case (let label, let value?) in details { view.details.append(.init(label, value)) }
+
+        var problems: [SimulatorProblem] = []
+        if let keys = profile.sumUp.affiliateKeys, !keys.contains(request.affiliateKey) {
+            problems.append(
+                SimulatorProblem(
+                    code: "invalid_affiliate_key",
+                    message:
+                        "The affiliate key is not one SumUp issued for this app: create one for the app's bundle ID in the SumUp dashboard."
+                )
+            )
+        }
+        problems += DeviceChecks.problems(profile: profile, appName: Self.appName)
+        if request.amount.currency != profile.sumUpCurrency {
+            problems.append(
+                SimulatorProblem(
+                    code: "currency_mismatch",
+                    message:
+                        "The request is in \(request.amount.currency.code) but the SumUp merchant uses \(profile.sumUpCurrency.code)."
+                )
+            )
+        } else if let violation = profile.cardLimitViolation(request.amount) {
+            problems.append(SimulatorProblem(code: violation.code, message: violation.message))
+        }
+        view.problems = problems
+        return Inspection(
+            view: view,
+            callbackSuccess: callbackSuccess,
+            callbackFail: callbackFail,
+            foreignTransactionID: request.foreignTransactionID
+        )
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+
+@testable import Tender
+@testable import TenderSimulator
+
+@Suite("SumUp simulator")
+struct SumUpSimulatorTests {
+    static let token = "tok-SumUp9dF3gH7jK1lM5nP8qS"
+
+    /// A profile whose SumUp merchant works in euros.
+    static var euroProfile: MerchantProfile {
+        var profile = MerchantProfile.default
+        profile.sumUp.currency = .eur
+        return profile
+    }
+
+    static func request(
+        _ amount: String = "4.50",
+        currency: Currency = .eur,
+        success: String? = "my-app://sumup-done?order=7",
+        fail: String? = "my-app://sumup-failed?order=7",
+        affiliateKey: String = "KEY-1"
+    ) throws -> String {
+        try SumUpRequest(
+            amount: try Money(decimal: amount, currency: currency),
+            affiliateKey: affiliateKey,
+            title: "Flat white",
+            callbackSuccess: success.flatMap(URL.init(string:)),
+            callbackFail: fail.flatMap(URL.init(string:)),
+            foreignTransactionID: token
+        ).urlString()
+    }
+
+    static func callback(
+        _ url: String,
+        _ outcome: SimulatedOutcome = .approve(tender: nil),
+        profile: MerchantProfile = euroProfile
+    ) throws -> String {
+        var simulator = Simulator(profile: profile)
+        return try #require(try simulator.answer(url, with: outcome).callbackURL)
+    }
+
+    @Test("approve: callbacksuccess, own query kept, smp-status, smp-tx-code and foreign-tx-id appended (sumup §2)")
+    func approve() throws {
+        let callback = try Self.callback(try Self.request())
+        #expect(callback.hasPrefix("my-app://sumup-done?order=7&smp-status=success&smp-tx-code=T"))
+        #expect(callback.hasSuffix("&foreign-tx-id=\(Self.token)"))
+        let response = try SumUpResponse(callbackURLString: callback)
+        #expect(response.status == .success)
+        #expect(response.transactionCode?.count == 10)
+        #expect(response.correlationToken == Self.token)
+        #expect(response.outcome.status == .approved)
+    }
+
+    @Test("decline and cancel answer failed on callbackfail; only the decline's message says declined (sumup §2)")
+    func failures() throws {
+        let declined = try Self.callback(try Self.request(), .decline)
+        #expect(declined.hasPrefix("my-app://sumup-failed?order=7&smp-status=failed&smp-tx-code="))
+        let decline = try SumUpResponse(callbackURLString: declined)
+        #expect(decline.outcome.status == .declined)
+        #expect(decline.correlationToken == Self.token)
+        let cancel = try SumUpResponse(callbackURLString: try Self.callback(try Self.request(), .cancel))
+        #expect(cancel.status == .failed && cancel.transactionCode == nil)
+        #expect(cancel.outcome.status == .failed, "SumUp does not tell a cancel from a failure")
+    }
+
+    @Test("error:invalidstate answers invalidstate; any other code failed, SumUp's only other status")
+    func errors() throws {
+        let invalid = try SumUpResponse(
+            callbackURLString: try Self.callback(try Self.request(), .error("invalidstate"))
+        )
+        #expect(invalid.status == .invalidState)
+        let failed = try SumUpResponse(callbackURLString: try Self.callback(try Self.request(), .error("card_expired")))
+        #expect(failed.status == .failed)
+        #expect(failed.outcome.status == .failed)
+    }
+
+    @Test("not logged in: invalidstate on callbackfail, the token still echoed (sumup §2)")
+    func notLoggedIn() throws {
+        var profile = Self.euroProfile
+        profile.isLoggedIn = false
+        let callback = try Self.callback(try Self.request(), profile: profile)
+        #expect(callback.hasPrefix("my-app://sumup-failed?order=7&smp-status=invalidstate"))
+        let response = try SumUpResponse(callbackURLString: callback)
+        #expect(response.message == "Nobody is logged in to SumUp.")
+        #expect(response.correlationToken == Self.token)
+        #expect(response.outcome.status == .failed)
+    }
+
+    @Test("the device: not activated or offline answers invalidstate too", arguments: ["activated", "online"])
+    func device(key: String) throws {
+        let profile = try MerchantProfile(json: "{\"\(key)\": false, \"sumup\": {\"currency\": \"EUR\"}}")
+        let response = try SumUpResponse(callbackURLString: try Self.callback(try Self.request(), profile: profile))
+        #expect(response.status == .invalidState)
+    }
+
+    @Test("the affiliate key must be one issued for the app")
+    func affiliateKey() throws {
+        var profile = Self.euroProfile
+        profile.sumUp.affiliateKeys = ["KEY-1"]
+        #expect(try Simulator(profile: profile).inspect(try Self.request()).problems.isEmpty)
+        let url = try Self.request(affiliateKey: "KEY-2")
+        #expect(try Simulator(profile: profile).inspect(url).blockingProblem?.code == "invalid_affiliate_key")
+        #expect(try SumUpResponse(callbackURLString: try Self.callback(url, profile: profile)).status == .invalidState)
+    }
+
+    @Test("the currency must be the SumUp merchant's (sumup §1)")
+    func currency() throws {
+        #expect(try Simulator().inspect(try Self.request()).blockingProblem?.code == "currency_mismatch")
+        #expect(try Simulator().inspect(try Self.request(currency: .usd)).problems.isEmpty, "the default is USD")
+        #expect(try Simulator(profile: Self.euroProfile).inspect(try Self.request()).problems.isEmpty)
+        let profile = try MerchantProfile(json: #"{"currency": "GBP", "sumup": {"currency": "EUR"}}"#)
+        #expect(profile.sumUpCurrency == .eur)
+    }
+
+    @Test("card limits for the merchant's currency: below the minimum or above the maximum")
+    func cardLimits() throws {
+        let profile = Self.euroProfile
+        #expect(
+            try Simulator(profile: profile).inspect(try Self.request("0.99")).blockingProblem?.code
+                == "amount_too_small"
+        )
+        #expect(
+            try Simulator(profile: profile).inspect(try Self.request("50000.01")).blockingProblem?.code
+                == "amount_too_large"
+        )
+        #expect(
+            try SumUpResponse(callbackURLString: try Self.callback(try Self.request("0.99"))).status == .invalidState
+        )
+    }
+
+    @Test(
+        "app versions: no transaction code before 1.53, no foreign-tx-id echo before 1.53.2 (sumup §1, §2)",
+        arguments: [("1.52", false, false), ("1.53", true, false), ("1.53.2", true, true), ("2.80", true, true)]
+    )
+    func appVersions(version: String, hasCode: Bool, echoes: Bool) throws {
+        var profile = Self.euroProfile
+        profile.sumUp.appVersion = version
+        let response = try SumUpResponse(callbackURLString: try Self.callback(try Self.request(), profile: profile))
+        #expect(response.status == .success)
+        #expect((response.transactionCode != nil) == hasCode)
+        #expect((response.correlationToken == Self.token) == echoes)
+    }
+
+    @Test("no callback URL for the answer: SumUp stays on its own screen")
+    func missingCallbacks() throws {
+        var simulator = Simulator(profile: Self.euroProfile)
+        #expect(try simulator.answer(try Self.request(success: nil), with: .approve(tender: nil)).callbackURL == nil)
+        #expect(try simulator.answer(try Self.request(success: nil), with: .cancel).callbackURL != nil)
+        #expect(try simulator.answer(try Self.request(fail: nil), with: .decline).callbackURL == nil)
+        #expect(try simulator.answer(try Self.request(fail: nil), with: .approve(tender: nil)).callbackURL != nil)
+    }
+
+    @Test("a request SumUp cannot read: invalidstate on a readable callbackfail, otherwise no callback")
+    func unreadable() throws {
+        let bad =
+            "sumupmerchant://pay/1.0?amount=4.5&currency=EUR&affiliate-key=K&callbackfail=my-app%3A%2F%2Ffail&foreign-tx-id=abc"
+        var simulator = Simulator(profile: Self.euroProfile)
+        let callback = try #require(try simulator.answer(bad, with: .approve(tender: nil)).callbackURL)
+        let response = try SumUpResponse(callbackURLString: callback)
+        #expect(response.status == .invalidState)
+        #expect(response.foreignTransactionID == "abc")
+        #expect(try simulator.inspect(bad).blockingProblem?.code == "invalid_amount")
+        let nowhere = "sumupmerchant://pay/1.0?amount=4.50&currency=EUR"
+        #expect(try simulator.answer(nowhere, with: .approve(tender: nil)).callbackURL == nil)
+        #expect(try simulator.inspect(nowhere).blockingProblem?.consequence == .refusesWithoutCallback)
+    }
+
+    @Test("what SumUp shows: amount, title, where it returns without the query")
+    func display() throws {
+        let view = try Simulator(profile: Self.euroProfile).inspect(try Self.request())
+        #expect(view.amount == Money(minorUnits: 450, currency: .eur))
+        #expect(view.note == "Flat white")
+        #expect(view.details.contains(.init("On success returns to", "my-app://sumup-done")))
+        #expect(view.details.contains(.init("On failure returns to", "my-app://sumup-failed")))
+        #expect(!view.details.contains { $0.value.contains(Self.token) })
+    }
+
+    @Test("SumUp takes cards only")
+    func cardOnly() throws {
+        var simulator = Simulator(profile: Self.euroProfile)
+        #expect(throws: SimulatorError.self) {
+            try simulator.answer(try Self.request(), with: .approve(tender: "cash"))
+        }
+    }
+}
+
+@Suite("Simulator")
+struct SimulatorFacadeTests {
+    @Test("models every provider Tender ships with, and dispatches by scheme")
+    func providers() throws {
+        #expect(Simulator.providers == PaymentProvider.all)
+        #expect(Simulator.app(for: .sumUp)?.appName == "SumUp")
+        #expect(Simulator.app(for: PaymentProvider(rawValue: "other")) == nil)
+        #expect(try Simulator().inspect(try SumUpSimulatorTests.request()).provider == .sumUp)
+        #expect(try Simulator().inspect("COM-APPNINJAS-ISWIPE://charge/1.0.0/?amount=1.00").provider == .swipe)
+    }
+
+    @Test("the sumup section of a profile file: known keys only, each of its type")
+    func sumUpSection() throws {
+        let profile = try MerchantProfile(
+            json: #"{"sumup": {"affiliate_keys": ["A"], "currency": "EUR", "app_version": "1.53.2"}}"#
+        )
+        #expect(profile.sumUp == .init(affiliateKeys: ["A"], currency: .eur, appVersion: "1.53.2"))
+        for (json, named) in [
+            (#"{"sumup": {"affiliate_key": "A"}}"#, "sumup.affiliate_key"),
+            (#"{"sumup": {"currency": "EURO"}}"#, "sumup.currency"),
+            (#"{"sumup": {"app_version": "two"}}"#, "sumup.app_version"),
+            (#"{"sumup": []}"#, "sumup"),
+        ] {
+            let error = #expect(throws: SimulatorError.self) { try MerchantProfile(json: json) }
+            #expect(error?.message.contains(named) == true, "\(json)")
+        }
+    }
+}
