@@ -3,17 +3,23 @@ import Dispatch
 import Foundation
 import Tender
 import TenderSandbox
+import TenderSimulator
 
-/// `tender sandbox`: a local stand-in for Square's REST endpoints, until interrupted.
+/// `tender sandbox`: a local stand-in for the POS apps and Square's REST endpoints, until interrupted.
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Run a local stand-in for Square's REST endpoints until interrupted.",
+        abstract: "Run a local stand-in for the POS apps and Square's REST endpoints until interrupted.",
         discussion: """
-            Prints its base URL on the first line, then one line per request (never a token). With \
-            --square-access-token and --square-location-id it knows one seller: a token with every required \
-            scope that expires in 30 days and an active US location that takes cards. Any other token or \
-            location gets Square's errors. Stop it with Ctrl-C.
+            Prints its base URL on the first line, then one line per request (never a token or a URL). \
+            Open a POS request URL with its scheme:// replaced by http://HOST:PORT/<provider>/ (such as \
+            /square/payment/create?data=…) to see what the POS app would show and answer it with a button; \
+            GET / lists recent requests and POST /api/simulate answers {"request_url", "outcome"} with \
+            {"callback_url"}. The simulated apps run with the merchant profile of --merchant (by default a \
+            logged-in US merchant that accepts any application, callback and affiliate key). With \
+            --square-access-token and --square-location-id the Square REST stand-in knows one seller: a token \
+            with every required scope that expires in 30 days and an active US location that takes cards. Any \
+            other token or location gets Square's errors. Stop it with Ctrl-C.
             """
     )
 
@@ -34,6 +40,12 @@ struct SandboxCommand: AsyncParsableCommand {
         help: "A rotating (PKCE) refresh token to accept for that seller."
     )
     var squareRefreshToken: String?
+
+    @Option(help: ArgumentHelp("A JSON merchant profile for the simulated POS apps.", valueName: "file"))
+    var merchant: String?
+
+    @Option(help: "Seed for the simulated transaction IDs.")
+    var seed: UInt64 = 1
 
     @Flag(help: "Print only the base URL, not each request.")
     var quiet = false
@@ -68,8 +80,15 @@ struct SandboxCommand: AsyncParsableCommand {
                 }
                 if write { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
             }
+        let profile = try MerchantProfileFile.load(merchant)
         let server = SandboxServer(
-            configuration: SandboxConfiguration(host: host, port: UInt16(port), squareConnect: square, log: log)
+            configuration: SandboxConfiguration(
+                host: host,
+                port: UInt16(port),
+                squareConnect: square,
+                posApps: POSAppsSandbox.Configuration(profile: profile, seed: seed),
+                log: log
+            )
         )
         let baseURL: URL
         do {
@@ -78,6 +97,13 @@ struct SandboxCommand: AsyncParsableCommand {
             throw CLIError("\(error)")
         }
         Output.line(baseURL.absoluteString)
+        Output.line(
+            "POS apps: open \(baseURL.absoluteString)/<provider>/… in place of scheme://… "
+                + "(square, swipe, softpos, sumup); \(baseURL.absoluteString)/ explains"
+        )
+        if !Self.isLoopback(host) {
+            Output.line("warning: listening on \(host), not loopback: anyone on the network can reach the sandbox")
+        }
         if squareAccessToken != nil, let squareLocationID {
             Output.line(
                 "Square: one seller (merchant \(SquareConnectSandbox.Configuration.sellerMerchantID)), "
@@ -94,6 +120,10 @@ struct SandboxCommand: AsyncParsableCommand {
         let signal = await Self.waitForInterrupt()
         await server.stop()
         Output.line("stopped (\(signal))")
+    }
+
+    private static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     /// Waits for SIGINT or SIGTERM and returns its name.

@@ -8,13 +8,18 @@ struct SimulateCommand: AsyncParsableCommand {
         commandName: "simulate",
         abstract: "Print the callback URL a POS app would open for a request.",
         discussion: """
-            The simulated app checks the request as the real one does, against the merchant profile (by default \
-            a logged-in US merchant that accepts any application and callback), and answers with the outcome. \
-            A request with a problem is answered with the app's error for it, whatever the outcome.
+            The simulated app (Square Point of Sale, Swipe, SoftPOS or SumUp, by the URL's scheme) checks the \
+            request as the real one does, against the merchant profile (by default a logged-in US merchant that \
+            accepts any application, callback and affiliate key), and answers with the outcome. A request with a \
+            problem is answered with the app's error for it, whatever the outcome. When the app would not call \
+            back at all (no callback URL, a request SoftPOS cannot validate), the command fails and says why.
             """
     )
 
-    @Argument(help: "The request URL (square-commerce-v1://…), exactly as your app would open it.")
+    @Argument(
+        help:
+            "The request URL (square-commerce-v1://, com-appninjas-iswipe://, softpos:// or sumupmerchant://…), exactly as your app would open it."
+    )
     var requestURL: String
 
     @Option(help: ArgumentHelp("approve, approve:TENDER, decline, cancel or error:CODE.", valueName: "outcome"))

@@ -9,6 +9,8 @@ public struct SandboxConfiguration: Sendable {
     public var port: UInt16
     /// The stand-in for Square's REST endpoints.
     public var squareConnect: SquareConnectSandbox.Configuration
+    /// The stand-in for the POS apps: their request pages, `GET /` and `POST /api/simulate`.
+    public var posApps: POSAppsSandbox.Configuration
     /// Receives one line per event: requests with their answers, server errors. Lines never contain tokens.
     public var log: (@Sendable (String) -> Void)?
 
@@ -17,11 +19,13 @@ public struct SandboxConfiguration: Sendable {
         host: String = "127.0.0.1",
         port: UInt16 = 0,
         squareConnect: SquareConnectSandbox.Configuration = SquareConnectSandbox.Configuration(),
+        posApps: POSAppsSandbox.Configuration = POSAppsSandbox.Configuration(),
         log: (@Sendable (String) -> Void)? = nil
     ) {
         self.host = host
         self.port = port
         self.squareConnect = squareConnect
+        self.posApps = posApps
         self.log = log
     }
 }

@@ -22,6 +22,8 @@ public actor SandboxServer {
     public nonisolated let configuration: SandboxConfiguration
     /// The Square REST stand-in: register tokens and locations, look at received requests.
     public nonisolated let squareConnect: SquareConnectSandbox
+    /// The POS apps' stand-in: change the merchant profile, look at received requests.
+    public nonisolated let posApps: POSAppsSandbox
 
     private var http: HTTPServer?
     private var runTask: Task<Void, any Error>?
@@ -32,11 +34,15 @@ public actor SandboxServer {
     public init(configuration: SandboxConfiguration = SandboxConfiguration()) {
         self.configuration = configuration
         self.squareConnect = SquareConnectSandbox(configuration: configuration.squareConnect, log: configuration.log)
+        self.posApps = POSAppsSandbox(configuration: configuration.posApps, log: configuration.log)
     }
 
     /// The route groups the server serves, each in its own folder.
     private nonisolated var routeGroups: [any SandboxRouteGroup] {
-        [SquareConnectRoutes(sandbox: squareConnect)]
+        [
+            SquareConnectRoutes(sandbox: squareConnect),
+            POSAppRoutes(sandbox: posApps, listeningHost: configuration.host),
+        ]
     }
 
     /// Starts listening and returns the base URL, such as `http://127.0.0.1:49152`.

@@ -33,6 +33,40 @@ struct SimulateCLITests {
         #expect(try SquareResponse(callbackURLString: String(result.stdout.dropLast())).error?.code == .appNotLoggedIn)
     }
 
+    @Test("every POS app: Swipe, SoftPOS and SumUp answers come out as their callback URLs")
+    func otherProviders() throws {
+        let swipe = try CLIRunner.run([
+            "simulate",
+            "com-appninjas-iswipe://charge/1.0.0/?amount=10.99&returnURL=my-app%3A%2F%2Fdone&returnAppName=App",
+            "--outcome", "decline",
+        ])
+        #expect(swipe.stdout == "my-app://done?ifcc_responseType=declined\n")
+        let softPOS = try CLIRunner.run([
+            "simulate",
+            try SoftPOSRequest.sale(
+                amount: Money(minorUnits: 200, currency: .eur),
+                responseURL: URL(string: "my-app://sp")
+            )
+            .urlString(),
+        ])
+        let sale = try SoftPOSResponse(callbackURLString: String(softPOS.stdout.dropLast()))
+        #expect(sale.outcome.status == .approved)
+        let sumUp = try CLIRunner.run([
+            "simulate",
+            "sumupmerchant://pay/1.0?amount=4.50&currency=USD&affiliate-key=K&callbackfail=my-app%3A%2F%2Ff",
+            "--outcome", "error:invalidstate",
+        ])
+        #expect(sumUp.stdout == "my-app://f?smp-status=invalidstate\n")
+    }
+
+    @Test("when the POS app would not call back, the command fails and says why")
+    func noCallback() throws {
+        let result = try CLIRunner.run(["simulate", "com-appninjas-iswipe://charge/1.0.0/?amount=10.99"])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("returnURL"))
+    }
+
     @Test(
         "bad input: status 1, one line on stderr",
         arguments: [

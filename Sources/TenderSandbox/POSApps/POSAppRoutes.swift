@@ -1,0 +1,316 @@
+import FlyingFox
+import Foundation
+import Tender
+import TenderSimulator
+
+/// Serves ``POSAppsSandbox`` over HTTP: the request pages, their answers, `GET /` and `POST /api/simulate`.
+struct POSAppRoutes: SandboxRouteGroup {
+    let sandbox: POSAppsSandbox
+    /// The address the server listens on: when it is loopback, only loopback `Host` headers are served, so a web
+    /// page cannot reach the sandbox through DNS rebinding and read a form's nonce.
+    let listeningHost: String
+
+    /// The largest form or JSON body read.
+    static let maximumBodyBytes = 256 * 1024
+
+    func install(on server: HTTPServer) async {
+        let routes = self
+        // `GET /` also receives requests whose target Foundation cannot parse (FlyingFox then sees an empty path):
+        // those are POS pages with characters such as `{` left unencoded.
+        await server.appendRoute("GET /") { request in await routes.guarded(request) { await routes.root($0) } }
+        for provider in PaymentProvider.all {
+            for path in ["/\(provider.rawValue)", "/\(provider.rawValue)/*"] {
+                await server.appendRoute(HTTPRoute("GET " + path)) { request in
+                    await routes.guarded(request) { await routes.page($0) }
+                }
+            }
+        }
+        await server.appendRoute("GET /requests/:id") { request in
+            await routes.guarded(request) { await routes.show($0) }
+        }
+        await server.appendRoute("POST /requests/:id/answer") { request in
+            await routes.guarded(request) { await routes.answer($0) }
+        }
+        await server.appendRoute("POST /api/simulate") { request in
+            await routes.guarded(request) { await routes.simulate($0) }
+        }
+    }
+
+    // MARK: Handlers
+
+    private func root(_ request: HTTPRequest) async -> HTTPResponse {
+        let path = request.target.path()
+        if path == "/" || path.isEmpty {
+            let records = await sandbox.recentRequests
+            let profile = await sandbox.profile
+            return Self.html(.ok, POSPages.index(records: records, profile: profile, host: Self.host(of: request)))
+        }
+        return await page(request)
+    }
+
+    private func page(_ request: HTTPRequest) async -> HTTPResponse {
+        guard
+            let (_, requestURL) = SandboxPageURL.requestURL(
+                rawPath: request.target.path(),
+                rawQuery: request.target.query()
+            )
+        else {
+            return Self.html(
+                .notFound,
+                POSPages.message(
+                    title: "Not a POS request",
+                    "Open a POS request URL with its scheme:// replaced by http://HOST:PORT/<provider>/, such as /square/payment/create?data=…"
+                )
+            )
+        }
+        do {
+            let (record, nonce) = try await sandbox.open(requestURL)
+            let profile = await sandbox.profile
+            return Self.html(.ok, POSPages.requestPage(record: record, nonce: nonce, profile: profile))
+        } catch {
+            return Self.html(.badRequest, POSPages.message(title: "Not a POS request", "\(error)"))
+        }
+    }
+
+    private func show(_ request: HTTPRequest) async -> HTTPResponse {
+        let id = Self.segment(of: request, at: 1)
+        guard let (record, nonce) = await sandbox.record(id: id), let nonce else {
+            return Self.html(
+                .notFound,
+                POSPages.message(title: "Unknown request", "The sandbox does not remember this request; open it again.")
+            )
+        }
+        let profile = await sandbox.profile
+        return Self.html(.ok, POSPages.requestPage(record: record, nonce: nonce, profile: profile))
+    }
+
+    private func answer(_ request: HTTPRequest) async -> HTTPResponse {
+        let id = Self.segment(of: request, at: 1)
+        let form: QueryParameters
+        do {
+            form = try QueryParameters(
+                percentEncodedQuery: try await Self.body(of: request).replacingOccurrences(of: "+", with: "%20")
+            )
+        } catch {
+            return Self.html(
+                .badRequest,
+                POSPages.message(title: "Unreadable answer", "The form could not be read: \(error)")
+            )
+        }
+        func field(_ name: String) -> String? { (try? form.value(named: name)) ?? nil }
+        let outcome: SimulatedOutcome
+        switch field("outcome") {
+        case "approve":
+            outcome = .approve(tender: field("tender").flatMap { $0.isEmpty ? nil : $0 })
+        case "decline":
+            outcome = .decline
+        case "cancel":
+            outcome = .cancel
+        case "error":
+            let custom = field("custom_code")?.trimmingCharacters(in: .whitespaces) ?? ""
+            let code = custom.isEmpty ? field("code") ?? "" : custom
+            guard !code.isEmpty else {
+                return Self.html(.badRequest, POSPages.message(title: "No error code", "Choose or type an error code."))
+            }
+            outcome = .error(code)
+        default:
+            return Self.html(
+                .badRequest,
+                POSPages.message(title: "Unknown answer", "The form must say approve, decline, cancel or error.")
+            )
+        }
+        switch await sandbox.answer(id: id, nonce: field("nonce") ?? "", outcome: outcome) {
+        case .redirect(let callbackURL):
+            var headers = Self.pageHeaders
+            headers[.location] = callbackURL
+            headers[.contentType] = "text/html; charset=utf-8"
+            return HTTPResponse(
+                statusCode: .seeOther,
+                headers: headers,
+                body: Data(POSPages.redirect(to: callbackURL).utf8)
+            )
+        case .noCallback(let reason):
+            return Self.html(.ok, POSPages.message(title: "The app does not call back", reason.message))
+        case .unknownRequest:
+            return Self.html(
+                .notFound,
+                POSPages.message(title: "Unknown request", "The sandbox does not remember this request; open it again.")
+            )
+        case .wrongNonce:
+            return Self.html(
+                .forbidden,
+                POSPages.message(
+                    title: "Refused",
+                    "This answer did not come from the request's own page (a stale form, or another site's): open the request again."
+                )
+            )
+        case .alreadyAnswered(let previous):
+            return Self.html(
+                .conflict,
+                POSPages.message(
+                    title: "Answered already",
+                    "The app answered this request already (\(previous)); a POS app answers once. Open the request again to answer anew."
+                )
+            )
+        case .impossible(let error):
+            return Self.html(.badRequest, POSPages.message(title: "That cannot happen", error.message))
+        }
+    }
+
+    private func simulate(_ request: HTTPRequest) async -> HTTPResponse {
+        // Only JSON: a page on another site cannot send it without a CORS preflight, which the sandbox never grants.
+        let contentType = request.headers[.contentType]?.split(separator: ";").first?
+            .trimmingCharacters(in: .whitespaces).lowercased()
+        guard contentType == "application/json" else {
+            return Self.jsonError(
+                .unsupportedMediaType,
+                "invalid_request",
+                "Send the body as JSON with Content-Type: application/json."
+            )
+        }
+        let object: Tender.JSONObject
+        do {
+            let text = try await Self.body(of: request)
+            guard let parsed = try Tender.JSONValue.parse(text).objectValue else {
+                return Self.jsonError(.badRequest, "invalid_request", "The body must be a JSON object.")
+            }
+            object = parsed
+        } catch {
+            return Self.jsonError(.badRequest, "invalid_request", "The body is not valid JSON: \(error)")
+        }
+        for key in object.keys where !["request_url", "outcome"].contains(key) {
+            return Self.jsonError(
+                .badRequest,
+                "invalid_request",
+                "Unknown key '\(CardNumberScreen.excerpt(key))': send request_url and, optionally, outcome."
+            )
+        }
+        guard let requestURL = object["request_url"]?.stringValue else {
+            return Self.jsonError(
+                .badRequest,
+                "invalid_request",
+                "request_url must be the POS request URL, as a string."
+            )
+        }
+        let outcomeText: String
+        switch object["outcome"] {
+        case nil: outcomeText = "approve"
+        case .string(let text)?: outcomeText = text
+        default: return Self.jsonError(.badRequest, "invalid_request", "outcome must be a string such as \"approve\".")
+        }
+        do {
+            let outcome = try SimulatedOutcome(parsing: outcomeText)
+            let (read, simulated) = try await sandbox.simulateReading(requestURL, outcome: outcome)
+            var result = Tender.JSONObject()
+            result["provider"] = .string(read.provider.rawValue)
+            switch simulated {
+            case .callback(let url):
+                result["callback_url"] = .string(url)
+            case .noCallback(let reason):
+                result["callback_url"] = .null
+                result["no_callback"] = .object(["code": .string(reason.code), "message": .string(reason.message)])
+            }
+            result["problems"] = .array(
+                read.problems.map {
+                    .object([
+                        "code": .string($0.code), "message": .string($0.message),
+                        "consequence": .string($0.consequence.rawValue),
+                    ])
+                }
+            )
+            return Self.json(.ok, .object(result))
+        } catch let error as SimulatorError {
+            return Self.jsonError(.badRequest, error.code.rawValue, error.message)
+        } catch {
+            return Self.jsonError(.badRequest, "invalid_request", "\(error)")
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Refuses `Host` headers that are not loopback while listening on loopback (DNS rebinding), then serves.
+    private func guarded(
+        _ request: HTTPRequest,
+        _ serve: (HTTPRequest) async -> HTTPResponse
+    ) async -> HTTPResponse {
+        if Self.isLoopback(listeningHost) {
+            let hostName = Self.hostName(Self.host(of: request))
+            guard Self.isLoopback(hostName) || hostName == "localhost" else {
+                return Self.html(
+                    .misdirectedRequest,
+                    POSPages.message(
+                        title: "Wrong host",
+                        "The sandbox listens on loopback and answers only to 127.0.0.1, ::1 or localhost."
+                    )
+                )
+            }
+        }
+        return await serve(request)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+    }
+
+    /// The `Host` header, or `127.0.0.1` when there is none.
+    static func host(of request: HTTPRequest) -> String {
+        request.headers[.host] ?? "127.0.0.1"
+    }
+
+    /// The host name of a `Host` header, without the port.
+    static func hostName(_ host: String) -> String {
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") { return String(host[...close]) }
+        return String(host.split(separator: ":", maxSplits: 1).first ?? "")
+    }
+
+    /// The raw path segment at `index` (`/requests/<id>/answer`: 1 is the ID).
+    private static func segment(of request: HTTPRequest, at index: Int) -> String {
+        let segments = request.target.path().split(separator: "/", omittingEmptySubsequences: true)
+        return segments.indices.contains(index) ? String(segments[index]) : ""
+    }
+
+    private static func body(of request: HTTPRequest) async throws -> String {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
+            throw SandboxError("The body is larger than \(maximumBodyBytes / 1024) KiB.")
+        }
+        let data = try await request.bodyData
+        guard data.count <= maximumBodyBytes else {
+            throw SandboxError("The body is larger than \(maximumBodyBytes / 1024) KiB.")
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw SandboxError("The body is not UTF-8.") }
+        return text
+    }
+
+    /// Headers for every page: no caching, no framing, no referrer (page URLs carry the request), no scripts.
+    static var pageHeaders: HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers[HTTPHeader("Cache-Control")] = "no-store"
+        headers[HTTPHeader("Content-Security-Policy")] =
+            "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'"
+        headers[HTTPHeader("X-Frame-Options")] = "DENY"
+        headers[HTTPHeader("X-Content-Type-Options")] = "nosniff"
+        headers[HTTPHeader("Referrer-Policy")] = "no-referrer"
+        return headers
+    }
+
+    private static func html(_ status: HTTPStatusCode, _ page: String) -> HTTPResponse {
+        var headers = pageHeaders
+        headers[.contentType] = "text/html; charset=utf-8"
+        return HTTPResponse(statusCode: status, headers: headers, body: Data(page.utf8))
+    }
+
+    private static func json(_ status: HTTPStatusCode, _ value: Tender.JSONValue) -> HTTPResponse {
+        var headers = pageHeaders
+        headers[.contentType] = "application/json"
+        return HTTPResponse(
+            statusCode: status,
+            headers: headers,
+            body: Data(value.serialized(escapingSlashes: false).utf8)
+        )
+    }
+
+    private static func jsonError(_ status: HTTPStatusCode, _ code: String, _ message: String) -> HTTPResponse {
+        json(status, .object(["error": .object(["code": .string(code), "message": .string(message)])]))
+    }
+}

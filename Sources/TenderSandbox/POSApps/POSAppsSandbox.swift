@@ -1,0 +1,284 @@
+public import Foundation
+import Tender
+public import TenderSimulator
+
+/// The stand-in for the POS apps that ``SandboxServer`` serves as web pages: each request URL opened on the
+/// sandbox is read by the ``Simulator``, shown as the POS app would show it, and answered with the outcome
+/// chosen on the page (or through `POST /api/simulate`).
+///
+/// | route | what |
+/// |---|---|
+/// | `GET /` | the recent requests, and how to point an app at the sandbox |
+/// | `GET /<provider>/…` | the POS app's screen for the request `scheme://…` (see ``pageURL(for:baseURL:)``) |
+/// | `POST /requests/<id>/answer` | the page's buttons: answers `303 See Other` to the callback URL |
+/// | `POST /api/simulate` | `{"request_url": …, "outcome": …}` → `{"callback_url": …}`, for automation |
+///
+/// A request is answered once, as the real app answers once. When the profile lists
+/// ``MerchantProfile/callbackURLs``, the sandbox refuses to send a browser anywhere else, for every app, as
+/// Square does for its own. Log lines name the request's number, provider and outcome only: never a URL, a
+/// token or an amount (SEC-10).
+public actor POSAppsSandbox {
+    /// What the stand-in starts with.
+    public struct Configuration: Sendable {
+        /// The merchant account and device every simulated app runs with.
+        public var profile: MerchantProfile
+        /// The seed of the simulated transaction IDs.
+        public var seed: UInt64
+        /// How many requests ``recentRequests`` keeps (the oldest are forgotten first).
+        public var recentLimit: Int
+
+        /// Creates a configuration: the ``MerchantProfile/default`` merchant unless told otherwise.
+        public init(profile: MerchantProfile = .default, seed: UInt64 = 1, recentLimit: Int = 100) {
+            self.profile = profile
+            self.seed = seed
+            self.recentLimit = max(1, recentLimit)
+        }
+    }
+
+    /// A request the sandbox received, without its URL (which may carry a token).
+    public struct RecordedRequest: Sendable, Hashable, Identifiable {
+        /// The sandbox's number for the request, as in its page's address (`/requests/<id>`).
+        public let id: String
+        /// When it arrived.
+        public let receivedAt: Date
+        /// How it arrived: `page` (a browser opened it) or `api` (`POST /api/simulate`).
+        public let channel: Channel
+        /// What the simulated app read.
+        public let request: SimulatedRequest
+        /// What the app answered, once it has.
+        public internal(set) var answer: Answer?
+
+        /// How a request reached the sandbox.
+        public enum Channel: String, Sendable, Hashable {
+            /// A browser opened the request's page.
+            case page
+            /// `POST /api/simulate`.
+            case api
+        }
+
+        /// How the simulated app answered.
+        public struct Answer: Sendable, Hashable {
+            /// The outcome chosen.
+            public let outcome: SimulatedOutcome
+            /// Whether the app called back; when it did not, why.
+            public let noCallbackReason: SimulatorProblem?
+        }
+    }
+
+    /// The result of answering a request from its page.
+    enum PageAnswer: Sendable {
+        /// Redirect the browser here.
+        case redirect(String)
+        /// The app does not call back.
+        case noCallback(SimulatorProblem)
+        /// The request is unknown (forgotten or never seen).
+        case unknownRequest
+        /// The nonce does not match: a stale form, or a form on another site.
+        case wrongNonce
+        /// The request was answered already.
+        case alreadyAnswered(SimulatedOutcome)
+        /// The outcome cannot happen with this app or request; the request still waits.
+        case impossible(SimulatorError)
+    }
+
+    private var simulator: Simulator
+    private let recentLimit: Int
+    private var records: [RecordedRequest] = []
+    private var requestURLs: [String: String] = [:]
+    private var nonces: [String: String] = [:]
+    private let log: (@Sendable (String) -> Void)?
+    private var generator = SystemRandomNumberGenerator()
+
+    /// Creates the stand-in.
+    public init(configuration: Configuration = Configuration(), log: (@Sendable (String) -> Void)? = nil) {
+        self.simulator = Simulator(profile: configuration.profile, seed: configuration.seed)
+        self.recentLimit = configuration.recentLimit
+        self.log = log
+    }
+
+    /// The merchant profile the simulated apps run with now.
+    public var profile: MerchantProfile { simulator.profile }
+
+    /// Changes the merchant profile, such as logging the merchant out, for requests from now on.
+    public func setProfile(_ profile: MerchantProfile) {
+        simulator.profile = profile
+    }
+
+    /// The requests received, oldest first, at most ``Configuration/recentLimit``.
+    public var recentRequests: [RecordedRequest] { records }
+
+    /// The sandbox page that stands in for the POS app of `requestURL`: `scheme://rest` becomes
+    /// `<baseURL>/<provider>/rest`, such as `http://127.0.0.1:8080/square/payment/create?data=…`.
+    /// - Throws: ``SandboxError`` when the URL is not a request to a POS app Tender knows.
+    public nonisolated static func pageURL(for requestURL: String, baseURL: URL) throws -> URL {
+        guard let text = SandboxPageURL.pageURL(for: requestURL, baseURL: baseURL.absoluteString),
+            let url = URL(string: text)
+        else {
+            throw SandboxError(
+                "This is not a request to a POS app: it must start with square-commerce-v1://, com-appninjas-iswipe://, softpos:// or sumupmerchant://."
+            )
+        }
+        return url
+    }
+
+    /// Answers a request URL with an outcome at once, as `POST /api/simulate` does, and records it.
+    ///
+    /// When the profile lists ``MerchantProfile/callbackURLs`` and the app's callback URL is not among them,
+    /// the answer is no callback (`unregistered_callback_url`).
+    /// - Throws: ``SimulatorError`` when the URL is not a request or the outcome cannot happen.
+    public func simulate(_ requestURL: String, outcome: SimulatedOutcome) throws -> SimulatedAnswer {
+        try simulateReading(requestURL, outcome: outcome).answer
+    }
+
+    /// ``simulate(_:outcome:)``, with what the app read.
+    func simulateReading(
+        _ requestURL: String,
+        outcome: SimulatedOutcome
+    ) throws -> (request: SimulatedRequest, answer: SimulatedAnswer) {
+        let request = try simulator.inspect(requestURL)
+        let answer = guarded(try simulator.answer(requestURL, with: outcome))
+        var record = RecordedRequest(
+            id: newID(),
+            receivedAt: Date(),
+            channel: .api,
+            request: request,
+            answer: nil
+        )
+        record.answer = .init(outcome: outcome, noCallbackReason: answer.noCallbackReason)
+        remember(record, url: nil)
+        log?("pos: \(record.id) \(request.provider) via api → \(outcome.logName)\(answer.logSuffix)")
+        return (request, answer)
+    }
+
+    /// Reads a request a browser opened and records it, waiting for an answer from its page.
+    /// - Returns: the record and the nonce the page's forms must carry.
+    /// - Throws: ``SimulatorError`` when the URL is not a request to a POS app.
+    func open(_ requestURL: String) throws -> (record: RecordedRequest, nonce: String) {
+        let request = try simulator.inspect(requestURL)
+        let record = RecordedRequest(id: newID(), receivedAt: Date(), channel: .page, request: request, answer: nil)
+        let nonce = randomHex(bytes: 16)
+        nonces[record.id] = nonce
+        remember(record, url: requestURL)
+        let problems = request.problems.isEmpty ? "" : " (\(request.problems.count) problems)"
+        log?("pos: \(record.id) \(request.provider) page opened\(problems)")
+        return (record, nonce)
+    }
+
+    /// A request still remembered, with its nonce when it came from a page.
+    func record(id: String) -> (record: RecordedRequest, nonce: String?)? {
+        guard let record = records.first(where: { $0.id == id }) else { return nil }
+        return (record, nonces[id])
+    }
+
+    /// Answers a request from its page: checks the nonce, answers once, and says where the browser goes.
+    func answer(id: String, nonce: String, outcome: SimulatedOutcome) -> PageAnswer {
+        guard let index = records.firstIndex(where: { $0.id == id }), let expected = nonces[id] else {
+            return .unknownRequest
+        }
+        guard Self.constantTimeEqual(expected, nonce) else { return .wrongNonce }
+        if let answered = records[index].answer { return .alreadyAnswered(answered.outcome) }
+        guard let url = requestURLs[id] else { return .unknownRequest }
+        let answer: SimulatedAnswer
+        do {
+            answer = guarded(try simulator.answer(url, with: outcome))
+        } catch let error as SimulatorError {
+            return .impossible(error)
+        } catch {
+            return .impossible(SimulatorError(.impossibleOutcome, "\(error)"))
+        }
+        records[index].answer = .init(outcome: outcome, noCallbackReason: answer.noCallbackReason)
+        // Answered once: the URL (which may carry a token) is no longer needed.
+        requestURLs[id] = nil
+        log?("pos: \(id) \(records[index].request.provider) → \(outcome.logName)\(answer.logSuffix)")
+        switch answer {
+        case .callback(let callbackURL): return .redirect(callbackURL)
+        case .noCallback(let reason): return .noCallback(reason)
+        }
+    }
+
+    /// The answer, unless it sends the browser to a callback URL the profile does not register, or to one a
+    /// `Location` header cannot carry.
+    private func guarded(_ answer: SimulatedAnswer) -> SimulatedAnswer {
+        guard case .callback(let url) = answer else { return answer }
+        guard simulator.profile.isRegistered(callbackURL: url) else {
+            return .noCallback(
+                SimulatorProblem(
+                    code: "unregistered_callback_url",
+                    message:
+                        "The callback URL is not one the merchant profile registers (callback_urls), so the sandbox does not open it; add it to the profile.",
+                    consequence: .refusesWithoutCallback
+                )
+            )
+        }
+        guard url.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            return .noCallback(
+                SimulatorProblem(
+                    code: "invalid_callback_url",
+                    message:
+                        "The callback URL has spaces, control or non-ASCII characters: percent-encode them, as an app could not open it either.",
+                    consequence: .refusesWithoutCallback
+                )
+            )
+        }
+        return answer
+    }
+
+    private func remember(_ record: RecordedRequest, url: String?) {
+        records.append(record)
+        if let url { requestURLs[record.id] = url }
+        while records.count > recentLimit {
+            let forgotten = records.removeFirst()
+            requestURLs[forgotten.id] = nil
+            nonces[forgotten.id] = nil
+        }
+    }
+
+    private func newID() -> String {
+        randomHex(bytes: 6)
+    }
+
+    private func randomHex(bytes: Int) -> String {
+        var text = ""
+        for _ in 0..<bytes {
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            text += String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16)
+        }
+        return text
+    }
+
+    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let left = Array(a.utf8)
+        let right = Array(b.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+}
+
+extension SimulatedAnswer {
+    fileprivate var noCallbackReason: SimulatorProblem? {
+        if case .noCallback(let reason) = self { return reason }
+        return nil
+    }
+
+    /// `, no callback (code)` or nothing: for log lines, without the URL.
+    fileprivate var logSuffix: String {
+        noCallbackReason.map { ", no callback (\($0.code))" } ?? ", callback"
+    }
+}
+
+extension SimulatedOutcome {
+    /// The outcome for log lines: the CLI form, with a code typed on the page shown only when it is a plain
+    /// identifier (a log line never carries arbitrary text).
+    var logName: String {
+        guard case .error(let code) = self else { return description }
+        let plain =
+            code.utf8.count <= 64
+            && code.unicodeScalars.allSatisfy {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == ".")
+            }
+        return plain ? description : "error:(another code)"
+    }
+}

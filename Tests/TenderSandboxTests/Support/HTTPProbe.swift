@@ -1,0 +1,146 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+/// A real HTTP client for the sandbox's pages: it never follows redirects, so a test sees the `303` and its
+/// `Location` itself.
+enum HTTPProbe {
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+    }
+
+    private static let session = URLSession(
+        configuration: .ephemeral,
+        delegate: NoRedirects(),
+        delegateQueue: nil
+    )
+
+    static func get(_ url: String) async throws -> Response {
+        try await send("GET", url)
+    }
+
+    static func send(
+        _ method: String,
+        _ url: String,
+        contentType: String? = nil,
+        body: String? = nil
+    ) async throws -> Response {
+        guard let target = URL(string: url) else { throw ProbeError("not a URL: \(url)") }
+        var request = URLRequest(url: target)
+        request.httpMethod = method
+        if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
+        if let body { request.httpBody = Data(body.utf8) }
+        let (data, response) = try await session.data(for: request)
+        guard let http = response as? HTTPURLResponse else { throw ProbeError("not an HTTP response") }
+        var headers: [String: String] = [:]
+        for (key, value) in http.allHeaderFields {
+            if let key = key as? String, let value = value as? String { headers[key] = value }
+        }
+        return Response(status: http.statusCode, headers: headers, body: String(decoding: data, as: UTF8.self))
+    }
+
+    /// A form POST, `application/x-www-form-urlencoded`, as a browser sends it.
+    static func postForm(_ url: String, _ fields: [(String, String)]) async throws -> Response {
+        let body = fields.map { name, value in
+            name + "=" + value.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        }
+        .joined(separator: "&")
+        return try await send("POST", url, contentType: "application/x-www-form-urlencoded", body: body)
+    }
+
+    /// Sends `request` (a whole HTTP/1.1 request, headers and all) over a plain socket and returns the status
+    /// line's code and the rest: for requests URLSession will not send (another `Host`, raw `{` in a target).
+    /// The blocking socket calls run off the cooperative pool, which the server needs.
+    static func raw(port: UInt16, _ request: String) async throws -> (status: Int, text: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try rawBlocking(port: port, request) })
+            }
+        }
+    }
+
+    private static func rawBlocking(port: UInt16, _ request: String) throws -> (status: Int, text: String) {
+        #if canImport(Darwin)
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #else
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #endif
+        guard descriptor >= 0 else { throw ProbeError("no socket") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw ProbeError("could not connect to port \(port)") }
+        let bytes = Array(request.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let result = bytes[sent...].withUnsafeBytes { sendBytes(descriptor, $0.baseAddress, $0.count, 0) }
+            guard result > 0 else { throw ProbeError("send failed") }
+            sent += result
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            received += buffer[0..<count]
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+        return (status, text)
+    }
+
+    struct ProbeError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+#if canImport(Darwin)
+private let sendBytes = Darwin.send
+#else
+private let sendBytes = Glibc.send
+#endif
+
+/// Refuses every redirect, so the test sees it.
+private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}
+
+extension String {
+    /// The first capture of `pattern` in the string.
+    func firstCapture(_ pattern: String) -> String? {
+        guard let regex = try? NSRegularExpression(pattern: pattern),
+            let match = regex.firstMatch(in: self, range: NSRange(startIndex..., in: self)),
+            match.numberOfRanges > 1, let range = Range(match.range(at: 1), in: self)
+        else { return nil }
+        return String(self[range])
+    }
+}
