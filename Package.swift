@@ -58,7 +58,14 @@ let package = Package(
         ),
         .testTarget(
             name: "TenderSandboxTests",
-            dependencies: ["Tender", "TenderSandbox"]
+            dependencies: [
+                "Tender",
+                "TenderSandbox",
+                "TenderSimulator",
+                // The browser test's callback receiver.
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+            ]
         ),
     ]
 )

@@ -99,7 +99,9 @@ enum HTTPProbe {
         }
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
+        // Until the server closes, or the whole body its Content-Length announces has arrived (not every server
+        // closes after `Connection: close`).
+        while !isComplete(received) {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { break }
             received += buffer[0..<count]
@@ -107,6 +109,42 @@ enum HTTPProbe {
         let text = String(decoding: received, as: UTF8.self)
         let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
         return (status, text)
+    }
+
+    /// Whether `bytes` hold a whole answer: headers, and as many body bytes as `Content-Length` says.
+    private static func isComplete(_ bytes: [UInt8]) -> Bool {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard bytes.count >= 4,
+            let end = (0...(bytes.count - 4)).first(where: { Array(bytes[$0..<($0 + 4)]) == separator })
+        else { return false }
+        let head = String(decoding: bytes[..<end], as: UTF8.self).lowercased()
+        guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+            let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        else { return false }
+        return bytes.count - (end + 4) >= length
+    }
+
+    /// One HTTP/1.1 exchange over a plain socket (`Connection: close`), for servers whose answers URLSession
+    /// on Linux cannot read (chromedriver writes `Content-Length:249`, without a space). Returns the status and
+    /// the body.
+    static func exchange(
+        port: UInt16,
+        method: String,
+        path: String,
+        json body: Data? = nil
+    ) async throws -> (status: Int, body: Data) {
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        if let body {
+            request += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+        }
+        request += "\r\n" + (body.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        let (status, text) = try await raw(port: port, request)
+        guard let split = text.range(of: "\r\n\r\n") else { throw ProbeError("no HTTP answer from port \(port)") }
+        let head = text[..<split.lowerBound].lowercased()
+        guard !head.contains("transfer-encoding: chunked") && !head.contains("transfer-encoding:chunked") else {
+            throw ProbeError("chunked answers are not read here")
+        }
+        return (status, Data(text[split.upperBound...].utf8))
     }
 
     struct ProbeError: Error, CustomStringConvertible {
