@@ -7,19 +7,30 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "Tender", targets: ["Tender"]),
+        .library(name: "TenderHandoff", targets: ["TenderHandoff"]),
         .executable(name: "tender", targets: ["TenderCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The wire formats, money and the outcome model. Foundation only: keep it that way.
         .target(name: "Tender"),
+        // The durable hand-off: journal (SQLite through GRDB), one-time tokens, exactly-once outcomes.
+        .target(
+            name: "TenderHandoff",
+            dependencies: [
+                "Tender",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .executableTarget(
             name: "TenderCLI",
             dependencies: [
                 "Tender",
+                "TenderHandoff",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -30,6 +41,15 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "TenderHandoffTests",
+            dependencies: [
+                "Tender",
+                "TenderHandoff",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "TenderCLITests",
