@@ -7,39 +7,46 @@ enum Redaction {
         return maskingCardNumbers(bounded)
     }
 
-    /// Replaces all but the last four digits of every run of 13–19 digits that passes the Luhn check with `*`.
+    /// Masks every card number in `text`: all but its last four digits become `*`.
+    ///
+    /// A card number is a run of 13–19 digits, possibly grouped by single spaces or hyphens
+    /// (`4111 1111 1111 1111`), that passes the Luhn check.
     static func maskingCardNumbers(_ text: String) -> String {
-        var characters = Array(text.unicodeScalars)
-        var index = 0
+        var scalars = Array(text.unicodeScalars)
         var changed = false
-        while index < characters.count {
-            guard isDigit(characters[index]) else {
+        var index = 0
+        while index < scalars.count {
+            guard isDigit(scalars[index]) else {
                 index += 1
                 continue
             }
-            var end = index
-            while end < characters.count, isDigit(characters[end]) { end += 1 }
-            // Every window of 13–19 digits inside the run: a card number can hide inside a longer number.
-            let digits = characters[index..<end].map { Int($0.value) - 48 }
-            var masked = [Bool](repeating: false, count: digits.count)
-            for length in 13...19 where length <= digits.count {
-                for start in 0...(digits.count - length) where isLuhnValid(digits[start..<(start + length)]) {
-                    for offset in start..<(start + length - 4) { masked[offset] = true }
+            // The run: digits, with single separators between digits.
+            var digitPositions = [index]
+            var end = index + 1
+            while end < scalars.count {
+                if isDigit(scalars[end]) {
+                    digitPositions.append(end)
+                    end += 1
+                } else if isSeparator(scalars[end]), end + 1 < scalars.count, isDigit(scalars[end + 1]) {
+                    end += 1
+                } else {
+                    break
                 }
             }
-            for (offset, isMasked) in masked.enumerated() where isMasked {
-                characters[index + offset] = "*"
+            let digits = digitPositions.map { Int(scalars[$0].value) - 48 }
+            if (13...19).contains(digits.count), isLuhnValid(digits[...]) {
+                for position in digitPositions.dropLast(4) { scalars[position] = "*" }
                 changed = true
             }
             index = end
         }
         guard changed else { return text }
         var result = String.UnicodeScalarView()
-        result.append(contentsOf: characters)
+        result.append(contentsOf: scalars)
         return String(result)
     }
 
-    /// Whether `text` contains a run of 13–19 digits that passes the Luhn check.
+    /// Whether `text` contains a card number (see ``maskingCardNumbers(_:)``).
     static func containsCardNumber(_ text: String) -> Bool {
         maskingCardNumbers(text) != text
     }
@@ -58,4 +65,6 @@ enum Redaction {
     }
 
     private static func isDigit(_ scalar: Unicode.Scalar) -> Bool { ("0"..."9").contains(scalar) }
+
+    private static func isSeparator(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || scalar == "-" }
 }
