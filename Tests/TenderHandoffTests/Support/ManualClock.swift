@@ -49,9 +49,9 @@ final class ManualClock: HandoffClock, @unchecked Sendable {
         try Task.checkCancellation()
     }
 
-    /// Waits (really, briefly) until `count` tasks sleep on the clock.
-    func waitForSleepers(_ count: Int) async {
-        while sleeperCount < count {
+    /// Waits (really, briefly) until `count` tasks sleep on the clock, or `stop` says there is no point.
+    func waitForSleepers(_ count: Int, unless stop: @Sendable () -> Bool = { false }) async {
+        while sleeperCount < count, !stop() {
             try? await Task.sleep(nanoseconds: 1_000_000)
         }
     }
