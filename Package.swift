@@ -53,7 +53,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TenderCLITests",
-            dependencies: ["Tender", "TenderCLI"]
+            dependencies: ["Tender", "TenderCLI", "TenderHandoff"]
         ),
     ]
 )

@@ -10,6 +10,9 @@ struct TenderCommand: AsyncParsableCommand {
             exits with status 1 and one line on standard error.
             """,
         version: "0.1.0",
-        subcommands: [SquareCommand.self, DecodeCommand.self, DemoCommand.self]
+        subcommands: [
+            SquareCommand.self, DecodeCommand.self, PayCommand.self, HandleCommand.self, JournalCommand.self,
+            DemoCommand.self,
+        ]
     )
 }

@@ -20,7 +20,8 @@ public struct RecordedOutcome: Sendable, Hashable, Codable {
     public var message: String?
     /// Reported by the POS app, or verified with the provider's server (SEC-7).
     public var assurance: PaymentOutcome.Assurance
-    /// Where the outcome came from: a callback, or a manual resolution.
+    /// Where the outcome came from: a callback, or a manual resolution (whose ``assurance`` is
+    /// ``Tender/PaymentOutcome/Assurance/reportedByPOSApp`` by convention: nobody verified it with the provider).
     public var source: Source
 
     /// Where an outcome came from.
