@@ -32,7 +32,9 @@ struct DemoCommand: AsyncParsableCommand {
         Output.line("   in the callback URL: \(try request.wireCallbackURL())")
         Output.line()
 
-        let temporary = journal == nil ? FileManager.default.temporaryDirectory.appendingPathComponent("tender-demo-\(UUID().uuidString)") : nil
+        let temporary =
+            journal == nil
+            ? FileManager.default.temporaryDirectory.appendingPathComponent("tender-demo-\(UUID().uuidString)") : nil
         defer { if let temporary { try? FileManager.default.removeItem(at: temporary) } }
         let path = journal ?? temporary!.appendingPathComponent("journal.sqlite").path
         let pointOfSale = SimulatedPointOfSale()
@@ -61,8 +63,12 @@ struct DemoCommand: AsyncParsableCommand {
 
         Output.line("3. Point of Sale takes the card and opens the callback URL with its reply")
         Output.line("   \(Self.redacted(pointOfSale.reply ?? "", token: opened.state))")
-        Output.line("   Recorded: payment \(entry.id) is \(entry.state), outcome \(entry.outcome?.status.rawValue ?? "none"),")
-        Output.line("   transaction \(entry.outcome?.transactionID ?? "none"), idempotency key \(entry.idempotencyKey.uuidString.lowercased())")
+        Output.line(
+            "   Recorded: payment \(entry.id) is \(entry.state), outcome \(entry.outcome?.status.rawValue ?? "none"),"
+        )
+        Output.line(
+            "   transaction \(entry.outcome?.transactionID ?? "none"), idempotency key \(entry.idempotencyKey.uuidString.lowercased())"
+        )
         Output.line()
 
         Output.line("4. The same reply again, and a forged one without the token")
@@ -70,13 +76,19 @@ struct DemoCommand: AsyncParsableCommand {
         let forged = try coordinator.handleCallback(
             try Self.wireReply(to: request, ["status": "ok", "transaction_id": "FORGED"], state: nil)
         )
-        Output.line("   replay: \(replay?.disposition.rawValue ?? "not a callback"), forgery: \(forged?.disposition.rawValue ?? "not a callback")")
+        Output.line(
+            "   replay: \(replay?.disposition.rawValue ?? "not a callback"), forgery: \(forged?.disposition.rawValue ?? "not a callback")"
+        )
         Output.line("   — neither changes the journal.")
         try coordinator.acknowledge(entry)
         Output.line()
 
         let cancelled = try SquareResponse(
-            callbackURLString: try Self.wireReply(to: request, ["status": "error", "error_code": "payment_canceled"], state: nil)
+            callbackURLString: try Self.wireReply(
+                to: request,
+                ["status": "error", "error_code": "payment_canceled"],
+                state: nil
+            )
         )
         Output.line("5. Had the merchant cancelled, the reply would map to \(cancelled.outcome.status):")
         Output.line("   error_code \(cancelled.error?.code.rawValue ?? "")  — \(cancelled.error?.message ?? "")")
@@ -86,7 +98,11 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     /// What Point of Sale opens: the marked callback URL with `data` holding the reply JSON.
-    static func wireReply(to request: SquareRequest, _ fields: KeyValuePairs<String, String>, state: String?) throws -> String {
+    static func wireReply(
+        to request: SquareRequest,
+        _ fields: KeyValuePairs<String, String>,
+        state: String?
+    ) throws -> String {
         var object = JSONObject()
         for (key, value) in fields { object[key] = .string(value) }
         if let state { object["state"] = .string(state) }

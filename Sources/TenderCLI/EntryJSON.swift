@@ -59,7 +59,9 @@ enum EntryJSON {
 
     /// One line for people: ID, provider, state, outcome, amount, creation time.
     static func line(_ entry: JournalEntry) -> String {
-        let outcome = entry.outcome.map { entry.state == .completed || entry.state == .resolved ? "\($0.status)" : "reported \($0.status)" }
+        let outcome = entry.outcome.map {
+            entry.state == .completed || entry.state == .resolved ? "\($0.status)" : "reported \($0.status)"
+        }
         return [
             entry.id.rawValue, entry.provider.rawValue, entry.state.rawValue, outcome ?? "-",
             "\(entry.amount)", timestamp(entry.createdAt),

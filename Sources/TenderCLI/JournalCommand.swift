@@ -25,7 +25,12 @@ struct JournalListCommand: AsyncParsableCommand {
 
     @OptionGroup var journal: JournalLocation
 
-    @Option(help: ArgumentHelp("Only payments in these states (comma list), such as unknown,tampered,late.", valueName: "states"))
+    @Option(
+        help: ArgumentHelp(
+            "Only payments in these states (comma list), such as unknown,tampered,late.",
+            valueName: "states"
+        )
+    )
     var state: String?
 
     @Flag(help: "Print one JSON array.")
@@ -47,7 +52,9 @@ struct JournalListCommand: AsyncParsableCommand {
         let entries: [JournalEntry]
         do { entries = try journal.open().entries(in: states) } catch let error as HandoffError { throw error.cliError }
         if json {
-            Output.line(JSONValue.array(entries.map { .object(EntryJSON.object($0)) }).serialized(escapingSlashes: false))
+            Output.line(
+                JSONValue.array(entries.map { .object(EntryJSON.object($0)) }).serialized(escapingSlashes: false)
+            )
         } else if entries.isEmpty {
             Output.line("No payments.")
         } else {

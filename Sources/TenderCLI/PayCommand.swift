@@ -122,7 +122,10 @@ extension UnavailablePayCommand {
 
 /// `tender pay swipe …` (not yet available).
 struct PaySwipeCommand: UnavailablePayCommand {
-    static let configuration = CommandConfiguration(commandName: "swipe", abstract: "Swipe (not available in this build).")
+    static let configuration = CommandConfiguration(
+        commandName: "swipe",
+        abstract: "Swipe (not available in this build)."
+    )
     static let providerName = "Swipe"
     @Argument(parsing: .allUnrecognized) var arguments: [String] = []
 }
@@ -139,7 +142,10 @@ struct PaySoftPOSCommand: UnavailablePayCommand {
 
 /// `tender pay sumup …` (not yet available).
 struct PaySumUpCommand: UnavailablePayCommand {
-    static let configuration = CommandConfiguration(commandName: "sumup", abstract: "SumUp (not available in this build).")
+    static let configuration = CommandConfiguration(
+        commandName: "sumup",
+        abstract: "SumUp (not available in this build)."
+    )
     static let providerName = "SumUp"
     @Argument(parsing: .allUnrecognized) var arguments: [String] = []
 }

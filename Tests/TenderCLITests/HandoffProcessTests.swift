@@ -39,7 +39,9 @@ struct HandoffProcessTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let journal = ["--journal", directory.appendingPathComponent("j.sqlite").path]
 
-        let pay = try CLIRunner.run(["pay", "square", "--amount", "1250", "--json"] + HandoffProcessTests.squareFlags + journal)
+        let pay = try CLIRunner.run(
+            ["pay", "square", "--amount", "1250", "--json"] + HandoffProcessTests.squareFlags + journal
+        )
         #expect(pay.status == 0, "\(pay.stderr)")
         let paid = try jsonObject(Substring(pay.stdout.trimmingCharacters(in: .newlines)))
         let id = try #require(paid["payment_id"]?.stringValue)
@@ -57,7 +59,10 @@ struct HandoffProcessTests {
 
         let second = try CLIRunner.run(["handle", reply] + journal)
         #expect(second.status == 0)
-        #expect(try jsonObject(Substring(second.stdout.trimmingCharacters(in: .newlines)))["disposition"]?.stringValue == "duplicate")
+        #expect(
+            try jsonObject(Substring(second.stdout.trimmingCharacters(in: .newlines)))["disposition"]?.stringValue
+                == "duplicate"
+        )
 
         let forged = try CLIRunner.run(["handle", try squareReply(to: url, state: "forged-token")] + journal)
         #expect(forged.status == 0)
@@ -66,7 +71,9 @@ struct HandoffProcessTests {
         #expect(unsolicited["payment_id"] == .null)
         #expect(unsolicited["outcome"] == .null)
 
-        let malformed = try CLIRunner.run(["handle", "my-app://done/square_request?data=%7B%22status%22%3A1%7D"] + journal)
+        let malformed = try CLIRunner.run(
+            ["handle", "my-app://done/square_request?data=%7B%22status%22%3A1%7D"] + journal
+        )
         #expect(malformed.status == 1)
         #expect(malformed.stdout.isEmpty)
         #expect(malformed.stderr.hasPrefix("error: "))
@@ -76,15 +83,23 @@ struct HandoffProcessTests {
         let entries = try #require(try JSONValue.parse(list.stdout.trimmingCharacters(in: .newlines)).arrayValue)
         #expect(entries.count == 1)
         let entry = try #require(entries.first?.objectValue)
-        for key in ["payment_id", "provider", "state", "outcome", "amount", "currency", "created_at", "updated_at", "expires_at"] {
+        for key in [
+            "payment_id", "provider", "state", "outcome", "amount", "currency", "created_at", "updated_at",
+            "expires_at",
+        ] {
             #expect(entry[key] != nil, "\(key)")
         }
         #expect(entry["state"]?.stringValue == "completed")
 
         let show = try CLIRunner.run(["journal", "show", id, "--json"] + journal)
-        #expect(try jsonObject(Substring(show.stdout.trimmingCharacters(in: .newlines)))["transaction_id"]?.stringValue == "TXN-1")
+        #expect(
+            try jsonObject(Substring(show.stdout.trimmingCharacters(in: .newlines)))["transaction_id"]?.stringValue
+                == "TXN-1"
+        )
 
-        let resolve = try CLIRunner.run(["journal", "resolve", id, "--outcome", "declined", "--note", "refunded", "--json"] + journal)
+        let resolve = try CLIRunner.run(
+            ["journal", "resolve", id, "--outcome", "declined", "--note", "refunded", "--json"] + journal
+        )
         #expect(resolve.status == 0, "\(resolve.stderr)")
         let resolved = try jsonObject(Substring(resolve.stdout.trimmingCharacters(in: .newlines)))
         #expect(resolved["state"]?.stringValue == "resolved")
@@ -106,12 +121,21 @@ struct HandoffProcessTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = ["XDG_DATA_HOME": directory.appendingPathComponent("data").path]
-        let pay = try CLIRunner.run(["pay", "square", "--amount", "100"] + HandoffProcessTests.squareFlags, environment: environment)
+        let pay = try CLIRunner.run(
+            ["pay", "square", "--amount", "100"] + HandoffProcessTests.squareFlags,
+            environment: environment
+        )
         #expect(pay.status == 0, "\(pay.stderr)")
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("data/tender/journal.sqlite").path))
+        #expect(
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent("data/tender/journal.sqlite").path)
+        )
         let home = ["XDG_DATA_HOME": "", "HOME": directory.appendingPathComponent("home").path]
         #expect(try CLIRunner.run(["journal", "list"], environment: home).status == 0)
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("home/.local/share/tender/journal.sqlite").path))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: directory.appendingPathComponent("home/.local/share/tender/journal.sqlite").path
+            )
+        )
     }
 
     @Test("tender demo runs its payment through the coordinator and a journal")
@@ -147,7 +171,13 @@ struct HandoffProcessTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("j.sqlite").path
         let prepared = try HandoffCoordinator(journal: try PaymentJournal(path: path), opener: PrintingOpener())
-            .prepare(SquareRequest(applicationID: "sq0idp-CLI", callbackURL: URL(string: "my-app://done")!, amount: Money(minorUnits: 700, currency: .usd)))
+            .prepare(
+                SquareRequest(
+                    applicationID: "sq0idp-CLI",
+                    callbackURL: URL(string: "my-app://done")!,
+                    amount: Money(minorUnits: 700, currency: .usd)
+                )
+            )
         let reply = try squareReply(to: prepared.url.absoluteString)
         let outputs = try await withThrowingTaskGroup(of: CLIRunner.Result.self) { group in
             for _ in 0..<5 {
@@ -191,7 +221,10 @@ struct HandoffProcessTests {
                     amount: Money(minorUnits: 100 + index, currency: .usd)
                 )
                 let prepared = try coordinator.prepare(request)
-                replies[prepared.entry.id] = try squareReply(to: prepared.url.absoluteString, transactionID: "T\(index)")
+                replies[prepared.entry.id] = try squareReply(
+                    to: prepared.url.absoluteString,
+                    transactionID: "T\(index)"
+                )
                 waiting.append(prepared.entry.id)
             }
         }
@@ -250,7 +283,9 @@ struct HandoffProcessTests {
         #expect(doubles.isEmpty)
         #expect(killsDuringRun >= killPoints / 2, "most children must be killed while running, not after finishing")
         #expect(acknowledged.count >= killPoints)
-        print("crash test: \(killPoints) kill points, \(killsDuringRun) children killed while running, \(acknowledged.count) acknowledged outcomes, \(completed.count) completed in the journal")
+        print(
+            "crash test: \(killPoints) kill points, \(killsDuringRun) children killed while running, \(acknowledged.count) acknowledged outcomes, \(completed.count) completed in the journal"
+        )
     }
 }
 

@@ -59,7 +59,10 @@ struct CallbackTests {
             try SquareFixture.reply(to: prepared.url, token: ""),
             try SquareFixture.reply(to: prepared.url, token: OneTimeToken.generate().value),
             try SquareFixture.reply(to: prepared.url, token: try SquareFixture.token(in: prepared.url) + "x"),
-            try SquareFixture.reply(to: prepared.url, token: String(try SquareFixture.token(in: prepared.url).dropLast())),
+            try SquareFixture.reply(
+                to: prepared.url,
+                token: String(try SquareFixture.token(in: prepared.url).dropLast())
+            ),
         ]
         for url in forged {
             let receipt = try #require(try harness.coordinator.handleCallback(url))
@@ -73,7 +76,10 @@ struct CallbackTests {
     @Test("the right token on another callback URL is tampered, never completed (SEC-5)")
     func wrongEndpoint() throws {
         let harness = try Harness()
-        for endpoint in ["tender-test://payment-done", "evil-app://payment-done/square_request", "tender-test://other/square_request"] {
+        for endpoint in [
+            "tender-test://payment-done", "evil-app://payment-done/square_request",
+            "tender-test://other/square_request",
+        ] {
             let prepared = try harness.coordinator.prepare(SquareFixture.request())
             let reply = try SquareFixture.reply(to: prepared.url, endpoint: endpoint)
             let receipt = try #require(try harness.coordinator.handleCallback(reply))
@@ -81,7 +87,10 @@ struct CallbackTests {
             #expect(receipt.entry?.state == .tampered)
             #expect(receipt.entry?.isApproved == false)
             // The genuine callback afterwards cannot turn it into a completed payment.
-            #expect(try harness.coordinator.handleCallback(try SquareFixture.reply(to: prepared.url))?.disposition == .duplicate)
+            #expect(
+                try harness.coordinator.handleCallback(try SquareFixture.reply(to: prepared.url))?.disposition
+                    == .duplicate
+            )
             #expect(try harness.journal.entry(prepared.entry.id)?.state == .tampered)
         }
     }
@@ -146,7 +155,9 @@ struct CallbackTests {
         #expect(receipt.entry?.state == .late)
         #expect(receipt.entry?.isApproved == false)
         #expect(receipt.entry?.state.needsReconciliation == true)
-        #expect(try harness.coordinator.handleCallback(try SquareFixture.reply(to: inTime.url))?.disposition == .recorded)
+        #expect(
+            try harness.coordinator.handleCallback(try SquareFixture.reply(to: inTime.url))?.disposition == .recorded
+        )
     }
 
     @Test("a clock that jumps back does not make a late callback timely, nor a timely one late")
@@ -154,11 +165,15 @@ struct CallbackTests {
         let harness = try Harness(configuration: .init(expiry: .seconds(300)))
         let prepared = try harness.coordinator.prepare(SquareFixture.request())
         harness.clock.advance(by: -3600)
-        #expect(try harness.coordinator.handleCallback(try SquareFixture.reply(to: prepared.url))?.disposition == .recorded)
+        #expect(
+            try harness.coordinator.handleCallback(try SquareFixture.reply(to: prepared.url))?.disposition == .recorded
+        )
         let second = try harness.coordinator.prepare(SquareFixture.request())
         harness.clock.advance(by: 7200)
         harness.clock.advance(by: -7200)
-        #expect(try harness.coordinator.handleCallback(try SquareFixture.reply(to: second.url))?.disposition == .recorded)
+        #expect(
+            try harness.coordinator.handleCallback(try SquareFixture.reply(to: second.url))?.disposition == .recorded
+        )
     }
 
     @Test("URLs that are no POS callback are not Tender's; malformed ones are refused and change nothing (SEC-6)")
@@ -168,7 +183,9 @@ struct CallbackTests {
         let before = try harness.journal.dump()
         // A query that cannot even be split (an invalid percent-escape) is recognisable as no provider's.
         let unreadable = "tender-test://payment-done/square_request?data=%ZZ"
-        for url in ["my-app://settings", "https://example.com/?x=1", "not a url", "", prepared.url.absoluteString, unreadable] {
+        for url in [
+            "my-app://settings", "https://example.com/?x=1", "not a url", "", prepared.url.absoluteString, unreadable,
+        ] {
             #expect(try harness.coordinator.handleCallback(url) == nil)
             if let parsed = URL(string: url) { #expect(harness.coordinator.handle(parsed) == false) }
         }

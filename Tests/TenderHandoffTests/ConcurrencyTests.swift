@@ -7,7 +7,9 @@ import Testing
 
 @Suite("Concurrency: exactly once from many tasks")
 struct ConcurrencyTests {
-    @Test("1,000 concurrent deliveries of one callback, through 4 journals on one file, record it exactly once (SEC-2, REL-3)")
+    @Test(
+        "1,000 concurrent deliveries of one callback, through 4 journals on one file, record it exactly once (SEC-2, REL-3)"
+    )
     func thousandDeliveries() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path("journal.sqlite")

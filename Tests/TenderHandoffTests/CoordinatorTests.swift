@@ -38,7 +38,9 @@ struct CoordinatorTests {
         #expect(harness.log.events.map(\.kind) == [.begun, .opened, .recorded, .acknowledged])
     }
 
-    @Test("no callback within the time-out: unknown, the POS app is not opened again, a later callback still matches (REL-5)")
+    @Test(
+        "no callback within the time-out: unknown, the POS app is not opened again, a later callback still matches (REL-5)"
+    )
     func timeout() async throws {
         let opener = ScriptedOpener()
         let harness = try Harness(
@@ -101,9 +103,13 @@ struct CoordinatorTests {
         let firstToken = try SquareFixture.token(in: try #require(opener.opened.first))
         #expect(try SquareFixture.token(in: reopened.url) != firstToken)
         #expect(reopened.entry.handoffCount == 2)
-        let receipt = try harness.coordinator.handleCallback(try SquareFixture.reply(to: try #require(opener.opened.first)))
+        let receipt = try harness.coordinator.handleCallback(
+            try SquareFixture.reply(to: try #require(opener.opened.first))
+        )
         #expect(receipt?.disposition == .recorded)
-        #expect(try harness.coordinator.handleCallback(try SquareFixture.reply(to: reopened.url))?.disposition == .duplicate)
+        #expect(
+            try harness.coordinator.handleCallback(try SquareFixture.reply(to: reopened.url))?.disposition == .duplicate
+        )
         expectError(.paymentFinished) {
             try harness.coordinator.prepare(SquareFixture.request(), id: id, reopening: true)
         }
@@ -130,11 +136,17 @@ struct CoordinatorTests {
         let clock = ManualClock()
         let url: URL
         do {
-            let coordinator = HandoffCoordinator(journal: try PaymentJournal(path: path, clock: clock), opener: ScriptedOpener())
+            let coordinator = HandoffCoordinator(
+                journal: try PaymentJournal(path: path, clock: clock),
+                opener: ScriptedOpener()
+            )
             url = try coordinator.prepare(SquareFixture.request()).url
         }
         // The app was killed while Point of Sale was in front; iOS relaunches it with the callback.
-        let relaunched = HandoffCoordinator(journal: try PaymentJournal(path: path, clock: clock), opener: ScriptedOpener())
+        let relaunched = HandoffCoordinator(
+            journal: try PaymentJournal(path: path, clock: clock),
+            opener: ScriptedOpener()
+        )
         let recovery = try relaunched.recover()
         #expect(recovery.pending.count == 1)
         #expect(recovery.undelivered.isEmpty)

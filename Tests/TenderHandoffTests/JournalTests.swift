@@ -115,7 +115,11 @@ struct JournalTests {
         #expect(resolved.resolution?.previousState == .tampered)
         #expect(resolved.resolution?.note?.contains("4111111111111111") == false)
         let kinds = try journal.pool.read { db in
-            try String.fetchAll(db, sql: "SELECT kind FROM payment_event WHERE payment_id = ? ORDER BY id", arguments: [prepared.entry.id.rawValue])
+            try String.fetchAll(
+                db,
+                sql: "SELECT kind FROM payment_event WHERE payment_id = ? ORDER BY id",
+                arguments: [prepared.entry.id.rawValue]
+            )
         }
         #expect(kinds == ["begun", "callback", "resolved"])
         expectError(.paymentNotFound) {

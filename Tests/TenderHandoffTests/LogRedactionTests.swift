@@ -42,7 +42,11 @@ struct LogRedactionTests {
 
         #expect(errors.count == 3)
         let kinds = Set(harness.log.events.map(\.kind))
-        #expect(kinds.isSuperset(of: [.begun, .opened, .recorded, .duplicate, .unsolicited, .tampered, .malformed, .resolved]))
+        #expect(
+            kinds.isSuperset(of: [
+                .begun, .opened, .recorded, .duplicate, .unsolicited, .tampered, .malformed, .resolved,
+            ])
+        )
         let texts =
             harness.log.events.map(\.description) + errors.map { String(describing: $0) }
             + errors.map { String(reflecting: $0) } + [String(describing: prepared)]

@@ -71,7 +71,9 @@ struct StateMachinePropertyTests {
                 guard let some = payments.first?.urls.first else { continue }
                 let before = try coordinator.journal.dump()
                 let token: String?? = argument % 2 == 0 ? .some(nil) : OneTimeToken.generate().value
-                let receipt = try #require(try coordinator.handleCallback(try SquareFixture.reply(to: some, token: token)))
+                let receipt = try #require(
+                    try coordinator.handleCallback(try SquareFixture.reply(to: some, token: token))
+                )
                 #expect(receipt.disposition == .unsolicited)
                 #expect(try coordinator.journal.dump() == before)
             case 6:  // the right token on another URL
@@ -86,10 +88,15 @@ struct StateMachinePropertyTests {
                     configuration: configuration
                 )
                 let recovery = try coordinator.recover()
-                for index in payments.indices where payments[index].state == .pending && clock.now() >= payments[index].expiresAt {
+                for index in payments.indices
+                where payments[index].state == .pending && clock.now() >= payments[index].expiresAt {
                     payments[index].state = .unknown
                 }
-                #expect(Set(recovery.expired.map(\.id)).isSubset(of: Set(payments.filter { $0.state == .unknown }.map(\.id))))
+                #expect(
+                    Set(recovery.expired.map(\.id)).isSubset(
+                        of: Set(payments.filter { $0.state == .unknown }.map(\.id))
+                    )
+                )
                 #expect(Set(recovery.pending.map(\.id)) == Set(payments.filter { $0.state == .pending }.map(\.id)))
             case 8:  // the clock jumps, forward or back
                 clock.advance(by: TimeInterval(argument % 1800) - 600)

@@ -24,7 +24,11 @@ struct StorageFaultTests {
             if let coordinator = box.coordinator, let token = try? SquareFixture.token(in: url) {
                 let digest = Data(OneTimeToken.digest(of: token))
                 let found = try? coordinator.journal.pool.read { db in
-                    try Int.fetchOne(db, sql: "SELECT count(*) FROM handoff_token WHERE token_hash = ?", arguments: [digest])
+                    try Int.fetchOne(
+                        db,
+                        sql: "SELECT count(*) FROM handoff_token WHERE token_hash = ?",
+                        arguments: [digest]
+                    )
                 }
                 if found != 1 { unrecorded.append(url) }
             }
@@ -88,13 +92,18 @@ struct StorageFaultTests {
         #expect(referenceRun.errors.isEmpty)
         let writes = reference.writeCount
         #expect(writes >= 12)
-        #expect(Set(reference.operations).isSuperset(of: ["begin", "opened", "callback", "timed_out", "acknowledge", "resolve", "expire", "prune"]))
+        #expect(
+            Set(reference.operations).isSuperset(of: [
+                "begin", "opened", "callback", "timed_out", "acknowledge", "resolve", "expire", "prune",
+            ])
+        )
         for failing in 1...writes {
             let (run, harness, faults) = try await StorageFaultTests.scenario(failing: failing)
             let operation = faults.operations[failing - 1]
             // The failure is reported: thrown, or (for a callback or the "opened" note) logged.
             let reported =
-                run.errors.contains { $0.code == .storageFailed } || harness.log.events.contains { $0.kind == .storageFailed }
+                run.errors.contains { $0.code == .storageFailed }
+                || harness.log.events.contains { $0.kind == .storageFailed }
             #expect(reported, "write \(failing) (\(operation))")
             try StorageFaultTests.checkConsistent(harness.journal, write: failing)
             #expect(run.openedWithoutRecord.isEmpty, "write \(failing): a POS app was opened without its record")
@@ -148,9 +157,18 @@ struct StorageFaultTests {
             let rows = try Row.fetchAll(db, sql: "SELECT id, state, revision FROM payment")
             for row in rows {
                 let id: String = row["id"]
-                let tokens = try Int.fetchOne(db, sql: "SELECT count(*) FROM handoff_token WHERE payment_id = ?", arguments: [id]) ?? 0
+                let tokens =
+                    try Int.fetchOne(
+                        db,
+                        sql: "SELECT count(*) FROM handoff_token WHERE payment_id = ?",
+                        arguments: [id]
+                    ) ?? 0
                 #expect(tokens >= 1, "write \(write): payment without token")
-                let events = try String.fetchAll(db, sql: "SELECT to_state FROM payment_event WHERE payment_id = ? ORDER BY id", arguments: [id])
+                let events = try String.fetchAll(
+                    db,
+                    sql: "SELECT to_state FROM payment_event WHERE payment_id = ? ORDER BY id",
+                    arguments: [id]
+                )
                 #expect(events.last == row["state"], "write \(write): history and state disagree")
                 #expect(events.count == row["revision"] as Int, "write \(write): a transition was half-written")
             }

@@ -138,7 +138,11 @@ public final class HandoffCoordinator: Sendable {
     /// Writes a payment ahead and returns the URL that opens its POS app, without opening it: for apps that
     /// open URLs themselves, and for the CLI. Handle its callback with ``handle(_:)`` as usual; nothing waits
     /// for it, so its outcome is delivered by ``recover()`` and ``undeliveredEntries()``.
-    /// - Parameter expiresIn: overrides ``Configuration/expiry`` for this payment.
+    /// - Parameters:
+    ///   - request: any provider's request, without a correlation value of its own.
+    ///   - id: the logical payment; see ``pay(_:id:reopening:)``.
+    ///   - reopening: hand off a pending or unknown payment once more, with a new token.
+    ///   - expiresIn: overrides ``Configuration/expiry`` for this payment.
     /// - Throws: ``HandoffError``: nothing is written when it throws.
     public func prepare<Request: PaymentRequest>(
         _ request: Request,
@@ -211,6 +215,7 @@ public final class HandoffCoordinator: Sendable {
     }
 
     /// Records a callback given as text, exactly as received, and says what became of it.
+    /// - Parameter urlString: the callback URL as the POS app opened it.
     /// - Returns: `nil` when the URL is no POS app's callback; otherwise the receipt, with the disposition.
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/malformedCallback`` when the URL looks like a
     ///   callback but fails strict parsing (nothing is recorded), or a storage error.

@@ -176,7 +176,11 @@ extension PaymentJournal {
     }
 
     static func endpoints(_ db: Database, _ id: PaymentID) throws -> [String] {
-        let text = try String.fetchOne(db, sql: "SELECT callback_endpoints FROM payment WHERE id = ?", arguments: [id.rawValue])
+        let text = try String.fetchOne(
+            db,
+            sql: "SELECT callback_endpoints FROM payment WHERE id = ?",
+            arguments: [id.rawValue]
+        )
         guard let text, let values = (try? JSONValue.parse(text))?.arrayValue else {
             throw HandoffError(
                 .journalCorrupt,

@@ -1,6 +1,6 @@
 import Foundation
-public import Tender
 import GRDB
+public import Tender
 
 /// The payment journal: one SQLite file that remembers every hand-off, written ahead of opening the POS
 /// app and updated exactly once by its callback.
@@ -117,7 +117,8 @@ public final class PaymentJournal: Sendable {
         try read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT * FROM payment WHERE state <> 'pending' AND acknowledged_at IS NULL ORDER BY updated_at, id"
+                sql:
+                    "SELECT * FROM payment WHERE state <> 'pending' AND acknowledged_at IS NULL ORDER BY updated_at, id"
             ).map(JournalEntry.init(row:))
         }
     }
@@ -163,7 +164,10 @@ public final class PaymentJournal: Sendable {
         let note = Redaction.redact(note, limit: 1024)
         return try write("resolve") { db in
             guard let entry = try PaymentJournal.fetchEntry(db, id) else {
-                throw HandoffError(.paymentNotFound, "No payment has the ID \(id); run 'tender journal list' to see them.")
+                throw HandoffError(
+                    .paymentNotFound,
+                    "No payment has the ID \(id); run 'tender journal list' to see them."
+                )
             }
             try PaymentJournal.transition(
                 db,
@@ -347,7 +351,8 @@ public final class PaymentJournal: Sendable {
         note: String? = nil
     ) throws {
         try db.execute(
-            sql: "INSERT INTO payment_event (payment_id, at, kind, from_state, to_state, note) VALUES (?, ?, ?, ?, ?, ?)",
+            sql:
+                "INSERT INTO payment_event (payment_id, at, kind, from_state, to_state, note) VALUES (?, ?, ?, ?, ?, ?)",
             arguments: [id.rawValue, now.journalTime, kind, from?.rawValue, to.rawValue, note]
         )
     }

@@ -1,5 +1,5 @@
-public import Tender
 import Foundation
+public import Tender
 
 /// An outcome as the journal keeps it: the provider-independent fields of a ``Tender/PaymentOutcome``,
 /// redacted.

@@ -2,7 +2,7 @@ public import Foundation
 
 /// Opens a POS app's request URL: how the coordinator hands a payment off.
 ///
-/// On iOS use ``UIApplicationOpener``, which awaits `UIApplication.open`'s answer. Elsewhere
+/// On iOS use `UIApplicationOpener`, which awaits `UIApplication.open`'s answer. Elsewhere
 /// ``PrintingOpener`` prints the URL for a person or a script to open, and ``CommandOpener`` runs a
 /// command with the URL as its last argument. Tests and simulators provide their own.
 public protocol PaymentURLOpener: Sendable {

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-import Testing
 import Tender
+import Testing
+
 @testable import TenderHandoff
 
 /// A directory that is removed when the value goes away.
@@ -22,7 +23,8 @@ final class TemporaryDirectory: @unchecked Sendable {
 enum SquareFixture {
     static let callback = "tender-test://payment-done"
 
-    static func request(minorUnits: Int = 1250, currency: Currency = .usd, callback: String = callback) -> SquareRequest {
+    static func request(minorUnits: Int = 1250, currency: Currency = .usd, callback: String = callback) -> SquareRequest
+    {
         SquareRequest(
             applicationID: "sq0idp-TenderTests",
             callbackURL: URL(string: callback)!,
