@@ -115,6 +115,30 @@ struct CoordinatorTests {
         }
     }
 
+    @Test("an answer recorded by another process wakes the waiting pay when the app receives it too")
+    func recordedElsewhere() async throws {
+        let opener = ScriptedOpener()
+        let harness = try Harness(opener: opener)
+        let other = HandoffCoordinator(
+            journal: try PaymentJournal(path: harness.journal.path, clock: harness.clock),
+            opener: ScriptedOpener()
+        )
+        let task = Task { try await harness.coordinator.pay(SquareFixture.request()) }
+        await harness.clock.waitForSleepers(1)
+        let reply = try SquareFixture.reply(to: try #require(opener.opened.first))
+        #expect(try other.handleCallback(reply)?.disposition == .recorded)
+        #expect(try harness.coordinator.handleCallback(reply)?.disposition == .duplicate)
+        // Should pay not wake, time it out after a while rather than hang: the test then fails below.
+        let watchdog = Task {
+            try await Task.sleep(nanoseconds: 20_000_000_000)
+            harness.clock.advance(by: 3600)
+        }
+        defer { watchdog.cancel() }
+        let entry = try await task.value
+        #expect(entry.state == .completed)
+        #expect(!harness.log.events.contains { $0.kind == .timedOut })
+    }
+
     @Test("a cancelled pay leaves the payment pending; its callback is still recorded and delivered")
     func cancellation() async throws {
         let opener = ScriptedOpener()

@@ -250,7 +250,8 @@ public final class HandoffCoordinator: Sendable {
             .late: .late,
         ]
         emit(kinds[result.disposition] ?? .recorded, result.entry?.id, provider)
-        if let entry = result.entry, [.recorded, .tampered, .late].contains(result.disposition) {
+        // Wake a waiting pay whenever the payment has its answer, even one recorded by another process.
+        if let entry = result.entry, entry.state != .pending {
             waiters.signal(entry.id)
         }
         return CallbackReceipt(

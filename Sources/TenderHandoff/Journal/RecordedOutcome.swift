@@ -1,10 +1,10 @@
 import Foundation
 public import Tender
 
-/// An outcome as the journal keeps it: the provider-independent fields of a ``Tender/PaymentOutcome``,
+/// An outcome as the journal keeps it: the provider-independent fields of a `PaymentOutcome`,
 /// redacted.
 ///
-/// The provider's raw reply (``Tender/PaymentOutcome/details``) is not kept: it carries the one-time token
+/// The provider's raw reply (`PaymentOutcome.details`) is not kept: it carries the one-time token
 /// (Square echoes it in `state`, SumUp in `foreign-tx-id`). Text fields are bounded, and any run of 13–19
 /// digits that passes the Luhn check is masked to its last four digits before it is stored (SEC-9).
 public struct RecordedOutcome: Sendable, Hashable, Codable {
@@ -21,7 +21,7 @@ public struct RecordedOutcome: Sendable, Hashable, Codable {
     /// Reported by the POS app, or verified with the provider's server (SEC-7).
     public var assurance: PaymentOutcome.Assurance
     /// Where the outcome came from: a callback, or a manual resolution (whose ``assurance`` is
-    /// ``Tender/PaymentOutcome/Assurance/reportedByPOSApp`` by convention: nobody verified it with the provider).
+    /// `reportedByPOSApp` by convention: nobody verified it with the provider).
     public var source: Source
 
     /// Where an outcome came from.
