@@ -79,7 +79,23 @@ struct HandoffProcessTests {
         #expect(malformed.stderr.hasPrefix("error: "))
         #expect(try CLIRunner.run(["handle", "my-app://settings"] + journal).status == 1)
 
-        let list = try CLIRunner.run(["journal", "list", "--json"] + journal)
+        let short = try CLIRunner.run(
+            ["pay", "square", "--amount", "99", "--expires-in", "90s", "--json"] + HandoffProcessTests.squareFlags
+                + journal
+        )
+        let shortID = try #require(
+            try jsonObject(Substring(short.stdout.trimmingCharacters(in: .newlines)))["payment_id"]?.stringValue
+        )
+        let shortEntry = try #require(try PaymentJournal(path: journal[1]).entry(try PaymentID(validating: shortID)))
+        #expect(shortEntry.expiresAt.timeIntervalSince(shortEntry.createdAt) == 90)
+        #expect(
+            try CLIRunner.run(
+                ["pay", "square", "--amount", "99", "--expires-in", "soon"] + HandoffProcessTests.squareFlags + journal
+            ).status == 1
+        )
+        #expect(try CLIRunner.run(["journal", "resolve", shortID, "--outcome", "cancelled"] + journal).status == 0)
+
+        let list = try CLIRunner.run(["journal", "list", "--json", "--state", "completed"] + journal)
         let entries = try #require(try JSONValue.parse(list.stdout.trimmingCharacters(in: .newlines)).arrayValue)
         #expect(entries.count == 1)
         let entry = try #require(entries.first?.objectValue)

@@ -49,6 +49,16 @@ struct CallbackTests {
         #expect(!harness.journal.fileBytes().contains(token))
     }
 
+    @Test("a card number in a callback's fields is masked before it is stored (SEC-9)")
+    func cardNumberMasked() throws {
+        let harness = try Harness()
+        let prepared = try harness.coordinator.prepare(SquareFixture.request())
+        let reply = try SquareFixture.reply(to: prepared.url, transactionID: "4111111111111111")
+        let receipt = try #require(try harness.coordinator.handleCallback(reply))
+        #expect(receipt.entry?.outcome?.transactionID == "************1111")
+        #expect(!harness.journal.fileBytes().contains("4111111111111111"))
+    }
+
     @Test("forged and missing tokens change nothing: the journal is the same before and after (SEC-3)")
     func forgeries() throws {
         let harness = try Harness()
