@@ -65,7 +65,7 @@ struct StorageFaultTests {
             }
             _ = try await task.value
         }
-        // Paid and answered.
+        // Paid and answered (before the opener even returns).
         await attempt { try await pay(answered) }
         // Paid, never answered: times out.
         await attempt { try await pay(SquareFixture.request()) }
@@ -96,6 +96,9 @@ struct StorageFaultTests {
             Set(reference.operations).isSuperset(of: [
                 "begin", "opened", "callback", "timed_out", "acknowledge", "resolve", "expire", "prune",
             ])
+        )
+        print(
+            "storage faults: \(writes) write points, each failed in turn: \(reference.operations.joined(separator: " "))"
         )
         for failing in 1...writes {
             let (run, harness, faults) = try await StorageFaultTests.scenario(failing: failing)

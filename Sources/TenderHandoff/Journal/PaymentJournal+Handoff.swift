@@ -86,12 +86,13 @@ extension PaymentJournal {
         }
     }
 
-    /// Notes that the opener reported the POS app open. No change of state.
+    /// Notes that the opener reported the POS app open: a fact about the hand-off, not a change of state
+    /// (the callback may already have been recorded when the opener returns).
     func markOpened(_ id: PaymentID) throws {
         let now = clock.now()
         try write("opened") { db in
             try db.execute(
-                sql: "UPDATE payment SET opened_at = ? WHERE id = ? AND state = 'pending'",
+                sql: "UPDATE payment SET opened_at = ? WHERE id = ?",
                 arguments: [now.journalTime, id.rawValue]
             )
         }
