@@ -127,7 +127,7 @@ struct DemoCommand: AsyncParsableCommand {
 final class SimulatedPointOfSale: PaymentURLOpener, @unchecked Sendable {
     // @unchecked: every stored property is guarded by `lock`.
     private let lock = NSLock()
-    private var storedCoordinator: HandoffCoordinator?
+    private weak var storedCoordinator: HandoffCoordinator?
     private var storedURL: String?
     private var storedReply: String?
 

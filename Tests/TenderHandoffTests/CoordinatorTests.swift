@@ -207,6 +207,6 @@ struct CoordinatorTests {
 /// Shared state between a test and its opener closure.
 final class CoordinatorBox: @unchecked Sendable {
     var path = ""
-    var coordinator: HandoffCoordinator?
+    weak var coordinator: HandoffCoordinator?
     var sawPendingAtOpen = false
 }

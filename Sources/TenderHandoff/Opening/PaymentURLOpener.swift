@@ -50,6 +50,8 @@ public struct CommandOpener: PaymentURLOpener {
         process.arguments = arguments + [url.absoluteString]
         return await withCheckedContinuation { continuation in
             process.terminationHandler = { process in
+                // Drop the handler, and the continuation it holds, once it has run.
+                process.terminationHandler = nil
                 continuation.resume(returning: process.terminationReason == .exit && process.terminationStatus == 0)
             }
             do {
