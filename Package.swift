@@ -9,16 +9,26 @@ let package = Package(
         .library(name: "Tender", targets: ["Tender"]),
         .library(name: "TenderSimulator", targets: ["TenderSimulator"]),
         .library(name: "TenderSandbox", targets: ["TenderSandbox"]),
+        .library(name: "TenderHandoff", targets: ["TenderHandoff"]),
         .executable(name: "tender", targets: ["TenderCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The wire formats, money and the outcome model. Foundation only: keep it that way.
         .target(name: "Tender"),
+        // The durable hand-off: journal (SQLite through GRDB), one-time tokens, exactly-once outcomes.
+        .target(
+            name: "TenderHandoff",
+            dependencies: [
+                "Tender",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         // Models of the POS apps, for apps' own tests and for the sandbox.
         .target(name: "TenderSimulator", dependencies: ["Tender"]),
         // A local HTTP stand-in for the POS apps and for Square's REST endpoints.
@@ -35,6 +45,7 @@ let package = Package(
             name: "TenderCLI",
             dependencies: [
                 "Tender",
+                "TenderHandoff",
                 "TenderSimulator",
                 "TenderSandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -49,12 +60,17 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
-            name: "TenderSimulatorTests",
-            dependencies: ["TenderSimulator", "Tender"]
+            name: "TenderHandoffTests",
+            dependencies: [
+                "Tender",
+                "TenderHandoff",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
-            name: "TenderCLITests",
-            dependencies: ["Tender", "TenderCLI", "TenderSandbox"]
+            name: "TenderSimulatorTests",
+            dependencies: ["TenderSimulator", "Tender"]
         ),
         .testTarget(
             name: "TenderSandboxTests",
@@ -66,6 +82,10 @@ let package = Package(
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
             ]
+        ),
+        .testTarget(
+            name: "TenderCLITests",
+            dependencies: ["Tender", "TenderCLI", "TenderHandoff", "TenderSandbox"]
         ),
     ]
 )

@@ -22,7 +22,7 @@ extension DemoCommand {
             redactedCardNumber: "XXXXXXXXXXXX1111"
         ).callbackURLString(returnURL: try require(swipe.returnURL).absoluteString)
         try show(
-            step: 5,
+            step: 6,
             title: "Swipe: 10.99 (the account's currency), receipt to jane+receipts@example.com",
             requestURL: try swipe.urlString(),
             reply: swipeReply,
@@ -45,7 +45,7 @@ extension DemoCommand {
             )
         ).callbackURLString(responseURL: try require(sale.responseURL).absoluteString)
         try show(
-            step: 6,
+            step: 7,
             title: "SoftPOS: a sale of 2.00 EUR (200 cents)",
             requestURL: try sale.urlString(),
             reply: saleReply,
@@ -75,7 +75,7 @@ extension DemoCommand {
             message: "Card declined"
         ).callbackURLString(callbackURL: try require(sumUp.callbackFail).absoluteString)
         try show(
-            step: 7,
+            step: 8,
             title: "SumUp: 4.50 EUR for a flat white; this time the card is declined",
             requestURL: try sumUp.urlString(),
             reply: sumUpReply,

@@ -1,0 +1,70 @@
+import Foundation
+import Tender
+import TenderHandoff
+
+/// The JSON and text forms of journal entries.
+enum EntryJSON {
+    /// `payment_id`, `provider`, `state`, `outcome` (the accepted outcome: set only for completed and
+    /// resolved payments), `reported_outcome` (what the callback said, whatever the state), amounts and times.
+    static func object(_ entry: JournalEntry) -> JSONObject {
+        var output = JSONOutput()
+        output.set("payment_id", entry.id.rawValue)
+        output.set("provider", entry.provider.rawValue)
+        output.set("state", entry.state.rawValue)
+        output.set("outcome", acceptedOutcome(entry)?.rawValue)
+        output.set("reported_outcome", entry.outcome?.status.rawValue)
+        output.set("needs_reconciliation", entry.state.needsReconciliation)
+        output.set("amount", entry.amount.decimalString)
+        output.set("amount_minor_units", entry.amount.minorUnits)
+        output.set("currency", entry.amount.currency.code)
+        output.set("outcome_amount", entry.outcome?.amount?.decimalString)
+        output.set("outcome_currency", entry.outcome?.amount?.currency.code)
+        output.set("transaction_id", entry.outcome?.transactionID)
+        output.set("error_code", entry.outcome?.errorCode)
+        output.set("message", entry.outcome?.message)
+        output.set("outcome_source", entry.outcome?.source.rawValue)
+        // A manual resolution is neither reported by the POS app nor verified with the provider.
+        output.set("assurance", entry.outcome.flatMap { $0.source == .callback ? $0.assurance.rawValue : nil })
+        output.set("idempotency_key", entry.idempotencyKey.uuidString.lowercased())
+        output.set("handoff_count", entry.handoffCount)
+        output.set("created_at", timestamp(entry.createdAt))
+        output.set("updated_at", timestamp(entry.updatedAt))
+        output.set("expires_at", timestamp(entry.expiresAt))
+        output.set("opened_at", entry.openedAt.map(timestamp))
+        output.set("acknowledged_at", entry.acknowledgedAt.map(timestamp))
+        if let resolution = entry.resolution {
+            var object = JSONOutput()
+            object.set("resolved_at", timestamp(resolution.resolvedAt))
+            object.set("previous_state", resolution.previousState.rawValue)
+            object.set("note", resolution.note)
+            output["resolution"] = .object(object.object)
+        } else {
+            output["resolution"] = .null
+        }
+        return output.object
+    }
+
+    /// The outcome the journal accepts: only a completed or resolved payment's.
+    static func acceptedOutcome(_ entry: JournalEntry) -> PaymentOutcome.Status? {
+        entry.state == .completed || entry.state == .resolved ? entry.outcome?.status : nil
+    }
+
+    /// ISO 8601 in UTC with milliseconds, such as `2026-11-22T06:44:08.412Z`.
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+
+    /// One line for people: ID, provider, state, outcome, amount, creation time.
+    static func line(_ entry: JournalEntry) -> String {
+        let outcome = entry.outcome.map {
+            entry.state == .completed || entry.state == .resolved ? "\($0.status)" : "reported \($0.status)"
+        }
+        return [
+            entry.id.rawValue, entry.provider.rawValue, entry.state.rawValue, outcome ?? "-",
+            "\(entry.amount)", timestamp(entry.createdAt),
+        ].joined(separator: "  ")
+    }
+}

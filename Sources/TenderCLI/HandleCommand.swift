@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import Tender
+import TenderHandoff
+
+/// `tender handle URL`: records a POS app's callback in the journal.
+struct HandleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "handle",
+        abstract: "Record a POS app's callback in the journal and print what became of it as JSON.",
+        discussion: """
+            Prints one JSON object: disposition (recorded, duplicate, unsolicited, tampered, late), payment_id \
+            (null when unsolicited), outcome (the outcome the journal accepts: set only when the payment is \
+            completed or resolved), reported_outcome (what this callback says), state, provider. Exits 0 \
+            whenever the URL was understood as a callback, whatever its disposition; 1 when it is malformed \
+            or no callback at all.
+            """
+    )
+
+    @Argument(help: "The callback URL, exactly as received (quote it in the shell).")
+    var url: String
+
+    @OptionGroup var journal: JournalLocation
+
+    @Flag(help: "Print JSON (the default; accepted for symmetry with the other commands).")
+    var json = false
+
+    @Option(name: .customLong("deliveries"), help: .hidden)
+    var deliveries = 1
+
+    func run() async throws {
+        guard deliveries >= 1 else { throw CLIError("--deliveries must be at least 1.") }
+        let coordinator = HandoffCoordinator(journal: try journal.open(), opener: PrintingOpener())
+        for _ in 0..<deliveries {
+            let receipt: CallbackReceipt?
+            do {
+                receipt = try coordinator.handleCallback(url)
+            } catch let error as HandoffError {
+                throw error.cliError
+            }
+            guard let receipt else {
+                throw CLIError(
+                    "This URL is not a callback from a POS app Tender knows; nothing was recorded. Run 'tender decode URL' to see what it is."
+                )
+            }
+            Output.line(HandleCommand.describe(receipt).text)
+        }
+    }
+
+    static func describe(_ receipt: CallbackReceipt) -> JSONOutput {
+        var output = JSONOutput()
+        output.set("disposition", receipt.disposition.rawValue)
+        output.set("payment_id", receipt.paymentID?.rawValue)
+        output.set("provider", receipt.provider.rawValue)
+        output.set("outcome", receipt.entry.flatMap(EntryJSON.acceptedOutcome)?.rawValue)
+        output.set("reported_outcome", receipt.reportedOutcome.status.rawValue)
+        output.set("state", receipt.entry?.state.rawValue)
+        output.set("needs_reconciliation", receipt.entry?.state.needsReconciliation)
+        output.set("transaction_id", receipt.reportedOutcome.transactionID)
+        output.set("error_code", receipt.reportedOutcome.errorCode)
+        return output
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import Tender
+import TenderHandoff
+
+/// `--journal PATH`, shared by every command that uses the journal.
+struct JournalLocation: ParsableArguments {
+    @Option(
+        name: .customLong("journal"),
+        help: ArgumentHelp(
+            "The journal file; default $XDG_DATA_HOME/tender/journal.sqlite, else ~/.local/share/tender/journal.sqlite.",
+            valueName: "path"
+        )
+    )
+    var path: String?
+
+    /// The path given, or the default one.
+    func resolvedPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let path { return path }
+        return JournalLocation.defaultPath(environment: environment)
+    }
+
+    /// `$XDG_DATA_HOME/tender/journal.sqlite` when XDG_DATA_HOME is an absolute path (XDG Base Directory
+    /// specification), else `~/.local/share/tender/journal.sqlite`.
+    static func defaultPath(environment: [String: String]) -> String {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return (data as NSString).appendingPathComponent("tender/journal.sqlite")
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return (home as NSString).appendingPathComponent(".local/share/tender/journal.sqlite")
+    }
+
+    /// Opens (creating on first use) the journal.
+    func open() throws -> PaymentJournal {
+        let path = resolvedPath()
+        do {
+            return try PaymentJournal(path: path)
+        } catch let error as HandoffError {
+            throw CLIError("\(path): \(error.message)")
+        }
+    }
+}
+
+extension HandoffError {
+    /// The error as the CLI reports it.
+    var cliError: CLIError { CLIError(message) }
+}
+
+/// Parses `--expires-in` values: `900`, `90s`, `15m`, `1h30m`, `2d`.
+enum DurationParser {
+    static func parse(_ text: String, option: String) throws -> Duration {
+        let failure = CLIError(
+            "\(option) must be a duration such as 90s, 15m, 1h30m or 2d (a bare number is seconds); got '\(text)'."
+        )
+        if let seconds = Int(text), seconds > 0 { return .seconds(seconds) }
+        var total = 0
+        var number = ""
+        for character in text {
+            if character.isASCII, character.isNumber {
+                number.append(character)
+                continue
+            }
+            let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+            guard let unit = units[character], let value = Int(number) else { throw failure }
+            let (product, overflow) = value.multipliedReportingOverflow(by: unit)
+            guard !overflow, total <= Int.max - product else { throw failure }
+            total += product
+            number = ""
+        }
+        guard number.isEmpty, total > 0 else { throw failure }
+        return .seconds(total)
+    }
+}

@@ -1,0 +1,161 @@
+import ArgumentParser
+import Foundation
+import Tender
+import TenderHandoff
+
+/// `tender pay <provider> …`: writes a payment to the journal with a one-time token and prints its request URL.
+struct PayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pay",
+        abstract: "Record a payment in the journal and print the URL that opens the POS app.",
+        discussion: """
+            The payment is written ahead with a fresh one-time token, which goes into the request (Square: \
+            state). Open the URL on the device, then record the POS app's callback with 'tender handle URL'. \
+            With --json: payment_id, provider, state, request_url, amount, currency, expires_at, idempotency_key.
+            """,
+        subcommands: [PaySquareCommand.self, PaySwipeCommand.self, PaySoftPOSCommand.self, PaySumUpCommand.self]
+    )
+
+    /// Writes `request` ahead through a coordinator and prints its URL (or JSON).
+    static func pay(_ request: some PaymentRequest, options: PayOptions) throws {
+        let journal = try options.journal.open()
+        let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
+        let id = try options.paymentID.map { text in
+            do { return try PaymentID(validating: text) } catch let error as HandoffError {
+                throw CLIError("--payment-id: \(error.message)")
+            }
+        }
+        let expiresIn = try options.expiresIn.map { try DurationParser.parse($0, option: "--expires-in") }
+        let prepared: PreparedHandoff
+        do {
+            prepared = try coordinator.prepare(
+                request,
+                id: id ?? PaymentID(),
+                reopening: options.reopen,
+                expiresIn: expiresIn
+            )
+        } catch let error as HandoffError {
+            throw error.cliError
+        }
+        guard options.json else {
+            Output.line(prepared.url.absoluteString)
+            return
+        }
+        var output = JSONOutput()
+        output.set("payment_id", prepared.entry.id.rawValue)
+        output.set("provider", prepared.entry.provider.rawValue)
+        output.set("state", prepared.entry.state.rawValue)
+        output.set("request_url", prepared.url.absoluteString)
+        output.set("amount", prepared.entry.amount.decimalString)
+        output.set("amount_minor_units", prepared.entry.amount.minorUnits)
+        output.set("currency", prepared.entry.amount.currency.code)
+        output.set("expires_at", EntryJSON.timestamp(prepared.entry.expiresAt))
+        output.set("idempotency_key", prepared.entry.idempotencyKey.uuidString.lowercased())
+        output.set("handoff_count", prepared.entry.handoffCount)
+        output.set("journal", journal.path)
+        Output.line(output.text)
+    }
+}
+
+/// The flags `tender pay` adds to every provider's request flags.
+struct PayOptions: ParsableArguments {
+    @OptionGroup var journal: JournalLocation
+
+    @Option(
+        name: .customLong("expires-in"),
+        help: ArgumentHelp(
+            "How long the payment accepts its callback as a success: 90s, 15m, 1h (default 15m).",
+            valueName: "duration"
+        )
+    )
+    var expiresIn: String?
+
+    @Option(
+        name: .customLong("payment-id"),
+        help: ArgumentHelp(
+            "The payment's ID (1–64 letters, digits, - _ . :), such as an order number; default a new UUID.",
+            valueName: "id"
+        )
+    )
+    var paymentID: String?
+
+    @Flag(help: "Hand off a payment with this ID again although it is pending or unknown (it may charge twice).")
+    var reopen = false
+
+    @Flag(help: "Print one JSON object instead of the URL.")
+    var json = false
+}
+
+/// `tender pay square …`.
+struct PaySquareCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "square",
+        abstract: "Record a Square Point of Sale payment and print its request URL (the token goes in state)."
+    )
+
+    @OptionGroup var request: SquareRequestOptions
+    @OptionGroup var options: PayOptions
+
+    func validate() throws {
+        if request.state != nil {
+            throw CLIError("--state is where the hand-off puts its one-time token; leave it out with 'tender pay'.")
+        }
+    }
+
+    func run() async throws {
+        try PayCommand.pay(try request.request(), options: options)
+    }
+}
+
+/// `tender pay swipe …`.
+struct PaySwipeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "swipe",
+        abstract: "Record a Swipe payment and print its request URL (the token goes on --return-url)."
+    )
+
+    @OptionGroup var request: SwipeRequestOptions
+    @OptionGroup var options: PayOptions
+
+    func run() async throws {
+        try PayCommand.pay(try request.request(), options: options)
+    }
+}
+
+/// `tender pay softpos …`.
+struct PaySoftPOSCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "softpos",
+        abstract: "Record a SoftPOS sale or refund and print its request URL (the token goes on --response-url)."
+    )
+
+    @OptionGroup var request: SoftPOSRequestOptions
+    @OptionGroup var options: PayOptions
+
+    func run() async throws {
+        try PayCommand.pay(try request.request(), options: options)
+    }
+}
+
+/// `tender pay sumup …`.
+struct PaySumUpCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sumup",
+        abstract: "Record a SumUp payment and print its request URL (the token goes in foreign-tx-id)."
+    )
+
+    @OptionGroup var request: SumUpRequestOptions
+    @OptionGroup var options: PayOptions
+
+    func validate() throws {
+        if request.foreignTransactionID != nil {
+            throw CLIError(
+                "--foreign-transaction-id is where the hand-off puts its one-time token; leave it out with 'tender pay'."
+            )
+        }
+    }
+
+    func run() async throws {
+        try PayCommand.pay(try request.request(), options: options)
+    }
+}

@@ -1,0 +1,377 @@
+public import Foundation
+public import Tender
+
+/// Hands payments to POS apps and records their answers exactly once.
+///
+/// ```swift
+/// let journal = try PaymentJournal(path: journalPath)
+/// let coordinator = HandoffCoordinator(journal: journal, opener: UIApplicationOpener())
+///
+/// let entry = try await coordinator.pay(squareRequest, id: PaymentID(rawValue: order.number)!)
+/// switch entry.state {
+/// case .completed where entry.isApproved: markPaid(order)
+/// case .completed: showNotPaid(entry.outcome)
+/// default: showNeedsReconciliation(entry)        // unknown, tampered, late, not_opened
+/// }
+/// try coordinator.acknowledge(entry)
+/// ```
+///
+/// ``pay(_:id:reopening:)`` writes the payment to the journal with a fresh one-time token, commits, and only
+/// then opens the POS app; ``handle(_:)`` records the callback your app receives. See <doc:HandlingCallbacks>
+/// for wiring it into an app delegate, scene delegate or SwiftUI, and <doc:JournalAndRecovery> for launch.
+///
+/// A coordinator is safe to use from many tasks; coordinators in several processes may share a journal file.
+public final class HandoffCoordinator: Sendable {
+    /// Expiry, time-out and retention.
+    public struct Configuration: Sendable, Hashable {
+        /// How long a payment accepts its callback as a success (SEC-4). Default: 15 minutes.
+        public var expiry: Duration
+        /// How long ``HandoffCoordinator/pay(_:id:reopening:)`` waits for the callback before it records the
+        /// payment as ``PaymentState/unknown`` and returns (REL-5). Never longer than ``expiry``.
+        /// Default: 15 minutes.
+        public var handoffTimeout: Duration
+        /// How long ended, acknowledged payments stay in the journal (REL-9). Default: 90 days.
+        public var retention: Duration
+
+        /// Creates a configuration.
+        public init(
+            expiry: Duration = .seconds(15 * 60),
+            handoffTimeout: Duration = .seconds(15 * 60),
+            retention: Duration = .seconds(90 * 86_400)
+        ) {
+            self.expiry = expiry
+            self.handoffTimeout = handoffTimeout
+            self.retention = retention
+        }
+    }
+
+    /// The journal the coordinator writes to.
+    public let journal: PaymentJournal
+    /// The configuration.
+    public let configuration: Configuration
+
+    private let opener: any PaymentURLOpener
+    private let log: (@Sendable (HandoffEvent) -> Void)?
+    private let waiters = OutcomeWaiters()
+
+    private var clock: any HandoffClock { journal.clock }
+
+    /// Creates a coordinator.
+    /// - Parameters:
+    ///   - journal: where payments are written ahead and outcomes recorded; its clock is the coordinator's.
+    ///   - opener: what opens the POS app.
+    ///   - configuration: expiry, time-out and retention.
+    ///   - log: receives an event for everything that happens; events name only payment IDs and providers.
+    public init(
+        journal: PaymentJournal,
+        opener: any PaymentURLOpener,
+        configuration: Configuration = Configuration(),
+        log: (@Sendable (HandoffEvent) -> Void)? = nil
+    ) {
+        self.journal = journal
+        self.opener = opener
+        self.configuration = configuration
+        self.log = log
+    }
+
+    // MARK: Handing off
+
+    /// Hands a payment to its POS app and waits for the answer.
+    ///
+    /// In order: a fresh one-time token is attached to the request through its correlation hook; the
+    /// payment is committed to the journal (write-ahead, REL-1); only then is the POS app opened, and its
+    /// opener's answer awaited. If the write fails the POS app is not opened (REL-8). If the app cannot be
+    /// opened, the payment is marked ``PaymentState/notOpened`` and ``HandoffError/Code/cannotOpenPOSApp``
+    /// is thrown.
+    ///
+    /// Returns the journal entry once the callback is recorded (``PaymentState/completed``, or
+    /// ``PaymentState/tampered`` or ``PaymentState/late``: check ``JournalEntry/state``), or when
+    /// ``Configuration/handoffTimeout`` passes without one: the payment is then ``PaymentState/unknown``, and
+    /// the POS app is not opened again (REL-5). Acknowledge the entry once your app has acted on it
+    /// (``acknowledge(_:)``); until then it is delivered again by ``recover()``.
+    ///
+    /// - Parameters:
+    ///   - request: any provider's request, without a correlation value of its own (Square: no `state`).
+    ///   - id: the logical payment. Pass the same ID for the same order so that a second tap finds the
+    ///     payment under way (``HandoffError/Code/paymentPending``) instead of charging twice.
+    ///   - reopening: hand off a payment that is still pending or unknown once more, with a new token.
+    ///     Only when you know the POS app did not take it: no provider de-duplicates deep links.
+    /// - Throws: ``HandoffError``; `CancellationError` if the task is cancelled while waiting (the payment
+    ///   stays pending and its callback is still recorded).
+    public func pay<Request: PaymentRequest>(
+        _ request: Request,
+        id: PaymentID = PaymentID(),
+        reopening: Bool = false
+    ) async throws -> JournalEntry {
+        let start = clock.now()
+        let prepared = try prepare(request, id: id, reopening: reopening)
+        let deadline = start.addingTimeInterval(min(configuration.handoffTimeout, configuration.expiry).timeInterval)
+        waiters.expect(id)
+        defer { waiters.forget(id) }
+
+        guard await opener.open(prepared.url) else {
+            emit(.openFailed, id, Request.provider)
+            let marked: JournalEntry?
+            do { marked = try journal.markOpenFailed(id) } catch {
+                emit(.storageFailed, id, Request.provider)
+                marked = nil
+            }
+            let state = marked.map { "; it is marked \($0.state)" } ?? ""
+            throw HandoffError(
+                .cannotOpenPOSApp,
+                "The \(Request.provider) POS app could not be opened for payment \(id)\(state). Check that it is installed and that its URL scheme is declared in LSApplicationQueriesSchemes."
+            )
+        }
+        emit(.opened, id, Request.provider)
+        do { try journal.markOpened(id) } catch { emit(.storageFailed, id, Request.provider) }
+
+        let arrived = await waitForCallback(id, until: deadline)
+        try Task.checkCancellation()
+        if arrived, let entry = try journal.entry(id), entry.state != .pending {
+            return entry
+        }
+        let (entry, changed) = try journal.markTimedOut(id)
+        if changed { emit(.timedOut, id, Request.provider) }
+        return entry
+    }
+
+    /// Writes a payment ahead and returns the URL that opens its POS app, without opening it: for apps that
+    /// open URLs themselves, and for the CLI. Handle its callback with ``handle(_:)`` as usual; nothing waits
+    /// for it, so its outcome is delivered by ``recover()`` and ``undeliveredEntries()``.
+    /// - Parameters:
+    ///   - request: any provider's request, without a correlation value of its own.
+    ///   - id: the logical payment; see ``pay(_:id:reopening:)``.
+    ///   - reopening: hand off a pending or unknown payment once more, with a new token.
+    ///   - expiresIn: overrides ``Configuration/expiry`` for this payment.
+    /// - Throws: ``HandoffError``: nothing is written when it throws.
+    public func prepare<Request: PaymentRequest>(
+        _ request: Request,
+        id: PaymentID = PaymentID(),
+        reopening: Bool = false,
+        expiresIn: Duration? = nil
+    ) throws -> PreparedHandoff {
+        let token = OneTimeToken.generate()
+        let url: URL
+        let endpoints: [String]
+        do {
+            let correlated = try request.correlated(with: token.value)
+            url = try correlated.url()
+            endpoints = try correlated.callbackEndpoints()
+        } catch {
+            throw HandoffError(.invalidRequest, "The \(Request.provider) request cannot be handed off: \(error)")
+        }
+        guard !endpoints.isEmpty else {
+            throw HandoffError(
+                .invalidRequest,
+                "The \(Request.provider) request has no callback URL; the hand-off needs one to receive the answer."
+            )
+        }
+        for endpoint in endpoints {
+            // SEC-12: a callback URL needs a scheme, and it must be the app's, not a POS app's.
+            guard let scheme = try? URLParts(endpoint).scheme, PaymentProvider(appURLScheme: scheme) == nil else {
+                throw HandoffError(
+                    .invalidRequest,
+                    "The callback URL must use your app's own registered scheme, not a POS app's."
+                )
+            }
+        }
+        let expiry = expiresIn ?? configuration.expiry
+        guard expiry > .zero else {
+            throw HandoffError(.invalidRequest, "The expiry must be longer than zero; the default is 15 minutes.")
+        }
+        let draft = HandoffDraft(
+            id: id,
+            provider: Request.provider,
+            amount: request.amount,
+            endpoints: endpoints,
+            tokenDigest: token.digest,
+            expiresAt: clock.now().addingTimeInterval(expiry.timeInterval)
+        )
+        do {
+            let (entry, reopened) = try journal.begin(draft, reopening: reopening)
+            emit(reopened ? .reopened : .begun, id, Request.provider)
+            return PreparedHandoff(entry: entry, url: url)
+        } catch let error as HandoffError where error.code == .storageFailed || error.code == .journalCorrupt {
+            emit(.storageFailed, id, Request.provider)
+            throw error
+        }
+    }
+
+    // MARK: Callbacks
+
+    /// Records a callback URL your app was opened with, and says whether it was one for Tender.
+    ///
+    /// Call it from `application(_:open:options:)`, `scene(_:openURLContexts:)`, the URL contexts of
+    /// `scene(_:willConnectTo:options:)` (cold launch) or SwiftUI's `onOpenURL`. Returns `false` for a URL
+    /// that is no POS app's callback, or one that cannot be parsed, so your own routing can have it.
+    /// Whatever the callback's disposition, a waiting ``pay(_:id:reopening:)`` returns once it is recorded.
+    @discardableResult
+    public func handle(_ url: URL) -> Bool {
+        do {
+            return try handleCallback(url.absoluteString) != nil
+        } catch {
+            return false
+        }
+    }
+
+    /// Records a callback given as text, exactly as received, and says what became of it.
+    /// - Parameter urlString: the callback URL as the POS app opened it.
+    /// - Returns: `nil` when the URL is no POS app's callback; otherwise the receipt, with the disposition.
+    /// - Throws: ``HandoffError`` with ``HandoffError/Code/malformedCallback`` when the URL looks like a
+    ///   callback but fails strict parsing (nothing is recorded), or a storage error.
+    public func handleCallback(_ urlString: String) throws -> CallbackReceipt? {
+        guard let kind = PaymentURLKind.detect(urlString), kind.direction == .response else { return nil }
+        let callback: any PaymentCallback
+        do {
+            callback = try PaymentCallbacks.parse(urlString, provider: kind.provider)
+        } catch {
+            emit(.malformed, nil, kind.provider)
+            throw HandoffError(.malformedCallback, "The \(kind.provider) callback cannot be read: \(error)")
+        }
+        let provider = type(of: callback).provider
+        let token = callback.correlationToken.flatMap { $0.isEmpty ? nil : $0 }
+        let reported = RecordedOutcome(callback.outcome, removing: token)
+        let endpoint = (try? URLParts(urlString).endpoint) ?? ""
+        let facts = CallbackFacts(
+            provider: provider,
+            endpoint: endpoint,
+            tokenDigest: token.map(OneTimeToken.digest(of:)),
+            reported: reported,
+            reportedInCurrency: { currency in
+                RecordedOutcome(callback.outcome(assumingCurrency: currency), removing: token)
+            }
+        )
+        let result: (disposition: CallbackDisposition, entry: JournalEntry?)
+        do {
+            result = try journal.recordCallback(facts)
+        } catch {
+            emit(.storageFailed, nil, provider)
+            throw error
+        }
+        let kinds: [CallbackDisposition: HandoffEvent.Kind] = [
+            .recorded: .recorded, .duplicate: .duplicate, .unsolicited: .unsolicited, .tampered: .tampered,
+            .late: .late,
+        ]
+        emit(kinds[result.disposition] ?? .recorded, result.entry?.id, provider)
+        // Wake a waiting pay whenever the payment has its answer, even one recorded by another process.
+        if let entry = result.entry, entry.state != .pending {
+            waiters.signal(entry.id)
+        }
+        return CallbackReceipt(
+            disposition: result.disposition,
+            provider: provider,
+            reportedOutcome: reported,
+            entry: result.entry
+        )
+    }
+
+    // MARK: Launch, delivery, reconciliation
+
+    /// What to do at launch (REL-6): expires overdue pending payments (they become
+    /// ``PaymentState/unknown``), prunes old ones, and returns what the app must still hear about.
+    ///
+    /// Deliver ``HandoffRecovery/undelivered`` to the app and ``acknowledge(_:)`` each one once acted upon;
+    /// ``HandoffRecovery/pending`` payments may still get their callback (a cold launch by the POS app).
+    public func recover() throws -> HandoffRecovery {
+        let expired = try journal.expireOverduePayments()
+        for entry in expired { emit(.expired, entry.id, entry.provider) }
+        let pruned = try journal.prune(retention: configuration.retention)
+        if pruned > 0 { emit(.pruned, nil, nil) }
+        return HandoffRecovery(
+            undelivered: try journal.undeliveredEntries(),
+            pending: try journal.entries(in: [.pending]),
+            expired: expired,
+            prunedCount: pruned
+        )
+    }
+
+    /// Payments whose outcome the app has not acknowledged yet.
+    public func undeliveredEntries() throws -> [JournalEntry] {
+        try journal.undeliveredEntries()
+    }
+
+    /// Marks an entry as delivered: it is not returned by ``recover()`` again unless it changes.
+    /// - Returns: `false` when the entry changed since it was read (handle the new state, then acknowledge it).
+    @discardableResult
+    public func acknowledge(_ entry: JournalEntry) throws -> Bool {
+        let acknowledged = try journal.acknowledge(entry)
+        if acknowledged { emit(.acknowledged, entry.id, entry.provider) }
+        return acknowledged
+    }
+
+    /// Decides a payment's outcome by hand after reconciling it with the POS app or the provider.
+    /// See ``PaymentJournal/resolve(_:as:transactionID:note:)``.
+    public func resolve(
+        _ id: PaymentID,
+        as status: PaymentOutcome.Status,
+        transactionID: String? = nil,
+        note: String? = nil
+    ) throws -> JournalEntry {
+        let entry = try journal.resolve(id, as: status, transactionID: transactionID, note: note)
+        emit(.resolved, id, entry.provider)
+        return entry
+    }
+
+    // MARK: Internals
+
+    private func waitForCallback(_ id: PaymentID, until deadline: Date) async -> Bool {
+        let clock = self.clock
+        let waiters = self.waiters
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await waiters.wait(for: id)
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await clock.sleep(until: deadline)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private func emit(_ kind: HandoffEvent.Kind, _ id: PaymentID?, _ provider: PaymentProvider?) {
+        log?(HandoffEvent(kind, paymentID: id, provider: provider))
+    }
+}
+
+/// A payment written ahead, with the URL that opens its POS app.
+///
+/// The URL carries the one-time token: open it, and do not log or store it. ``description`` leaves it out.
+public struct PreparedHandoff: Sendable, Hashable, CustomStringConvertible {
+    /// The payment as written to the journal.
+    public var entry: JournalEntry
+    /// The URL that opens the POS app.
+    public var url: URL
+
+    /// Creates a prepared hand-off.
+    public init(entry: JournalEntry, url: URL) {
+        self.entry = entry
+        self.url = url
+    }
+
+    /// The payment ID and provider; never the URL.
+    public var description: String { "PreparedHandoff(payment: \(entry.id), provider: \(entry.provider))" }
+}
+
+/// What ``HandoffCoordinator/recover()`` found at launch.
+public struct HandoffRecovery: Sendable, Hashable {
+    /// Payments whose outcome (or unknown state) the app has not acknowledged: deliver them.
+    public var undelivered: [JournalEntry]
+    /// Payments still waiting for their callback.
+    public var pending: [JournalEntry]
+    /// Payments that expired while pending and are now ``PaymentState/unknown`` (also in ``undelivered``).
+    public var expired: [JournalEntry]
+    /// How many old payments were pruned.
+    public var prunedCount: Int
+
+    /// Creates a recovery report.
+    public init(undelivered: [JournalEntry], pending: [JournalEntry], expired: [JournalEntry], prunedCount: Int) {
+        self.undelivered = undelivered
+        self.pending = pending
+        self.expired = expired
+        self.prunedCount = prunedCount
+    }
+}

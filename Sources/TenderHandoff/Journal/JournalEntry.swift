@@ -1,0 +1,122 @@
+public import Foundation
+public import Tender
+
+/// One payment as the journal records it. Never holds a token, a URL or a card number.
+public struct JournalEntry: Sendable, Hashable, Codable {
+    /// The payment's identifier.
+    public var id: PaymentID
+    /// The idempotency key (REL-4): a UUID written before the first hand-off and never changed. Send it
+    /// with every server call about this payment (verification, refunds) so none is applied twice.
+    public var idempotencyKey: UUID
+    /// The POS app the payment was handed to.
+    public var provider: PaymentProvider
+    /// The amount requested.
+    public var amount: Money
+    /// Where the payment stands.
+    public var state: PaymentState
+    /// The outcome: the callback's (redacted) for ``PaymentState/completed``, ``PaymentState/late`` and
+    /// ``PaymentState/tampered`` — check ``state`` before trusting it — or the one entered for
+    /// ``PaymentState/resolved``. `nil` while no callback has been recorded.
+    public var outcome: RecordedOutcome?
+    /// Incremented by every change of state: what ``PaymentJournal/acknowledge(_:)`` checks so that an entry
+    /// changed since it was read is delivered again.
+    public var revision: Int
+    /// How many times the POS app was asked to take this payment (more than 1 only after a reopen).
+    public var handoffCount: Int
+    /// When the payment was first written.
+    public var createdAt: Date
+    /// When the entry last changed.
+    public var updatedAt: Date
+    /// When the payment expires: a callback after this is ``PaymentState/late`` (SEC-4).
+    public var expiresAt: Date
+    /// When the opener last reported that the POS app opened, if it did.
+    public var openedAt: Date?
+    /// When the app acknowledged the current state (``HandoffCoordinator/acknowledge(_:)``); `nil` while the
+    /// entry is still to be delivered.
+    public var acknowledgedAt: Date?
+    /// The manual resolution, if the payment was resolved by hand.
+    public var resolution: Resolution?
+
+    /// A manual resolution, kept with the payment.
+    public struct Resolution: Sendable, Hashable, Codable {
+        /// When it was entered.
+        public var resolvedAt: Date
+        /// The state the payment was in before.
+        public var previousState: PaymentState
+        /// Why, in the words of whoever resolved it.
+        public var note: String?
+
+        /// Creates a resolution.
+        public init(resolvedAt: Date, previousState: PaymentState, note: String?) {
+            self.resolvedAt = resolvedAt
+            self.previousState = previousState
+            self.note = note
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case resolvedAt = "resolved_at"
+            case previousState = "previous_state"
+            case note
+        }
+    }
+
+    /// Whether the payment was taken, as far as the journal can tell: completed with an approved outcome,
+    /// or resolved by hand as approved.
+    public var isApproved: Bool {
+        (state == .completed || state == .resolved) && outcome?.status == .approved
+    }
+
+    /// Whether the app still has to be told about this entry: it left ``PaymentState/pending`` and has not
+    /// been acknowledged since its last change.
+    public var isUndelivered: Bool { state != .pending && acknowledgedAt == nil }
+
+    /// Creates an entry (the journal creates them; this is for tests and tools).
+    public init(
+        id: PaymentID,
+        idempotencyKey: UUID,
+        provider: PaymentProvider,
+        amount: Money,
+        state: PaymentState,
+        outcome: RecordedOutcome?,
+        revision: Int,
+        handoffCount: Int,
+        createdAt: Date,
+        updatedAt: Date,
+        expiresAt: Date,
+        openedAt: Date?,
+        acknowledgedAt: Date?,
+        resolution: Resolution?
+    ) {
+        self.id = id
+        self.idempotencyKey = idempotencyKey
+        self.provider = provider
+        self.amount = amount
+        self.state = state
+        self.outcome = outcome
+        self.revision = revision
+        self.handoffCount = handoffCount
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.expiresAt = expiresAt
+        self.openedAt = openedAt
+        self.acknowledgedAt = acknowledgedAt
+        self.resolution = resolution
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id = "payment_id"
+        case idempotencyKey = "idempotency_key"
+        case provider
+        case amount
+        case state
+        case outcome
+        case revision
+        case handoffCount = "handoff_count"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case expiresAt = "expires_at"
+        case openedAt = "opened_at"
+        case acknowledgedAt = "acknowledged_at"
+        case resolution
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// The identifier of one logical payment in the journal.
+///
+/// By default a lower-case UUID chosen by Tender. Pass your own (an order number, say) to
+/// ``HandoffCoordinator/pay(_:id:reopening:)`` to make a second tap on "Pay" for the same order find the
+/// payment already under way instead of charging twice. It is not a secret: it appears in logs (SEC-10).
+public struct PaymentID: RawRepresentable, Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The identifier's text: 1–64 ASCII letters, digits, `-`, `_`, `.` or `:`.
+    public let rawValue: String
+
+    /// Accepts an identifier of 1–64 ASCII letters, digits, `-`, `_`, `.` or `:`; `nil` otherwise.
+    public init?(rawValue: String) {
+        guard PaymentID.isValid(rawValue) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// A new random identifier (a lower-case UUID).
+    public init() {
+        rawValue = UUID().uuidString.lowercased()
+    }
+
+    /// Validates an identifier given as text.
+    /// - Throws: ``HandoffError`` with ``HandoffError/Code/invalidPaymentID`` when it is not one.
+    public init(validating text: String) throws {
+        guard let id = PaymentID(rawValue: text) else {
+            throw HandoffError(
+                .invalidPaymentID,
+                "A payment ID is 1–64 ASCII letters, digits, '-', '_', '.' or ':'; this one is not."
+            )
+        }
+        self = id
+    }
+
+    /// Decodes and validates an identifier.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        self = try PaymentID(validating: text)
+    }
+
+    /// Encodes the identifier as a string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    /// Orders identifiers by their text.
+    public static func < (lhs: PaymentID, rhs: PaymentID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The identifier's text.
+    public var description: String { rawValue }
+
+    private static func isValid(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard (1...64).contains(utf8.count) else { return false }
+        return utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                UInt8(ascii: ":"):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import GRDB
+import Tender
+
+/// What the journal writes ahead for one hand-off.
+struct HandoffDraft: Sendable {
+    var id: PaymentID
+    var provider: PaymentProvider
+    var amount: Money
+    /// Callback endpoints (scheme, host, path): never full URLs.
+    var endpoints: [String]
+    var tokenDigest: [UInt8]
+    var expiresAt: Date
+}
+
+/// What the journal needs to know about a callback: never the token itself.
+struct CallbackFacts: Sendable {
+    var provider: PaymentProvider
+    var endpoint: String
+    var tokenDigest: [UInt8]?
+    /// The outcome as the callback reports it.
+    var reported: RecordedOutcome
+    /// The outcome with amounts read in the payment's currency: Swipe echoes an amount without one (SEC-5).
+    var reportedInCurrency: @Sendable (Currency) -> RecordedOutcome
+
+    init(
+        provider: PaymentProvider,
+        endpoint: String,
+        tokenDigest: [UInt8]?,
+        reported: RecordedOutcome,
+        reportedInCurrency: (@Sendable (Currency) -> RecordedOutcome)? = nil
+    ) {
+        self.provider = provider
+        self.endpoint = endpoint
+        self.tokenDigest = tokenDigest
+        self.reported = reported
+        self.reportedInCurrency = reportedInCurrency ?? { _ in reported }
+    }
+}
+
+extension PaymentJournal {
+    /// Writes the payment ahead of opening the POS app (REL-1): a new payment, or a new hand-off of an
+    /// existing one when the rules allow it. One transaction; nothing is written if it fails.
+    func begin(_ draft: HandoffDraft, reopening: Bool) throws -> (entry: JournalEntry, reopened: Bool) {
+        let now = clock.now()
+        return try write("begin") { db in
+            if let existing = try PaymentJournal.fetchEntry(db, draft.id) {
+                guard existing.provider == draft.provider, existing.amount == draft.amount else {
+                    throw HandoffError(
+                        .paymentMismatch,
+                        "Payment \(draft.id) exists for another provider or amount; use a new payment ID for a different payment."
+                    )
+                }
+                switch existing.state {
+                case .pending where !reopening:
+                    throw HandoffError(
+                        .paymentPending,
+                        "Payment \(draft.id) is still waiting for the POS app's answer; opening it again could charge twice. Wait for the answer, or pass reopening: true (--reopen) if you are sure the POS app never took it."
+                    )
+                case .unknown where !reopening:
+                    throw HandoffError(
+                        .outcomeUnknown,
+                        "Payment \(draft.id) timed out and may have been charged; check the POS app or the provider first, then resolve it or pass reopening: true (--reopen)."
+                    )
+                case .completed, .tampered, .late, .resolved:
+                    throw HandoffError(
+                        .paymentFinished,
+                        "Payment \(draft.id) already ended (\(existing.state)); start a new payment with a new ID."
+                    )
+                default:
+                    break
+                }
+                let endpoints = Array(Set(try PaymentJournal.endpoints(db, draft.id) + draft.endpoints)).sorted()
+                try PaymentJournal.insertToken(db, draft, at: now)
+                try PaymentJournal.transition(
+                    db,
+                    existing,
+                    to: .pending,
+                    outcome: nil,
+                    at: now,
+                    kind: "reopened",
+                    extra: "handoff_count = handoff_count + 1, expires_at = ?, callback_endpoints = ?",
+                    extraArguments: [draft.expiresAt.journalTime, PaymentJournal.encodeEndpoints(endpoints)]
+                )
+                return (try PaymentJournal.requireEntry(db, draft.id), true)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints,
+                        state, created_at, updated_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
+                    """,
+                arguments: [
+                    draft.id.rawValue, UUID().uuidString.lowercased(), draft.provider.rawValue,
+                    draft.amount.minorUnits, draft.amount.currency.code,
+                    PaymentJournal.encodeEndpoints(draft.endpoints.sorted()), now.journalTime, now.journalTime,
+                    draft.expiresAt.journalTime,
+                ]
+            )
+            try PaymentJournal.insertToken(db, draft, at: now)
+            try PaymentJournal.recordEvent(db, draft.id, at: now, kind: "begun", from: nil, to: .pending)
+            return (try PaymentJournal.requireEntry(db, draft.id), false)
+        }
+    }
+
+    /// Notes that the opener reported the POS app open: a fact about the hand-off, not a change of state
+    /// (the callback may already have been recorded when the opener returns).
+    func markOpened(_ id: PaymentID) throws {
+        let now = clock.now()
+        try write("opened") { db in
+            try db.execute(
+                sql: "UPDATE payment SET opened_at = ? WHERE id = ?",
+                arguments: [now.journalTime, id.rawValue]
+            )
+        }
+    }
+
+    /// Marks a pending payment whose POS app could not be opened (REL-1): ``PaymentState/notOpened`` if no
+    /// earlier hand-off of it ever opened, ``PaymentState/unknown`` if one did (it may have charged).
+    func markOpenFailed(_ id: PaymentID) throws -> JournalEntry? {
+        let now = clock.now()
+        return try write("open_failed") { db in
+            guard let entry = try PaymentJournal.fetchEntry(db, id), entry.state == .pending else {
+                return try PaymentJournal.fetchEntry(db, id)
+            }
+            let state: PaymentState = entry.openedAt == nil ? .notOpened : .unknown
+            try PaymentJournal.transition(db, entry, to: state, outcome: nil, at: now, kind: "open_failed")
+            return try PaymentJournal.requireEntry(db, id)
+        }
+    }
+
+    /// Moves a still-pending payment to ``PaymentState/unknown`` after the hand-off time-out (REL-5).
+    /// Returns the entry as it stands (already recorded, if the callback won the race).
+    func markTimedOut(_ id: PaymentID) throws -> (entry: JournalEntry, changed: Bool) {
+        let now = clock.now()
+        return try write("timed_out") { db in
+            let entry = try PaymentJournal.requireEntry(db, id)
+            guard entry.state == .pending else { return (entry, false) }
+            try PaymentJournal.transition(db, entry, to: .unknown, outcome: nil, at: now, kind: "timed_out")
+            return (try PaymentJournal.requireEntry(db, id), true)
+        }
+    }
+
+    /// Records a callback: one guarded transition of the payment its token belongs to (SEC-2), or nothing.
+    func recordCallback(_ facts: CallbackFacts) throws -> (disposition: CallbackDisposition, entry: JournalEntry?) {
+        guard let digest = facts.tokenDigest else { return (.unsolicited, nil) }
+        let now = clock.now()
+        // A read first: unsolicited and duplicate callbacks (forgeries, replays) never take the write lock.
+        let found: JournalEntry? = try read { db in
+            guard
+                let raw = try String.fetchOne(
+                    db,
+                    sql: "SELECT payment_id FROM handoff_token WHERE token_hash = ?",
+                    arguments: [Data(digest)]
+                )
+            else { return nil }
+            return try PaymentJournal.fetchEntry(db, try PaymentID(validating: raw))
+        }
+        guard let found else { return (.unsolicited, nil) }
+        guard found.state.acceptsCallback else { return (.duplicate, found) }
+        return try write("callback") { db in
+            // Read again under the write lock: another task or process may have recorded it meanwhile.
+            guard let entry = try PaymentJournal.fetchEntry(db, found.id) else { return (.unsolicited, nil) }
+            guard entry.state.acceptsCallback else { return (.duplicate, entry) }
+            let issued = try PaymentJournal.endpoints(db, entry.id)
+            let reported = facts.reportedInCurrency(entry.amount.currency)
+            let disposition: CallbackDisposition
+            let state: PaymentState
+            if facts.provider != entry.provider || !CallbackEndpoint.matches(facts.endpoint, anyOf: issued)
+                || !PaymentJournal.echoesMatch(reported, entry)
+            {
+                (disposition, state) = (.tampered, .tampered)
+            } else if now >= entry.expiresAt {
+                (disposition, state) = (.late, .late)
+            } else {
+                (disposition, state) = (.recorded, .completed)
+            }
+            try PaymentJournal.transition(db, entry, to: state, outcome: reported, at: now, kind: "callback")
+            return (disposition, try PaymentJournal.requireEntry(db, entry.id))
+        }
+    }
+
+    /// SEC-5: every field the POS app echoes must equal what was sent. Of the provider-independent fields,
+    /// only the amount (with its currency) is echoed, and only by some providers; the token is matched already.
+    static func echoesMatch(_ reported: RecordedOutcome, _ entry: JournalEntry) -> Bool {
+        guard let amount = reported.amount else { return true }
+        return amount == entry.amount
+    }
+
+    static func insertToken(_ db: Database, _ draft: HandoffDraft, at now: Date) throws {
+        try db.execute(
+            sql: "INSERT INTO handoff_token (token_hash, payment_id, issued_at) VALUES (?, ?, ?)",
+            arguments: [Data(draft.tokenDigest), draft.id.rawValue, now.journalTime]
+        )
+    }
+
+    static func endpoints(_ db: Database, _ id: PaymentID) throws -> [String] {
+        let text = try String.fetchOne(
+            db,
+            sql: "SELECT callback_endpoints FROM payment WHERE id = ?",
+            arguments: [id.rawValue]
+        )
+        guard let text, let values = (try? JSONValue.parse(text))?.arrayValue else {
+            throw HandoffError(
+                .journalCorrupt,
+                "Payment \(id) has unreadable callback endpoints; the file was changed outside Tender. Keep it for recovery."
+            )
+        }
+        return values.compactMap(\.stringValue)
+    }
+
+    static func encodeEndpoints(_ endpoints: [String]) -> String {
+        JSONValue.array(endpoints.map(JSONValue.string)).serialized(escapingSlashes: false)
+    }
+}
+
+/// Compares the endpoint a callback arrived on with the ones issued (SEC-5).
+enum CallbackEndpoint {
+    /// Scheme and host compare case-insensitively (RFC 3986 §6.2.2.1), the path exactly.
+    static func matches(_ received: String, anyOf issued: [String]) -> Bool {
+        guard let received = try? URLParts(received) else { return false }
+        return issued.contains { candidate in
+            guard let candidate = try? URLParts(candidate) else { return false }
+            return candidate.scheme.lowercased() == received.scheme.lowercased()
+                && candidate.authority?.lowercased() == received.authority?.lowercased()
+                && candidate.path == received.path
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// Where a payment stands in the journal.
+///
+/// ```
+///                 ┌──────────── callback ok ───────────► completed ┐
+///   (pay) ──► pending ── callback, wrong URL/echo ──────► tampered  │  terminal: change only
+///              │  ▲   ── callback after expiry ─────────► late      │  by a recorded manual
+///              │  │                                                 │  resolution ──► resolved
+///   open fails │  │ reopen (caller says so)                         ┘
+///              ▼  │
+///          not_opened / unknown (time-out or expiry) ── callback ──► completed / tampered / late
+/// ```
+///
+/// ``pending``, ``unknown`` and ``notOpened`` still accept the payment's one callback; ``completed``,
+/// ``tampered``, ``late`` and ``resolved`` are terminal (REL-2). Every transition is one guarded update in
+/// one transaction, so no two callbacks can both be recorded (SEC-2).
+public enum PaymentState: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    /// Written ahead, POS app opened or about to be: waiting for the callback.
+    case pending
+    /// The callback came on the issued URL, in time, with matching echoes: ``JournalEntry/outcome`` holds it.
+    case completed
+    /// No callback within the hand-off time-out, or the payment expired while pending: the POS app may or
+    /// may not have charged. Needs reconciliation; a later genuine callback is still matched (REL-5).
+    case unknown
+    /// A callback carried the right token but came on another URL, or an echoed field differed (SEC-5).
+    /// Never counted as completed; needs reconciliation.
+    case tampered
+    /// The callback came after the payment expired (SEC-4). Never accepted as a success; needs reconciliation.
+    case late
+    /// The POS app could not be opened (REL-1): nothing was handed off. A callback is still matched.
+    case notOpened = "not_opened"
+    /// Someone decided the outcome by hand (``HandoffCoordinator/resolve(_:as:transactionID:note:)``).
+    case resolved
+
+    /// Whether the state is final: ``completed``, ``tampered``, ``late`` or ``resolved``. Only an explicit,
+    /// recorded manual resolution changes a terminal payment.
+    public var isTerminal: Bool {
+        switch self {
+        case .completed, .tampered, .late, .resolved: return true
+        case .pending, .unknown, .notOpened: return false
+        }
+    }
+
+    /// Whether a callback carrying the payment's token can still be recorded.
+    public var acceptsCallback: Bool { !isTerminal }
+
+    /// Whether a person has to find out what happened (ask the provider, look at the POS app):
+    /// ``unknown``, ``tampered`` or ``late``.
+    public var needsReconciliation: Bool {
+        switch self {
+        case .unknown, .tampered, .late: return true
+        default: return false
+        }
+    }
+
+    /// The stable name, as in the journal and the CLI's JSON.
+    public var description: String { rawValue }
+}

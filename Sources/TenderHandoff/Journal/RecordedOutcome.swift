@@ -1,0 +1,83 @@
+import Foundation
+public import Tender
+
+/// An outcome as the journal keeps it: the provider-independent fields of a `PaymentOutcome`,
+/// redacted.
+///
+/// The provider's raw reply (`PaymentOutcome.details`) is not kept: it carries the one-time token
+/// (Square echoes it in `state`, SumUp in `foreign-tx-id`). Text fields are bounded, and any run of 13–19
+/// digits that passes the Luhn check is masked to its last four digits before it is stored (SEC-9).
+public struct RecordedOutcome: Sendable, Hashable, Codable {
+    /// Approved, declined, cancelled or failed.
+    public var status: PaymentOutcome.Status
+    /// The amount the POS app reports it charged, when it reports one.
+    public var amount: Money?
+    /// The provider's transaction identifier, when there is one.
+    public var transactionID: String?
+    /// The provider's error code as it came on the wire, when there is one.
+    public var errorCode: String?
+    /// A human-readable explanation, when there is one.
+    public var message: String?
+    /// Reported by the POS app, or verified with the provider's server (SEC-7).
+    public var assurance: PaymentOutcome.Assurance
+    /// Where the outcome came from: a callback, or a manual resolution (whose ``assurance`` is
+    /// `reportedByPOSApp` by convention: nobody verified it with the provider).
+    public var source: Source
+
+    /// Where an outcome came from.
+    public enum Source: String, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// Parsed from the POS app's callback.
+        case callback
+        /// Entered by a person reconciling the payment.
+        case manual
+
+        /// The raw value.
+        public var description: String { rawValue }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case status
+        case amount
+        case transactionID = "transaction_id"
+        case errorCode = "error_code"
+        case message
+        case assurance
+        case source
+    }
+
+    /// Creates an outcome, redacting its text fields.
+    public init(
+        status: PaymentOutcome.Status,
+        amount: Money? = nil,
+        transactionID: String? = nil,
+        errorCode: String? = nil,
+        message: String? = nil,
+        assurance: PaymentOutcome.Assurance = .reportedByPOSApp,
+        source: Source
+    ) {
+        self.status = status
+        self.amount = amount
+        self.transactionID = Redaction.redact(transactionID, limit: 256)
+        self.errorCode = Redaction.redact(errorCode, limit: 256)
+        self.message = Redaction.redact(message, limit: 1024)
+        self.assurance = assurance
+        self.source = source
+    }
+
+    /// The redacted form of a callback's outcome. `token`, if given, is removed from every text field too.
+    init(_ outcome: PaymentOutcome, removing token: String?) {
+        func scrub(_ text: String?) -> String? {
+            guard let text, let token, !token.isEmpty else { return text }
+            return text.replacingOccurrences(of: token, with: "[token]")
+        }
+        self.init(
+            status: outcome.status,
+            amount: outcome.amount,
+            transactionID: scrub(outcome.transactionID),
+            errorCode: scrub(outcome.errorCode),
+            message: scrub(outcome.message),
+            assurance: outcome.assurance,
+            source: .callback
+        )
+    }
+}

@@ -1,0 +1,64 @@
+/// An error of the durable hand-off: the journal, the coordinator, or opening the POS app.
+///
+/// Match with `catch HandoffError.Code.paymentPending`. The ``message`` says what was wrong and what to
+/// do; it never contains a token, a URL or an amount (SEC-8, SEC-10).
+public struct HandoffError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong. An open set.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's stable string, such as `"payment_pending"`.
+        public let rawValue: String
+        /// Creates a code from its string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The journal file is damaged (REL-7). New hand-offs are refused until it is repaired or moved aside.
+        public static let journalCorrupt = Code(rawValue: "journal_corrupt")
+        /// The journal file was written by a newer version of Tender.
+        public static let journalTooNew = Code(rawValue: "journal_too_new")
+        /// Reading or writing the journal failed (disk full, I/O error, locked for too long).
+        /// When it happens while writing ahead, the POS app is not opened (REL-8).
+        public static let storageFailed = Code(rawValue: "storage_failed")
+        /// The POS app could not be opened; the payment is marked ``PaymentState/notOpened`` (REL-1).
+        public static let cannotOpenPOSApp = Code(rawValue: "cannot_open_pos_app")
+        /// The request cannot be handed off: it has no callback URL, its callback uses a POS app's scheme,
+        /// or building its URL failed.
+        public static let invalidRequest = Code(rawValue: "invalid_request")
+        /// A payment with this ID is still pending: opening the POS app again could charge twice.
+        public static let paymentPending = Code(rawValue: "payment_pending")
+        /// A payment with this ID timed out and its outcome is unknown: opening again could charge twice.
+        public static let outcomeUnknown = Code(rawValue: "outcome_unknown")
+        /// A payment with this ID already has its final outcome.
+        public static let paymentFinished = Code(rawValue: "payment_finished")
+        /// A payment with this ID exists for another provider or amount.
+        public static let paymentMismatch = Code(rawValue: "payment_mismatch")
+        /// No payment has this ID.
+        public static let paymentNotFound = Code(rawValue: "payment_not_found")
+        /// A payment ID is not 1–64 letters, digits, `-`, `_`, `.` or `:`.
+        public static let invalidPaymentID = Code(rawValue: "invalid_payment_id")
+        /// The URL looked like a POS app's callback but could not be parsed (SEC-6). Nothing was recorded.
+        public static let malformedCallback = Code(rawValue: "malformed_callback")
+        /// A manual resolution was not allowed (for example, resolving a payment as pending).
+        public static let invalidResolution = Code(rawValue: "invalid_resolution")
+
+        /// The code's string.
+        public var description: String { rawValue }
+
+        /// Matches a thrown error against a code in a `catch` pattern.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? HandoffError)?.code == code
+        }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// What was wrong and what to do about it, for people. Never contains tokens, URLs or amounts.
+    public let message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}

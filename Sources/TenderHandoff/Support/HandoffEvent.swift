@@ -1,0 +1,74 @@
+public import Tender
+
+/// One thing that happened in the hand-off, for logs.
+///
+/// By construction an event can only name the payment and the provider (SEC-10): URLs, tokens and
+/// amounts have nowhere to go. Pass a sink to ``HandoffCoordinator/init(journal:opener:configuration:log:)``
+/// and forward ``description`` to your logger.
+public struct HandoffEvent: Sendable, Hashable, CustomStringConvertible {
+    /// What happened. An open set.
+    public struct Kind: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The kind's stable string.
+        public let rawValue: String
+        /// Creates a kind from its string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// A payment was written ahead.
+        public static let begun = Kind(rawValue: "begun")
+        /// A pending payment was handed off again, at the caller's request.
+        public static let reopened = Kind(rawValue: "reopened")
+        /// The opener reported that the POS app opened.
+        public static let opened = Kind(rawValue: "opened")
+        /// The opener reported that the POS app could not be opened.
+        public static let openFailed = Kind(rawValue: "open_failed")
+        /// A callback was recorded.
+        public static let recorded = Kind(rawValue: "recorded")
+        /// A callback repeated one already recorded.
+        public static let duplicate = Kind(rawValue: "duplicate")
+        /// A callback had no token or an unknown one.
+        public static let unsolicited = Kind(rawValue: "unsolicited")
+        /// A callback came on the wrong URL or with a wrong echo.
+        public static let tampered = Kind(rawValue: "tampered")
+        /// A callback came after its payment expired.
+        public static let late = Kind(rawValue: "late")
+        /// A URL looked like a callback but could not be parsed.
+        public static let malformed = Kind(rawValue: "malformed")
+        /// No callback came within the hand-off time-out.
+        public static let timedOut = Kind(rawValue: "timed_out")
+        /// A pending payment expired.
+        public static let expired = Kind(rawValue: "expired")
+        /// A payment was resolved by hand.
+        public static let resolved = Kind(rawValue: "resolved")
+        /// The app acknowledged a payment's outcome.
+        public static let acknowledged = Kind(rawValue: "acknowledged")
+        /// Old payments were pruned.
+        public static let pruned = Kind(rawValue: "pruned")
+        /// Writing to the journal failed.
+        public static let storageFailed = Kind(rawValue: "storage_failed")
+
+        /// The kind's string.
+        public var description: String { rawValue }
+    }
+
+    /// What happened.
+    public let kind: Kind
+    /// The payment concerned, if any.
+    public let paymentID: PaymentID?
+    /// The provider concerned, if any.
+    public let provider: PaymentProvider?
+
+    /// Creates an event.
+    public init(_ kind: Kind, paymentID: PaymentID? = nil, provider: PaymentProvider? = nil) {
+        self.kind = kind
+        self.paymentID = paymentID
+        self.provider = provider
+    }
+
+    /// `tender.handoff <kind> payment=<id> provider=<name>`, leaving out what is not known.
+    public var description: String {
+        var text = "tender.handoff \(kind)"
+        if let paymentID { text += " payment=\(paymentID)" }
+        if let provider { text += " provider=\(provider)" }
+        return text
+    }
+}

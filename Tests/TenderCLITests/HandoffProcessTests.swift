@@ -1,0 +1,381 @@
+import Foundation
+import TenderHandoff
+import Testing
+
+@testable import Tender
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Point of Sale's reply to a Square request URL: the marked callback URL with `data` (echoing `state`).
+func squareReply(to requestURL: String, transactionID: String = "TXN-1", state: String?? = .none) throws -> String {
+    let request = try SquareRequest(urlString: requestURL)
+    var object: JSONObject = ["status": .string("ok"), "transaction_id": .string(transactionID)]
+    if let echoed = state ?? request.state { object["state"] = .string(echoed) }
+    return try request.wireCallbackURL() + "?data=" + PercentEncoding.encode(JSONValue.object(object).serialized())
+}
+
+/// A fresh directory for one test.
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tender-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// Parses one line of JSON output.
+func jsonObject(_ line: Substring) throws -> JSONObject {
+    try #require(try JSONValue.parse(String(line)).objectValue)
+}
+
+@Suite("Hand-off across real processes")
+struct HandoffProcessTests {
+    static let squareFlags = ["--application-id", "sq0idp-CLI", "--callback", "my-app://done", "--currency", "USD"]
+
+    @Test("tender pay, handle, journal list/show/resolve keep their JSON contract")
+    func cliContract() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let journal = ["--journal", directory.appendingPathComponent("j.sqlite").path]
+
+        let pay = try CLIRunner.run(
+            ["pay", "square", "--amount", "1250", "--json"] + HandoffProcessTests.squareFlags + journal
+        )
+        #expect(pay.status == 0, "\(pay.stderr)")
+        let paid = try jsonObject(Substring(pay.stdout.trimmingCharacters(in: .newlines)))
+        let id = try #require(paid["payment_id"]?.stringValue)
+        let url = try #require(paid["request_url"]?.stringValue)
+        #expect(paid["state"]?.stringValue == "pending")
+        #expect(paid["amount"]?.stringValue == "12.50")
+
+        let reply = try squareReply(to: url)
+        let first = try CLIRunner.run(["handle", reply, "--json"] + journal)
+        #expect(first.status == 0)
+        let recorded = try jsonObject(Substring(first.stdout.trimmingCharacters(in: .newlines)))
+        #expect(recorded["disposition"]?.stringValue == "recorded")
+        #expect(recorded["payment_id"]?.stringValue == id)
+        #expect(recorded["outcome"]?.stringValue == "approved")
+
+        let second = try CLIRunner.run(["handle", reply] + journal)
+        #expect(second.status == 0)
+        #expect(
+            try jsonObject(Substring(second.stdout.trimmingCharacters(in: .newlines)))["disposition"]?.stringValue
+                == "duplicate"
+        )
+
+        let forged = try CLIRunner.run(["handle", try squareReply(to: url, state: "forged-token")] + journal)
+        #expect(forged.status == 0)
+        let unsolicited = try jsonObject(Substring(forged.stdout.trimmingCharacters(in: .newlines)))
+        #expect(unsolicited["disposition"]?.stringValue == "unsolicited")
+        #expect(unsolicited["payment_id"] == .null)
+        #expect(unsolicited["outcome"] == .null)
+
+        let malformed = try CLIRunner.run(
+            ["handle", "my-app://done/square_request?data=%7B%22status%22%3A1%7D"] + journal
+        )
+        #expect(malformed.status == 1)
+        #expect(malformed.stdout.isEmpty)
+        #expect(malformed.stderr.hasPrefix("error: "))
+        #expect(try CLIRunner.run(["handle", "my-app://settings"] + journal).status == 1)
+
+        let short = try CLIRunner.run(
+            ["pay", "square", "--amount", "99", "--expires-in", "90s", "--json"] + HandoffProcessTests.squareFlags
+                + journal
+        )
+        let shortID = try #require(
+            try jsonObject(Substring(short.stdout.trimmingCharacters(in: .newlines)))["payment_id"]?.stringValue
+        )
+        let shortEntry = try #require(try PaymentJournal(path: journal[1]).entry(try PaymentID(validating: shortID)))
+        #expect(shortEntry.expiresAt.timeIntervalSince(shortEntry.createdAt) == 90)
+        #expect(
+            try CLIRunner.run(
+                ["pay", "square", "--amount", "99", "--expires-in", "soon"] + HandoffProcessTests.squareFlags + journal
+            ).status == 1
+        )
+        #expect(try CLIRunner.run(["journal", "resolve", shortID, "--outcome", "cancelled"] + journal).status == 0)
+
+        let list = try CLIRunner.run(["journal", "list", "--json", "--state", "completed"] + journal)
+        let entries = try #require(try JSONValue.parse(list.stdout.trimmingCharacters(in: .newlines)).arrayValue)
+        #expect(entries.count == 1)
+        let entry = try #require(entries.first?.objectValue)
+        for key in [
+            "payment_id", "provider", "state", "outcome", "amount", "currency", "created_at", "updated_at",
+            "expires_at",
+        ] {
+            #expect(entry[key] != nil, "\(key)")
+        }
+        #expect(entry["state"]?.stringValue == "completed")
+
+        let show = try CLIRunner.run(["journal", "show", id, "--json"] + journal)
+        #expect(
+            try jsonObject(Substring(show.stdout.trimmingCharacters(in: .newlines)))["transaction_id"]?.stringValue
+                == "TXN-1"
+        )
+
+        let resolve = try CLIRunner.run(
+            ["journal", "resolve", id, "--outcome", "declined", "--note", "refunded", "--json"] + journal
+        )
+        #expect(resolve.status == 0, "\(resolve.stderr)")
+        let resolved = try jsonObject(Substring(resolve.stdout.trimmingCharacters(in: .newlines)))
+        #expect(resolved["state"]?.stringValue == "resolved")
+        #expect(resolved["outcome"]?.stringValue == "declined")
+        #expect(try CLIRunner.run(["journal", "resolve", id, "--outcome", "maybe"] + journal).status == 1)
+        #expect(try CLIRunner.run(["journal", "show", "no-such-id"] + journal).status == 1)
+
+        // The journal never holds the token or the URLs.
+        let token = try #require(try SquareRequest(urlString: url).state)
+        for suffix in ["", "-wal"] {
+            let bytes = FileManager.default.contents(atPath: journal[1] + suffix) ?? Data()
+            #expect(bytes.range(of: Data(token.utf8)) == nil)
+            #expect(bytes.range(of: Data("square-commerce-v1://".utf8)) == nil)
+        }
+    }
+
+    @Test("the default journal lives under XDG_DATA_HOME, created on first use")
+    func defaultJournal() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = ["XDG_DATA_HOME": directory.appendingPathComponent("data").path]
+        let pay = try CLIRunner.run(
+            ["pay", "square", "--amount", "100"] + HandoffProcessTests.squareFlags,
+            environment: environment
+        )
+        #expect(pay.status == 0, "\(pay.stderr)")
+        #expect(
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent("data/tender/journal.sqlite").path)
+        )
+        let home = ["XDG_DATA_HOME": "", "HOME": directory.appendingPathComponent("home").path]
+        #expect(try CLIRunner.run(["journal", "list"], environment: home).status == 0)
+        #expect(
+            FileManager.default.fileExists(
+                atPath: directory.appendingPathComponent("home/.local/share/tender/journal.sqlite").path
+            )
+        )
+    }
+
+    @Test("tender demo runs its payment through the coordinator and a journal")
+    func demo() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("demo.sqlite").path
+        for _ in 0..<2 {
+            let result = try CLIRunner.run(["demo", "--journal", path])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("is completed, outcome approved"))
+            #expect(result.stdout.contains("replay: duplicate, forgery: unsolicited"))
+        }
+        let entries = try PaymentJournal(path: path).entries()
+        #expect(entries.count == 2)
+        #expect(entries.allSatisfy { $0.state == .completed && $0.isApproved && $0.acknowledgedAt != nil })
+        #expect(try CLIRunner.run(["demo"]).status == 0)
+    }
+
+    @Test("every provider pays through the journal; a request without a callback cannot carry the token")
+    func everyProvider() throws {
+        let path = try temporaryDirectory().appendingPathComponent("journal.sqlite").path
+        let requests: [(String, [String])] = [
+            ("swipe", ["--amount", "5", "--return-url", "my-app://swipe", "--return-app-name", "Demo"]),
+            ("softpos", ["--type", "sale", "--amount", "200", "--currency", "EUR", "--response-url", "my-app://sp"]),
+            (
+                "sumup",
+                ["--amount", "4.50", "--currency", "EUR", "--affiliate-key", "K", "--callback-success", "my-app://ok"]
+            ),
+        ]
+        for (provider, flags) in requests {
+            let result = try CLIRunner.run(["pay", provider] + flags + ["--journal", path, "--json"])
+            #expect(result.status == 0, "\(provider): \(result.stderr)")
+            let object = try #require(try JSONValue.parse(String(result.stdout.dropLast())).objectValue)
+            #expect(object["provider"] == .string(provider))
+            #expect(object["state"] == .string("pending"))
+            let url = try #require(object["request_url"]?.stringValue)
+            #expect(
+                PaymentURLKind.detect(url)
+                    == PaymentURLKind(provider: PaymentProvider(rawValue: provider), direction: .request)
+            )
+        }
+        #expect(try PaymentJournal(path: path).entries().count == 3)
+        let noCallback = try CLIRunner.run([
+            "pay", "softpos", "--type", "sale", "--amount", "200", "--currency", "EUR", "--journal", path,
+        ])
+        #expect(noCallback.status == 1)
+        #expect(noCallback.stdout.isEmpty)
+        #expect(noCallback.stderr.split(separator: "\n").count == 1)
+        #expect(try PaymentJournal(path: path).entries().count == 3, "nothing is written for a refused request")
+        let sumUpToken = try CLIRunner.run([
+            "pay", "sumup", "--amount", "1.00", "--currency", "EUR", "--affiliate-key", "K", "--callback-success",
+            "my-app://ok",
+            "--foreign-transaction-id", "mine", "--journal", path,
+        ])
+        #expect(sumUpToken.status == 1 && sumUpToken.stderr.contains("foreign-transaction-id"))
+    }
+
+    @Test("1,000 deliveries of one callback from 5 processes at once record it exactly once (SEC-2, REL-3)")
+    func multiProcessDeliveries() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("j.sqlite").path
+        let prepared = try HandoffCoordinator(journal: try PaymentJournal(path: path), opener: PrintingOpener())
+            .prepare(
+                SquareRequest(
+                    applicationID: "sq0idp-CLI",
+                    callbackURL: URL(string: "my-app://done")!,
+                    amount: Money(minorUnits: 700, currency: .usd)
+                )
+            )
+        let reply = try squareReply(to: prepared.url.absoluteString)
+        let outputs = try await withThrowingTaskGroup(of: CLIRunner.Result.self) { group in
+            for _ in 0..<5 {
+                group.addTask { try CLIRunner.run(["handle", reply, "--deliveries", "200", "--journal", path]) }
+            }
+            var all: [CLIRunner.Result] = []
+            for try await result in group { all.append(result) }
+            return all
+        }
+        var dispositions: [String] = []
+        for output in outputs {
+            #expect(output.status == 0, "\(output.stderr)")
+            for line in output.stdout.split(separator: "\n") {
+                dispositions.append(try jsonObject(line)["disposition"]?.stringValue ?? "?")
+            }
+        }
+        #expect(dispositions.count == 1000)
+        #expect(dispositions.filter { $0 == "recorded" }.count == 1)
+        #expect(dispositions.filter { $0 == "duplicate" }.count == 999)
+        let journal = try PaymentJournal(path: path)
+        #expect(try journal.entry(prepared.entry.id)?.state == .completed)
+        #expect(try journal.integrityCheck() == ["ok"])
+    }
+
+    @Test("SIGKILL at 200 random points while recording: every acknowledged outcome survives, integrity ok (REL-3)")
+    func crashWhileRecording() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("j.sqlite").path
+        let urlFile = directory.appendingPathComponent("callbacks.txt")
+        var generator = SystemRandomNumberGenerator()
+
+        var replies: [PaymentID: String] = [:]
+        var waiting: [PaymentID] = []
+        func refill() throws {
+            let coordinator = HandoffCoordinator(journal: try PaymentJournal(path: path), opener: PrintingOpener())
+            for index in 0..<300 {
+                let request = SquareRequest(
+                    applicationID: "sq0idp-CLI",
+                    callbackURL: URL(string: "my-app://done")!,
+                    amount: Money(minorUnits: 100 + index, currency: .usd)
+                )
+                let prepared = try coordinator.prepare(request)
+                replies[prepared.entry.id] = try squareReply(
+                    to: prepared.url.absoluteString,
+                    transactionID: "T\(index)"
+                )
+                waiting.append(prepared.entry.id)
+            }
+        }
+
+        var acknowledged: [PaymentID: String] = [:]
+        let killPoints = 200
+        var killsDuringRun = 0
+        for round in 0..<killPoints {
+            if waiting.count < 40 { try refill() }
+            // Mostly fresh callbacks, plus a few replays of acknowledged ones.
+            var batch = waiting.prefix(40).compactMap { replies[$0] }
+            for id in acknowledged.keys.shuffled(using: &generator).prefix(3) { batch.insert(replies[id]!, at: 0) }
+            try batch.joined(separator: "\n").write(to: urlFile, atomically: true, encoding: .utf8)
+
+            let child = try ChildProcess(
+                CLIRunner.executable,
+                ["journal", "record-callbacks", urlFile.path, "--journal", path]
+            )
+            var lines = try child.readLines(until: { $0.contains("ready") })
+            let acksBeforeKill = Int.random(in: 0...12, using: &generator)
+            lines += try child.readLines(until: { seen in seen.filter { $0.hasPrefix("ack") }.count >= acksBeforeKill })
+            usleep(UInt32.random(in: 0...1500, using: &generator))
+            let killed = child.sigkill()
+            if killed { killsDuringRun += 1 }
+            lines += child.readToEnd()
+            child.wait()
+
+            for line in lines where line.hasPrefix("ack ") {
+                let parts = line.split(separator: " ")
+                guard parts.count == 3, let id = PaymentID(rawValue: String(parts[1])) else {
+                    Issue.record("round \(round): bad line \(line)")
+                    continue
+                }
+                if parts[2] == "recorded" {
+                    #expect(acknowledged[id] == nil, "round \(round): \(id) recorded twice")
+                    acknowledged[id] = "recorded"
+                } else {
+                    #expect(parts[2] == "duplicate", "round \(round): \(line)")
+                }
+            }
+            // After the crash: the file is sound and every acknowledged outcome is there.
+            let journal = try PaymentJournal(path: path)
+            #expect(try journal.integrityCheck() == ["ok"], "round \(round)")
+            for id in acknowledged.keys where round % 20 == 0 || lines.contains(where: { $0.contains(id.rawValue) }) {
+                #expect(try journal.entry(id)?.state == .completed, "round \(round): acknowledged \(id) lost")
+            }
+            let pending = Set(try journal.entries(in: [.pending]).map(\.id))
+            waiting = waiting.filter { pending.contains($0) }
+        }
+        let journal = try PaymentJournal(path: path)
+        let completed = Set(try journal.entries(in: [.completed]).map(\.id))
+        #expect(Set(acknowledged.keys).isSubset(of: completed))
+        #expect(try journal.integrityCheck() == ["ok"])
+        // No token has two outcomes: one callback transition per payment at most.
+        let doubles = try journal.entries().filter { $0.revision > 2 }
+        #expect(doubles.isEmpty)
+        #expect(killsDuringRun >= killPoints / 2, "most children must be killed while running, not after finishing")
+        #expect(acknowledged.count >= killPoints)
+        print(
+            "crash test: \(killPoints) kill points, \(killsDuringRun) children killed while running, \(acknowledged.count) acknowledged outcomes, \(completed.count) completed in the journal"
+        )
+    }
+}
+
+/// A child process whose standard output is read line by line, and that can be SIGKILLed.
+final class ChildProcess {
+    private let process = Process()
+    private let output = Pipe()
+    private var buffer = Data()
+
+    init(_ executable: URL, _ arguments: [String]) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Reads complete lines until `done` holds for the lines read, or the output ends.
+    func readLines(until done: ([String]) -> Bool) throws -> [String] {
+        var lines: [String] = []
+        while !done(lines) {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                lines.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                buffer = Data(buffer[buffer.index(after: newline)...])
+                continue
+            }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+        }
+        return lines
+    }
+
+    /// Sends SIGKILL; returns whether the child was still running.
+    func sigkill() -> Bool {
+        guard process.isRunning else { return false }
+        return kill(process.processIdentifier, SIGKILL) == 0
+    }
+
+    /// The remaining complete lines.
+    func readToEnd() -> [String] {
+        buffer.append(output.fileHandleForReading.readDataToEndOfFile())
+        return String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+    }
+
+    func wait() { process.waitUntilExit() }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import Tender
+import Testing
+
+@testable import TenderHandoff
+
+/// A journal and a coordinator on a real file, with a manual clock.
+struct Harness {
+    let directory = TemporaryDirectory()
+    let clock = ManualClock()
+    let journal: PaymentJournal
+    let coordinator: HandoffCoordinator
+    let log = LogCapture()
+
+    init(
+        configuration: HandoffCoordinator.Configuration = .init(),
+        opener: any PaymentURLOpener = ScriptedOpener(),
+        faults: StorageFaults? = nil
+    ) throws {
+        journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: clock, faults: faults)
+        coordinator = HandoffCoordinator(journal: journal, opener: opener, configuration: configuration, log: log.sink)
+    }
+}
+
+@Suite("Callbacks: recorded, duplicate, unsolicited, tampered, late")
+struct CallbackTests {
+    @Test("the genuine callback is recorded once, redacted, and its replay is a duplicate (SEC-2)")
+    func recordedThenDuplicate() throws {
+        let harness = try Harness()
+        let prepared = try harness.coordinator.prepare(SquareFixture.request())
+        let token = try SquareFixture.token(in: prepared.url)
+        let reply = try SquareFixture.reply(to: prepared.url)
+
+        let first = try #require(try harness.coordinator.handleCallback(reply))
+        #expect(first.disposition == .recorded)
+        #expect(first.paymentID == prepared.entry.id)
+        #expect(first.entry?.state == .completed)
+        #expect(first.entry?.outcome?.status == .approved)
+        #expect(first.entry?.outcome?.transactionID == "TXN-1")
+
+        let before = try harness.journal.dump()
+        let second = try #require(try harness.coordinator.handleCallback(reply))
+        #expect(second.disposition == .duplicate)
+        #expect(second.entry == first.entry)
+        // A different reply with the same token (an "error" after the "ok") changes nothing either.
+        let contradicting = try SquareFixture.reply(to: prepared.url, errorCode: "payment_canceled")
+        #expect(try harness.coordinator.handleCallback(contradicting)?.disposition == .duplicate)
+        #expect(try harness.journal.dump() == before)
+        #expect(!harness.journal.fileBytes().contains(token))
+    }
+
+    @Test("a card number in a callback's fields is masked before it is stored (SEC-9)")
+    func cardNumberMasked() throws {
+        let harness = try Harness()
+        let prepared = try harness.coordinator.prepare(SquareFixture.request())
+        let reply = try SquareFixture.reply(to: prepared.url, transactionID: "4111111111111111")
+        let receipt = try #require(try harness.coordinator.handleCallback(reply))
+        #expect(receipt.entry?.outcome?.transactionID == "************1111")
+        #expect(!harness.journal.fileBytes().contains("4111111111111111"))
+    }
+
+    @Test("forged and missing tokens change nothing: the journal is the same before and after (SEC-3)")
+    func forgeries() throws {
+        let harness = try Harness()
+        let prepared = try harness.coordinator.prepare(SquareFixture.request())
+        let before = try harness.journal.dump()
+        let forged = [
+            try SquareFixture.reply(to: prepared.url, token: .some(nil)),  // no state at all
+            try SquareFixture.reply(to: prepared.url, token: ""),
+            try SquareFixture.reply(to: prepared.url, token: OneTimeToken.generate().value),
+            try SquareFixture.reply(to: prepared.url, token: try SquareFixture.token(in: prepared.url) + "x"),
+            try SquareFixture.reply(
+                to: prepared.url,
+                token: String(try SquareFixture.token(in: prepared.url).dropLast())
+            ),
+        ]
+        for url in forged {
+            let receipt = try #require(try harness.coordinator.handleCallback(url))
+            #expect(receipt.disposition == .unsolicited)
+            #expect(receipt.paymentID == nil)
+        }
+        #expect(try harness.journal.dump() == before)
+        #expect(try harness.journal.entry(prepared.entry.id)?.state == .pending)
+    }
+
+    @Test("the right token on another callback URL is tampered, never completed (SEC-5)")
+    func wrongEndpoint() throws {
+        let harness = try Harness()
+        for endpoint in [
+            "tender-test://payment-done", "evil-app://payment-done/square_request",
+            "tender-test://other/square_request",
+        ] {
+            let prepared = try harness.coordinator.prepare(SquareFixture.request())
+            let reply = try SquareFixture.reply(to: prepared.url, endpoint: endpoint)
+            let receipt = try #require(try harness.coordinator.handleCallback(reply))
+            #expect(receipt.disposition == .tampered, "\(endpoint)")
+            #expect(receipt.entry?.state == .tampered)
+            #expect(receipt.entry?.isApproved == false)
+            // The genuine callback afterwards cannot turn it into a completed payment.
+            #expect(
+                try harness.coordinator.handleCallback(try SquareFixture.reply(to: prepared.url))?.disposition
+                    == .duplicate
+            )
+            #expect(try harness.journal.entry(prepared.entry.id)?.state == .tampered)
+        }
+    }
+
+    @Test("scheme and host compare case-insensitively, the path exactly (RFC 3986 §6.2.2.1)")
+    func endpointComparison() {
+        let issued = ["tender-test://payment-done/square_request"]
+        #expect(CallbackEndpoint.matches("TENDER-TEST://Payment-Done/square_request", anyOf: issued))
+        #expect(!CallbackEndpoint.matches("tender-test://payment-done/Square_Request", anyOf: issued))
+        #expect(!CallbackEndpoint.matches("tender-test://payment-done/square_request/x", anyOf: issued))
+        #expect(!CallbackEndpoint.matches("tender-test://user@payment-done/square_request", anyOf: issued))
+    }
+
+    @Test("an echoed amount or currency that differs from the request is tampered (SEC-5)")
+    func echoedAmount() throws {
+        let harness = try Harness()
+        let prepared = try harness.coordinator.prepare(SquareFixture.request(minorUnits: 1250))
+        let token = try SquareFixture.token(in: prepared.url)
+        let endpoint = try #require(try SquareFixture.request().callbackEndpoints().first)
+        func facts(_ amount: Money?) -> CallbackFacts {
+            CallbackFacts(
+                provider: .square,
+                endpoint: endpoint,
+                tokenDigest: OneTimeToken.digest(of: token),
+                reported: RecordedOutcome(status: .approved, amount: amount, source: .callback)
+            )
+        }
+        #expect(!PaymentJournal.echoesMatch(facts(Money(minorUnits: 1, currency: .usd)).reported, prepared.entry))
+        #expect(!PaymentJournal.echoesMatch(facts(Money(minorUnits: 1250, currency: .eur)).reported, prepared.entry))
+        #expect(PaymentJournal.echoesMatch(facts(Money(minorUnits: 1250, currency: .usd)).reported, prepared.entry))
+        #expect(PaymentJournal.echoesMatch(facts(nil).reported, prepared.entry))
+        let result = try harness.journal.recordCallback(facts(Money(minorUnits: 125_000, currency: .usd)))
+        #expect(result.disposition == .tampered)
+        #expect(result.entry?.state == .tampered)
+    }
+
+    @Test("a callback from another provider with the payment's token is tampered")
+    func providerMismatch() throws {
+        let harness = try Harness()
+        let prepared = try harness.coordinator.prepare(SquareFixture.request())
+        let token = try SquareFixture.token(in: prepared.url)
+        let result = try harness.journal.recordCallback(
+            CallbackFacts(
+                provider: .sumUp,
+                endpoint: try #require(try SquareFixture.request().callbackEndpoints().first),
+                tokenDigest: OneTimeToken.digest(of: token),
+                reported: RecordedOutcome(status: .approved, source: .callback)
+            )
+        )
+        #expect(result.disposition == .tampered)
+    }
+
+    @Test("a callback after expiry is late and never a success (SEC-4)")
+    func late() throws {
+        let harness = try Harness(configuration: .init(expiry: .seconds(300)))
+        let prepared = try harness.coordinator.prepare(SquareFixture.request())
+        harness.clock.advance(by: 299)
+        let inTime = try harness.coordinator.prepare(SquareFixture.request())
+        harness.clock.advance(by: 1)  // exactly at expiry: late
+        let receipt = try #require(try harness.coordinator.handleCallback(try SquareFixture.reply(to: prepared.url)))
+        #expect(receipt.disposition == .late)
+        #expect(receipt.entry?.state == .late)
+        #expect(receipt.entry?.isApproved == false)
+        #expect(receipt.entry?.state.needsReconciliation == true)
+        #expect(
+            try harness.coordinator.handleCallback(try SquareFixture.reply(to: inTime.url))?.disposition == .recorded
+        )
+    }
+
+    @Test("a clock that jumps back does not make a late callback timely, nor a timely one late")
+    func clockJumps() throws {
+        let harness = try Harness(configuration: .init(expiry: .seconds(300)))
+        let prepared = try harness.coordinator.prepare(SquareFixture.request())
+        harness.clock.advance(by: -3600)
+        #expect(
+            try harness.coordinator.handleCallback(try SquareFixture.reply(to: prepared.url))?.disposition == .recorded
+        )
+        let second = try harness.coordinator.prepare(SquareFixture.request())
+        harness.clock.advance(by: 7200)
+        harness.clock.advance(by: -7200)
+        #expect(
+            try harness.coordinator.handleCallback(try SquareFixture.reply(to: second.url))?.disposition == .recorded
+        )
+    }
+
+    @Test("URLs that are no POS callback are not Tender's; malformed ones are refused and change nothing (SEC-6)")
+    func notCallbacks() throws {
+        let harness = try Harness()
+        let prepared = try harness.coordinator.prepare(SquareFixture.request())
+        let before = try harness.journal.dump()
+        // A query that cannot even be split (an invalid percent-escape) is recognisable as no provider's.
+        let unreadable = "tender-test://payment-done/square_request?data=%ZZ"
+        for url in [
+            "my-app://settings", "https://example.com/?x=1", "not a url", "", prepared.url.absoluteString, unreadable,
+        ] {
+            #expect(try harness.coordinator.handleCallback(url) == nil)
+            if let parsed = URL(string: url) { #expect(harness.coordinator.handle(parsed) == false) }
+        }
+        let token = try SquareFixture.token(in: prepared.url)
+        let malformed = [
+            "tender-test://payment-done/square_request?data=%7B%22status%22%3A%22ok%22%2C%22status%22%3A%22ok%22%2C%22state%22%3A%22\(token)%22%7D",
+            "tender-test://payment-done/square_request?data=%7B%22status%22%3A%22maybe%22%7D",
+            "tender-test://payment-done/square_request?data=1&data=2",
+        ]
+        for url in malformed {
+            expectError(.malformedCallback, "\(url.suffix(12))") { try harness.coordinator.handleCallback(url) }
+            if let parsed = URL(string: url) { #expect(harness.coordinator.handle(parsed) == false) }
+        }
+        #expect(try harness.journal.dump() == before)
+    }
+}

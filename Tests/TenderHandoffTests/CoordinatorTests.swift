@@ -1,0 +1,212 @@
+import Foundation
+import Tender
+import Testing
+
+@testable import TenderHandoff
+
+@Suite("Coordinator: write-ahead, opening, waiting, time-outs, reopening")
+struct CoordinatorTests {
+    @Test("the payment is committed before the POS app opens, and pay returns the recorded outcome (REL-1)")
+    func writeAheadThenRecord() async throws {
+        let box = CoordinatorBox()
+        let opener = ScriptedOpener { url in
+            // At the moment the POS app opens, the journal already holds the pending payment: check it
+            // through a second, independent connection to the file.
+            let other = try? PaymentJournal(path: box.path, clock: ManualClock())
+            let pending = (try? other?.entries(in: [.pending]))??.count
+            box.sawPendingAtOpen = pending == 1
+            // Point of Sale answers: the app receives the callback.
+            guard let reply = try? SquareFixture.reply(to: url) else { return false }
+            Task { box.coordinator?.handle(URL(string: reply)!) }
+            return true
+        }
+        let harness = try Harness(opener: opener)
+        box.path = harness.journal.path
+        box.coordinator = harness.coordinator
+        let id = PaymentID(rawValue: "order-1042")!
+        let entry = try await harness.coordinator.pay(SquareFixture.request(), id: id)
+        #expect(box.sawPendingAtOpen)
+        #expect(entry.id == id)
+        #expect(entry.state == .completed)
+        #expect(entry.isApproved)
+        #expect(entry.openedAt != nil)
+        #expect(opener.opened.count == 1)
+        // Not acknowledged yet: delivered again at the next launch (REL-3).
+        #expect(try harness.coordinator.recover().undelivered.map(\.id) == [id])
+        #expect(try harness.coordinator.acknowledge(entry))
+        #expect(try harness.coordinator.recover().undelivered.isEmpty)
+        #expect(harness.log.events.map(\.kind) == [.begun, .opened, .recorded, .acknowledged])
+    }
+
+    @Test(
+        "no callback within the time-out: unknown, the POS app is not opened again, a later callback still matches (REL-5)"
+    )
+    func timeout() async throws {
+        let opener = ScriptedOpener()
+        let harness = try Harness(
+            configuration: .init(expiry: .seconds(900), handoffTimeout: .seconds(120)),
+            opener: opener
+        )
+        let task = Task { try await harness.coordinator.pay(SquareFixture.request()) }
+        await harness.clock.waitForSleepers(1)
+        harness.clock.advance(by: 119)
+        #expect(harness.clock.sleeperCount == 1)
+        harness.clock.advance(by: 1)
+        let entry = try await task.value
+        #expect(entry.state == .unknown)
+        #expect(entry.outcome == nil)
+        #expect(opener.opened.count == 1)
+        #expect(harness.log.events.map(\.kind).contains(.timedOut))
+
+        harness.clock.advance(by: 300)
+        let reply = try SquareFixture.reply(to: try #require(opener.opened.first))
+        let receipt = try #require(try harness.coordinator.handleCallback(reply))
+        #expect(receipt.disposition == .recorded)
+        #expect(receipt.entry?.state == .completed)
+        #expect(opener.opened.count == 1)
+    }
+
+    @Test("a POS app that cannot be opened: not_opened, an error, and nothing pending (REL-1)")
+    func openFails() async throws {
+        let harness = try Harness(opener: ScriptedOpener { _ in false })
+        let id = PaymentID()
+        await expectError(.cannotOpenPOSApp) {
+            try await harness.coordinator.pay(SquareFixture.request(), id: id)
+        }
+        #expect(try harness.journal.entry(id)?.state == .notOpened)
+        // Nothing was handed off, so trying again needs no special permission.
+        let again = try harness.coordinator.prepare(SquareFixture.request(), id: id)
+        #expect(again.entry.state == .pending)
+        #expect(again.entry.handoffCount == 2)
+    }
+
+    @Test("a second tap on the same payment does not open the POS app again unless the caller says so")
+    func secondTap() async throws {
+        let opener = ScriptedOpener()
+        let harness = try Harness(configuration: .init(handoffTimeout: .seconds(60)), opener: opener)
+        let id = PaymentID(rawValue: "order-7")!
+        let first = Task { try await harness.coordinator.pay(SquareFixture.request(), id: id) }
+        await harness.clock.waitForSleepers(1)
+        await expectError(.paymentPending) {
+            try await harness.coordinator.pay(SquareFixture.request(), id: id)
+        }
+        #expect(opener.opened.count == 1)
+        expectError(.paymentMismatch) {
+            try harness.coordinator.prepare(SquareFixture.request(minorUnits: 999), id: id, reopening: true)
+        }
+        harness.clock.advance(by: 60)
+        #expect(try await first.value.state == .unknown)
+        expectError(.outcomeUnknown) { try harness.coordinator.prepare(SquareFixture.request(), id: id) }
+
+        // Reopened at the caller's request: a fresh token; the first token's callback is still matched.
+        let reopened = try harness.coordinator.prepare(SquareFixture.request(), id: id, reopening: true)
+        let firstToken = try SquareFixture.token(in: try #require(opener.opened.first))
+        #expect(try SquareFixture.token(in: reopened.url) != firstToken)
+        #expect(reopened.entry.handoffCount == 2)
+        let receipt = try harness.coordinator.handleCallback(
+            try SquareFixture.reply(to: try #require(opener.opened.first))
+        )
+        #expect(receipt?.disposition == .recorded)
+        #expect(
+            try harness.coordinator.handleCallback(try SquareFixture.reply(to: reopened.url))?.disposition == .duplicate
+        )
+        expectError(.paymentFinished) {
+            try harness.coordinator.prepare(SquareFixture.request(), id: id, reopening: true)
+        }
+    }
+
+    @Test("an answer recorded by another process wakes the waiting pay when the app receives it too")
+    func recordedElsewhere() async throws {
+        let opener = ScriptedOpener()
+        let harness = try Harness(opener: opener)
+        let other = HandoffCoordinator(
+            journal: try PaymentJournal(path: harness.journal.path, clock: harness.clock),
+            opener: ScriptedOpener()
+        )
+        let task = Task { try await harness.coordinator.pay(SquareFixture.request()) }
+        await harness.clock.waitForSleepers(1)
+        let reply = try SquareFixture.reply(to: try #require(opener.opened.first))
+        #expect(try other.handleCallback(reply)?.disposition == .recorded)
+        #expect(try harness.coordinator.handleCallback(reply)?.disposition == .duplicate)
+        // Should pay not wake, time it out after a while rather than hang: the test then fails below.
+        let watchdog = Task {
+            try await Task.sleep(nanoseconds: 20_000_000_000)
+            harness.clock.advance(by: 3600)
+        }
+        defer { watchdog.cancel() }
+        let entry = try await task.value
+        #expect(entry.state == .completed)
+        #expect(!harness.log.events.contains { $0.kind == .timedOut })
+    }
+
+    @Test("a cancelled pay leaves the payment pending; its callback is still recorded and delivered")
+    func cancellation() async throws {
+        let opener = ScriptedOpener()
+        let harness = try Harness(opener: opener)
+        let task = Task { try await harness.coordinator.pay(SquareFixture.request()) }
+        await harness.clock.waitForSleepers(1)
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        let url = try #require(opener.opened.first)
+        #expect(try harness.journal.entries(in: [.pending]).count == 1)
+        #expect(try harness.coordinator.handleCallback(try SquareFixture.reply(to: url))?.disposition == .recorded)
+        #expect(try harness.coordinator.undeliveredEntries().first?.state == .completed)
+    }
+
+    @Test("a callback delivered to a cold-started process is matched, and delivered until acknowledged (REL-3, REL-6)")
+    func coldStart() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        let clock = ManualClock()
+        let url: URL
+        do {
+            let coordinator = HandoffCoordinator(
+                journal: try PaymentJournal(path: path, clock: clock),
+                opener: ScriptedOpener()
+            )
+            url = try coordinator.prepare(SquareFixture.request()).url
+        }
+        // The app was killed while Point of Sale was in front; iOS relaunches it with the callback.
+        let relaunched = HandoffCoordinator(
+            journal: try PaymentJournal(path: path, clock: clock),
+            opener: ScriptedOpener()
+        )
+        let recovery = try relaunched.recover()
+        #expect(recovery.pending.count == 1)
+        #expect(recovery.undelivered.isEmpty)
+        #expect(try relaunched.handleCallback(try SquareFixture.reply(to: url))?.disposition == .recorded)
+        let delivered = try #require(try relaunched.recover().undelivered.first)
+        #expect(delivered.isApproved)
+        // Killed again before acknowledging: delivered again.
+        let again = HandoffCoordinator(journal: try PaymentJournal(path: path, clock: clock), opener: ScriptedOpener())
+        #expect(try again.recover().undelivered == [delivered])
+        #expect(try again.acknowledge(delivered))
+        #expect(try again.recover().undelivered.isEmpty)
+    }
+
+    @Test("requests that cannot be handed off are refused before anything is written (SEC-12)")
+    func invalidRequests() throws {
+        let harness = try Harness()
+        var withState = SquareFixture.request()
+        withState.state = "mine"
+        let bad: [SquareRequest] = [
+            withState,
+            SquareFixture.request(callback: "square-commerce-v1://callback"),
+            SquareFixture.request(minorUnits: 0),
+        ]
+        for request in bad {
+            expectError(.invalidRequest) { try harness.coordinator.prepare(request) }
+        }
+        expectError(.invalidRequest) {
+            try harness.coordinator.prepare(SquareFixture.request(), expiresIn: .zero)
+        }
+        #expect(try harness.journal.entries().isEmpty)
+    }
+}
+
+/// Shared state between a test and its opener closure.
+final class CoordinatorBox: @unchecked Sendable {
+    var path = ""
+    weak var coordinator: HandoffCoordinator?
+    var sawPendingAtOpen = false
+}

@@ -1,0 +1,152 @@
+import Foundation
+import GRDB
+import Tender
+import Testing
+
+@testable import TenderHandoff
+
+@Suite("Journal: file, schema, integrity, retention")
+struct JournalTests {
+    @Test("the journal is a WAL file with synchronous=FULL and versioned migrations (REL-1, REL-7)")
+    func fileSettings() throws {
+        let directory = TemporaryDirectory()
+        let journal = try PaymentJournal(path: directory.path("nested/dir/journal.sqlite"), clock: ManualClock())
+        let (mode, synchronous, migrations) = try journal.pool.write { db in
+            (
+                try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+                try Int.fetchOne(db, sql: "PRAGMA synchronous"),
+                try PaymentJournal.migrator.appliedMigrations(db)
+            )
+        }
+        #expect(mode == "wal")
+        #expect(synchronous == 2)  // FULL
+        #expect(migrations == ["v1"])
+        #expect(try journal.integrityCheck() == ["ok"])
+    }
+
+    @Test("a file that is not a journal is reported as corrupt, not replaced (REL-7)")
+    func garbageFile() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: URL(fileURLWithPath: path))
+        expectError(.journalCorrupt) { try PaymentJournal(path: path, clock: ManualClock()) }
+        #expect(FileManager.default.contents(atPath: path) == garbage)
+    }
+
+    @Test("a journal whose pages were damaged fails its integrity check and refuses new hand-offs (REL-7)")
+    func damagedPages() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        do {
+            let journal = try PaymentJournal(path: path, clock: ManualClock())
+            let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
+            for _ in 0..<200 { _ = try coordinator.prepare(SquareFixture.request()) }
+            try journal.pool.writeWithoutTransaction { db in
+                _ = try db.checkpoint(.truncate)
+            }
+        }
+        // Overwrite the middle of the file (index and table pages) with noise, keeping the header.
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: 4096)
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: Int(size) - 8192))
+        try handle.close()
+        expectError(.journalCorrupt) { try PaymentJournal(path: path, clock: ManualClock()) }
+    }
+
+    @Test("a journal from a newer Tender is refused")
+    func tooNew() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        do {
+            let journal = try PaymentJournal(path: path, clock: ManualClock())
+            try journal.pool.write { db in
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v999-from-the-future')")
+            }
+        }
+        expectError(.journalTooNew) { try PaymentJournal(path: path, clock: ManualClock()) }
+    }
+
+    @Test("ended, acknowledged payments are pruned after the retention window; others are kept (REL-9)")
+    func retention() throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: clock)
+        let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
+
+        let acknowledged = try coordinator.prepare(SquareFixture.request())
+        let receipt = try #require(try coordinator.handleCallback(try SquareFixture.reply(to: acknowledged.url)))
+        try coordinator.acknowledge(try #require(receipt.entry))
+        let unacknowledged = try coordinator.prepare(SquareFixture.request())
+        _ = try coordinator.handleCallback(try SquareFixture.reply(to: unacknowledged.url))
+        let pending = try coordinator.prepare(SquareFixture.request())
+
+        clock.advance(by: 89 * 86_400)
+        #expect(try coordinator.recover().prunedCount == 0)
+        clock.advance(by: 2 * 86_400)
+        let recovery = try coordinator.recover()
+        #expect(recovery.prunedCount == 1)
+        #expect(try journal.entry(acknowledged.entry.id) == nil)
+        #expect(try journal.entry(unacknowledged.entry.id)?.state == .completed)
+        // The pending one expired long ago: unknown, never pruned, needs reconciliation.
+        #expect(try journal.entry(pending.entry.id)?.state == .unknown)
+        #expect(try journal.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM handoff_token") } == 2)
+    }
+
+    @Test("a manual resolution is the only change to a terminal payment, and it is recorded (REL-2)")
+    func manualResolution() throws {
+        let directory = TemporaryDirectory()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: ManualClock())
+        let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
+        let prepared = try coordinator.prepare(SquareFixture.request())
+        let reply = try SquareFixture.reply(to: prepared.url, endpoint: "tender-test://elsewhere")
+        #expect(try coordinator.handleCallback(reply)?.disposition == .tampered)
+
+        let resolved = try coordinator.resolve(
+            prepared.entry.id,
+            as: .declined,
+            transactionID: "SQ-CHECKED",
+            note: "checked in the Square dashboard: card 4111111111111111 declined"
+        )
+        #expect(resolved.state == .resolved)
+        #expect(resolved.outcome?.status == .declined)
+        #expect(resolved.outcome?.source == .manual)
+        #expect(resolved.resolution?.previousState == .tampered)
+        #expect(resolved.resolution?.note?.contains("4111111111111111") == false)
+        let kinds = try journal.pool.read { db in
+            try String.fetchAll(
+                db,
+                sql: "SELECT kind FROM payment_event WHERE payment_id = ? ORDER BY id",
+                arguments: [prepared.entry.id.rawValue]
+            )
+        }
+        #expect(kinds == ["begun", "callback", "resolved"])
+        expectError(.paymentNotFound) {
+            try coordinator.resolve(PaymentID(rawValue: "no-such-payment")!, as: .approved)
+        }
+    }
+
+    @Test("acknowledging a stale entry does nothing, so a changed outcome is delivered again")
+    func staleAcknowledgement() throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: clock)
+        let coordinator = HandoffCoordinator(
+            journal: journal,
+            opener: ScriptedOpener(),
+            configuration: .init(expiry: .seconds(600), handoffTimeout: .seconds(60))
+        )
+        let prepared = try coordinator.prepare(SquareFixture.request())
+        clock.advance(by: 601)
+        let unknown = try #require(try coordinator.recover().undelivered.first)
+        #expect(unknown.state == .unknown)
+        // The genuine callback arrives before the app acknowledged what it saw.
+        #expect(try coordinator.handleCallback(try SquareFixture.reply(to: prepared.url))?.disposition == .late)
+        #expect(try coordinator.acknowledge(unknown) == false)
+        let late = try #require(try coordinator.undeliveredEntries().first)
+        #expect(late.state == .late)
+        #expect(try coordinator.acknowledge(late) == true)
+        #expect(try coordinator.undeliveredEntries().isEmpty)
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import PropertyBased
+import Tender
+import Testing
+
+@testable import TenderHandoff
+
+/// Drives random sequences of pay / callback / duplicate / forgery / tampering / restart / clock jump /
+/// acknowledge / reopen against a real journal file, and checks each step against a model of the state
+/// machine (SEC-2..5, REL-2, REL-5, REL-6).
+@Suite("State machine property")
+struct StateMachinePropertyTests {
+    /// The model of one payment.
+    struct ModelPayment {
+        var id: PaymentID
+        var state: PaymentState
+        var expiresAt: Date
+        var urls: [URL]
+        var outcome: RecordedOutcome?
+    }
+
+    static let expiry: TimeInterval = 600
+
+    @Test("random operation sequences keep the state machine's invariants")
+    func randomSequences() async throws {
+        await propertyCheck(count: 60, input: Gen.int(in: 0...99_999).array(of: 1...40)) { operations in
+            try StateMachinePropertyTests.run(operations)
+        }
+    }
+
+    static func run(_ operations: [Int]) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        let clock = ManualClock()
+        let configuration = HandoffCoordinator.Configuration(expiry: .seconds(Int64(expiry)))
+        var coordinator = HandoffCoordinator(
+            journal: try PaymentJournal(path: path, clock: clock),
+            opener: ScriptedOpener(),
+            configuration: configuration
+        )
+        var payments: [ModelPayment] = []
+        var delivered: [String] = []
+        var tokens: [String] = []
+
+        for value in operations {
+            let argument = value / 10
+            switch value % 10 {
+            case 0, 1:  // pay
+                let prepared = try coordinator.prepare(SquareFixture.request(minorUnits: 100 + argument % 900))
+                payments.append(
+                    ModelPayment(
+                        id: prepared.entry.id,
+                        state: .pending,
+                        expiresAt: clock.now().addingTimeInterval(expiry),
+                        urls: [prepared.url]
+                    )
+                )
+                tokens.append(try SquareFixture.token(in: prepared.url))
+            case 2, 3:  // the POS app answers (ok or cancelled), from any of the payment's hand-offs
+                guard !payments.isEmpty else { continue }
+                let index = argument % payments.count
+                let url = payments[index].urls[argument % payments[index].urls.count]
+                let reply = try SquareFixture.reply(to: url, errorCode: value % 10 == 3 ? "payment_canceled" : nil)
+                try deliver(reply, to: &payments[index], tampered: false, coordinator, clock)
+                delivered.append(reply)
+            case 4:  // a duplicate of a delivered callback
+                guard !delivered.isEmpty else { continue }
+                let receipt = try #require(try coordinator.handleCallback(delivered[argument % delivered.count]))
+                #expect(receipt.disposition == .duplicate)
+            case 5:  // a forgery: unknown or missing token; the journal does not change
+                guard let some = payments.first?.urls.first else { continue }
+                let before = try coordinator.journal.dump()
+                let token: String?? = argument % 2 == 0 ? .some(nil) : OneTimeToken.generate().value
+                let receipt = try #require(
+                    try coordinator.handleCallback(try SquareFixture.reply(to: some, token: token))
+                )
+                #expect(receipt.disposition == .unsolicited)
+                #expect(try coordinator.journal.dump() == before)
+            case 6:  // the right token on another URL
+                guard !payments.isEmpty else { continue }
+                let index = argument % payments.count
+                let reply = try SquareFixture.reply(to: payments[index].urls[0], endpoint: "tender-test://elsewhere")
+                try deliver(reply, to: &payments[index], tampered: true, coordinator, clock)
+            case 7:  // restart: a new process opens the journal and recovers
+                coordinator = HandoffCoordinator(
+                    journal: try PaymentJournal(path: path, clock: clock),
+                    opener: ScriptedOpener(),
+                    configuration: configuration
+                )
+                let recovery = try coordinator.recover()
+                for index in payments.indices
+                where payments[index].state == .pending && clock.now() >= payments[index].expiresAt {
+                    payments[index].state = .unknown
+                }
+                #expect(
+                    Set(recovery.expired.map(\.id)).isSubset(
+                        of: Set(payments.filter { $0.state == .unknown }.map(\.id))
+                    )
+                )
+                #expect(Set(recovery.pending.map(\.id)) == Set(payments.filter { $0.state == .pending }.map(\.id)))
+            case 8:  // the clock jumps, forward or back
+                clock.advance(by: TimeInterval(argument % 1800) - 600)
+            default:  // acknowledge everything, or reopen a payment that is not terminal
+                if argument % 2 == 0 {
+                    for entry in try coordinator.undeliveredEntries() { #expect(try coordinator.acknowledge(entry)) }
+                    #expect(try coordinator.undeliveredEntries().isEmpty)
+                } else if let index = payments.indices.first(where: { !payments[$0].state.isTerminal }) {
+                    let amount = try #require(try coordinator.journal.entry(payments[index].id)).amount
+                    let prepared = try coordinator.prepare(
+                        SquareFixture.request(minorUnits: amount.minorUnits),
+                        id: payments[index].id,
+                        reopening: true
+                    )
+                    payments[index].state = .pending
+                    payments[index].expiresAt = clock.now().addingTimeInterval(expiry)
+                    payments[index].urls.append(prepared.url)
+                    tokens.append(try SquareFixture.token(in: prepared.url))
+                }
+            }
+            // After every step the journal agrees with the model.
+            for payment in payments {
+                let entry = try #require(try coordinator.journal.entry(payment.id))
+                #expect(entry.state == payment.state)
+                #expect(entry.outcome == payment.outcome)
+            }
+        }
+        #expect(try coordinator.journal.integrityCheck() == ["ok"])
+        let bytes = coordinator.journal.fileBytes()
+        for token in tokens { #expect(!bytes.contains(token)) }
+    }
+
+    /// Delivers a callback and checks its disposition against the model, then updates the model.
+    static func deliver(
+        _ reply: String,
+        to payment: inout ModelPayment,
+        tampered: Bool,
+        _ coordinator: HandoffCoordinator,
+        _ clock: ManualClock
+    ) throws {
+        let before = try coordinator.journal.entry(payment.id)
+        let receipt = try #require(try coordinator.handleCallback(reply))
+        let expected: CallbackDisposition
+        if payment.state.isTerminal {
+            expected = .duplicate
+        } else if tampered {
+            expected = .tampered
+        } else if clock.now() >= payment.expiresAt {
+            expected = .late
+        } else {
+            expected = .recorded
+        }
+        #expect(receipt.disposition == expected)
+        switch expected {
+        case .duplicate:
+            // Terminal states never change (REL-2).
+            #expect(try coordinator.journal.entry(payment.id) == before)
+        case .recorded:
+            payment.state = .completed
+            payment.outcome = receipt.reportedOutcome
+        case .tampered:
+            payment.state = .tampered
+            payment.outcome = receipt.reportedOutcome
+        case .late:
+            payment.state = .late
+            payment.outcome = receipt.reportedOutcome
+        case .unsolicited:
+            Issue.record("a callback with a payment's token was unsolicited")
+        }
+        #expect(receipt.entry?.isApproved == (payment.state == .completed && payment.outcome?.status == .approved))
+    }
+}
