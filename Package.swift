@@ -76,6 +76,7 @@ let package = Package(
             name: "TenderSandboxTests",
             dependencies: [
                 "Tender",
+                "TenderHandoff",
                 "TenderSandbox",
                 "TenderSimulator",
                 // The browser test's callback receiver.

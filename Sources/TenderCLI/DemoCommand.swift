@@ -2,161 +2,312 @@ import ArgumentParser
 import Foundation
 import Tender
 import TenderHandoff
+import TenderSimulator
 
-/// `tender demo`: a guided tour of a payment round trip, printed step by step.
+/// `tender demo`: payments with every POS app through the coordinator, the journal and the simulated apps,
+/// printed as a table.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract:
-            "Walk through a payment round trip with each POS app: build the request, hand it off, record the reply.",
+        abstract: "Take payments with every POS app through the hand-off, the journal and the simulated POS apps.",
         discussion: """
-            The payment goes through the hand-off coordinator and a journal (in a temporary directory unless \
-            --journal is given); a simulated Point of Sale answers.
+            Each payment is written to the journal with a one-time token before its POS app is opened. The \
+            simulated app (the same models as 'tender simulate') checks the request as the real app does and \
+            answers; its callback URL goes back through the coordinator, which records it exactly once. Then a \
+            forged callback and a replayed one arrive, and change nothing. The journal is in a temporary \
+            directory, deleted afterwards, unless --journal is given.
             """
     )
 
     @Option(help: ArgumentHelp("Keep the demo's journal in this file instead of a temporary one.", valueName: "path"))
     var journal: String?
 
-    func run() async throws {
-        let callback = URL(string: "tender-demo://payment-done")!
-        let request = SquareRequest(
-            applicationID: "sq0idp-TenderDemoApp",
-            callbackURL: callback,
-            amount: try Money(decimal: "12.50", currency: .usd),
-            notes: "Table 4 — 2 coffees",
-            supportedTenderTypes: [.card, .cash]
-        )
-        Output.line("1. Build the request")
-        Output.line("   12.50 USD, card or cash, note \"Table 4 — 2 coffees\".")
-        Output.line("   Square's SDK sends amounts in minor units (1250) and plants the square_request marker")
-        Output.line("   in the callback URL: \(try request.wireCallbackURL())")
-        Output.line()
+    @Option(help: "Seed for the simulated transaction IDs.")
+    var seed: UInt64 = 1
 
+    func run() async throws {
         let temporary =
             journal == nil
             ? FileManager.default.temporaryDirectory.appendingPathComponent("tender-demo-\(UUID().uuidString)") : nil
         defer { if let temporary { try? FileManager.default.removeItem(at: temporary) } }
+        if let temporary { try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true) }
         let path = journal ?? temporary!.appendingPathComponent("journal.sqlite").path
-        let pointOfSale = SimulatedPointOfSale()
+
+        var profile = MerchantProfile.default
+        profile.sumUp.currency = .eur  // a euro SumUp account beside the US one
+        let pos = SimulatedPOSApps(simulator: Simulator(profile: profile, seed: seed))
         let coordinator: HandoffCoordinator
         do {
-            coordinator = HandoffCoordinator(journal: try PaymentJournal(path: path), opener: pointOfSale)
+            coordinator = HandoffCoordinator(
+                journal: try PaymentJournal(path: path),
+                opener: pos,
+                // Every simulated app answers at once; should one not, the demo does not wait 15 minutes.
+                configuration: .init(handoffTimeout: .seconds(10))
+            )
         } catch let error as HandoffError {
             throw CLIError("\(path): \(error.message)")
         }
-        pointOfSale.coordinator = coordinator
+        pos.coordinator = coordinator
 
-        Output.line("2. Hand it off through the coordinator (journal: \(path))")
-        Output.line("   A fresh one-time token goes into state; the payment is committed to the journal (only the")
-        Output.line("   token's SHA-256 is stored) before Point of Sale is opened, so nothing is lost if the app dies.")
-        let entry: JournalEntry
-        do {
-            let suffix = UUID().uuidString.prefix(8).lowercased()
-            entry = try await coordinator.pay(request, id: try PaymentID(validating: "demo-order-\(suffix)"))
-        } catch let error as HandoffError {
-            throw CLIError(error.message)
-        }
-        let opened = try SquareRequest(urlString: pointOfSale.openedURL ?? "")
-        Output.line("   Point of Sale opened with amount \(opened.amount), state \(Self.abbreviated(opened.state)),")
-        Output.line("   callback \(opened.callbackURL.absoluteString):")
-        Output.line("   \(Self.redacted(pointOfSale.openedURL ?? "", token: opened.state))")
-        Output.line()
-
-        Output.line("3. Point of Sale takes the card and opens the callback URL with its reply")
-        Output.line("   \(Self.redacted(pointOfSale.reply ?? "", token: opened.state))")
-        Output.line(
-            "   Recorded: payment \(entry.id) is \(entry.state), outcome \(entry.outcome?.status.rawValue ?? "none"),"
-        )
-        Output.line(
-            "   transaction \(entry.outcome?.transactionID ?? "none"), idempotency key \(entry.idempotencyKey.uuidString.lowercased())"
-        )
-        Output.line()
-
-        Output.line("4. The same reply again, and a forged one without the token")
-        let replay = try coordinator.handleCallback(pointOfSale.reply ?? "")
-        let forged = try coordinator.handleCallback(
-            try Self.wireReply(to: request, ["status": "ok", "transaction_id": "FORGED"], state: nil)
-        )
-        Output.line(
-            "   replay: \(replay?.disposition.rawValue ?? "not a callback"), forgery: \(forged?.disposition.rawValue ?? "not a callback")"
-        )
-        Output.line("   — neither changes the journal.")
-        try coordinator.acknowledge(entry)
-        Output.line()
-
-        let cancelled = try SquareResponse(
-            callbackURLString: try Self.wireReply(
-                to: request,
-                ["status": "error", "error_code": "payment_canceled"],
-                state: nil
+        var table = DemoTable()
+        let run = String(UUID().uuidString.prefix(8)).lowercased()
+        var number = 0
+        func payment(
+            _ request: some PaymentRequest,
+            what: String,
+            answer outcome: SimulatedOutcome,
+            says: String
+        ) async throws -> JournalEntry {
+            number += 1
+            pos.script(outcome)
+            let entry: JournalEntry
+            do {
+                entry = try await coordinator.pay(request, id: try PaymentID(validating: "demo-\(run)-\(number)"))
+                try coordinator.acknowledge(entry)
+            } catch let error as HandoffError {
+                throw CLIError("Payment \(number) (\(type(of: request).provider)): \(error.message)")
+            }
+            table.add(
+                number: number,
+                provider: type(of: request).provider,
+                what: what,
+                app: says,
+                callback: await pos.lastDisposition?.rawValue ?? "none",
+                entry: entry
             )
+            return entry
+        }
+
+        let callback = { (name: String) in URL(string: "tender-demo://\(name)")! }
+        let square = try await payment(
+            SquareRequest(
+                applicationID: "sq0idp-TenderDemo",
+                callbackURL: callback("square-done"),
+                amount: try Money(decimal: "12.50", currency: .usd),
+                notes: "Table 4",
+                supportedTenderTypes: [.card, .cash]
+            ),
+            what: "12.50 USD, card or cash",
+            answer: .approve(tender: "card"),
+            says: "approves (card)"
         )
-        Output.line("5. Had the merchant cancelled, the reply would map to \(cancelled.outcome.status):")
-        Output.line("   error_code \(cancelled.error?.code.rawValue ?? "")  — \(cancelled.error?.message ?? "")")
+        let firstCallback = pos.lastCallback
+        _ = try await payment(
+            SwipeRequest(
+                amount: try Money(decimal: "10.99", currency: .usd),
+                returnURL: callback("swipe-done"),
+                returnAppName: "Tender Demo"
+            ),
+            what: "10.99 USD",
+            answer: .decline,
+            says: "declines"
+        )
+        _ = try await payment(
+            SquareRequest(
+                applicationID: "sq0idp-TenderDemo",
+                callbackURL: callback("square-done"),
+                amount: try Money(decimal: "3.00", currency: .usd),
+                supportedTenderTypes: [.card]
+            ),
+            what: "3.00 USD, card",
+            answer: .cancel,
+            says: "cancels"
+        )
+        _ = try await payment(
+            SquareRequest(
+                applicationID: "sq0idp-TenderDemo",
+                callbackURL: callback("square-done"),
+                amount: try Money(decimal: "0.50", currency: .usd),
+                supportedTenderTypes: [.card]
+            ),
+            what: "0.50 USD, card only",
+            answer: .approve(tender: nil),
+            says: "refuses: card minimum 1.00"
+        )
+        _ = try await payment(
+            SumUpRequest(
+                amount: try Money(decimal: "4.50", currency: .eur),
+                affiliateKey: "DEMO-AFFILIATE-KEY",
+                title: "Flat white",
+                callbackSuccess: callback("sumup-done"),
+                callbackFail: callback("sumup-done")
+            ),
+            what: "4.50 EUR",
+            answer: .approve(tender: nil),
+            says: "approves"
+        )
+        let sale = try await payment(
+            SoftPOSRequest.sale(amount: Money(minorUnits: 2000, currency: .eur), responseURL: callback("softpos-done")),
+            what: "20.00 EUR sale",
+            answer: .approve(tender: nil),
+            says: "approves"
+        )
+        guard let saleID = sale.outcome?.transactionID else {
+            throw CLIError("The simulated SoftPOS sale reported no transaction ID to refund.")
+        }
+        _ = try await payment(
+            SoftPOSRequest.refund(
+                amount: Money(minorUnits: 2000, currency: .eur),
+                originalTransactionID: saleID,
+                responseURL: callback("softpos-done")
+            ),
+            what: "20.00 EUR refund of \(saleID)",
+            answer: .approve(tender: nil),
+            says: "approves"
+        )
+
+        // Two callbacks nobody should trust: a forgery (a token no payment was issued) and a replay.
+        let forgery = try SquareResponseForgery.url(callbackURL: "tender-demo://square-done/square_request")
+        let forged = try coordinator.handleCallback(forgery)
+        table.addCallbackOnly(
+            provider: .square,
+            what: "a forged approval",
+            app: "(another app)",
+            receipt: forged
+        )
+        let replayed = try coordinator.handleCallback(firstCallback ?? "")
+        table.addCallbackOnly(
+            provider: .square,
+            what: "#1's callback again",
+            app: "(a replay)",
+            receipt: replayed
+        )
+
+        Output.line("Payments through the hand-off coordinator, a SQLite journal and simulated POS apps:")
         Output.line()
-        try otherProviderRoundTrips()
-        Output.line("Run 'tender decode URL' on any request or callback URL to see its fields as JSON, and")
-        Output.line("'tender journal list --journal PATH' to see the journal.")
-    }
-
-    /// What Point of Sale opens: the marked callback URL with `data` holding the reply JSON.
-    static func wireReply(
-        to request: SquareRequest,
-        _ fields: KeyValuePairs<String, String>,
-        state: String?
-    ) throws -> String {
-        var object = JSONObject()
-        for (key, value) in fields { object[key] = .string(value) }
-        if let state { object["state"] = .string(state) }
-        let data = PercentEncoding.encode(JSONValue.object(object).serialized())
-        return try request.wireCallbackURL() + "?data=" + data
-    }
-
-    /// The first characters of a token, for display.
-    static func abbreviated(_ token: String?) -> String {
-        guard let token else { return "none" }
-        return "\"\(token.prefix(6))…\" (\(token.count) characters)"
-    }
-
-    /// A URL with its token shortened, for display.
-    static func redacted(_ url: String, token: String?) -> String {
-        guard let token, !token.isEmpty else { return url }
-        return url.replacingOccurrences(of: token, with: token.prefix(6) + "…")
+        for line in table.lines() { Output.line(line) }
+        Output.line()
+        let entries = try coordinator.journal.entries()
+        let ours = entries.filter { $0.id.rawValue.hasPrefix("demo-\(run)-") }
+        Output.line(
+            "The journal holds \(ours.count) payments from this run, each written before its POS app opened; tokens "
+                + "only as SHA-256 digests."
+        )
+        Output.line(
+            "Payment \(square.id) stayed \(try coordinator.journal.entry(square.id)?.state.rawValue ?? "unknown"): "
+                + "the forgery and the replay changed nothing."
+        )
+        Output.line(
+            journal == nil
+                ? "Journal: \(path), deleted when the demo ends (keep one with --journal PATH)."
+                : "Journal: \(path)"
+        )
+        Output.line("Transaction IDs come from --seed (\(seed)): the same seed gives the same table.")
+        Output.line()
+        Output.line("Try the same by hand: 'tender sandbox' serves each POS app as a web page with buttons;")
+        Output.line("'tender simulate URL --outcome decline' prints the callback a POS app would open.")
     }
 }
 
-/// A non-interactive Point of Sale: reads the request it is opened with and answers "ok", echoing the token.
-final class SimulatedPointOfSale: PaymentURLOpener, @unchecked Sendable {
+/// A Square callback that claims an approval, with a token no payment was issued: what another app or a web
+/// page could open.
+enum SquareResponseForgery {
+    static func url(callbackURL: String) throws -> String {
+        var object = JSONObject()
+        object["status"] = .string("ok")
+        object["transaction_id"] = .string("FORGED")
+        object["client_transaction_id"] = .string("00000000-0000-0000-0000-000000000000")
+        object["state"] = .string("forged-" + String(UUID().uuidString.prefix(12)))
+        return callbackURL + "?data=" + PercentEncoding.encode(JSONValue.object(object).serialized())
+    }
+}
+
+/// The POS apps of the demo: each request URL goes to the ``Simulator`` with the next scripted outcome, and the
+/// callback URL it produces comes back to the coordinator, as iOS would deliver it to the app.
+final class SimulatedPOSApps: PaymentURLOpener, @unchecked Sendable {
     // @unchecked: every stored property is guarded by `lock`.
     private let lock = NSLock()
+    private var simulator: Simulator
+    private var outcomes: [SimulatedOutcome] = []
     private weak var storedCoordinator: HandoffCoordinator?
-    private var storedURL: String?
-    private var storedReply: String?
+    private var storedCallback: String?
+    private var delivery: Task<CallbackDisposition?, Never>?
+
+    init(simulator: Simulator) {
+        self.simulator = simulator
+    }
 
     var coordinator: HandoffCoordinator? {
         get { lock.withLock { storedCoordinator } }
         set { lock.withLock { storedCoordinator = newValue } }
     }
 
-    var openedURL: String? { lock.withLock { storedURL } }
-    var reply: String? { lock.withLock { storedReply } }
+    /// The callback URL of the last request.
+    var lastCallback: String? { lock.withLock { storedCallback } }
+    /// What the coordinator made of the last callback, once it has handled it.
+    var lastDisposition: CallbackDisposition? {
+        get async { await lock.withLock { delivery }?.value }
+    }
+
+    /// The outcome the next request is answered with.
+    func script(_ outcome: SimulatedOutcome) {
+        lock.withLock { outcomes.append(outcome) }
+    }
 
     func open(_ url: URL) async -> Bool {
-        guard let request = try? SquareRequest(url: url),
-            let reply = try? DemoCommand.wireReply(
-                to: request,
-                ["status": "ok", "transaction_id": "DemoTxn8cC3eQ", "client_transaction_id": "DEMO-CLIENT-0001"],
-                state: request.state
-            )
-        else { return false }
-        lock.withLock {
-            storedURL = url.absoluteString
-            storedReply = reply
+        let answer: SimulatedAnswer? = lock.withLock {
+            storedCallback = nil
+            self.delivery = nil
+            guard !outcomes.isEmpty else { return nil }
+            return try? simulator.answer(url.absoluteString, with: outcomes.removeFirst())
         }
-        // The app is brought back by the callback URL, a moment after Point of Sale was opened.
+        guard let answer else { return false }
+        guard case .callback(let callback) = answer else { return true }  // the app stays on its own screen
+        // The app is brought back by the callback URL a moment after the POS app was opened.
         let coordinator = self.coordinator
-        Task { _ = coordinator?.handle(URL(string: reply)!) }
+        let handling = Task { (try? coordinator?.handleCallback(callback))?.disposition }
+        lock.withLock {
+            storedCallback = callback
+            delivery = handling
+        }
         return true
+    }
+}
+
+/// The demo's table: one row per payment or callback.
+struct DemoTable {
+    private var rows: [[String]] = []
+    private static let header = ["#", "app", "payment", "POS app", "callback", "journal", "outcome"]
+
+    mutating func add(
+        number: Int,
+        provider: PaymentProvider,
+        what: String,
+        app: String,
+        callback: String,
+        entry: JournalEntry
+    ) {
+        rows.append([
+            "\(number)", provider.rawValue, what, app, callback, entry.state.rawValue,
+            Self.describe(entry.outcome),
+        ])
+    }
+
+    mutating func addCallbackOnly(provider: PaymentProvider, what: String, app: String, receipt: CallbackReceipt?) {
+        rows.append([
+            "-", provider.rawValue, what, app, receipt?.disposition.rawValue ?? "not a callback",
+            receipt?.entry == nil ? "—" : "unchanged", "ignored",
+        ])
+    }
+
+    private static func describe(_ outcome: RecordedOutcome?) -> String {
+        guard let outcome else { return "—" }
+        var text = outcome.status.rawValue
+        if let code = outcome.errorCode, code != text { text += " (\(code))" }
+        if let id = outcome.transactionID { text += ", tx \(id)" }
+        return text
+    }
+
+    func lines() -> [String] {
+        let all = [Self.header] + rows
+        let widths = Self.header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }
+            .joined(separator: "  ")
+        }
+        let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
+        return [line(Self.header), rule] + rows.map(line)
     }
 }

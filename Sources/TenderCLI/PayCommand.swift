@@ -11,7 +11,10 @@ struct PayCommand: AsyncParsableCommand {
         discussion: """
             The payment is written ahead with a fresh one-time token, which goes into the request (Square: \
             state). Open the URL on the device, then record the POS app's callback with 'tender handle URL'. \
-            With --json: payment_id, provider, state, request_url, amount, currency, expires_at, idempotency_key.
+            With --sandbox, the URL printed is the Tender sandbox's page for the request instead ('tender \
+            sandbox' serves it): answer it there, and handle the callback URL it redirects to. \
+            With --json: payment_id, provider, state, request_url, amount, currency, expires_at, idempotency_key \
+            (and sandbox_url with --sandbox).
             """,
         subcommands: [PaySquareCommand.self, PaySwipeCommand.self, PaySoftPOSCommand.self, PaySumUpCommand.self]
     )
@@ -37,8 +40,9 @@ struct PayCommand: AsyncParsableCommand {
         } catch let error as HandoffError {
             throw error.cliError
         }
+        let sandboxURL = try options.sandboxPageURL(for: prepared.url)
         guard options.json else {
-            Output.line(prepared.url.absoluteString)
+            Output.line((sandboxURL ?? prepared.url).absoluteString)
             return
         }
         var output = JSONOutput()
@@ -46,6 +50,7 @@ struct PayCommand: AsyncParsableCommand {
         output.set("provider", prepared.entry.provider.rawValue)
         output.set("state", prepared.entry.state.rawValue)
         output.set("request_url", prepared.url.absoluteString)
+        if let sandboxURL { output.set("sandbox_url", sandboxURL.absoluteString) }
         output.set("amount", prepared.entry.amount.decimalString)
         output.set("amount_minor_units", prepared.entry.amount.minorUnits)
         output.set("currency", prepared.entry.amount.currency.code)
@@ -82,8 +87,43 @@ struct PayOptions: ParsableArguments {
     @Flag(help: "Hand off a payment with this ID again although it is pending or unknown (it may charge twice).")
     var reopen = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Print the Tender sandbox's page for the request instead: the sandbox's base URL, such as http://127.0.0.1:8080.",
+            valueName: "url"
+        )
+    )
+    var sandbox: String?
+
     @Flag(help: "Print one JSON object instead of the URL.")
     var json = false
+
+    func validate() throws {
+        _ = try sandboxBaseURL()
+    }
+
+    /// `--sandbox` as an `http` or `https` URL.
+    func sandboxBaseURL() throws -> URL? {
+        guard let sandbox else { return nil }
+        guard let url = URL(string: sandbox), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
+            url.host != nil
+        else {
+            throw CLIError(
+                "--sandbox must be the sandbox's base URL, such as http://127.0.0.1:8080 ('tender sandbox' prints it)."
+            )
+        }
+        return url
+    }
+
+    /// The sandbox page for `requestURL` when `--sandbox` is given.
+    func sandboxPageURL(for requestURL: URL) throws -> URL? {
+        guard let base = try sandboxBaseURL() else { return nil }
+        guard let page = SandboxOpener.pageURL(for: requestURL, baseURL: base) else {
+            throw CLIError("The request URL cannot be sent to the sandbox.")
+        }
+        return page
+    }
 }
 
 /// `tender pay square …`.

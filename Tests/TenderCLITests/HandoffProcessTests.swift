@@ -155,23 +155,6 @@ struct HandoffProcessTests {
         )
     }
 
-    @Test("tender demo runs its payment through the coordinator and a journal")
-    func demo() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("demo.sqlite").path
-        for _ in 0..<2 {
-            let result = try CLIRunner.run(["demo", "--journal", path])
-            #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stdout.contains("is completed, outcome approved"))
-            #expect(result.stdout.contains("replay: duplicate, forgery: unsolicited"))
-        }
-        let entries = try PaymentJournal(path: path).entries()
-        #expect(entries.count == 2)
-        #expect(entries.allSatisfy { $0.state == .completed && $0.isApproved && $0.acknowledgedAt != nil })
-        #expect(try CLIRunner.run(["demo"]).status == 0)
-    }
-
     @Test("every provider pays through the journal; a request without a callback cannot carry the token")
     func everyProvider() throws {
         let path = try temporaryDirectory().appendingPathComponent("journal.sqlite").path

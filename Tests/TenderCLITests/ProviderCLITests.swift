@@ -337,26 +337,6 @@ struct ProviderDecodeCLITests {
     }
 }
 
-@Suite("tender demo")
-struct DemoCLITests {
-    @Test("shows a round trip for each provider")
-    func roundTrips() throws {
-        let result = try CLIRunner.run(["demo"])
-        #expect(result.status == 0)
-        #expect(result.stderr.isEmpty)
-        for fragment in [
-            "square-commerce-v1://payment/create?data=", "com-appninjas-iswipe://charge/1.0.0/?amount=10.99",
-            "softpos://softpos/transaction?payload=", "sumupmerchant://pay/1.0?amount=4.50",
-            "-> swipe approved, 10.99 USD",
-            "-> softpos approved, transaction 449333", "-> sumup declined",
-        ] {
-            #expect(result.stdout.contains(fragment), "missing: \(fragment)")
-        }
-        #expect(result.stdout.components(separatedBy: "token carried back: yes").count == 4)
-        #expect(!CardNumberScreen.containsCardNumber(result.stdout))
-    }
-}
-
 enum SoftPOSCLIFixtures {
     static func callback(_ json: String) -> String {
         "testapp://response?result=" + PercentEncoding.encode(json)

@@ -142,15 +142,6 @@ struct SquareCLITests {
         #expect(object["notes"] == .string("n"))
     }
 
-    @Test("demo runs and explains each step")
-    func demo() throws {
-        let result = try CLIRunner.run(["demo"])
-        #expect(result.status == 0)
-        #expect(result.stderr.isEmpty)
-        #expect(result.stdout.contains("square-commerce-v1://payment/create?data="))
-        #expect(result.stdout.contains("approved"))
-    }
-
     @Test("help goes to stdout with status 0")
     func help() throws {
         let result = try CLIRunner.run(["square", "request", "--help"])

@@ -1,0 +1,85 @@
+import Foundation
+import Tender
+import TenderHandoff
+import Testing
+
+@Suite("tender demo")
+struct DemoCLITests {
+    /// The table's rows, by their first two cells (`1 square`, `- square`, …), each as its cells.
+    static func rows(_ output: String) -> [[String]] {
+        output.split(separator: "\n").map(String.init)
+            .filter { line in line.first.map { $0.isNumber || $0 == "-" } == true && !line.hasPrefix("-  --") }
+            .map { line in
+                line.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                    !$0.isEmpty
+                }
+            }
+    }
+
+    @Test("prints a table: every provider through the coordinator and the simulated apps, then a forgery and a replay")
+    func table() throws {
+        let result = try CLIRunner.run(["demo"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty)
+        let rows = Self.rows(result.stdout)
+        try #require(rows.count == 9, "\(result.stdout)")
+        #expect(
+            rows.map { $0[1] } == [
+                "square", "swipe", "square", "square", "sumup", "softpos", "softpos", "square", "square",
+            ]
+        )
+        let outcomes = rows.map { $0.last ?? "" }
+        #expect(outcomes[0].hasPrefix("approved, tx "))
+        #expect(outcomes[1] == "declined")
+        #expect(outcomes[2] == "cancelled (payment_canceled)")
+        #expect(outcomes[3] == "failed (amount_too_small)", "the simulated Point of Sale applies the card minimum")
+        #expect(outcomes[4].hasPrefix("approved, tx T"))
+        #expect(outcomes[5].hasPrefix("approved, tx "))
+        let saleID = String(outcomes[5].dropFirst("approved, tx ".count))
+        #expect(rows[6][2] == "20.00 EUR refund of \(saleID)", "the refund names the sale's transaction")
+        for row in rows.prefix(7) { #expect(row[4] == "recorded" && row[5] == "completed", "\(row)") }
+        #expect(rows[7][4] == "unsolicited" && rows[7][5] == "—")
+        #expect(rows[8][4] == "duplicate" && rows[8][5] == "unchanged")
+        #expect(result.stdout.contains("stayed completed: the forgery and the replay changed nothing"))
+        #expect(!CardNumberScreen.containsCardNumber(result.stdout))
+    }
+
+    @Test("the same seed gives the same table; another seed other transaction IDs")
+    func deterministic() throws {
+        let first = Self.rows(try CLIRunner.run(["demo", "--seed", "7"]).stdout)
+        let second = Self.rows(try CLIRunner.run(["demo", "--seed", "7"]).stdout)
+        let other = Self.rows(try CLIRunner.run(["demo", "--seed", "8"]).stdout)
+        #expect(!first.isEmpty && first == second)
+        #expect(first != other)
+    }
+
+    @Test("with --journal the payments stay in that journal: completed, acknowledged, one per row")
+    func journal() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("demo.sqlite").path
+        for _ in 0..<2 {
+            let result = try CLIRunner.run(["demo", "--journal", path])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("Journal: \(path)"))
+        }
+        let entries = try PaymentJournal(path: path).entries()
+        #expect(entries.count == 14)
+        #expect(entries.allSatisfy { $0.state == .completed && $0.acknowledgedAt != nil })
+        #expect(entries.filter(\.isApproved).count == 8)
+        #expect(Set(entries.map(\.provider)) == Set(PaymentProvider.all))
+    }
+
+    @Test("without --journal the journal lives in a temporary directory, deleted afterwards")
+    func temporaryJournal() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try CLIRunner.run(["demo"], environment: ["TMPDIR": directory.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("Journal: ") })
+        let path = String(line.dropFirst("Journal: ".count).prefix { $0 != "," })
+        #expect(path.hasPrefix(directory.path) && path.hasSuffix("journal.sqlite"), "\(path)")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+}

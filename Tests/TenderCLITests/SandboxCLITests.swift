@@ -1,0 +1,140 @@
+import Dispatch
+import Foundation
+import Tender
+import TenderHandoff
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("tender sandbox: POS app pages")
+struct SandboxCLITests {
+    @Test("pay --sandbox → the sandbox's page → Approve → 303 → tender handle: the payment completes")
+    func payThroughTheSandbox() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let profile = directory.appendingPathComponent("merchant.json")
+        try Data(#"{"location_id": "LDEMO", "callback_urls": ["my-app://"]}"#.utf8).write(to: profile)
+        let journal = directory.appendingPathComponent("journal.sqlite").path
+
+        let process = Process()
+        process.executableURL = CLIRunner.executable
+        process.arguments = ["sandbox", "--port", "0", "--merchant", profile.path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let base = try await SquareAuthorizeCommandTests.readLine(from: out.fileHandleForReading)
+        let second = try await SquareAuthorizeCommandTests.readLine(from: out.fileHandleForReading)
+        #expect(second.hasPrefix("POS apps: open \(base)/<provider>/"))
+
+        let paid = try await CLIRunner.runAsync([
+            "pay", "square", "--application-id", "sq0idp-app", "--callback", "my-app://done", "--amount", "1250",
+            "--currency", "USD", "--location-id", "LDEMO", "--journal", journal, "--sandbox", base, "--payment-id",
+            "order-1",
+        ])
+        #expect(paid.status == 0, "\(paid.stderr)")
+        let pageURL = String(paid.stdout.dropLast())
+        #expect(pageURL.hasPrefix(base + "/square/payment/create?data="))
+
+        let page = try await Self.fetch(pageURL)
+        #expect(page.status == 200)
+        #expect(page.body.contains("12.50 USD"))
+        let id = try #require(Self.capture(#"action="/requests/([0-9a-f]+)/answer""#, in: page.body))
+        let nonce = try #require(Self.capture(#"name="nonce" value="([0-9a-f]+)""#, in: page.body))
+        let answered = try await Self.fetch(
+            base + "/requests/\(id)/answer",
+            form: "nonce=\(nonce)&outcome=approve&tender=card"
+        )
+        #expect(answered.status == 303)
+        let callback = try #require(answered.location)
+        #expect(callback.hasPrefix("my-app://done/square_request?data="))
+
+        let handled = try await CLIRunner.runAsync(["handle", callback, "--journal", journal])
+        #expect(handled.status == 0, "\(handled.stderr)")
+        let receipt = try jsonObject(Substring(handled.stdout))
+        #expect(receipt["disposition"] == .string("recorded"))
+        #expect(receipt["payment_id"] == .string("order-1"))
+        #expect(receipt["state"] == .string("completed"))
+        #expect(receipt["outcome"] == .string("approved"))
+
+        process.interrupt()
+        let rest = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let rest = out.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: String(decoding: rest, as: UTF8.self))
+            }
+        }
+        #expect(rest.contains("pos: \(id) square page opened"))
+        #expect(rest.contains("pos: \(id) square → approve:card, callback"))
+        #expect(!rest.contains("my-app://"), "the sandbox never logs a callback URL")
+        #expect(!rest.contains("data="), "nor a request")
+    }
+
+    @Test("--sandbox must be an http(s) base URL; --merchant must be a readable, valid profile")
+    func badOptions() async throws {
+        let pay = try await CLIRunner.runAsync([
+            "pay", "sumup", "--amount", "1.00", "--currency", "EUR", "--affiliate-key", "K", "--callback-success",
+            "my-app://s", "--sandbox", "ftp://x",
+        ])
+        #expect(pay.status == 1)
+        #expect(pay.stderr.contains("--sandbox"))
+        let missing = try await CLIRunner.runAsync(["sandbox", "--port", "0", "--merchant", "/nonexistent.json"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("merchant profile"))
+        let file = try temporaryDirectory().appendingPathComponent("bad.json")
+        try Data(#"{"curency": "EUR"}"#.utf8).write(to: file)
+        let invalid = try await CLIRunner.runAsync(["sandbox", "--port", "0", "--merchant", file.path])
+        #expect(invalid.status == 1)
+        #expect(invalid.stderr.contains("curency"))
+    }
+
+    struct Fetched {
+        var status: Int
+        var body: String
+        var location: String?
+    }
+
+    /// GET, or POST a form; never follows redirects.
+    static func fetch(_ url: String, form: String? = nil) async throws -> Fetched {
+        var request = URLRequest(url: try #require(URL(string: url)))
+        if let form {
+            request.httpMethod = "POST"
+            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(form.utf8)
+        }
+        let (data, response) = try await session.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        return Fetched(
+            status: http.statusCode,
+            body: String(decoding: data, as: UTF8.self),
+            location: http.value(forHTTPHeaderField: "Location")
+        )
+    }
+
+    private static let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+
+    static func capture(_ pattern: String, in text: String) -> String? {
+        guard let regex = try? NSRegularExpression(pattern: pattern),
+            let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+            let range = Range(match.range(at: 1), in: text)
+        else { return nil }
+        return String(text[range])
+    }
+}
+
+/// Refuses every redirect, so the test sees the 303.
+private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}
