@@ -37,7 +37,7 @@ struct SimulateCommand: AsyncParsableCommand {
         case .callback(let url):
             Output.line(url)
         case .noCallback(let problem):
-            throw CLIError("The POS app would not call back: \(problem.message)")
+            throw CLIError("The POS app would not call back (\(problem.code)). \(problem.message)")
         }
     }
 }

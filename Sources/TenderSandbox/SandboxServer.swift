@@ -5,8 +5,9 @@ import Tender
 
 /// A local HTTP server that stands in for the services Tender talks to, for tests and demos.
 ///
-/// Today it serves Square's REST endpoints for authorization (see ``SquareConnectSandbox``). It listens on
-/// loopback by default; port `0` picks a free port, which ``port`` and ``baseURL`` then report.
+/// It serves the POS apps' pages (see ``POSAppsSandbox``) and Square's REST endpoints for authorization (see
+/// ``SquareConnectSandbox``). It listens on loopback by default; port `0` picks a free port, which ``port`` and
+/// ``baseURL`` then report.
 ///
 /// ```swift
 /// let server = SandboxServer(configuration: SandboxConfiguration(

@@ -15,33 +15,33 @@ struct SimulateCLITests {
     }
 
     @Test("prints the callback URL the POS app would open")
-    func approve() throws {
-        let result = try CLIRunner.run(["simulate", try Self.requestURL()])
+    func approve() async throws {
+        let result = try await CLIRunner.runAsync(["simulate", try Self.requestURL()])
         #expect(result.status == 0 && result.stderr.isEmpty)
         let response = try SquareResponse(callbackURLString: String(result.stdout.dropLast()))
         #expect(response.isSuccess && response.state == "s")
     }
 
     @Test("--outcome and --merchant change the answer")
-    func outcomeAndMerchant() throws {
-        let cancel = try CLIRunner.run(["simulate", try Self.requestURL(), "--outcome", "cancel"])
+    func outcomeAndMerchant() async throws {
+        let cancel = try await CLIRunner.runAsync(["simulate", try Self.requestURL(), "--outcome", "cancel"])
         #expect(try SquareResponse(callbackURLString: String(cancel.stdout.dropLast())).outcome.status == .cancelled)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("profile-\(UUID().uuidString).json")
         try Data(#"{"logged_in": false}"#.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try CLIRunner.run(["simulate", try Self.requestURL(), "--merchant", file.path])
+        let result = try await CLIRunner.runAsync(["simulate", try Self.requestURL(), "--merchant", file.path])
         #expect(try SquareResponse(callbackURLString: String(result.stdout.dropLast())).error?.code == .appNotLoggedIn)
     }
 
     @Test("every POS app: Swipe, SoftPOS and SumUp answers come out as their callback URLs")
-    func otherProviders() throws {
-        let swipe = try CLIRunner.run([
+    func otherProviders() async throws {
+        let swipe = try await CLIRunner.runAsync([
             "simulate",
             "com-appninjas-iswipe://charge/1.0.0/?amount=10.99&returnURL=my-app%3A%2F%2Fdone&returnAppName=App",
             "--outcome", "decline",
         ])
         #expect(swipe.stdout == "my-app://done?ifcc_responseType=declined\n")
-        let softPOS = try CLIRunner.run([
+        let softPOS = try await CLIRunner.runAsync([
             "simulate",
             try SoftPOSRequest.sale(
                 amount: Money(minorUnits: 200, currency: .eur),
@@ -51,7 +51,7 @@ struct SimulateCLITests {
         ])
         let sale = try SoftPOSResponse(callbackURLString: String(softPOS.stdout.dropLast()))
         #expect(sale.outcome.status == .approved)
-        let sumUp = try CLIRunner.run([
+        let sumUp = try await CLIRunner.runAsync([
             "simulate",
             "sumupmerchant://pay/1.0?amount=4.50&currency=USD&affiliate-key=K&callbackfail=my-app%3A%2F%2Ff",
             "--outcome", "error:invalidstate",
@@ -60,8 +60,8 @@ struct SimulateCLITests {
     }
 
     @Test("when the POS app would not call back, the command fails and says why")
-    func noCallback() throws {
-        let result = try CLIRunner.run(["simulate", "com-appninjas-iswipe://charge/1.0.0/?amount=10.99"])
+    func noCallback() async throws {
+        let result = try await CLIRunner.runAsync(["simulate", "com-appninjas-iswipe://charge/1.0.0/?amount=10.99"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("returnURL"))
@@ -75,8 +75,8 @@ struct SimulateCLITests {
             ["simulate", "square-commerce-v1://payment/create?data=x", "--merchant", "/nonexistent/profile.json"],
         ]
     )
-    func badInput(arguments: [String]) throws {
-        let result = try CLIRunner.run(arguments)
+    func badInput(arguments: [String]) async throws {
+        let result = try await CLIRunner.runAsync(arguments)
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.split(separator: "\n").count == 1)

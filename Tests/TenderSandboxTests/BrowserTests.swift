@@ -135,7 +135,7 @@ final class WebDriver: Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         do {
-            let deadline = Date().addingTimeInterval(15)
+            let deadline = Date().addingTimeInterval(60)
             while true {
                 if let status = try? await call(port: port, "GET", "/status"),
                     (status["value"] as? [String: Any])?["ready"] as? Bool == true
@@ -143,7 +143,7 @@ final class WebDriver: Sendable {
                     break
                 }
                 guard Date() < deadline, process.isRunning else {
-                    throw BrowserTestError("chromedriver did not become ready within 15 seconds.")
+                    throw BrowserTestError("chromedriver did not become ready within 60 seconds.")
                 }
                 try await Task.sleep(nanoseconds: 50_000_000)
             }
@@ -193,9 +193,9 @@ final class WebDriver: Sendable {
         _ = try await command("POST", "/element/\(element)/click", [:])
     }
 
-    /// Waits (up to 15 seconds) until the browser is on a URL that starts with `prefix`, and returns it.
+    /// Waits (up to 60 seconds) until the browser is on a URL that starts with `prefix`, and returns it.
     func waitForURL(prefix: String) async throws -> String {
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(60)
         var url = try await currentURL()
         while !url.hasPrefix(prefix) {
             guard Date() < deadline else {
@@ -282,8 +282,16 @@ actor CallbackReceiver {
             )
         }
         task = Task { try await server.run() }
-        try await server.waitUntilListening(timeout: 10)
         self.server = server
+        // Generous: when the whole suite runs on two cores, starting can wait a long time for a thread.
+        let deadline = Date().addingTimeInterval(60)
+        while !(await server.isListening) {
+            guard Date() < deadline else {
+                await stop()
+                throw BrowserTestError("The callback receiver did not start listening within 60 seconds.")
+            }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
         guard case .ip4(_, let port)? = await server.listeningAddress else {
             await stop()
             throw BrowserTestError("The callback receiver has no IPv4 port.")

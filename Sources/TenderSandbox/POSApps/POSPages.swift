@@ -143,9 +143,10 @@ enum POSPages {
             body += "<td><code>\(HTML.escape(base))/\(HTML.escape(example.1))</code></td></tr>\n"
         }
         body += "</tbody></table>\n"
-        body += "<p>From an app in the iOS Simulator, open the sandbox page instead of the POS URL "
-        body += "(<code>POSAppsSandbox.pageURL(for:baseURL:)</code> maps one to the other); Safari shows the page "
-        body += "and the answer opens your app through its URL scheme.</p>\n"
+        body += "<p>From an app in the iOS Simulator, give the hand-off coordinator a <code>SandboxOpener</code> "
+        body += "with the base URL <code>\(HTML.escape(base))</code>: it opens this page instead of the POS app, "
+        body += "Safari shows it, and the answer opens your app through its URL scheme. From a terminal, "
+        body += "<code>tender pay … --sandbox \(HTML.escape(base))</code> prints the page for a payment.</p>\n"
         body +=
             "<p>For automation: <code>curl -s \(HTML.escape(base))/api/simulate -H 'Content-Type: application/json' "
         body += "-d '{\"request_url\": \"…\", \"outcome\": \"approve\"}'</code> returns "

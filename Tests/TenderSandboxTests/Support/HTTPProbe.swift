@@ -80,6 +80,10 @@ enum HTTPProbe {
         #endif
         guard descriptor >= 0 else { throw ProbeError("no socket") }
         defer { close(descriptor) }
+        // Never block forever on a server that does not answer.
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
