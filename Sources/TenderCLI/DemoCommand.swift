@@ -285,7 +285,7 @@ struct DemoTable {
 
     mutating func addCallbackOnly(provider: PaymentProvider, what: String, app: String, receipt: CallbackReceipt?) {
         rows.append([
-            "-", provider.rawValue, what, app, receipt?.disposition.rawValue ?? "not a callback",
+            "", provider.rawValue, what, app, receipt?.disposition.rawValue ?? "not a callback",
             receipt?.entry == nil ? "—" : "unchanged", "ignored",
         ])
     }

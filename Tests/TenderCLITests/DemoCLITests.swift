@@ -5,15 +5,27 @@ import Testing
 
 @Suite("tender demo")
 struct DemoCLITests {
-    /// The table's rows, by their first two cells (`1 square`, `- square`, …), each as its cells.
+    /// The table's rows (the lines between the rule under the header and the next empty line), each cut into
+    /// its cells at the header's column positions.
     static func rows(_ output: String) -> [[String]] {
-        output.split(separator: "\n").map(String.init)
-            .filter { line in line.first.map { $0.isNumber || $0 == "-" } == true && !line.hasPrefix("-  --") }
-            .map { line in
-                line.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
-                    !$0.isEmpty
-                }
+        let lines = output.components(separatedBy: "\n")
+        guard let headerIndex = lines.firstIndex(where: { $0.hasPrefix("#  app") }) else { return [] }
+        let header = Array(lines[headerIndex])
+        var starts: [Int] = []
+        // Columns are two or more spaces apart; a header such as "POS app" has one space inside.
+        for index in header.indices
+        where header[index] != " " && (index == 0 || (index >= 2 && header[index - 1] == " " && header[index - 2] == " "))
+        {
+            starts.append(index)
+        }
+        return lines[(headerIndex + 2)...].prefix { !$0.isEmpty }.map { line in
+            let characters = Array(line)
+            return starts.indices.map { column in
+                let from = min(starts[column], characters.count)
+                let to = column + 1 < starts.count ? min(starts[column + 1], characters.count) : characters.count
+                return String(characters[from..<to]).trimmingCharacters(in: .whitespaces)
             }
+        }
     }
 
     @Test("prints a table: every provider through the coordinator and the simulated apps, then a forgery and a replay")
