@@ -14,7 +14,8 @@ struct DemoCLITests {
         var starts: [Int] = []
         // Columns are two or more spaces apart; a header such as "POS app" has one space inside.
         for index in header.indices
-        where header[index] != " " && (index == 0 || (index >= 2 && header[index - 1] == " " && header[index - 2] == " "))
+        where header[index] != " "
+            && (index == 0 || (index >= 2 && header[index - 1] == " " && header[index - 2] == " "))
         {
             starts.append(index)
         }
