@@ -648,7 +648,7 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
 
     // MARK: Helpers
 
-    private func emit(_ line: String) {
+    func emit(_ line: String) {
         log?("square authorization: \(line)")
     }
 

@@ -1,0 +1,24 @@
+#if canImport(SwiftUI)
+public import Foundation
+public import SwiftUI
+
+extension View {
+    /// Hands the URLs this view's scene is opened with (`onOpenURL`: custom schemes and universal links, cold
+    /// launch included) to `router`; the URLs that are not Tender's go to `otherwise`.
+    ///
+    /// ```swift
+    /// WindowGroup {
+    ///     ContentView().handlesTenderCallbacks(with: router) { url in deepLinks.open(url) }
+    /// }
+    /// ```
+    @MainActor
+    public func handlesTenderCallbacks(
+        with router: CallbackRouter,
+        otherwise: @escaping @MainActor (URL) -> Void = { _ in }
+    ) -> some View {
+        onOpenURL { url in
+            if !router.accept(url) { otherwise(url) }
+        }
+    }
+}
+#endif
