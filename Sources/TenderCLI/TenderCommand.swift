@@ -12,7 +12,7 @@ struct TenderCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             SquareCommand.self, SwipeCommand.self, SoftPOSCommand.self, SumUpCommand.self, DecodeCommand.self,
-            SimulateCommand.self, SandboxCommand.self, DemoCommand.self,
+            SimulateCommand.self, SandboxCommand.self, DemoCommand.self, DoctorCommand.self,
         ]
     )
 }

@@ -143,21 +143,14 @@ public struct AppConfigurationCheck: Sendable, Hashable {
                 provider: provider
             )
         }
-        do {
-            try app.checkDeclared(in: infoPlist)
+        guard let problem = app.declarationProblem(in: infoPlist) else {
             return .ok(
                 .queriesScheme,
                 "LSApplicationQueriesSchemes lists \(app.urlScheme) (\(app.name)).",
                 provider: provider
             )
-        } catch {
-            let fix =
-                error.code == .queriesSchemeIgnored
-                ? "Move \(app.queriesSchemesEntry) into the first \(InfoPlist.queriesSchemesLimit) entries of "
-                    + "LSApplicationQueriesSchemes."
-                : "Add \(app.queriesSchemesEntry) to the LSApplicationQueriesSchemes array in Info.plist."
-            return .problem(.queriesScheme, error.message, fix: fix, provider: provider)
         }
+        return .problem(.queriesScheme, problem.what, fix: problem.fix, provider: provider)
     }
 
     /// The XML to paste into `Info.plist` for a URL type.

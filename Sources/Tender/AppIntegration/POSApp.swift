@@ -99,34 +99,47 @@ public struct POSApp: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``AppIntegrationError`` with ``AppIntegrationError/Code/queriesSchemeMissing`` (the message
     ///   names the exact entry to add) or ``AppIntegrationError/Code/queriesSchemeIgnored``.
     public func checkDeclared(in infoPlist: InfoPlist) throws(AppIntegrationError) {
+        guard let problem = declarationProblem(in: infoPlist) else { return }
+        throw AppIntegrationError(problem.code, problem.what + " " + problem.fix, provider: provider)
+    }
+
+    /// What is wrong with the `LSApplicationQueriesSchemes` entry for this app, and how to fix it; `nil`
+    /// when nothing is.
+    func declarationProblem(
+        in infoPlist: InfoPlist
+    ) -> (code: AppIntegrationError.Code, what: String, fix: String)? {
         let key = InfoPlist.queriesSchemesKey
         guard let schemes = infoPlist.queriesSchemes else {
             let found = infoPlist.invalidEntries.contains { $0.key == key } ? "is not an array of strings" : "is missing"
-            throw missing(
-                "\(key) \(found) in Info.plist, so iOS will not say whether \(name) is installed. Add \(key) as an "
-                    + "array containing \(queriesSchemesEntry)."
+            return (
+                .queriesSchemeMissing,
+                "\(key) \(found) in Info.plist, so iOS will not say whether \(name) is installed.",
+                "Add \(key) as an array containing \(queriesSchemesEntry)."
             )
         }
         guard let index = schemes.firstIndex(of: urlScheme) else {
             if let near = schemes.first(where: { $0.lowercased() == urlScheme.lowercased() }) {
-                throw missing(
-                    "\(key) lists '\(near)' but not '\(urlScheme)'. Write it exactly as \(queriesSchemesEntry) "
-                        + "(lower case), as \(name) and Square's SDK compare it."
+                return (
+                    .queriesSchemeMissing,
+                    "\(key) lists '\(near)' but not '\(urlScheme)', and \(name)'s scheme is compared exactly.",
+                    "Write it exactly as \(queriesSchemesEntry), in lower case."
                 )
             }
-            throw missing(
-                "\(key) in Info.plist does not list \(urlScheme), so iOS will not say whether \(name) is installed. "
-                    + "Add \(queriesSchemesEntry) to the \(key) array."
+            return (
+                .queriesSchemeMissing,
+                "\(key) does not list \(urlScheme), so iOS will not say whether \(name) is installed.",
+                "Add \(queriesSchemesEntry) to the \(key) array in Info.plist."
             )
         }
         guard index < InfoPlist.queriesSchemesLimit else {
-            throw AppIntegrationError(
+            return (
                 .queriesSchemeIgnored,
                 "\(key) lists \(urlScheme) as entry \(index + 1) of \(schemes.count), but iOS 15 and later read only "
-                    + "the first \(InfoPlist.queriesSchemesLimit). Move \(queriesSchemesEntry) to the top of the array.",
-                provider: provider
+                    + "the first \(InfoPlist.queriesSchemesLimit).",
+                "Move \(queriesSchemesEntry) into the first \(InfoPlist.queriesSchemesLimit) entries of \(key)."
             )
         }
+        return nil
     }
 
     /// Checks that the POS app can be opened: first ``checkDeclared(in:)``, then `canOpenURL` with
@@ -160,9 +173,6 @@ public struct POSApp: Sendable, Hashable, CustomStringConvertible {
         )
     }
 
-    private func missing(_ message: String) -> AppIntegrationError {
-        AppIntegrationError(.queriesSchemeMissing, message, provider: provider)
-    }
 }
 
 extension PaymentProvider {
