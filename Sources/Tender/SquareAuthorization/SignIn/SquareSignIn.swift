@@ -22,7 +22,7 @@ public import Foundation
 ///
 /// A sign-in lives in memory: if the app is terminated meanwhile, start a new one. Its description shows
 /// no secret: not the code verifier, the code, or the `state`.
-public final class SquareSignIn: Sendable, CustomStringConvertible {
+public final class SquareSignIn: Sendable, CustomStringConvertible, CustomReflectable {
     /// The path of Square's Authorize endpoint.
     public static let authorizePath = "/oauth2/authorize"
 
@@ -139,6 +139,18 @@ public final class SquareSignIn: Sendable, CustomStringConvertible {
     public var description: String {
         let redirect = (try? URLParts(redirectURL.absoluteString).endpoint) ?? "?"
         return "SquareSignIn(client \(clientID), redirect \(redirect), \(isCompleted ? "completed" : "waiting"))"
+    }
+
+    /// A mirror with the client ID, the redirect endpoint and whether the sign-in completed: `dump` shows no
+    /// `state`, code verifier or authorization URL.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "clientID": clientID, "redirect": Self.redacted(redirectURL), "isCompleted": isCompleted,
+            ],
+            displayStyle: .class
+        )
     }
 
     // MARK: The redirect
