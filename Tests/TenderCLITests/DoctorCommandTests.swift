@@ -38,7 +38,11 @@ struct DoctorCommandTests {
         #expect(problems.count == 2)
         #expect(problems[0].hasPrefix("problem [swipe] LSApplicationQueriesSchemes lists 'COM-APPNINJAS-ISWIPE'"))
         #expect(problems[1].hasPrefix("problem [softpos] LSApplicationQueriesSchemes does not list softpos"))
-        #expect(lines.contains("        fix: Add <string>softpos</string> to the LSApplicationQueriesSchemes array in Info.plist."))
+        #expect(
+            lines.contains(
+                "        fix: Add <string>softpos</string> to the LSApplicationQueriesSchemes array in Info.plist."
+            )
+        )
         let stderr = result.stderr.split(separator: "\n")
         #expect(stderr.count == 1)
         #expect(stderr.first?.hasPrefix("error: 2 problems in ") == true)
@@ -70,9 +74,11 @@ struct DoctorCommandTests {
         #expect(object["problems"]?.integerValue == 1)
         let list = try #require(object["checks"]?.arrayValue)
         let checks = list.compactMap(\.objectValue)
-        #expect(checks.map { $0["check"]?.stringValue } == [
-            "callback_scheme_registered", "callback_scheme_not_pos_app", "queries_scheme",
-        ])
+        #expect(
+            checks.map { $0["check"]?.stringValue } == [
+                "callback_scheme_registered", "callback_scheme_not_pos_app", "queries_scheme",
+            ]
+        )
         #expect(checks[2]["provider"]?.stringValue == "square")
         #expect(checks[2]["status"]?.stringValue == "problem")
         #expect(checks[2]["fix"]?.stringValue?.contains("<string>square-commerce-v1</string>") == true)

@@ -41,7 +41,9 @@ struct SquareSignInCommandTests {
         if let data = FileManager.default.contents(atPath: file),
             let credentials = try? SquareCredentials(storageRepresentation: data)
         {
-            let secrets = [credentials.accessToken.withSecret { $0 }, credentials.refreshToken?.withSecret { $0 } ?? ""]
+            let secrets = [
+                credentials.accessToken.withSecret { $0 }, credentials.refreshToken?.withSecret { $0 } ?? "",
+            ]
             for result in results {
                 for secret in secrets where !secret.isEmpty {
                     #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret), "a token was printed")

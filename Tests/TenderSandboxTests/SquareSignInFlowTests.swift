@@ -33,10 +33,11 @@ struct SquareSignInFlowTests {
         configure: @escaping (inout SquareConnectSandbox.Configuration) -> Void = { _ in },
         _ body: (Harness, SquareSignIn) async throws -> [String]
     ) async throws {
-        try await Harness.run(configure: { configuration in
+        let setUp: (inout SquareConnectSandbox.Configuration) -> Void = { configuration in
             registerRedirect(&configuration)
             configure(&configuration)
-        }) { harness in
+        }
+        try await Harness.run(configure: setUp) { harness in
             let signIn = try SquareSignIn(
                 clientID: clientID,
                 redirectURL: redirectURL,
@@ -307,7 +308,7 @@ struct SquareSignInFlowTests {
 
     @Test("several card locations and no location ID: location_required naming them; a chosen one works")
     func severalLocations() async throws {
-        try await Self.run(configure: { configuration in
+        let secondLocation: (inout SquareConnectSandbox.Configuration) -> Void = { configuration in
             configuration.locations.append(
                 SquareLocation(
                     id: "LSECOND",
@@ -317,7 +318,8 @@ struct SquareSignInFlowTests {
                     merchantID: SquareConnectSandbox.Configuration.sellerMerchantID
                 )
             )
-        }) { harness, signIn in
+        }
+        try await Self.run(configure: secondLocation) { harness, signIn in
             let manager = harness.manager()
             let redirect = try await SandboxSeller().approve(signIn.authorizationURL)
             let error = await expectAuthorizationError(.locationRequired, capture: harness.capture) {
@@ -330,9 +332,15 @@ struct SquareSignInFlowTests {
             let chooser = harness.manager(store: store)
             let again = try chooser.signIn(clientID: Self.clientID, redirectURL: Self.redirectURL)
             let secondRedirect = try await SandboxSeller().approve(again.authorizationURL)
-            let authorization = try await chooser.completeSignIn(again, redirectURL: secondRedirect, locationID: "LSECOND")
+            let authorization = try await chooser.completeSignIn(
+                again,
+                redirectURL: secondRedirect,
+                locationID: "LSECOND"
+            )
             #expect(authorization.location.id == "LSECOND")
-            return [try Self.parameter("code", of: redirect) ?? "", try Self.parameter("code", of: secondRedirect) ?? ""]
+            return [
+                try Self.parameter("code", of: redirect) ?? "", try Self.parameter("code", of: secondRedirect) ?? "",
+            ]
                 + Self.storedSecrets(store)
         }
     }
@@ -379,7 +387,7 @@ struct SquareSignInFlowTests {
     @Test("the page escapes everything from the request")
     func escaping() async throws {
         let hostile = "sq0idp-\"<b>&'x"
-        try await Self.run(configure: { configuration in
+        let hostileApplication: (inout SquareConnectSandbox.Configuration) -> Void = { configuration in
             configuration.applications.append(
                 SquareConnectSandbox.Application(
                     clientID: hostile,
@@ -387,8 +395,13 @@ struct SquareSignInFlowTests {
                     redirectURLs: [Self.redirectURL.absoluteString]
                 )
             )
-        }) { harness, _ in
-            let signIn = try SquareSignIn(clientID: hostile, redirectURL: Self.redirectURL, environment: harness.environment)
+        }
+        try await Self.run(configure: hostileApplication) { harness, _ in
+            let signIn = try SquareSignIn(
+                clientID: hostile,
+                redirectURL: Self.redirectURL,
+                environment: harness.environment
+            )
             let page = try await Self.get(signIn.authorizationURL)
             #expect(page.status == 200)
             #expect(page.body.contains("sq0idp-&quot;&lt;b&gt;&amp;&#39;x"))

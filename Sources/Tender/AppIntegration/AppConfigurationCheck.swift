@@ -96,7 +96,10 @@ public struct AppConfigurationCheck: Sendable, Hashable {
                 fix: "Add a URL type with the scheme: \(Self.urlTypeSnippet(callbackScheme))."
             )
         }
-        return .ok(.callbackSchemeRegistered, "The callback scheme \(callbackScheme) is registered in CFBundleURLTypes.")
+        return .ok(
+            .callbackSchemeRegistered,
+            "The callback scheme \(callbackScheme) is registered in CFBundleURLTypes."
+        )
     }
 
     private func posSchemeFindings(_ infoPlist: InfoPlist) -> [AppConfigurationReport.Finding] {
@@ -139,7 +142,8 @@ public struct AppConfigurationCheck: Sendable, Hashable {
             return .problem(
                 .queriesScheme,
                 "Tender knows no POS app for the provider '\(provider.rawValue)'.",
-                fix: "Check the provider; Tender ships with \(PaymentProvider.all.map(\.rawValue).joined(separator: ", ")).",
+                fix:
+                    "Check the provider; Tender ships with \(PaymentProvider.all.map(\.rawValue).joined(separator: ", ")).",
                 provider: provider
             )
         }
@@ -164,7 +168,9 @@ public struct AppConfigurationCheck: Sendable, Hashable {
             return false
         }
         return scheme.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "+-.".unicodeScalars.contains(scalar))
+            scalar.isASCII
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                    || "+-.".unicodeScalars.contains(scalar))
         }
     }
 }

@@ -92,7 +92,9 @@ public struct InfoPlist: Sendable, Hashable {
     }
 
     /// Reads `Info.plist` data, XML or binary.
-    /// - Parameter name: how messages name the data, such as the file name.
+    /// - Parameters:
+    ///   - data: the property list's bytes.
+    ///   - name: how messages name the data, such as the file name.
     /// - Throws: ``AppIntegrationError`` with ``AppIntegrationError/Code/infoPlistUnreadable``.
     public init(propertyListData data: Data, name: String = "Info.plist") throws(AppIntegrationError) {
         let root: Any

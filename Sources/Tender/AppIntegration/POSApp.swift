@@ -110,7 +110,8 @@ public struct POSApp: Sendable, Hashable, CustomStringConvertible {
     ) -> (code: AppIntegrationError.Code, what: String, fix: String)? {
         let key = InfoPlist.queriesSchemesKey
         guard let schemes = infoPlist.queriesSchemes else {
-            let found = infoPlist.invalidEntries.contains { $0.key == key } ? "is not an array of strings" : "is missing"
+            let found =
+                infoPlist.invalidEntries.contains { $0.key == key } ? "is not an array of strings" : "is missing"
             return (
                 .queriesSchemeMissing,
                 "\(key) \(found) in Info.plist, so iOS will not say whether \(name) is installed.",

@@ -72,7 +72,8 @@ public struct SandboxSeller: Sendable {
         form.httpBody = Data("consent=\(consent)&decision=\(decision)".utf8)
         let (answerData, answer) = try await session.data(for: form)
         let answerStatus = (answer as? HTTPURLResponse)?.statusCode ?? 0
-        guard answerStatus == 302 || answerStatus == 303, let location = Self.location(answer, relativeTo: action) else {
+        guard answerStatus == 302 || answerStatus == 303, let location = Self.location(answer, relativeTo: action)
+        else {
             let reason = Self.text(
                 between: "<p id=\"error\">",
                 and: "</p>",

@@ -42,7 +42,7 @@ extension SquareConnectSandbox {
             self.now = now
         }
 
-        /// The merchant ID of the seller ``seller(accessToken:locationID:refreshToken:now:)`` registers.
+        /// The merchant ID of the seller ``seller(accessToken:locationID:refreshToken:redirectURLs:now:)`` registers.
         public static let sellerMerchantID = "MLTENDERSANDBOX"
         /// The application ID (`client_id`) of that seller's tokens.
         public static let sellerClientID = "sq0idp-TenderSandbox"

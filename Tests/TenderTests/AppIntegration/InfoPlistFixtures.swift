@@ -5,9 +5,16 @@ import Testing
 
 /// The sample `Info.plist` files of `Fixtures/InfoPlist`.
 enum InfoPlistFixture: String, CaseIterable, CustomTestStringConvertible {
-    case ready, readyBinary = "ready-binary", noQueries = "no-queries", partial, noURLTypes = "no-url-types"
-    case registersPOSScheme = "registers-pos-scheme", wrongTypes = "wrong-types", overFifty = "over-fifty"
-    case notAPlist = "not-a-plist", arrayRoot = "array-root"
+    case ready
+    case readyBinary = "ready-binary"
+    case noQueries = "no-queries"
+    case partial
+    case noURLTypes = "no-url-types"
+    case registersPOSScheme = "registers-pos-scheme"
+    case wrongTypes = "wrong-types"
+    case overFifty = "over-fifty"
+    case notAPlist = "not-a-plist"
+    case arrayRoot = "array-root"
 
     var testDescription: String { rawValue + ".plist" }
 

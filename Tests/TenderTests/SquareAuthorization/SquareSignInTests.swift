@@ -138,7 +138,8 @@ struct SquareSignInTests {
     @Test(
         "not this sign-in's redirect, or an unreadable one: invalid_redirect, nothing changes",
         arguments: [
-            "https://shop.example/other?code=c&state=\(state)", "http://shop.example/square/callback?code=c&state=\(state)",
+            "https://shop.example/other?code=c&state=\(state)",
+            "http://shop.example/square/callback?code=c&state=\(state)",
             "https://evil.example/square/callback?code=c&state=\(state)",
             "https://shop.example/square/callback?code=c&state=\(state)&state=\(state)",
             "https://shop.example/square/callback?code=a&code=b&state=\(state)",
@@ -157,7 +158,9 @@ struct SquareSignInTests {
     func noCode(query: String) throws {
         let signIn = try Self.signIn()
         let error = try #require(throws: SquareAuthorizationError.self) {
-            try signIn.authorizationCode(from: Self.redirect(query + (query.isEmpty ? "" : "&") + "state=\(Self.state)"))
+            try signIn.authorizationCode(
+                from: Self.redirect(query + (query.isEmpty ? "" : "&") + "state=\(Self.state)")
+            )
         }
         #expect(error.code == .invalidRedirect)
         #expect(signIn.isCompleted)
@@ -193,6 +196,9 @@ struct SquareSignInTests {
             #expect(!shown.contains(Self.state))
             #expect(!shown.contains(Self.verifierText))
         }
-        #expect(String(describing: signIn) == "SquareSignIn(client sq0idp-Shop, redirect https://shop.example/square/callback, waiting)")
+        #expect(
+            String(describing: signIn)
+                == "SquareSignIn(client sq0idp-Shop, redirect https://shop.example/square/callback, waiting)"
+        )
     }
 }

@@ -30,7 +30,7 @@ extension SquareAuthorizationManager {
     /// payments in a supported country is used; when there are several, the error
     /// ``SquareAuthorizationError/Code/locationRequired`` names them: to let the seller choose, call
     /// ``SquareSignIn/exchange(_:using:)`` and ``SquareConnectClient/listLocations(accessToken:)`` yourself,
-    /// then ``authorize(accessToken:locationID:refreshToken:)``.
+    /// then ``authorize(accessToken:locationID:refreshToken:)-(SquareAccessToken,_,_)``.
     ///
     /// - Parameters:
     ///   - signIn: the sign-in started with ``signIn(clientID:redirectURL:locale:)``.
@@ -40,7 +40,7 @@ extension SquareAuthorizationManager {
     /// - Throws: ``SquareAuthorizationError``: ``SquareAuthorizationError/Code/alreadyAuthorized`` (checked
     ///   first, so the code is not spent), the redirect's errors (``SquareAuthorizationError/Code/stateMismatch``,
     ///   ``SquareAuthorizationError/Code/accessDenied``, …), the exchange's, the location's, and those of
-    ///   ``authorize(accessToken:locationID:refreshToken:)``.
+    ///   ``authorize(accessToken:locationID:refreshToken:)-(SquareAccessToken,_,_)``.
     @discardableResult
     public func completeSignIn(
         _ signIn: SquareSignIn,

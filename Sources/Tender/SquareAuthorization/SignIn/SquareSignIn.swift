@@ -234,7 +234,7 @@ public final class SquareSignIn: Sendable, CustomStringConvertible, CustomReflec
     ///   - redirect: the URL Square redirected the seller to.
     ///   - client: a client for ``environment``.
     /// - Returns: the grant: access token, rotating refresh token, expiry, merchant. Hand it to
-    ///   ``SquareAuthorizationManager/authorize(accessToken:locationID:refreshToken:)``, or let
+    ///   ``SquareAuthorizationManager/authorize(accessToken:locationID:refreshToken:)-(SquareAccessToken,_,_)``, or let
     ///   ``SquareAuthorizationManager/completeSignIn(_:redirectURL:locationID:)`` do all of it.
     /// - Throws: ``SquareAuthorizationError``: the redirect's errors, then ObtainToken's
     ///   (``SquareAuthorizationError/Code/invalidAuthorizationCode``,
