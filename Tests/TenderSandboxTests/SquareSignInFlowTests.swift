@@ -493,6 +493,28 @@ struct SquareSignInFlowTests {
         }
     }
 
+    @Test("a client or manager dumped while a request is in flight shows no token (SEC-8)")
+    func dumpMidRequest() async throws {
+        try await Self.run { harness, _ in
+            let manager = harness.manager()
+            await harness.square.pause()
+            let authorizing = Task {
+                try await manager.authorize(accessToken: Harness.accessToken, locationID: Harness.locationID)
+            }
+            #expect(await harness.square.waitForRequests(count: 1))
+            // The URL session now holds the request, Authorization header included.
+            var dumped = ""
+            dump(manager, to: &dumped)
+            dump(manager.client, to: &dumped)
+            #expect(!dumped.contains(Harness.accessToken))
+            #expect(dumped.contains("authorizing"))
+            harness.capture.record(dumped)
+            await harness.square.resume()
+            _ = try await authorizing.value
+            return []
+        }
+    }
+
     // MARK: HTTP helpers
 
     struct Page {

@@ -23,7 +23,7 @@ import FoundationNetworking
 ///
 /// Tokens go only into the `Authorization` header or the JSON body, never into a URL, and never into an
 /// error (SEC-8).
-public final class SquareConnectClient: Sendable {
+public final class SquareConnectClient: Sendable, CustomReflectable {
     /// The `Square-Version` sent by default.
     public static let defaultSquareVersion = "2025-10-16"
 
@@ -76,6 +76,19 @@ public final class SquareConnectClient: Sendable {
 
     deinit {
         session.finishTasksAndInvalidate()
+    }
+
+    /// A mirror of the settings only. The URL session is left out: `dump` would otherwise walk into its task
+    /// registry and print a request's `Authorization` header, token included (SEC-8).
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "environment": environment, "squareVersion": squareVersion, "timeout": timeout,
+                "maximumClockSkew": maximumClockSkew as Any,
+            ],
+            displayStyle: .class
+        )
     }
 
     // MARK: Endpoints
