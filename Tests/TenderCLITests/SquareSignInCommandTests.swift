@@ -164,6 +164,54 @@ struct SquareSignInCommandTests {
         }
     }
 
+    @Test("tender sandbox --square-redirect-uri: a real sandbox process signs a seller in, and logs no secret")
+    func sandboxProcess() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tender-sign-in-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("credentials.json").path
+        let process = Process()
+        process.executableURL = CLIRunner.executable
+        process.arguments = [
+            "sandbox", "--port", "0", "--square-location-id", Self.locationID, "--square-redirect-uri", Self.redirect,
+        ]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let baseURL = try #require(URL(string: try await Self.readLine(from: out.fileHandleForReading)))
+
+        let signedIn = try await Self.signIn(baseURL, file: file, ["--approve"])
+        #expect(signedIn.status == 0, "\(signedIn.stderr)")
+        #expect(signedIn.stdout.contains("location: \(Self.locationID) — Tender Sandbox Café"))
+
+        process.interrupt()
+        let log = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let rest = out.fileHandleForReading.readDataToEndOfFile()
+                _ = err.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: String(decoding: rest, as: UTF8.self))
+            }
+        }
+        #expect(
+            log.contains(
+                "Square sign-in: client \(Self.clientID), location \(Self.locationID), redirect \(Self.redirect)"
+            )
+        )
+        #expect(log.contains("square: GET /oauth2/authorize → 200"))
+        #expect(log.contains("square: POST /oauth2/authorize/decision → 302 ALLOWED"))
+        #expect(log.contains("square: POST /oauth2/token → 200"))
+        let stored = try SquareCredentials(storageRepresentation: try Data(contentsOf: URL(fileURLWithPath: file)))
+        let secrets = [stored.accessToken.withSecret { $0 }, stored.refreshToken?.withSecret { $0 } ?? "x"]
+        for text in [log, signedIn.stdout, signedIn.stderr] {
+            #expect(!secrets.contains(where: text.contains))
+            #expect(!text.contains("sandbox-sq0cgb-") && !text.contains("state="))
+        }
+    }
+
     /// Runs `tender square sign-in` without --approve: reads the authorization URL from its first line,
     /// answers with `respond`'s URL on stdin.
     static func interactive(

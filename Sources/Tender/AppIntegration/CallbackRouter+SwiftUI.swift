@@ -17,7 +17,9 @@ extension View {
         otherwise: @escaping @MainActor (URL) -> Void = { _ in }
     ) -> some View {
         onOpenURL { url in
-            if !router.accept(url) { otherwise(url) }
+            guard !router.accept(url) else { return }
+            // SwiftUI calls the action on the main thread, whatever isolation its SDK declares.
+            MainActor.assumeIsolated { otherwise(url) }
         }
     }
 }
