@@ -235,6 +235,24 @@ struct SquareSignInFlowTests {
         }
     }
 
+    @Test("Square unavailable during the exchange: the same redirect completes once it is back")
+    func retryAfterOutage() async throws {
+        try await Self.run { harness, signIn in
+            let store = InMemoryCredentialStore()
+            let manager = harness.manager(store: store)
+            let redirect = try await SandboxSeller().approve(signIn.authorizationURL)
+            await harness.square.setFault(.outage(status: 503))
+            await expectAuthorizationError(.unexpected, capture: harness.capture) {
+                try await manager.completeSignIn(signIn, redirectURL: redirect)
+            }
+            #expect(!signIn.isCompleted)
+            await harness.square.setFault(nil)
+            try await manager.completeSignIn(signIn, redirectURL: redirect)
+            #expect(manager.state == .authorized)
+            return [try Self.parameter("code", of: redirect) ?? ""] + Self.storedSecrets(store)
+        }
+    }
+
     @Test("wrong verifier: invalid_code_verifier, and the code is spent (RFC 7636 §4.6)")
     func wrongVerifier() async throws {
         try await Self.run { harness, signIn in

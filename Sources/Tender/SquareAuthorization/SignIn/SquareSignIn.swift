@@ -230,6 +230,10 @@ public final class SquareSignIn: Sendable, CustomStringConvertible, CustomReflec
     /// Checks the redirect (``authorizationCode(from:)``) and exchanges its code with ObtainToken
     /// (`grant_type` `authorization_code`, with the code verifier and no client secret).
     ///
+    /// When the exchange fails before Square could take the code — ``SquareAuthorizationError/Code/noNetwork``,
+    /// or Square answering 5xx or 429 — the sign-in is open again and the same redirect can be exchanged once
+    /// the connection is back; after any other failure, start a new sign-in.
+    ///
     /// - Parameters:
     ///   - redirect: the URL Square redirected the seller to.
     ///   - client: a client for ``environment``.
@@ -250,12 +254,28 @@ public final class SquareSignIn: Sendable, CustomStringConvertible, CustomReflec
             )
         }
         let code = try authorizationCode(from: redirect)
-        return try await client.obtainToken(
-            authorizationCode: code,
-            codeVerifier: codeVerifier,
-            clientID: clientID,
-            redirectURL: redirectURL
-        )
+        do {
+            return try await client.obtainToken(
+                authorizationCode: code,
+                codeVerifier: codeVerifier,
+                clientID: clientID,
+                redirectURL: redirectURL
+            )
+        } catch let error as SquareAuthorizationError where Self.mayRetry(error) {
+            // Square did not take the code (no connection, or its service failed): the same redirect may be
+            // exchanged again. Square still refuses a code it did take, so a retry never obtains two grants.
+            completion.withLock { $0 = false }
+            throw error
+        }
+    }
+
+    /// Whether an exchange failed before Square could have redeemed the code.
+    private static func mayRetry(_ error: SquareAuthorizationError) -> Bool {
+        switch error.code {
+        case .noNetwork: return true
+        case .unexpected: return (error.httpStatusCode ?? 0) >= 500 || error.httpStatusCode == 429
+        default: return false
+        }
     }
 
     // MARK: Helpers
