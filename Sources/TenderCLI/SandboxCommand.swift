@@ -9,7 +9,7 @@ import TenderSimulator
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Run a local stand-in for the POS apps and Square's REST endpoints until interrupted.",
+        abstract: "Run a local stand-in for the POS apps and Square's REST API and sign-in page until interrupted.",
         discussion: """
             Prints its base URL on the first line, then one line per request (never a token or a URL). \
             Open a POS request URL with its scheme:// replaced by http://HOST:PORT/<provider>/ (such as \
@@ -19,7 +19,9 @@ struct SandboxCommand: AsyncParsableCommand {
             logged-in US merchant that accepts any application, callback and affiliate key). With \
             --square-access-token and --square-location-id the Square REST stand-in knows one seller: a token \
             with every required scope that expires in 30 days and an active US location that takes cards. Any \
-            other token or location gets Square's errors. Stop it with Ctrl-C.
+            other token or location gets Square's errors. With --square-redirect-uri (and --square-location-id) \
+            sellers can sign in on its authorization page, GET /oauth2/authorize, as the application \
+            sq0idp-TenderSandbox (see tender square sign-in). Stop it with Ctrl-C.
             """
     )
 
@@ -41,6 +43,16 @@ struct SandboxCommand: AsyncParsableCommand {
     )
     var squareRefreshToken: String?
 
+    @Option(
+        name: .customLong("square-redirect-uri"),
+        help: ArgumentHelp(
+            "A redirect URL the seller's application (client ID sq0idp-TenderSandbox) accepts for sign-ins on the "
+                + "authorization page; repeat for several.",
+            valueName: "url"
+        )
+    )
+    var squareRedirectURIs: [String] = []
+
     @Option(help: ArgumentHelp("A JSON merchant profile for the simulated POS apps.", valueName: "file"))
     var merchant: String?
 
@@ -55,15 +67,34 @@ struct SandboxCommand: AsyncParsableCommand {
             throw CLIError("--port must be between 0 and 65535; got \(port).")
         }
         var square = SquareConnectSandbox.Configuration()
+        for uri in squareRedirectURIs where URL(string: uri)?.scheme == nil || URL(string: uri)?.host == nil {
+            throw CLIError("--square-redirect-uri must be an absolute URL such as https://example.com/callback.")
+        }
         switch (squareAccessToken, squareLocationID) {
         case (let token?, let location?):
             guard !token.isEmpty, !location.isEmpty else {
                 throw CLIError("--square-access-token and --square-location-id must not be empty.")
             }
-            square = .seller(accessToken: token, locationID: location, refreshToken: squareRefreshToken)
+            square = .seller(
+                accessToken: token,
+                locationID: location,
+                refreshToken: squareRefreshToken,
+                redirectURLs: squareRedirectURIs
+            )
+        case (nil, let location?) where !squareRedirectURIs.isEmpty && squareRefreshToken == nil:
+            // Sign-in only: the seller's tokens come from the authorization page, so no token of our own.
+            guard !location.isEmpty else { throw CLIError("--square-location-id must not be empty.") }
+            square = .seller(
+                accessToken: "unused-" + UUID().uuidString,
+                locationID: location,
+                redirectURLs: squareRedirectURIs
+            )
         case (nil, nil):
             guard squareRefreshToken == nil else {
                 throw CLIError("--square-refresh-token needs --square-access-token and --square-location-id.")
+            }
+            guard squareRedirectURIs.isEmpty else {
+                throw CLIError("--square-redirect-uri needs --square-location-id: the location sellers sign in with.")
             }
         default:
             throw CLIError("Pass --square-access-token and --square-location-id together, or neither.")
@@ -108,6 +139,12 @@ struct SandboxCommand: AsyncParsableCommand {
             Output.line(
                 "Square: one seller (merchant \(SquareConnectSandbox.Configuration.sellerMerchantID)), "
                     + "location \(squareLocationID), token valid for 30 days"
+            )
+        }
+        if !squareRedirectURIs.isEmpty, let squareLocationID {
+            Output.line(
+                "Square sign-in: client \(SquareConnectSandbox.Configuration.sellerClientID), location "
+                    + "\(squareLocationID), redirect \(squareRedirectURIs.joined(separator: ", "))"
             )
         }
         Output.flush()

@@ -7,7 +7,7 @@ struct SquareCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "square",
         abstract: "Square Point of Sale (formerly Square Register) and seller authorization.",
-        subcommands: [SquareRequestCommand.self, SquareAuthorizeCommand.self]
+        subcommands: [SquareRequestCommand.self, SquareAuthorizeCommand.self, SquareSignInCommand.self]
     )
 }
 

@@ -13,7 +13,7 @@ struct TenderCommand: AsyncParsableCommand {
         subcommands: [
             SquareCommand.self, SwipeCommand.self, SoftPOSCommand.self, SumUpCommand.self, DecodeCommand.self,
             PayCommand.self, HandleCommand.self, JournalCommand.self, SimulateCommand.self, SandboxCommand.self,
-            DemoCommand.self,
+            DoctorCommand.self, DemoCommand.self,
         ]
     )
 }

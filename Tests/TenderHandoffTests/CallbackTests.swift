@@ -212,3 +212,21 @@ struct CallbackTests {
         #expect(try harness.journal.dump() == before)
     }
 }
+
+@Suite("Callback router with the coordinator")
+struct CallbackRouterCoordinatorTests {
+    @Test("the router records genuine callbacks on the callback endpoint and leaves other URLs alone")
+    func routes() async throws {
+        let harness = try Harness()
+        let router = CallbackRouter(
+            coordinator: harness.coordinator,
+            callbackURLs: [URL(string: SquareFixture.callback)!]
+        )
+        let prepared = try harness.coordinator.prepare(SquareFixture.request())
+        let reply = try #require(URL(string: try SquareFixture.reply(to: prepared.url)))
+        #expect(await router.open(reply))
+        #expect(try harness.journal.entry(prepared.entry.id)?.state == .completed)
+        #expect(!(await router.open(URL(string: "tender-test://settings")!)))
+        #expect(!(await router.open(URL(string: "https://example.com/?data=%7B%7D")!)))
+    }
+}

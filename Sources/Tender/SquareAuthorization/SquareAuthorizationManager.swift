@@ -22,7 +22,7 @@ public import Foundation
 ///
 /// The manager is safe to use from any thread or task. Tokens never appear in its logs, errors or
 /// descriptions (SEC-8); ``deauthorize()`` removes them from the store and blocks new hand-offs (SEC-11).
-public final class SquareAuthorizationManager: Sendable, CustomStringConvertible {
+public final class SquareAuthorizationManager: Sendable, CustomStringConvertible, CustomReflectable {
     /// What the manager checks and how it refreshes.
     public struct Configuration: Sendable, Hashable {
         /// Scopes a token must have (default ``SquareOAuthScope/required``).
@@ -133,6 +133,15 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
             issuedAt: authorization.issuedAt,
             expiresAt: authorization.expiresAt,
             at: now()
+        )
+    }
+
+    /// A mirror of the state, the authorization and the client's settings: `dump` shows no token (SEC-8).
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: ["state": state, "authorization": authorization as Any, "client": client],
+            displayStyle: .class
         )
     }
 
@@ -648,7 +657,7 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
 
     // MARK: Helpers
 
-    private func emit(_ line: String) {
+    func emit(_ line: String) {
         log?("square authorization: \(line)")
     }
 

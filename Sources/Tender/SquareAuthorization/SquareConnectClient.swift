@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// Calls Square's REST endpoints that authorization needs: RetrieveTokenStatus, RetrieveLocation,
-/// ObtainToken (refresh) and RevokeToken.
+/// ListLocations, ObtainToken (refresh, and the PKCE sign-in's authorization code) and RevokeToken.
 ///
 /// Every request sends `Square-Version` and JSON, times out after ``timeout`` seconds, follows no
 /// redirect, stores no cookies and caches nothing. Every failure is a ``SquareAuthorizationError`` whose
@@ -18,11 +18,12 @@ import FoundationNetworking
 /// | 401 or 403 for a token | ``SquareAuthorizationError/Code/invalidAccessToken`` |
 /// | 404 for a location | ``SquareAuthorizationError/Code/invalidLocationID`` |
 /// | 400 or 401 for a refresh token | ``SquareAuthorizationError/Code/invalidRefreshToken`` |
+/// | 400 or 401 for an authorization code | ``SquareAuthorizationError/Code/invalidAuthorizationCode``, ``SquareAuthorizationError/Code/authorizationCodeAlreadyRedeemed``, ``SquareAuthorizationError/Code/expiredAuthorizationCode`` or ``SquareAuthorizationError/Code/invalidCodeVerifier`` |
 /// | 5xx, 429, a redirect, a body that is not Square's JSON | ``SquareAuthorizationError/Code/unexpected`` |
 ///
 /// Tokens go only into the `Authorization` header or the JSON body, never into a URL, and never into an
 /// error (SEC-8).
-public final class SquareConnectClient: Sendable {
+public final class SquareConnectClient: Sendable, CustomReflectable {
     /// The `Square-Version` sent by default.
     public static let defaultSquareVersion = "2025-10-16"
 
@@ -77,6 +78,19 @@ public final class SquareConnectClient: Sendable {
         session.finishTasksAndInvalidate()
     }
 
+    /// A mirror of the settings only. The URL session is left out: `dump` would otherwise walk into its task
+    /// registry and print a request's `Authorization` header, token included (SEC-8).
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "environment": environment, "squareVersion": squareVersion, "timeout": timeout,
+                "maximumClockSkew": maximumClockSkew as Any,
+            ],
+            displayStyle: .class
+        )
+    }
+
     // MARK: Endpoints
 
     /// RetrieveTokenStatus: `POST /oauth2/token/status` with the token as bearer.
@@ -119,6 +133,62 @@ public final class SquareConnectClient: Sendable {
         return try SquareTokenGrant(squareJSON: object)
     }
 
+    /// ObtainToken with `grant_type` `authorization_code`, as the PKCE flow does it on the device: the code
+    /// from the sign-in redirect and the code verifier, no client secret.
+    ///
+    /// Prefer ``SquareSignIn/exchange(_:using:)``, which checks the redirect first. The answer carries a
+    /// rotating refresh token (PKCE). Authorization codes are single-use and short-lived: a second exchange of
+    /// the same code fails, and Square may then revoke the tokens the first one obtained (RFC 6749 §10.5).
+    ///
+    /// - Parameters:
+    ///   - authorizationCode: the `code` of the redirect.
+    ///   - codeVerifier: the verifier whose challenge the authorization URL carried.
+    ///   - clientID: your application ID.
+    ///   - redirectURL: the redirect URL the authorization URL named, sent as `redirect_uri`.
+    /// - Throws: ``SquareAuthorizationError``: ``SquareAuthorizationError/Code/invalidAuthorizationCode``,
+    ///   ``SquareAuthorizationError/Code/authorizationCodeAlreadyRedeemed``,
+    ///   ``SquareAuthorizationError/Code/expiredAuthorizationCode``,
+    ///   ``SquareAuthorizationError/Code/invalidCodeVerifier``, and the transport errors of every call.
+    public func obtainToken(
+        authorizationCode: SquareAuthorizationCode,
+        codeVerifier: SquareCodeVerifier,
+        clientID: String,
+        redirectURL: URL?
+    ) async throws -> SquareTokenGrant {
+        var body: JSONObject = ["client_id": .string(clientID), "grant_type": .string("authorization_code")]
+        authorizationCode.withSecret { body["code"] = .string($0) }
+        codeVerifier.withSecret { body["code_verifier"] = .string($0) }
+        if let redirectURL { body["redirect_uri"] = .string(redirectURL.absoluteString) }
+        let object = try await send(
+            .authorizationCode,
+            path: "/oauth2/token",
+            bearer: nil,
+            body: JSONValue.object(body).serialized(escapingSlashes: false)
+        )
+        return try SquareTokenGrant(squareJSON: object)
+    }
+
+    /// ListLocations: `GET /v2/locations`, every location of the token's seller.
+    public func listLocations(accessToken: SquareAccessToken) async throws -> [SquareLocation] {
+        let object = try await send(.locations, path: "/v2/locations", bearer: accessToken, body: nil)
+        switch object["locations"] {
+        case nil, .null?:
+            return []
+        case .array(let items)?:
+            return try items.map { item in
+                guard let location = item.objectValue else {
+                    throw SquareAuthorizationError(.unexpected, "Square's ListLocations answer lists a non-object.")
+                }
+                return try SquareLocation(squareJSON: location)
+            }
+        case let other?:
+            throw SquareAuthorizationError(
+                .unexpected,
+                "Square's ListLocations answer has \(other.typeName) for 'locations' where an array was expected."
+            )
+        }
+    }
+
     /// RevokeToken: `POST /oauth2/revoke` with `Authorization: Client <application secret>`.
     ///
     /// For server-side Swift only: the application secret must never ship in an app. An app signs out with
@@ -147,7 +217,9 @@ public final class SquareConnectClient: Sendable {
     private enum Endpoint {
         case tokenStatus
         case location(String)
+        case locations
         case refresh
+        case authorizationCode
         case revoke
     }
 
@@ -268,6 +340,9 @@ public final class SquareConnectClient: Sendable {
 
     private static func map(status: Int, errors: [SquareConnectJSON.ErrorObject], endpoint: Endpoint) -> any Error {
         let squareCode = errors.first?.code
+        if case .authorizationCode = endpoint, status == 400 || status == 401 {
+            return authorizationCodeError(status: status, error: errors.first)
+        }
         let named = squareCode.map { " (\($0))" } ?? ""
         func error(_ code: SquareAuthorizationError.Code, _ message: String) -> SquareAuthorizationError {
             SquareAuthorizationError(code, message, squareErrorCode: squareCode, httpStatusCode: status)
@@ -285,7 +360,8 @@ public final class SquareConnectClient: Sendable {
                 .unexpected,
                 "Square answered with a redirect (HTTP \(status)), which Tender does not follow; check the base URL."
             )
-        case (401, .tokenStatus), (401, .location), (403, .tokenStatus), (403, .location):
+        case (401, .tokenStatus), (401, .location), (401, .locations), (403, .tokenStatus), (403, .location),
+            (403, .locations):
             return error(.invalidAccessToken, accessTokenMessage(squareCode: squareCode, status: status))
         case (404, .location(let locationID)):
             return error(
@@ -309,6 +385,60 @@ public final class SquareConnectClient: Sendable {
         default:
             return error(.unexpected, "Square answered HTTP \(status)\(named), which Tender does not expect here.")
         }
+    }
+
+    /// ObtainToken's refusals of an authorization code. Square's error objects give these cases no distinct
+    /// `code` (it is `UNAUTHORIZED` or a request error), so the `field` and a few words of the `detail` tell
+    /// them apart; the detail itself is never copied into the message.
+    private static func authorizationCodeError(
+        status: Int,
+        error: SquareConnectJSON.ErrorObject?
+    ) -> SquareAuthorizationError {
+        let detail = error?.detail?.lowercased() ?? ""
+        let field = error?.field
+        let named = error.map { " (\($0.code))" } ?? " (HTTP \(status))"
+        func make(_ code: SquareAuthorizationError.Code, _ message: String) -> SquareAuthorizationError {
+            SquareAuthorizationError(code, message, squareErrorCode: error?.code, httpStatusCode: status)
+        }
+        if detail.contains("redeemed") || detail.contains("already used") {
+            return make(
+                .authorizationCodeAlreadyRedeemed,
+                "Square says the authorization code was already exchanged\(named); codes are single-use. Start a new "
+                    + "sign-in. (Square may have revoked the tokens of the first exchange.)"
+            )
+        }
+        if detail.contains("expired") {
+            return make(
+                .expiredAuthorizationCode,
+                "Square says the authorization code has expired\(named); exchange it within minutes. Start a new sign-in."
+            )
+        }
+        if field == "code_verifier" || detail.contains("code_verifier") || detail.contains("code verifier") {
+            return make(
+                .invalidCodeVerifier,
+                "Square does not accept the PKCE code verifier for this code\(named): it was not the one whose "
+                    + "challenge the authorization URL carried. Start a new sign-in."
+            )
+        }
+        if field == "redirect_uri" {
+            return make(
+                .invalidAuthorizationCode,
+                "Square does not accept the redirect_uri for this code\(named): it must be the redirect URL the "
+                    + "authorization URL named, as registered in the Developer Dashboard."
+            )
+        }
+        if field == "client_id" || field == "client_secret" {
+            return make(
+                .invalidApplicationCredentials,
+                "Square does not accept the application ID\(named); check the client ID on the OAuth page of the "
+                    + "Developer Dashboard."
+            )
+        }
+        return make(
+            .invalidAuthorizationCode,
+            "Square does not accept the authorization code\(named): unknown, or issued to another application. "
+                + "Start a new sign-in."
+        )
     }
 
     private static func accessTokenMessage(squareCode: String?, status: Int) -> String {

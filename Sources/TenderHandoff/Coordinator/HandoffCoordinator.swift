@@ -51,6 +51,7 @@ public final class HandoffCoordinator: Sendable {
     public let configuration: Configuration
 
     private let opener: any PaymentURLOpener
+    private let squareAuthorization: SquareAuthorizationManager?
     private let log: (@Sendable (HandoffEvent) -> Void)?
     private let waiters = OutcomeWaiters()
 
@@ -61,16 +62,22 @@ public final class HandoffCoordinator: Sendable {
     ///   - journal: where payments are written ahead and outcomes recorded; its clock is the coordinator's.
     ///   - opener: what opens the POS app.
     ///   - configuration: expiry, time-out and retention.
+    ///   - squareAuthorization: when given, every Square request goes through its
+    ///     `SquareAuthorizationManager.prepare(_:)` before anything is written: the authorized location becomes
+    ///     the default `location_id`, and a request in another currency than the location's, or made while the
+    ///     seller is not authorized, is refused before the app switch.
     ///   - log: receives an event for everything that happens; events name only payment IDs and providers.
     public init(
         journal: PaymentJournal,
         opener: any PaymentURLOpener,
         configuration: Configuration = Configuration(),
+        squareAuthorization: SquareAuthorizationManager? = nil,
         log: (@Sendable (HandoffEvent) -> Void)? = nil
     ) {
         self.journal = journal
         self.opener = opener
         self.configuration = configuration
+        self.squareAuthorization = squareAuthorization
         self.log = log
     }
 
@@ -150,6 +157,7 @@ public final class HandoffCoordinator: Sendable {
         reopening: Bool = false,
         expiresIn: Duration? = nil
     ) throws -> PreparedHandoff {
+        let request = try authorized(request)
         let token = OneTimeToken.generate()
         let url: URL
         let endpoints: [String]
@@ -194,6 +202,18 @@ public final class HandoffCoordinator: Sendable {
         } catch let error as HandoffError where error.code == .storageFailed || error.code == .journalCorrupt {
             emit(.storageFailed, id, Request.provider)
             throw error
+        }
+    }
+
+    /// A Square request as the authorized seller may send it; every other request as it is.
+    private func authorized<Request: PaymentRequest>(_ request: Request) throws -> Request {
+        guard let manager = squareAuthorization, let square = request as? SquareRequest else { return request }
+        do {
+            guard let prepared = try manager.prepare(square) as? Request else { return request }
+            return prepared
+        } catch let error as SquareAuthorizationError {
+            let code: HandoffError.Code = error.code == .notAuthorized ? .notAuthorized : .invalidRequest
+            throw HandoffError(code, "The Square request cannot be handed off: \(error.message)")
         }
     }
 

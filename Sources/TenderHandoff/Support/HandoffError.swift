@@ -24,6 +24,8 @@ public struct HandoffError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidRequest = Code(rawValue: "invalid_request")
         /// A payment with this ID is still pending: opening the POS app again could charge twice.
         public static let paymentPending = Code(rawValue: "payment_pending")
+        /// The Square seller is not authorized (or was deauthorized), so no Square hand-off may start (SEC-11).
+        public static let notAuthorized = Code(rawValue: "not_authorized")
         /// A payment with this ID timed out and its outcome is unknown: opening again could charge twice.
         public static let outcomeUnknown = Code(rawValue: "outcome_unknown")
         /// A payment with this ID already has its final outcome.

@@ -3,7 +3,7 @@ public import Tender
 /// One thing that happened in the hand-off, for logs.
 ///
 /// By construction an event can only name the payment and the provider (SEC-10): URLs, tokens and
-/// amounts have nowhere to go. Pass a sink to ``HandoffCoordinator/init(journal:opener:configuration:log:)``
+/// amounts have nowhere to go. Pass a sink to ``HandoffCoordinator/init(journal:opener:configuration:squareAuthorization:log:)``
 /// and forward ``description`` to your logger.
 public struct HandoffEvent: Sendable, Hashable, CustomStringConvertible {
     /// What happened. An open set.

@@ -17,6 +17,15 @@ struct SquareConnectRoutes: SandboxRouteGroup {
         await server.appendRoute("POST /oauth2/revoke") { request in
             await Self.serve(request, as: .revokeToken, with: sandbox)
         }
+        await server.appendRoute("GET /oauth2/authorize") { request in
+            await Self.serve(request, as: .authorizePage, with: sandbox)
+        }
+        await server.appendRoute("POST /oauth2/authorize/decision") { request in
+            await Self.serve(request, as: .authorizeDecision, with: sandbox)
+        }
+        await server.appendRoute("GET /v2/locations") { request in
+            await Self.serve(request, as: .locations, with: sandbox)
+        }
         await server.appendRoute("GET /v2/locations/*") { request in
             // The raw, still percent-encoded path: FlyingFox's `path` is decoded, so `%2F` would split the ID.
             let components = request.target.path().split(separator: "/", omittingEmptySubsequences: false)
@@ -44,6 +53,7 @@ struct SquareConnectRoutes: SandboxRouteGroup {
         let call = SquareConnectSandbox.Call(
             method: request.method.rawValue,
             path: request.target.path(),
+            query: request.target.query(),
             authorization: request.headers[.authorization],
             squareVersion: request.headers[HTTPHeader("Square-Version")],
             contentType: request.headers[.contentType],
@@ -53,6 +63,9 @@ struct SquareConnectRoutes: SandboxRouteGroup {
         var headers = HTTPHeaders()
         headers[.contentType] = answer.contentType
         headers[.date] = InternetDate.httpDate(sandbox.now())
+        // Tokens and consent pages must not be cached (RFC 6749 §5.1).
+        headers[.cacheControl] = "no-store"
+        if let location = answer.location { headers[.location] = location }
         return HTTPResponse(
             statusCode: HTTPStatusCode(answer.status, phrase: Self.phrase(answer.status)),
             headers: headers,
@@ -63,6 +76,7 @@ struct SquareConnectRoutes: SandboxRouteGroup {
     private static func phrase(_ status: Int) -> String {
         switch status {
         case 200: return "OK"
+        case 302: return "Found"
         case 400: return "Bad Request"
         case 401: return "Unauthorized"
         case 403: return "Forbidden"

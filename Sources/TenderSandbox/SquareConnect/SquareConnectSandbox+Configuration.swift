@@ -17,6 +17,11 @@ extension SquareConnectSandbox {
         public var applications: [Application]
         /// The sandbox's clock: expiry decisions and the `Date` header. Inject one in tests.
         public var now: @Sendable () -> Date
+        /// The merchant who answers the authorization page (`GET /oauth2/authorize`): the tokens its codes
+        /// obtain act for this merchant. Default: ``sellerMerchantID``.
+        public var signInMerchantID: String
+        /// How long an authorization code can be exchanged: 5 minutes, as Square's.
+        public var authorizationCodeLifetime: TimeInterval
 
         /// Creates a configuration.
         public init(
@@ -24,16 +29,20 @@ extension SquareConnectSandbox {
             locations: [SquareLocation] = [],
             refreshTokens: [RefreshToken] = [],
             applications: [Application] = [],
+            signInMerchantID: String = Configuration.sellerMerchantID,
+            authorizationCodeLifetime: TimeInterval = 300,
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
             self.accessTokens = accessTokens
             self.locations = locations
             self.refreshTokens = refreshTokens
             self.applications = applications
+            self.signInMerchantID = signInMerchantID
+            self.authorizationCodeLifetime = authorizationCodeLifetime
             self.now = now
         }
 
-        /// The merchant ID of the seller ``seller(accessToken:locationID:refreshToken:now:)`` registers.
+        /// The merchant ID of the seller ``seller(accessToken:locationID:refreshToken:redirectURLs:now:)`` registers.
         public static let sellerMerchantID = "MLTENDERSANDBOX"
         /// The application ID (`client_id`) of that seller's tokens.
         public static let sellerClientID = "sq0idp-TenderSandbox"
@@ -41,11 +50,13 @@ extension SquareConnectSandbox {
         public static let sellerApplicationSecret = "sq0csp-TenderSandboxSecret"
 
         /// One seller, ready to authorize: a token with every required scope expiring in 30 days, an active
-        /// US location (USD, MCC 5812) that takes cards, and optionally a rotating (PKCE) refresh token.
+        /// US location (USD, MCC 5812) that takes cards, and optionally a rotating (PKCE) refresh token. The
+        /// application ``sellerClientID`` accepts `redirectURLs` for sign-ins on the authorization page.
         public static func seller(
             accessToken: String,
             locationID: String,
             refreshToken: String? = nil,
+            redirectURLs: [String] = [],
             now: @escaping @Sendable () -> Date = { Date() }
         ) -> Configuration {
             let issued = now()
@@ -71,7 +82,9 @@ extension SquareConnectSandbox {
                 refreshTokens: refreshToken.map {
                     [RefreshToken($0, merchantID: sellerMerchantID, clientID: sellerClientID)]
                 } ?? [],
-                applications: [Application(clientID: sellerClientID, secret: sellerApplicationSecret)],
+                applications: [
+                    Application(clientID: sellerClientID, secret: sellerApplicationSecret, redirectURLs: redirectURLs)
+                ],
                 now: now
             )
         }
@@ -149,17 +162,23 @@ extension SquareConnectSandbox {
         public var description: String { "RefreshToken(redacted, merchant \(merchantID))" }
     }
 
-    /// An application (client ID and secret) for the server-side RevokeToken. Prints without its secret.
+    /// An application as the Developer Dashboard registers it: client ID, secret (for the server-side
+    /// RevokeToken and the code flow without PKCE) and redirect URLs (for the authorization page). Prints
+    /// without its secret.
     public struct Application: Sendable, Hashable, CustomStringConvertible {
         /// The application ID.
         public var clientID: String
         /// The application secret.
         public var secret: String
+        /// The redirect URLs the authorization page may send sellers back to, compared exactly. The first is
+        /// used when the authorization URL names none.
+        public var redirectURLs: [String]
 
         /// Creates an application.
-        public init(clientID: String, secret: String) {
+        public init(clientID: String, secret: String, redirectURLs: [String] = []) {
             self.clientID = clientID
             self.secret = secret
+            self.redirectURLs = redirectURLs
         }
 
         /// `Application(sq0idp-…, secret redacted)`.

@@ -7,7 +7,9 @@ public import Tender
 /// |---|---|
 /// | RetrieveTokenStatus | `POST /oauth2/token/status` |
 /// | RetrieveLocation | `GET /v2/locations/{location_id}` |
-/// | ObtainToken (`refresh_token` grant) | `POST /oauth2/token` |
+/// | ListLocations | `GET /v2/locations` |
+/// | Authorize (the seller's Allow / Deny page) | `GET /oauth2/authorize` |
+/// | ObtainToken (`authorization_code` with PKCE or secret, `refresh_token`) | `POST /oauth2/token` |
 /// | RevokeToken | `POST /oauth2/revoke` |
 ///
 /// Errors have Square's body, `{"errors": [{"category", "code", "detail", "field"}]}`; every answer carries a
@@ -23,20 +25,31 @@ public actor SquareConnectSandbox {
     /// The sandbox's clock.
     public nonisolated let now: @Sendable () -> Date
 
-    private var accessTokens: [String: AccessToken] = [:]
-    private var locations: [String: SquareLocation] = [:]
-    private var refreshTokens: [String: RefreshToken] = [:]
-    private var applications: [String: Application] = [:]
+    var accessTokens: [String: AccessToken] = [:]
+    var locations: [String: SquareLocation] = [:]
+    var refreshTokens: [String: RefreshToken] = [:]
+    var applications: [String: Application] = [:]
     private var fault: Fault?
     private var isPaused = false
     private var pausedRequests: [CheckedContinuation<Void, Never>] = []
     private var recorded: [RecordedRequest] = []
     private let log: (@Sendable (String) -> Void)?
+    /// Sign-in: the merchant who answers the authorization page, and how long its codes live.
+    let signInMerchantID: String
+    let authorizationCodeLifetime: TimeInterval
+    /// Sign-in: authorization requests waiting for Allow or Deny, by consent ID, oldest first.
+    var consents: [(id: String, consent: Consent)] = []
+    /// Sign-in: authorization codes issued, by code.
+    var authorizationCodes: [String: AuthorizationCodeRecord] = [:]
+    /// Sign-in: the code each token obtained through a code was issued under, for revoking them together.
+    var codeOfToken: [String: String] = [:]
 
     /// Creates a stand-in that knows what `configuration` registers.
     public init(configuration: Configuration = Configuration(), log: (@Sendable (String) -> Void)? = nil) {
         self.now = configuration.now
         self.log = log
+        self.signInMerchantID = configuration.signInMerchantID
+        self.authorizationCodeLifetime = configuration.authorizationCodeLifetime
         for token in configuration.accessTokens { accessTokens[token.token] = token }
         for location in configuration.locations { locations[location.id] = location }
         for token in configuration.refreshTokens { refreshTokens[token.token] = token }
@@ -124,6 +137,8 @@ public actor SquareConnectSandbox {
     struct Call: Sendable {
         var method: String
         var path: String
+        /// The raw, percent-encoded query.
+        var query: String = ""
         var authorization: String?
         var squareVersion: String?
         var contentType: String?
@@ -137,11 +152,16 @@ public actor SquareConnectSandbox {
         /// Square's error code, for the log.
         var code: String?
         var contentType = "application/json"
+        /// The `Location` of a redirect.
+        var location: String?
     }
 
     enum Endpoint: Sendable {
         case tokenStatus
         case location(encodedID: String)
+        case locations
+        case authorizePage
+        case authorizeDecision
         case obtainToken
         case revokeToken
         case unknown
@@ -193,6 +213,9 @@ public actor SquareConnectSandbox {
         switch endpoint {
         case .tokenStatus: return tokenStatus(call)
         case .location(let encodedID): return location(call, encodedID: encodedID)
+        case .locations: return listLocations(call)
+        case .authorizePage: return authorizePage(call)
+        case .authorizeDecision: return authorizeDecision(call)
         case .obtainToken: return obtainToken(call)
         case .revokeToken: return revokeToken(call)
         case .unknown:
@@ -201,7 +224,7 @@ public actor SquareConnectSandbox {
     }
 
     /// The registered, usable token of a `Bearer` header, or Square's 401.
-    private func bearerToken(_ call: Call) -> Result<AccessToken, AnswerError> {
+    func bearerToken(_ call: Call) -> Result<AccessToken, AnswerError> {
         guard let header = call.authorization, header.count > 7, header.prefix(7).lowercased() == "bearer " else {
             return .failure(
                 AnswerError(
@@ -307,12 +330,15 @@ public actor SquareConnectSandbox {
         for field in ["client_id", "grant_type"] where body[field]?.stringValue?.isEmpty != false {
             return Self.missing(field)
         }
+        if body["grant_type"]?.stringValue == "authorization_code" {
+            return authorizationCodeGrant(body)
+        }
         guard body["grant_type"]?.stringValue == "refresh_token" else {
             return Self.error(
                 400,
                 category: "INVALID_REQUEST_ERROR",
                 code: "INVALID_VALUE",
-                detail: "The sandbox exchanges refresh tokens only (grant_type refresh_token).",
+                detail: "The sandbox supports grant_type authorization_code and refresh_token.",
                 field: "grant_type"
             )
         }
@@ -354,6 +380,7 @@ public actor SquareConnectSandbox {
             next.expiresAt = issued.addingTimeInterval(Self.refreshTokenLifetime)
             refreshTokens[next.token] = next
         }
+        noteRefresh(of: presented, issuing: [accessToken.token, next.token])
         var object: JSONObject = [
             "access_token": .string(accessToken.token),
             "token_type": .string("bearer"),
@@ -415,16 +442,16 @@ public actor SquareConnectSandbox {
     // MARK: Answers
 
     /// A failed check, carried through `Result`.
-    private struct AnswerError: Error {
+    struct AnswerError: Error {
         let answer: Answer
         init(_ answer: Answer) { self.answer = answer }
     }
 
-    private static func ok(_ object: JSONObject) -> Answer {
+    static func ok(_ object: JSONObject) -> Answer {
         Answer(status: 200, body: JSONValue.object(object).serialized(escapingSlashes: false))
     }
 
-    private static func error(
+    static func error(
         _ status: Int,
         category: String,
         code: String,
@@ -440,7 +467,7 @@ public actor SquareConnectSandbox {
         )
     }
 
-    private static func missing(_ field: String) -> Answer {
+    static func missing(_ field: String) -> Answer {
         error(
             400,
             category: "INVALID_REQUEST_ERROR",
@@ -451,7 +478,7 @@ public actor SquareConnectSandbox {
     }
 
     /// A token-like random string: a prefix and 60 URL-safe characters from the system CSPRNG.
-    private static func randomToken(prefix: String) -> String {
+    static func randomToken(prefix: String) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         var generator = SystemRandomNumberGenerator()
         return prefix + String((0..<60).map { _ in alphabet[Int(generator.next(upperBound: UInt8(64)))] })

@@ -24,7 +24,7 @@ enum HTTPProbe {
 
     private static let session = URLSession(
         configuration: .ephemeral,
-        delegate: NoRedirects(),
+        delegate: ProbeRedirectRefusal(),
         delegateQueue: nil
     )
 
@@ -164,7 +164,7 @@ private let sendBytes = Glibc.send
 #endif
 
 /// Refuses every redirect, so the test sees it.
-private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+private final class ProbeRedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,

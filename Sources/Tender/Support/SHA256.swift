@@ -1,36 +1,35 @@
-/// SHA-256 (FIPS 180-4 §6.2), written out so that Tender needs no crypto dependency.
-///
-/// The journal stores only the SHA-256 of each one-time token: a stolen journal cannot answer a hand-off,
-/// yet a callback is matched by hashing the token it carries. Speed does not matter here (one short
-/// token per callback), clarity does.
-struct SHA256: Sendable {
+/// SHA-256 (FIPS 180-4 §6.2), written out so that Tender needs no crypto library: Foundation on Linux has
+/// no CryptoKit. Used for PKCE's S256 code challenge (RFC 7636 §4.2); it is fast enough for short inputs
+/// and is checked against the FIPS 180-4 and RFC 7636 example vectors.
+package enum SHA256 {
     /// The 32-byte digest of `message`.
-    static func hash(_ message: some Collection<UInt8>) -> [UInt8] {
+    package static func hash(_ message: some Sequence<UInt8>) -> [UInt8] {
         var state = initialHash
-        var block = [UInt8]()
+        var block: [UInt8] = []
         block.reserveCapacity(64)
+        var length: UInt64 = 0
         for byte in message {
             block.append(byte)
+            length &+= 1
             if block.count == 64 {
                 compress(&state, block)
                 block.removeAll(keepingCapacity: true)
             }
         }
-        // Padding (§5.1.1): a 1 bit, zeros, then the message length in bits as a 64-bit big-endian number.
-        let bitLength = UInt64(message.count) &* 8
+        // Padding (§5.1.1): one 1 bit, zeros, then the length in bits as a 64-bit big-endian number.
         block.append(0x80)
         if block.count > 56 {
-            while block.count < 64 { block.append(0) }
+            block.append(contentsOf: repeatElement(0, count: 64 - block.count))
             compress(&state, block)
             block.removeAll(keepingCapacity: true)
         }
-        while block.count < 56 { block.append(0) }
+        block.append(contentsOf: repeatElement(0, count: 56 - block.count))
+        let bits = length &* 8
         for shift in stride(from: 56, through: 0, by: -8) {
-            block.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+            block.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
         }
         compress(&state, block)
-
-        var digest = [UInt8]()
+        var digest: [UInt8] = []
         digest.reserveCapacity(32)
         for word in state {
             for shift in stride(from: 24, through: 0, by: -8) {
@@ -40,29 +39,24 @@ struct SHA256: Sendable {
         return digest
     }
 
-    /// The digest as lower-case hex.
-    static func hexHash(_ message: some Collection<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        for byte in hash(message) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+    /// The digest of a string's UTF-8 bytes.
+    package static func hash(_ text: String) -> [UInt8] {
+        hash(text.utf8)
     }
 
-    /// §6.2.2: processes one 64-byte block.
+    /// §6.2.2: one 512-bit block into the running hash.
     private static func compress(_ state: inout [UInt32], _ block: [UInt8]) {
-        var w = [UInt32](repeating: 0, count: 64)
-        for t in 0..<16 {
-            w[t] =
-                UInt32(block[4 * t]) << 24 | UInt32(block[4 * t + 1]) << 16 | UInt32(block[4 * t + 2]) << 8
-                | UInt32(block[4 * t + 3])
+        var schedule = [UInt32](repeating: 0, count: 64)
+        for index in 0..<16 {
+            let offset = index * 4
+            schedule[index] =
+                UInt32(block[offset]) << 24 | UInt32(block[offset + 1]) << 16 | UInt32(block[offset + 2]) << 8
+                | UInt32(block[offset + 3])
         }
-        for t in 16..<64 {
-            let s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
-            let s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
-            w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+        for index in 16..<64 {
+            let s0 = rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
+            let s1 = rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19) ^ (schedule[index - 2] >> 10)
+            schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
         }
         var a = state[0]
         var b = state[1]
@@ -72,36 +66,38 @@ struct SHA256: Sendable {
         var f = state[5]
         var g = state[6]
         var h = state[7]
-        for t in 0..<64 {
-            let sum1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+        for index in 0..<64 {
+            let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
             let choice = (e & f) ^ (~e & g)
-            let t1 = h &+ sum1 &+ choice &+ roundConstants[t] &+ w[t]
-            let sum0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+            let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ schedule[index]
+            let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
             let majority = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = sum0 &+ majority
+            let temp2 = sum0 &+ majority
             h = g
             g = f
             f = e
-            e = d &+ t1
+            e = d &+ temp1
             d = c
             c = b
             b = a
-            a = t1 &+ t2
+            a = temp1 &+ temp2
         }
-        state[0] = state[0] &+ a
-        state[1] = state[1] &+ b
-        state[2] = state[2] &+ c
-        state[3] = state[3] &+ d
-        state[4] = state[4] &+ e
-        state[5] = state[5] &+ f
-        state[6] = state[6] &+ g
-        state[7] = state[7] &+ h
+        state[0] &+= a
+        state[1] &+= b
+        state[2] &+= c
+        state[3] &+= d
+        state[4] &+= e
+        state[5] &+= f
+        state[6] &+= g
+        state[7] &+= h
     }
 
     @inline(__always)
-    private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
+    private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
+        (value >> count) | (value << (32 - count))
+    }
 
-    /// §5.3.3.
+    /// §5.3.3: the first 32 bits of the fractional parts of the square roots of the first 8 primes.
     private static let initialHash: [UInt32] = [
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
     ]

@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import Tender
+import TenderSandbox
+
+/// `tender square sign-in`: signs a seller in with OAuth and PKCE, and stores the tokens.
+struct SquareSignInCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sign-in",
+        abstract: "Sign a Square seller in with OAuth and PKCE, and store the tokens.",
+        discussion: """
+            Builds the authorization URL (client_id, the scopes the Mobile Payments SDK needs, session=false, a \
+            one-time state, an S256 code_challenge, redirect_uri), checks the redirect (state, error), exchanges \
+            the code with ObtainToken (authorization_code and code_verifier, no secret), picks the location \
+            (--location-id, or the seller's only one that takes cards) and authorizes it. The tokens go to the \
+            credentials store and are never printed. Without --approve or --deny, prints the authorization URL \
+            on the first line (and a prompt on the second) and reads the URL the browser was redirected to from \
+            standard input. With a local \
+            tender sandbox, --approve or --deny presses that button on its authorization page. Prints the \
+            state and the location (with --json one object). On failure exits with status 1 and the error case \
+            in snake case (state_mismatch, access_denied, authorization_code_already_redeemed, \
+            invalid_code_verifier, location_required, …).
+            """
+    )
+
+    @Option(
+        name: .customLong("base-url"),
+        help: ArgumentHelp(
+            "Square's API: production (the default), sandbox (Square's), or a base URL such as http://127.0.0.1:8080.",
+            valueName: "url"
+        )
+    )
+    var baseURL: String?
+
+    @Option(name: .customLong("client-id"), help: "Your application ID from Square's Developer Dashboard.")
+    var clientID: String
+
+    @Option(
+        name: .customLong("redirect-uri"),
+        help: ArgumentHelp("The redirect URL registered for your application.", valueName: "url")
+    )
+    var redirectURI: String
+
+    @Option(
+        name: .customLong("location-id"),
+        help: "The location to take payments at (default: the seller's only location that takes cards)."
+    )
+    var locationID: String?
+
+    @Flag(help: "Local tender sandbox only: press Allow on its authorization page instead of asking you.")
+    var approve = false
+
+    @Flag(help: "Local tender sandbox only: press Deny on its authorization page (to see the refusal).")
+    var deny = false
+
+    @Option(
+        name: .customLong("credentials-file"),
+        help: ArgumentHelp(
+            "Keep the tokens in this owner-only file (default: the Keychain on macOS, else "
+                + "$XDG_DATA_HOME/tender/square-authorization.json).",
+            valueName: "path"
+        )
+    )
+    var credentialsFile: String?
+
+    @Option(name: .customLong("square-version"), help: "The Square-Version header.")
+    var squareVersion: String = SquareConnectClient.defaultSquareVersion
+
+    @Option(help: ArgumentHelp("Seconds to wait for Square.", valueName: "seconds"))
+    var timeout: Double = 30
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    func run() async throws {
+        guard timeout > 0, timeout.isFinite else {
+            throw CLIError("--timeout must be a positive number of seconds; got \(timeout).")
+        }
+        guard !(approve && deny) else { throw CLIError("Pass --approve or --deny, not both.") }
+        let environment = try SquareAuthorizeCommand.environment(baseURL)
+        if approve || deny, environment == .production || environment == .sandbox {
+            throw CLIError(
+                "--\(approve ? "approve" : "deny") works only with a local tender sandbox (--base-url "
+                    + "http://127.0.0.1:PORT); with Square, open the printed URL and choose yourself."
+            )
+        }
+        guard let redirectURL = URL(string: redirectURI), redirectURL.scheme != nil else {
+            throw CLIError("--redirect-uri must be an absolute URL such as https://example.com/square/callback.")
+        }
+        let store: any SquareCredentialStore =
+            credentialsFile.map { FileCredentialStore(fileURL: URL(fileURLWithPath: $0)) }
+            ?? defaultSquareCredentialStore()
+        let manager = SquareAuthorizationManager(
+            client: SquareConnectClient(environment: environment, squareVersion: squareVersion, timeout: timeout),
+            store: store
+        )
+        do {
+            let signIn = try manager.signIn(clientID: clientID, redirectURL: redirectURL)
+            let redirect = try await redirect(for: signIn)
+            let authorization = try await manager.completeSignIn(signIn, redirectURL: redirect, locationID: locationID)
+            let storedIn = credentialsFile ?? Self.defaultStoreName
+            if json {
+                var output = SquareAuthorizeCommand.describe(manager.state, authorization)
+                output.set("credentials", storedIn)
+                Output.line(output.text)
+            } else {
+                let location = authorization.location
+                Output.line("state: \(manager.state)")
+                Output.line(
+                    "location: \(location.id) — \(location.name) (\(location.currency.code), \(location.country)"
+                        + "\(location.mcc.map { ", MCC \($0)" } ?? ""))"
+                )
+                Output.line("merchant: \(authorization.merchantID ?? "unknown")")
+                Output.line("expires_at: \(authorization.expiresAt.map(InternetDate.rfc3339) ?? "never")")
+                Output.line("scopes: \(authorization.scopes.map(\.rawValue).joined(separator: ", "))")
+                Output.line("credentials: stored in \(storedIn)")
+            }
+        } catch let error as SquareAuthorizationError {
+            throw CLIError("\(error.code.rawValue): \(error.message)")
+        } catch let error as SandboxError {
+            throw CLIError("sandbox: \(error.message)")
+        }
+    }
+
+    /// The redirect: from the sandbox's page, or pasted by the person who signed in.
+    private func redirect(for signIn: SquareSignIn) async throws -> URL {
+        if approve { return try await SandboxSeller(timeout: timeout).approve(signIn.authorizationURL) }
+        if deny { return try await SandboxSeller(timeout: timeout).deny(signIn.authorizationURL) }
+        Output.line(signIn.authorizationURL.absoluteString)
+        Output.line("Open the URL above, sign in as the seller, choose Allow, then paste the URL you land on:")
+        Output.flush()
+        guard let line = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces), !line.isEmpty else {
+            throw CLIError("No redirect URL on standard input; paste the URL the browser was redirected to.")
+        }
+        guard let url = URL(string: line) else {
+            throw CLIError("The pasted text is not a URL; paste the whole address the browser was redirected to.")
+        }
+        return url
+    }
+
+    private static var defaultStoreName: String {
+        #if canImport(Security)
+        return "the Keychain"
+        #else
+        return "the default credentials file"
+        #endif
+    }
+}
