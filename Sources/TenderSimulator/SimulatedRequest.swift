@@ -10,8 +10,9 @@ public struct SimulatorProblem: Sendable, Hashable, CustomStringConvertible {
         case refusesWithoutCallback = "refuses_without_callback"
     }
 
-    /// The provider's error code the app answers with (such as `amount_too_small`), or, for a refusal without
-    /// callback, a descriptive code of Tender's (such as `unregistered_callback_url`).
+    /// The provider's error code the app answers with (Square's `amount_too_small`), or a descriptive code of
+    /// Tender's where the provider has none (Swipe, SoftPOS and SumUp report no codes for these; a refusal
+    /// without callback, such as `unregistered_callback_url`). Each app model documents its codes.
     public var code: String
     /// What is wrong and how to fix it.
     public var message: String

@@ -60,7 +60,7 @@ struct SandboxOpenerTests {
             let coordinator = HandoffCoordinator(
                 journal: try PaymentJournal(path: directory.appendingPathComponent("journal.sqlite").path),
                 opener: SandboxOpener(baseURL: base, opener: browser),
-                configuration: .init(handoffTimeout: .seconds(20))
+                configuration: .init(handoffTimeout: .seconds(120))
             )
             browser.coordinator = coordinator
             let requests: [any PaymentRequest] = [
