@@ -288,6 +288,8 @@ struct POSAppsSandboxTests {
             #expect(!index.body.contains(Self.token))
             let recorded = await server.posApps.recentRequests
             #expect(recorded.map(\.id) == [page.id, waiting.id])
+            #expect(recorded.map(\.request.callbackURL) == ["my-app://done/square_request", "my-app://sumup-done"])
+            #expect(!String(reflecting: recorded).contains(Self.token), "what the sandbox keeps carries no token")
             #expect(recorded.first?.answer?.outcome == .cancel)
 
             let again = try await HTTPProbe.get(base + "/requests/\(waiting.id)")

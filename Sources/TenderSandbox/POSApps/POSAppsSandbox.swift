@@ -43,7 +43,8 @@ public actor POSAppsSandbox {
         public let receivedAt: Date
         /// How it arrived: `page` (a browser opened it) or `api` (`POST /api/simulate`).
         public let channel: Channel
-        /// What the simulated app read.
+        /// What the simulated app read; its ``SimulatedRequest/callbackURL`` is cut to the endpoint (scheme,
+        /// host, path), since the query may carry the caller's token.
         public let request: SimulatedRequest
         /// What the app answered, once it has.
         public internal(set) var answer: Answer?
@@ -141,7 +142,7 @@ public actor POSAppsSandbox {
             id: newID(),
             receivedAt: Date(),
             channel: .api,
-            request: request,
+            request: Self.withoutToken(request),
             answer: nil
         )
         record.answer = .init(outcome: outcome, noCallbackReason: answer.noCallbackReason)
@@ -155,7 +156,13 @@ public actor POSAppsSandbox {
     /// - Throws: ``SimulatorError`` when the URL is not a request to a POS app.
     func open(_ requestURL: String) throws -> (record: RecordedRequest, nonce: String) {
         let request = try simulator.inspect(requestURL)
-        let record = RecordedRequest(id: newID(), receivedAt: Date(), channel: .page, request: request, answer: nil)
+        let record = RecordedRequest(
+            id: newID(),
+            receivedAt: Date(),
+            channel: .page,
+            request: Self.withoutToken(request),
+            answer: nil
+        )
         let nonce = randomHex(bytes: 16)
         nonces[record.id] = nonce
         remember(record, url: requestURL)
@@ -221,6 +228,13 @@ public actor POSAppsSandbox {
             )
         }
         return answer
+    }
+
+    /// The request with its callback URL cut to the endpoint: what is kept and shown.
+    private static func withoutToken(_ request: SimulatedRequest) -> SimulatedRequest {
+        var kept = request
+        kept.callbackURL = request.callbackURL.map { (try? URLParts($0).endpoint) ?? "" }
+        return kept
     }
 
     private func remember(_ record: RecordedRequest, url: String?) {
