@@ -85,7 +85,9 @@ struct SandboxCLITests {
         let missing = try await CLIRunner.runAsync(["sandbox", "--port", "0", "--merchant", "/nonexistent.json"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("merchant profile"))
-        let file = try temporaryDirectory().appendingPathComponent("bad.json")
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("bad.json")
         try Data(#"{"curency": "EUR"}"#.utf8).write(to: file)
         let invalid = try await CLIRunner.runAsync(["sandbox", "--port", "0", "--merchant", file.path])
         #expect(invalid.status == 1)

@@ -118,19 +118,28 @@ final class WebDriver: Sendable {
     private let process: Process
     private let port: UInt16
     private let session: String
+    /// chromedriver's and Chromium's temporary files (TMPDIR), removed on ``quit()``.
+    private let scratch: URL
 
-    private init(process: Process, port: UInt16, session: String) {
+    private init(process: Process, port: UInt16, session: String, scratch: URL) {
         self.process = process
         self.port = port
         self.session = session
+        self.scratch = scratch
     }
 
     /// Starts chromedriver on a free loopback port and opens a headless Chromium session.
     static func launch(_ tools: BrowserTools) async throws -> WebDriver {
         let port = try RefusingPort().port  // a free port, released when the reservation goes
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tender-browser-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tools.chromedriver)
         process.arguments = ["--port=\(port)"]
+        // Chromium leaves small files in TMPDIR; keep them where the test removes them.
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -162,9 +171,10 @@ final class WebDriver: Sendable {
             guard let value = created["value"] as? [String: Any], let session = value["sessionId"] as? String else {
                 throw BrowserTestError("chromedriver did not open a session: \(created)")
             }
-            return WebDriver(process: process, port: port, session: session)
+            return WebDriver(process: process, port: port, session: session, scratch: scratch)
         } catch {
             await stop(process, port: port)
+            try? FileManager.default.removeItem(at: scratch)
             throw error
         }
     }
@@ -211,6 +221,7 @@ final class WebDriver: Sendable {
     func quit() async {
         _ = try? await command("DELETE", "")
         await Self.stop(process, port: port)
+        try? FileManager.default.removeItem(at: scratch)
     }
 
     /// Asks chromedriver to shut down, and kills it if it has not within 5 seconds. (A child of the test
