@@ -24,7 +24,8 @@ struct CLIRunner {
         return URL(fileURLWithPath: ".build/debug/tender")
     }()
 
-    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+    /// Runs `tender` and waits for it, blocking the calling thread: call it only off the cooperative pool.
+    static func runBlocking(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -31,7 +31,7 @@ struct DemoCLITests {
 
     @Test("prints a table: every provider through the coordinator and the simulated apps, then a forgery and a replay")
     func table() async throws {
-        let result = try await CLIRunner.runAsync(["demo"])
+        let result = try await CLIRunner.run(["demo"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
         let rows = Self.rows(result.stdout)
@@ -59,20 +59,20 @@ struct DemoCLITests {
 
     @Test("the same seed gives the same table; another seed other transaction IDs")
     func deterministic() async throws {
-        let first = Self.rows(try await CLIRunner.runAsync(["demo", "--seed", "7"]).stdout)
-        let second = Self.rows(try await CLIRunner.runAsync(["demo", "--seed", "7"]).stdout)
-        let other = Self.rows(try await CLIRunner.runAsync(["demo", "--seed", "8"]).stdout)
+        let first = Self.rows(try await CLIRunner.run(["demo", "--seed", "7"]).stdout)
+        let second = Self.rows(try await CLIRunner.run(["demo", "--seed", "7"]).stdout)
+        let other = Self.rows(try await CLIRunner.run(["demo", "--seed", "8"]).stdout)
         #expect(!first.isEmpty && first == second)
         #expect(first != other)
     }
 
     @Test("with --journal the payments stay in that journal: completed, acknowledged, one per row")
     func journal() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try await temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("demo.sqlite").path
         for _ in 0..<2 {
-            let result = try await CLIRunner.runAsync(["demo", "--journal", path])
+            let result = try await CLIRunner.run(["demo", "--journal", path])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("Journal: \(path)"))
         }
@@ -85,9 +85,9 @@ struct DemoCLITests {
 
     @Test("without --journal the journal lives in a temporary directory, deleted afterwards")
     func temporaryJournal() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try await temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try await CLIRunner.runAsync(["demo"], environment: ["TMPDIR": directory.path])
+        let result = try await CLIRunner.run(["demo"], environment: ["TMPDIR": directory.path])
         #expect(result.status == 0, "\(result.stderr)")
         let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("Journal: ") })
         let path = String(line.dropFirst("Journal: ".count).prefix { $0 != "," })

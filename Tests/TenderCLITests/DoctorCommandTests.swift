@@ -13,13 +13,13 @@ struct DoctorCommandTests {
         fixtures.appendingPathComponent(name + ".plist").path
     }
 
-    static func doctor(_ name: String, _ extra: [String] = []) throws -> CLIRunner.Result {
-        try CLIRunner.run(["doctor", "--info-plist", path(name)] + extra)
+    static func doctor(_ name: String, _ extra: [String] = []) async throws -> CLIRunner.Result {
+        try await CLIRunner.run(["doctor", "--info-plist", path(name)] + extra)
     }
 
     @Test("a ready Info.plist: one ok line per check, exit 0, nothing on stderr", arguments: ["ready", "ready-binary"])
-    func ready(name: String) throws {
-        let result = try Self.doctor(name, ["--callback-scheme", "my-shop"])
+    func ready(name: String) async throws {
+        let result = try await Self.doctor(name, ["--callback-scheme", "my-shop"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 6)
@@ -30,8 +30,8 @@ struct DoctorCommandTests {
     }
 
     @Test("problems: the report with each fix on stdout, exit 1, one summary line on stderr")
-    func problems() throws {
-        let result = try Self.doctor("partial", ["--callback-scheme", "my-shop"])
+    func problems() async throws {
+        let result = try await Self.doctor("partial", ["--callback-scheme", "my-shop"])
         #expect(result.status == 1)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let problems = lines.filter { $0.hasPrefix("problem ") }
@@ -49,25 +49,25 @@ struct DoctorCommandTests {
     }
 
     @Test("--provider limits the queried-scheme checks")
-    func providers() throws {
-        let result = try Self.doctor("partial", ["--callback-scheme", "my-shop", "--provider", "square,sumup"])
+    func providers() async throws {
+        let result = try await Self.doctor("partial", ["--callback-scheme", "my-shop", "--provider", "square,sumup"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        let bad = try Self.doctor("partial", ["--provider", "square,paypal"])
+        let bad = try await Self.doctor("partial", ["--provider", "square,paypal"])
         #expect(bad.status == 1 && bad.stdout.isEmpty)
         #expect(bad.stderr.contains("unknown provider 'paypal'"))
     }
 
     @Test("a POS app's scheme registered as the app's own is reported with its fix")
-    func posScheme() throws {
-        let result = try Self.doctor("registers-pos-scheme")
+    func posScheme() async throws {
+        let result = try await Self.doctor("registers-pos-scheme")
         #expect(result.status == 1)
         #expect(result.stdout.contains("problem [square] CFBundleURLTypes registers square-commerce-v1"))
         #expect(result.stdout.contains("fix: Remove square-commerce-v1 from CFBundleURLSchemes"))
     }
 
     @Test("--json: one object with every check; exit status as without")
-    func json() throws {
-        let result = try Self.doctor("no-queries", ["--json", "--provider", "square"])
+    func json() async throws {
+        let result = try await Self.doctor("no-queries", ["--json", "--provider", "square"])
         #expect(result.status == 1)
         let object = try #require(try JSONValue.parse(result.stdout.trimmingCharacters(in: .newlines)).objectValue)
         #expect(object["ok"]?.boolValue == false)
@@ -89,8 +89,8 @@ struct DoctorCommandTests {
         "an unreadable file: exit 1, one line on stderr, nothing on stdout",
         arguments: ["not-a-plist", "array-root", "does-not-exist"]
     )
-    func unreadable(name: String) throws {
-        let result = try Self.doctor(name)
+    func unreadable(name: String) async throws {
+        let result = try await Self.doctor(name)
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.split(separator: "\n").count == 1)
@@ -98,8 +98,8 @@ struct DoctorCommandTests {
     }
 
     @Test("--help says when the exit status is 1")
-    func help() throws {
-        let result = try CLIRunner.run(["doctor", "--help"])
+    func help() async throws {
+        let result = try await CLIRunner.run(["doctor", "--help"])
         #expect(result.status == 0)
         let text = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(text.contains("Exit status: 0 when every check passes; 1 when a check finds a problem"))

@@ -11,22 +11,36 @@ import Darwin
 #endif
 
 /// Point of Sale's reply to a Square request URL: the marked callback URL with `data` (echoing `state`).
-func squareReply(to requestURL: String, transactionID: String = "TXN-1", state: String?? = .none) throws -> String {
+func squareReply(to requestURL: String, transactionID: String = "TXN-1", state: String?? = .none) async throws -> String
+{
     let request = try SquareRequest(urlString: requestURL)
     var object: JSONObject = ["status": .string("ok"), "transaction_id": .string(transactionID)]
     if let echoed = state ?? request.state { object["state"] = .string(echoed) }
     return try request.wireCallbackURL() + "?data=" + PercentEncoding.encode(JSONValue.object(object).serialized())
 }
 
-/// A fresh directory for one test.
-func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tender-cli-\(UUID().uuidString)")
+/// Where tests keep their journals: tmpfs (`/dev/shm`) when the system has it, else the temporary folder.
+///
+/// The journal syncs every commit to disk (`synchronous=FULL`), and its synchronous writes block the thread
+/// that calls them. On a shared 2-core CI machine, thousands of fsyncs from tests that hammer the journal
+/// would hold both threads of Swift's cooperative pool for tens of seconds, and the in-process HTTP servers
+/// of other tests would stop answering. On tmpfs the files are still real SQLite files (WAL, locks, fsync
+/// calls) and a killed process loses exactly what it would lose on a disk; neither can say anything about
+/// power loss (see the spec's notes on testing).
+func journalScratchDirectory() -> URL {
+    let shm = URL(fileURLWithPath: "/dev/shm")
+    return FileManager.default.isWritableFile(atPath: shm.path) ? shm : FileManager.default.temporaryDirectory
+}
+
+/// A fresh directory for one test, on ``journalScratchDirectory()``.
+func temporaryDirectory() async throws -> URL {
+    let url = journalScratchDirectory().appendingPathComponent("tender-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
 
 /// Parses one line of JSON output.
-func jsonObject(_ line: Substring) throws -> JSONObject {
+func jsonObject(_ line: Substring) async throws -> JSONObject {
     try #require(try JSONValue.parse(String(line)).objectValue)
 }
 
@@ -35,68 +49,72 @@ struct HandoffProcessTests {
     static let squareFlags = ["--application-id", "sq0idp-CLI", "--callback", "my-app://done", "--currency", "USD"]
 
     @Test("tender pay, handle, journal list/show/resolve keep their JSON contract")
-    func cliContract() throws {
-        let directory = try temporaryDirectory()
+    func cliContract() async throws {
+        let directory = try await temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let journal = ["--journal", directory.appendingPathComponent("j.sqlite").path]
 
-        let pay = try CLIRunner.run(
+        let pay = try await CLIRunner.run(
             ["pay", "square", "--amount", "1250", "--json"] + HandoffProcessTests.squareFlags + journal
         )
         #expect(pay.status == 0, "\(pay.stderr)")
-        let paid = try jsonObject(Substring(pay.stdout.trimmingCharacters(in: .newlines)))
+        let paid = try await jsonObject(Substring(pay.stdout.trimmingCharacters(in: .newlines)))
         let id = try #require(paid["payment_id"]?.stringValue)
         let url = try #require(paid["request_url"]?.stringValue)
         #expect(paid["state"]?.stringValue == "pending")
         #expect(paid["amount"]?.stringValue == "12.50")
 
-        let reply = try squareReply(to: url)
-        let first = try CLIRunner.run(["handle", reply, "--json"] + journal)
+        let reply = try await squareReply(to: url)
+        let first = try await CLIRunner.run(["handle", reply, "--json"] + journal)
         #expect(first.status == 0)
-        let recorded = try jsonObject(Substring(first.stdout.trimmingCharacters(in: .newlines)))
+        let recorded = try await jsonObject(Substring(first.stdout.trimmingCharacters(in: .newlines)))
         #expect(recorded["disposition"]?.stringValue == "recorded")
         #expect(recorded["payment_id"]?.stringValue == id)
         #expect(recorded["outcome"]?.stringValue == "approved")
 
-        let second = try CLIRunner.run(["handle", reply] + journal)
+        let second = try await CLIRunner.run(["handle", reply] + journal)
         #expect(second.status == 0)
         #expect(
-            try jsonObject(Substring(second.stdout.trimmingCharacters(in: .newlines)))["disposition"]?.stringValue
+            try await jsonObject(Substring(second.stdout.trimmingCharacters(in: .newlines)))["disposition"]?.stringValue
                 == "duplicate"
         )
 
-        let forged = try CLIRunner.run(["handle", try squareReply(to: url, state: "forged-token")] + journal)
+        let forged = try await CLIRunner.run(
+            ["handle", try await squareReply(to: url, state: "forged-token")] + journal
+        )
         #expect(forged.status == 0)
-        let unsolicited = try jsonObject(Substring(forged.stdout.trimmingCharacters(in: .newlines)))
+        let unsolicited = try await jsonObject(Substring(forged.stdout.trimmingCharacters(in: .newlines)))
         #expect(unsolicited["disposition"]?.stringValue == "unsolicited")
         #expect(unsolicited["payment_id"] == .null)
         #expect(unsolicited["outcome"] == .null)
 
-        let malformed = try CLIRunner.run(
+        let malformed = try await CLIRunner.run(
             ["handle", "my-app://done/square_request?data=%7B%22status%22%3A1%7D"] + journal
         )
         #expect(malformed.status == 1)
         #expect(malformed.stdout.isEmpty)
         #expect(malformed.stderr.hasPrefix("error: "))
-        #expect(try CLIRunner.run(["handle", "my-app://settings"] + journal).status == 1)
+        #expect(try await CLIRunner.run(["handle", "my-app://settings"] + journal).status == 1)
 
-        let short = try CLIRunner.run(
+        let short = try await CLIRunner.run(
             ["pay", "square", "--amount", "99", "--expires-in", "90s", "--json"] + HandoffProcessTests.squareFlags
                 + journal
         )
         let shortID = try #require(
-            try jsonObject(Substring(short.stdout.trimmingCharacters(in: .newlines)))["payment_id"]?.stringValue
+            try await jsonObject(Substring(short.stdout.trimmingCharacters(in: .newlines)))["payment_id"]?.stringValue
         )
         let shortEntry = try #require(try PaymentJournal(path: journal[1]).entry(try PaymentID(validating: shortID)))
         #expect(shortEntry.expiresAt.timeIntervalSince(shortEntry.createdAt) == 90)
         #expect(
-            try CLIRunner.run(
+            try await CLIRunner.run(
                 ["pay", "square", "--amount", "99", "--expires-in", "soon"] + HandoffProcessTests.squareFlags + journal
             ).status == 1
         )
-        #expect(try CLIRunner.run(["journal", "resolve", shortID, "--outcome", "cancelled"] + journal).status == 0)
+        #expect(
+            try await CLIRunner.run(["journal", "resolve", shortID, "--outcome", "cancelled"] + journal).status == 0
+        )
 
-        let list = try CLIRunner.run(["journal", "list", "--json", "--state", "completed"] + journal)
+        let list = try await CLIRunner.run(["journal", "list", "--json", "--state", "completed"] + journal)
         let entries = try #require(try JSONValue.parse(list.stdout.trimmingCharacters(in: .newlines)).arrayValue)
         #expect(entries.count == 1)
         let entry = try #require(entries.first?.objectValue)
@@ -108,21 +126,22 @@ struct HandoffProcessTests {
         }
         #expect(entry["state"]?.stringValue == "completed")
 
-        let show = try CLIRunner.run(["journal", "show", id, "--json"] + journal)
+        let show = try await CLIRunner.run(["journal", "show", id, "--json"] + journal)
         #expect(
-            try jsonObject(Substring(show.stdout.trimmingCharacters(in: .newlines)))["transaction_id"]?.stringValue
+            try await jsonObject(Substring(show.stdout.trimmingCharacters(in: .newlines)))["transaction_id"]?
+                .stringValue
                 == "TXN-1"
         )
 
-        let resolve = try CLIRunner.run(
+        let resolve = try await CLIRunner.run(
             ["journal", "resolve", id, "--outcome", "declined", "--note", "refunded", "--json"] + journal
         )
         #expect(resolve.status == 0, "\(resolve.stderr)")
-        let resolved = try jsonObject(Substring(resolve.stdout.trimmingCharacters(in: .newlines)))
+        let resolved = try await jsonObject(Substring(resolve.stdout.trimmingCharacters(in: .newlines)))
         #expect(resolved["state"]?.stringValue == "resolved")
         #expect(resolved["outcome"]?.stringValue == "declined")
-        #expect(try CLIRunner.run(["journal", "resolve", id, "--outcome", "maybe"] + journal).status == 1)
-        #expect(try CLIRunner.run(["journal", "show", "no-such-id"] + journal).status == 1)
+        #expect(try await CLIRunner.run(["journal", "resolve", id, "--outcome", "maybe"] + journal).status == 1)
+        #expect(try await CLIRunner.run(["journal", "show", "no-such-id"] + journal).status == 1)
 
         // The journal never holds the token or the URLs.
         let token = try #require(try SquareRequest(urlString: url).state)
@@ -134,11 +153,11 @@ struct HandoffProcessTests {
     }
 
     @Test("the default journal lives under XDG_DATA_HOME, created on first use")
-    func defaultJournal() throws {
-        let directory = try temporaryDirectory()
+    func defaultJournal() async throws {
+        let directory = try await temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = ["XDG_DATA_HOME": directory.appendingPathComponent("data").path]
-        let pay = try CLIRunner.run(
+        let pay = try await CLIRunner.run(
             ["pay", "square", "--amount", "100"] + HandoffProcessTests.squareFlags,
             environment: environment
         )
@@ -147,7 +166,7 @@ struct HandoffProcessTests {
             FileManager.default.fileExists(atPath: directory.appendingPathComponent("data/tender/journal.sqlite").path)
         )
         let home = ["XDG_DATA_HOME": "", "HOME": directory.appendingPathComponent("home").path]
-        #expect(try CLIRunner.run(["journal", "list"], environment: home).status == 0)
+        #expect(try await CLIRunner.run(["journal", "list"], environment: home).status == 0)
         #expect(
             FileManager.default.fileExists(
                 atPath: directory.appendingPathComponent("home/.local/share/tender/journal.sqlite").path
@@ -156,8 +175,8 @@ struct HandoffProcessTests {
     }
 
     @Test("every provider pays through the journal; a request without a callback cannot carry the token")
-    func everyProvider() throws {
-        let path = try temporaryDirectory().appendingPathComponent("journal.sqlite").path
+    func everyProvider() async throws {
+        let path = try await temporaryDirectory().appendingPathComponent("journal.sqlite").path
         let requests: [(String, [String])] = [
             ("swipe", ["--amount", "5", "--return-url", "my-app://swipe", "--return-app-name", "Demo"]),
             ("softpos", ["--type", "sale", "--amount", "200", "--currency", "EUR", "--response-url", "my-app://sp"]),
@@ -167,7 +186,7 @@ struct HandoffProcessTests {
             ),
         ]
         for (provider, flags) in requests {
-            let result = try CLIRunner.run(["pay", provider] + flags + ["--journal", path, "--json"])
+            let result = try await CLIRunner.run(["pay", provider] + flags + ["--journal", path, "--json"])
             #expect(result.status == 0, "\(provider): \(result.stderr)")
             let object = try #require(try JSONValue.parse(String(result.stdout.dropLast())).objectValue)
             #expect(object["provider"] == .string(provider))
@@ -179,14 +198,14 @@ struct HandoffProcessTests {
             )
         }
         #expect(try PaymentJournal(path: path).entries().count == 3)
-        let noCallback = try CLIRunner.run([
+        let noCallback = try await CLIRunner.run([
             "pay", "softpos", "--type", "sale", "--amount", "200", "--currency", "EUR", "--journal", path,
         ])
         #expect(noCallback.status == 1)
         #expect(noCallback.stdout.isEmpty)
         #expect(noCallback.stderr.split(separator: "\n").count == 1)
         #expect(try PaymentJournal(path: path).entries().count == 3, "nothing is written for a refused request")
-        let sumUpToken = try CLIRunner.run([
+        let sumUpToken = try await CLIRunner.run([
             "pay", "sumup", "--amount", "1.00", "--currency", "EUR", "--affiliate-key", "K", "--callback-success",
             "my-app://ok",
             "--foreign-transaction-id", "mine", "--journal", path,
@@ -196,7 +215,7 @@ struct HandoffProcessTests {
 
     @Test("1,000 deliveries of one callback from 5 processes at once record it exactly once (SEC-2, REL-3)")
     func multiProcessDeliveries() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try await temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("j.sqlite").path
         let prepared = try HandoffCoordinator(journal: try PaymentJournal(path: path), opener: PrintingOpener())
@@ -207,10 +226,10 @@ struct HandoffProcessTests {
                     amount: Money(minorUnits: 700, currency: .usd)
                 )
             )
-        let reply = try squareReply(to: prepared.url.absoluteString)
+        let reply = try await squareReply(to: prepared.url.absoluteString)
         let outputs = try await withThrowingTaskGroup(of: CLIRunner.Result.self) { group in
             for _ in 0..<5 {
-                group.addTask { try CLIRunner.run(["handle", reply, "--deliveries", "200", "--journal", path]) }
+                group.addTask { try await CLIRunner.run(["handle", reply, "--deliveries", "200", "--journal", path]) }
             }
             var all: [CLIRunner.Result] = []
             for try await result in group { all.append(result) }
@@ -220,7 +239,7 @@ struct HandoffProcessTests {
         for output in outputs {
             #expect(output.status == 0, "\(output.stderr)")
             for line in output.stdout.split(separator: "\n") {
-                dispositions.append(try jsonObject(line)["disposition"]?.stringValue ?? "?")
+                dispositions.append(try await jsonObject(line)["disposition"]?.stringValue ?? "?")
             }
         }
         #expect(dispositions.count == 1000)
@@ -232,8 +251,8 @@ struct HandoffProcessTests {
     }
 
     @Test("SIGKILL at 200 random points while recording: every acknowledged outcome survives, integrity ok (REL-3)")
-    func crashWhileRecording() throws {
-        let directory = try temporaryDirectory()
+    func crashWhileRecording() async throws {
+        let directory = try await temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("j.sqlite").path
         let urlFile = directory.appendingPathComponent("callbacks.txt")
@@ -241,7 +260,7 @@ struct HandoffProcessTests {
 
         var replies: [PaymentID: String] = [:]
         var waiting: [PaymentID] = []
-        func refill() throws {
+        func refill() async throws {
             let coordinator = HandoffCoordinator(journal: try PaymentJournal(path: path), opener: PrintingOpener())
             for index in 0..<300 {
                 let request = SquareRequest(
@@ -250,7 +269,7 @@ struct HandoffProcessTests {
                     amount: Money(minorUnits: 100 + index, currency: .usd)
                 )
                 let prepared = try coordinator.prepare(request)
-                replies[prepared.entry.id] = try squareReply(
+                replies[prepared.entry.id] = try await squareReply(
                     to: prepared.url.absoluteString,
                     transactionID: "T\(index)"
                 )
@@ -262,7 +281,7 @@ struct HandoffProcessTests {
         let killPoints = 200
         var killsDuringRun = 0
         for round in 0..<killPoints {
-            if waiting.count < 40 { try refill() }
+            if waiting.count < 40 { try await refill() }
             // Mostly fresh callbacks, plus a few replays of acknowledged ones.
             var batch = waiting.prefix(40).compactMap { replies[$0] }
             for id in acknowledged.keys.shuffled(using: &generator).prefix(3) { batch.insert(replies[id]!, at: 0) }
@@ -272,14 +291,15 @@ struct HandoffProcessTests {
                 CLIRunner.executable,
                 ["journal", "record-callbacks", urlFile.path, "--journal", path]
             )
-            var lines = try child.readLines(until: { $0.contains("ready") })
+            // The child is read and waited for off the cooperative pool (see CLIRunner.run).
+            var lines = await child.readLines(until: { $0.contains("ready") })
             let acksBeforeKill = Int.random(in: 0...12, using: &generator)
-            lines += try child.readLines(until: { seen in seen.filter { $0.hasPrefix("ack") }.count >= acksBeforeKill })
-            usleep(UInt32.random(in: 0...1500, using: &generator))
+            lines += await child.readLines(until: { seen in seen.filter { $0.hasPrefix("ack") }.count >= acksBeforeKill
+                })
+            try await Task.sleep(nanoseconds: UInt64.random(in: 0...1_500_000, using: &generator))
             let killed = child.sigkill()
             if killed { killsDuringRun += 1 }
-            lines += child.readToEnd()
-            child.wait()
+            lines += await child.finish()
 
             for line in lines where line.hasPrefix("ack ") {
                 let parts = line.split(separator: " ")
@@ -319,7 +339,9 @@ struct HandoffProcessTests {
 }
 
 /// A child process whose standard output is read line by line, and that can be SIGKILLed.
-final class ChildProcess {
+/// A child `tender` process read line by line. Its blocking reads and waits run on a thread of their own,
+/// never on the cooperative pool or Dispatch's global queues (see `CLIRunner.run`). One task uses it at a time.
+final class ChildProcess: @unchecked Sendable {
     private let process = Process()
     private let output = Pipe()
     private var buffer = Data()
@@ -333,7 +355,20 @@ final class ChildProcess {
     }
 
     /// Reads complete lines until `done` holds for the lines read, or the output ends.
-    func readLines(until done: ([String]) -> Bool) throws -> [String] {
+    func readLines(until done: @escaping @Sendable ([String]) -> Bool) async -> [String] {
+        await offCooperativePool { self.readLinesBlocking(until: done) }
+    }
+
+    /// Reads what is left and waits for the child to exit; returns the remaining complete lines.
+    func finish() async -> [String] {
+        await offCooperativePool {
+            let lines = self.readToEnd()
+            self.process.waitUntilExit()
+            return lines
+        }
+    }
+
+    private func readLinesBlocking(until done: ([String]) -> Bool) -> [String] {
         var lines: [String] = []
         while !done(lines) {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
@@ -355,10 +390,15 @@ final class ChildProcess {
     }
 
     /// The remaining complete lines.
-    func readToEnd() -> [String] {
+    private func readToEnd() -> [String] {
         buffer.append(output.fileHandleForReading.readDataToEndOfFile())
         return String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
+}
 
-    func wait() { process.waitUntilExit() }
+/// Runs blocking work on a thread of its own and awaits its result, leaving the shared pools free.
+func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
+    }
 }

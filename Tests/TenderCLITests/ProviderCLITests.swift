@@ -8,8 +8,8 @@ func expectBadInput(
     _ arguments: [String],
     mentioning fragment: String? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
-) throws -> String {
-    let result = try CLIRunner.run(arguments)
+) async throws -> String {
+    let result = try await CLIRunner.run(arguments)
     #expect(result.status == 1, sourceLocation: sourceLocation)
     #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
     let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
@@ -22,8 +22,8 @@ func expectBadInput(
 }
 
 /// Runs `tender` successfully and returns its single line of output.
-func expectLine(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-    let result = try CLIRunner.run(arguments)
+func expectLine(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+    let result = try await CLIRunner.run(arguments)
     #expect(result.status == 0, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
     #expect(result.stderr.isEmpty, sourceLocation: sourceLocation)
     #expect(
@@ -34,16 +34,16 @@ func expectLine(_ arguments: [String], sourceLocation: SourceLocation = #_source
 }
 
 /// Decodes `tender decode` output.
-func decodeJSON(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONObject {
-    let line = try expectLine(["decode"] + arguments, sourceLocation: sourceLocation)
+func decodeJSON(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> JSONObject {
+    let line = try await expectLine(["decode"] + arguments, sourceLocation: sourceLocation)
     return try #require(try JSONValue.parse(line).objectValue, sourceLocation: sourceLocation)
 }
 
 @Suite("tender swipe request")
 struct SwipeCLITests {
     @Test("prints the vendor's sample request (swipe §1)")
-    func vendorSample() throws {
-        let line = try expectLine([
+    func vendorSample() async throws {
+        let line = try await expectLine([
             "swipe", "request", "--amount", "10.99", "--email", "john@example.com",
             "--return-url", "com-companyname-demoapp://action/", "--return-app-name", "DemoApp",
         ])
@@ -54,19 +54,20 @@ struct SwipeCLITests {
     }
 
     @Test("the amount always goes out with two decimals: 5 → 5.00 (swipe §1)")
-    func twoDecimals() throws {
+    func twoDecimals() async throws {
         #expect(
-            try expectLine(["swipe", "request", "--amount", "5"]) == "com-appninjas-iswipe://charge/1.0.0/?amount=5.00"
+            try await expectLine(["swipe", "request", "--amount", "5"])
+                == "com-appninjas-iswipe://charge/1.0.0/?amount=5.00"
         )
         #expect(
-            try expectLine(["swipe", "request", "--amount", "0.5"])
+            try await expectLine(["swipe", "request", "--amount", "0.5"])
                 == "com-appninjas-iswipe://charge/1.0.0/?amount=0.50"
         )
     }
 
     @Test("every flag reaches the wire (swipe §1)")
-    func everyFlag() throws {
-        let line = try expectLine([
+    func everyFlag() async throws {
+        let line = try await expectLine([
             "swipe", "request", "--amount", "12", "--currency", "CAD", "--return-url", "my-app://done",
             "--return-app-name", "My App", "--filemaker", "--email", "a+b@c.d", "--first-name", "Jane", "--last-name",
             "Doe",
@@ -82,34 +83,37 @@ struct SwipeCLITests {
     }
 
     @Test("bad input: status 1 and one line on stderr")
-    func badInput() throws {
-        _ = try expectBadInput(
+    func badInput() async throws {
+        _ = try await expectBadInput(
             ["swipe", "request", "--amount", "5", "--return-url", "my-app://x"],
             mentioning: "--return-app-name"
         )
-        _ = try expectBadInput(
+        _ = try await expectBadInput(
             ["swipe", "request", "--amount", "5", "--return-app-name", "X"],
             mentioning: "--return-url"
         )
-        _ = try expectBadInput(["swipe", "request", "--amount", "5.001"], mentioning: "--amount")
-        _ = try expectBadInput(["swipe", "request", "--amount", "ten"], mentioning: "--amount")
-        _ = try expectBadInput(["swipe", "request", "--amount", "0"], mentioning: "0.01")
-        _ = try expectBadInput(["swipe", "request", "--amount", "5", "--currency", "JPY"], mentioning: "JPY")
-        _ = try expectBadInput(["swipe", "request", "--amount", "5", "--currency", "XXX1"], mentioning: "--currency")
-        _ = try expectBadInput(
+        _ = try await expectBadInput(["swipe", "request", "--amount", "5.001"], mentioning: "--amount")
+        _ = try await expectBadInput(["swipe", "request", "--amount", "ten"], mentioning: "--amount")
+        _ = try await expectBadInput(["swipe", "request", "--amount", "0"], mentioning: "0.01")
+        _ = try await expectBadInput(["swipe", "request", "--amount", "5", "--currency", "JPY"], mentioning: "JPY")
+        _ = try await expectBadInput(
+            ["swipe", "request", "--amount", "5", "--currency", "XXX1"],
+            mentioning: "--currency"
+        )
+        _ = try await expectBadInput(
             ["swipe", "request", "--amount", "5", "--return-url", "softpos://x", "--return-app-name", "A"],
             mentioning: "scheme"
         )
-        _ = try expectBadInput(["swipe", "request"])
-        _ = try expectBadInput(["swipe", "request", "--amount", "5", "--bogus"])
+        _ = try await expectBadInput(["swipe", "request"])
+        _ = try await expectBadInput(["swipe", "request", "--amount", "5", "--bogus"])
     }
 }
 
 @Suite("tender softpos request")
 struct SoftPOSCLITests {
     @Test("prints the vendor's sale and refund (softpos §1)")
-    func vendorExamples() throws {
-        let sale = try expectLine([
+    func vendorExamples() async throws {
+        let sale = try await expectLine([
             "softpos", "request", "--type", "sale", "--amount", "200", "--currency", "EUR", "--response-url",
             "testapp://response",
         ])
@@ -117,7 +121,7 @@ struct SoftPOSCLITests {
             try PercentEncoding.decode(sale.dropFirst("softpos://softpos/transaction?payload=".count))
                 == #"{"amount":200,"type":"sale","currency":"EUR","responseUrl":"testapp://response"}"#
         )
-        let refund = try expectLine([
+        let refund = try await expectLine([
             "softpos", "request", "--type", "refund", "--amount", "200", "--currency", "EUR",
             "--original-transaction-id", "446655", "--response-url", "testapp://response",
         ])
@@ -128,33 +132,33 @@ struct SoftPOSCLITests {
     }
 
     @Test("bad input: status 1 and one line on stderr (softpos §1)")
-    func badInput() throws {
+    func badInput() async throws {
         let base = ["softpos", "request", "--amount", "200", "--currency", "EUR"]
-        _ = try expectBadInput(base + ["--type", "refund"], mentioning: "original")
-        _ = try expectBadInput(base + ["--type", "sale", "--original-transaction-id", "1"], mentioning: "sale")
-        _ = try expectBadInput(base + ["--type", "void"], mentioning: "--type")
-        _ = try expectBadInput(
+        _ = try await expectBadInput(base + ["--type", "refund"], mentioning: "original")
+        _ = try await expectBadInput(base + ["--type", "sale", "--original-transaction-id", "1"], mentioning: "sale")
+        _ = try await expectBadInput(base + ["--type", "void"], mentioning: "--type")
+        _ = try await expectBadInput(
             ["softpos", "request", "--type", "sale", "--amount", "200", "--currency", "USD"],
             mentioning: "EUR"
         )
-        _ = try expectBadInput(
+        _ = try await expectBadInput(
             ["softpos", "request", "--type", "sale", "--amount", "2.00", "--currency", "EUR"],
             mentioning: "cents"
         )
-        _ = try expectBadInput(
+        _ = try await expectBadInput(
             ["softpos", "request", "--type", "sale", "--amount", "0", "--currency", "EUR"],
             mentioning: "positive"
         )
-        _ = try expectBadInput(base + ["--type", "sale", "--response-url", "softpos://x"], mentioning: "scheme")
-        _ = try expectBadInput(["softpos", "request", "--type", "sale", "--amount", "200"])
+        _ = try await expectBadInput(base + ["--type", "sale", "--response-url", "softpos://x"], mentioning: "scheme")
+        _ = try await expectBadInput(["softpos", "request", "--type", "sale", "--amount", "200"])
     }
 }
 
 @Suite("tender sumup request")
 struct SumUpCLITests {
     @Test("prints the README example (sumup §1)")
-    func readmeExample() throws {
-        let line = try expectLine([
+    func readmeExample() async throws {
+        let line = try await expectLine([
             "sumup", "request", "--amount", "10.00", "--currency", "EUR", "--affiliate-key", "YOUR-AFFILIATE-KEY",
             "--title", "Coffee beans", "--callback-success", "samplepaymentapp://", "--callback-fail",
             "samplepaymentapp://",
@@ -167,8 +171,8 @@ struct SumUpCLITests {
     }
 
     @Test("+ reaches the wire as %2B; every flag is sent (sumup §1)")
-    func everyFlag() throws {
-        let line = try expectLine([
+    func everyFlag() async throws {
+        let line = try await expectLine([
             "sumup", "request", "--amount", "4.5", "--currency", "GBP", "--affiliate-key", "K", "--receipt-email",
             "a+b@c.d", "--receipt-phone", "+447700900123", "--skip-success-screen",
         ])
@@ -179,21 +183,24 @@ struct SumUpCLITests {
     }
 
     @Test("bad input: status 1 and one line on stderr (sumup §1)")
-    func badInput() throws {
+    func badInput() async throws {
         let base = ["sumup", "request", "--currency", "EUR", "--affiliate-key", "K"]
-        _ = try expectBadInput(base + ["--amount", "0"], mentioning: "positive")
-        _ = try expectBadInput(base + ["--amount", "1.234"], mentioning: "--amount")
-        _ = try expectBadInput(
+        _ = try await expectBadInput(base + ["--amount", "0"], mentioning: "positive")
+        _ = try await expectBadInput(base + ["--amount", "1.234"], mentioning: "--amount")
+        _ = try await expectBadInput(
             base + ["--amount", "1", "--foreign-transaction-id", String(repeating: "x", count: 129)],
             mentioning: "128"
         )
-        _ = try expectBadInput(base + ["--amount", "1", "--callback-fail", "sumupmerchant://x"], mentioning: "scheme")
+        _ = try await expectBadInput(
+            base + ["--amount", "1", "--callback-fail", "sumupmerchant://x"],
+            mentioning: "scheme"
+        )
         let secret = "secret key"
-        let stderr = try expectBadInput([
+        let stderr = try await expectBadInput([
             "sumup", "request", "--amount", "1", "--currency", "EUR", "--affiliate-key", secret,
         ])
         #expect(!stderr.contains(secret))
-        _ = try expectBadInput(
+        _ = try await expectBadInput(
             ["sumup", "request", "--amount", "1", "--currency", "EURO", "--affiliate-key", "K"],
             mentioning: "--currency"
         )
@@ -203,8 +210,8 @@ struct SumUpCLITests {
 @Suite("tender decode for Swipe, SoftPOS and SumUp")
 struct ProviderDecodeCLITests {
     @Test("a Swipe callback: provider, kind, outcome and the Swipe fields in snake case")
-    func swipeCallback() throws {
-        let object = try decodeJSON([
+    func swipeCallback() async throws {
+        let object = try await decodeJSON([
             "com-companyname-demoapp://action/?tender_token=t1&ifcc_responseType=approved&ifcc_amount=10.99&ifcc_redactedCardNumber=XXXXXXXXXXXX1111&ifcc_cardType=Visa&ifcc_transactionId=T9&ifcc_currency=USD"
         ])
         #expect(object["provider"] == .string("swipe"))
@@ -219,16 +226,16 @@ struct ProviderDecodeCLITests {
     }
 
     @Test("a Swipe callback with an unmasked card number fails without printing it (SEC-9)")
-    func swipeUnmasked() throws {
-        let stderr = try expectBadInput([
+    func swipeUnmasked() async throws {
+        let stderr = try await expectBadInput([
             "decode", "my-app://x?ifcc_responseType=approved&ifcc_amount=1.00&ifcc_redactedCardNumber=4111111111111111",
         ])
         #expect(!stderr.contains("4111"))
     }
 
     @Test("a SoftPOS callback: result and error fields")
-    func softPOSCallback() throws {
-        let approved = try decodeJSON([
+    func softPOSCallback() async throws {
+        let approved = try await decodeJSON([
             SoftPOSCLIFixtures.callback(
                 #"{"result":{"refusalCode":"00","transactionId":"449333","customMessage":{"isoStan":"000206","f39":"000"}}}"#
             )
@@ -241,7 +248,7 @@ struct ProviderDecodeCLITests {
         #expect(approved["custom_message"] == .object(["f39": .string("000"), "isoStan": .string("000206")]))
         #expect(approved["description"] == .null)
 
-        let cancelled = try decodeJSON([
+        let cancelled = try await decodeJSON([
             "testapp://response?result=%7B%22error%22:%7B%22description%22:%22The%20operation%20couldn%E2%80%99t%20be%20completed.%20(Softpos.SoftposReadError%20error%2010.)%22,%22softposReadError%22:%22readCancelled%22,%22errorDescription%22:%22The%20operation%20couldn%E2%80%99t%20be%20completed.%20(Softpos.SoftposReadError%20error%2010.)%22%7D%7D"
         ])
         #expect(cancelled["outcome"] == .string("cancelled"))
@@ -253,7 +260,7 @@ struct ProviderDecodeCLITests {
         #expect(cancelled["error_description"] == cancelled["description"])
         #expect(cancelled["refusal_code"] == .null)
 
-        let failed = try decodeJSON([
+        let failed = try await decodeJSON([
             SoftPOSCLIFixtures.callback(
                 #"{"error":{"description":"d","softposError":{"errorCode":"10","message":"Read error"}}}"#
             )
@@ -269,8 +276,8 @@ struct ProviderDecodeCLITests {
     }
 
     @Test("a SumUp callback: status, transaction code, foreign id, message")
-    func sumUpCallback() throws {
-        let object = try decodeJSON([
+    func sumUpCallback() async throws {
+        let object = try await decodeJSON([
             "my-app://sumup?smp-status=failed&smp-tx-code=TX1&foreign-tx-id=o-1&smp-message=Card%20declined"
         ])
         #expect(object["provider"] == .string("sumup"))
@@ -282,8 +289,8 @@ struct ProviderDecodeCLITests {
     }
 
     @Test("requests of every provider decode")
-    func requests() throws {
-        let swipe = try decodeJSON([
+    func requests() async throws {
+        let swipe = try await decodeJSON([
             "com-appninjas-iswipe://charge/1.0.0/?amount=10.99&email=john%40example.com&returnURL=com-companyname-demoapp%3A%2F%2Faction%2F&returnAppName=DemoApp"
         ])
         #expect(swipe["provider"] == .string("swipe"))
@@ -292,14 +299,14 @@ struct ProviderDecodeCLITests {
         #expect(swipe["return_url"] == .string("com-companyname-demoapp://action/"))
         #expect(swipe["email"] == .string("john@example.com"))
 
-        let softPOS = try decodeJSON([
+        let softPOS = try await decodeJSON([
             #"softpos://softpos/transaction?payload={"amount":200,"type":"refund","originalTranId":"446655","currency":"EUR","responseUrl":"testapp://response"}"#
         ])
         #expect(softPOS["type"] == .string("refund"))
         #expect(softPOS["amount"] == .integer(200))
         #expect(softPOS["original_transaction_id"] == .string("446655"))
 
-        let sumUp = try decodeJSON([
+        let sumUp = try await decodeJSON([
             "sumupmerchant://pay/1.0?amount=10.00&currency=EUR&affiliate-key=K&foreign-tx-id=order-123"
         ])
         #expect(sumUp["provider"] == .string("sumup"))
@@ -308,7 +315,7 @@ struct ProviderDecodeCLITests {
     }
 
     @Test("decode never prints a card number, whatever field carries it (SEC-9)")
-    func decodeMasksCardNumbers() throws {
+    func decodeMasksCardNumbers() async throws {
         let urls = [
             "com-appninjas-iswipe://charge/1.0.0/?amount=1.00&description=card%204111111111111111",
             "sumupmerchant://pay/1.0?amount=1.00&currency=EUR&affiliate-key=K&title=4111-1111-1111-1111",
@@ -317,23 +324,26 @@ struct ProviderDecodeCLITests {
             ),
         ]
         for url in urls {
-            let line = try expectLine(["decode", url])
+            let line = try await expectLine(["decode", url])
             #expect(!CardNumberScreen.containsCardNumber(line), "\(line)")
             #expect(line.contains("1111") || line.contains("4444"))
         }
     }
 
     @Test("--provider forces a provider; a URL of another is refused")
-    func forcedProvider() throws {
-        let object = try decodeJSON(["--provider", "sumup", "my-app://x?smp-status=success"])
+    func forcedProvider() async throws {
+        let object = try await decodeJSON(["--provider", "sumup", "my-app://x?smp-status=success"])
         #expect(object["outcome"] == .string("approved"))
-        _ = try expectBadInput(["decode", "--provider", "swipe", "my-app://x?smp-status=success"], mentioning: "swipe")
-        _ = try expectBadInput(
+        _ = try await expectBadInput(
+            ["decode", "--provider", "swipe", "my-app://x?smp-status=success"],
+            mentioning: "swipe"
+        )
+        _ = try await expectBadInput(
             ["decode", "--provider", "paypal", "my-app://x?smp-status=success"],
             mentioning: "paypal"
         )
-        _ = try expectBadInput(["decode", "my-app://x?smp-status=maybe"], mentioning: "smp-status")
-        _ = try expectBadInput(["decode", SoftPOSCLIFixtures.callback(#"{"result":{"refusalCode":"00"}}"#)])
+        _ = try await expectBadInput(["decode", "my-app://x?smp-status=maybe"], mentioning: "smp-status")
+        _ = try await expectBadInput(["decode", SoftPOSCLIFixtures.callback(#"{"result":{"refusalCode":"00"}}"#)])
     }
 }
 

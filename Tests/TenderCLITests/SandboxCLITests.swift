@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Tender
 import TenderHandoff
@@ -12,7 +11,7 @@ import FoundationNetworking
 struct SandboxCLITests {
     @Test("pay --sandbox → the sandbox's page → Approve → 303 → tender handle: the payment completes")
     func payThroughTheSandbox() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try await temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let profile = directory.appendingPathComponent("merchant.json")
         try Data(#"{"location_id": "LDEMO", "callback_urls": ["my-app://"]}"#.utf8).write(to: profile)
@@ -30,7 +29,7 @@ struct SandboxCLITests {
         let second = try await SquareAuthorizeCommandTests.readLine(from: out.fileHandleForReading)
         #expect(second.hasPrefix("POS apps: open \(base)/<provider>/"))
 
-        let paid = try await CLIRunner.runAsync([
+        let paid = try await CLIRunner.run([
             "pay", "square", "--application-id", "sq0idp-app", "--callback", "my-app://done", "--amount", "1250",
             "--currency", "USD", "--location-id", "LDEMO", "--journal", journal, "--sandbox", base, "--payment-id",
             "order-1",
@@ -52,9 +51,9 @@ struct SandboxCLITests {
         let callback = try #require(answered.location)
         #expect(callback.hasPrefix("my-app://done/square_request?data="))
 
-        let handled = try await CLIRunner.runAsync(["handle", callback, "--journal", journal])
+        let handled = try await CLIRunner.run(["handle", callback, "--journal", journal])
         #expect(handled.status == 0, "\(handled.stderr)")
-        let receipt = try jsonObject(Substring(handled.stdout))
+        let receipt = try await jsonObject(Substring(handled.stdout))
         #expect(receipt["disposition"] == .string("recorded"))
         #expect(receipt["payment_id"] == .string("order-1"))
         #expect(receipt["state"] == .string("completed"))
@@ -62,7 +61,7 @@ struct SandboxCLITests {
 
         process.interrupt()
         let rest = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 let rest = out.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
                 continuation.resume(returning: String(decoding: rest, as: UTF8.self))
@@ -76,20 +75,20 @@ struct SandboxCLITests {
 
     @Test("--sandbox must be an http(s) base URL; --merchant must be a readable, valid profile")
     func badOptions() async throws {
-        let pay = try await CLIRunner.runAsync([
+        let pay = try await CLIRunner.run([
             "pay", "sumup", "--amount", "1.00", "--currency", "EUR", "--affiliate-key", "K", "--callback-success",
             "my-app://s", "--sandbox", "ftp://x",
         ])
         #expect(pay.status == 1)
         #expect(pay.stderr.contains("--sandbox"))
-        let missing = try await CLIRunner.runAsync(["sandbox", "--port", "0", "--merchant", "/nonexistent.json"])
+        let missing = try await CLIRunner.run(["sandbox", "--port", "0", "--merchant", "/nonexistent.json"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("merchant profile"))
-        let directory = try temporaryDirectory()
+        let directory = try await temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("bad.json")
         try Data(#"{"curency": "EUR"}"#.utf8).write(to: file)
-        let invalid = try await CLIRunner.runAsync(["sandbox", "--port", "0", "--merchant", file.path])
+        let invalid = try await CLIRunner.run(["sandbox", "--port", "0", "--merchant", file.path])
         #expect(invalid.status == 1)
         #expect(invalid.stderr.contains("curency"))
     }

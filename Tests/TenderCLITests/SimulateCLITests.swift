@@ -5,7 +5,7 @@ import Testing
 
 @Suite("tender simulate")
 struct SimulateCLITests {
-    static func requestURL() throws -> String {
+    static func requestURL() async throws -> String {
         try SquareRequest(
             applicationID: "sq0idp-app",
             callbackURL: URL(string: "my-app://done")!,
@@ -16,7 +16,7 @@ struct SimulateCLITests {
 
     @Test("prints the callback URL the POS app would open")
     func approve() async throws {
-        let result = try await CLIRunner.runAsync(["simulate", try Self.requestURL()])
+        let result = try await CLIRunner.run(["simulate", try await Self.requestURL()])
         #expect(result.status == 0 && result.stderr.isEmpty)
         let response = try SquareResponse(callbackURLString: String(result.stdout.dropLast()))
         #expect(response.isSuccess && response.state == "s")
@@ -24,24 +24,24 @@ struct SimulateCLITests {
 
     @Test("--outcome and --merchant change the answer")
     func outcomeAndMerchant() async throws {
-        let cancel = try await CLIRunner.runAsync(["simulate", try Self.requestURL(), "--outcome", "cancel"])
+        let cancel = try await CLIRunner.run(["simulate", try await Self.requestURL(), "--outcome", "cancel"])
         #expect(try SquareResponse(callbackURLString: String(cancel.stdout.dropLast())).outcome.status == .cancelled)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("profile-\(UUID().uuidString).json")
         try Data(#"{"logged_in": false}"#.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try await CLIRunner.runAsync(["simulate", try Self.requestURL(), "--merchant", file.path])
+        let result = try await CLIRunner.run(["simulate", try await Self.requestURL(), "--merchant", file.path])
         #expect(try SquareResponse(callbackURLString: String(result.stdout.dropLast())).error?.code == .appNotLoggedIn)
     }
 
     @Test("every POS app: Swipe, SoftPOS and SumUp answers come out as their callback URLs")
     func otherProviders() async throws {
-        let swipe = try await CLIRunner.runAsync([
+        let swipe = try await CLIRunner.run([
             "simulate",
             "com-appninjas-iswipe://charge/1.0.0/?amount=10.99&returnURL=my-app%3A%2F%2Fdone&returnAppName=App",
             "--outcome", "decline",
         ])
         #expect(swipe.stdout == "my-app://done?ifcc_responseType=declined\n")
-        let softPOS = try await CLIRunner.runAsync([
+        let softPOS = try await CLIRunner.run([
             "simulate",
             try SoftPOSRequest.sale(
                 amount: Money(minorUnits: 200, currency: .eur),
@@ -51,7 +51,7 @@ struct SimulateCLITests {
         ])
         let sale = try SoftPOSResponse(callbackURLString: String(softPOS.stdout.dropLast()))
         #expect(sale.outcome.status == .approved)
-        let sumUp = try await CLIRunner.runAsync([
+        let sumUp = try await CLIRunner.run([
             "simulate",
             "sumupmerchant://pay/1.0?amount=4.50&currency=USD&affiliate-key=K&callbackfail=my-app%3A%2F%2Ff",
             "--outcome", "error:invalidstate",
@@ -61,7 +61,7 @@ struct SimulateCLITests {
 
     @Test("when the POS app would not call back, the command fails and says why")
     func noCallback() async throws {
-        let result = try await CLIRunner.runAsync(["simulate", "com-appninjas-iswipe://charge/1.0.0/?amount=10.99"])
+        let result = try await CLIRunner.run(["simulate", "com-appninjas-iswipe://charge/1.0.0/?amount=10.99"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("returnURL"))
@@ -76,7 +76,7 @@ struct SimulateCLITests {
         ]
     )
     func badInput(arguments: [String]) async throws {
-        let result = try await CLIRunner.runAsync(arguments)
+        let result = try await CLIRunner.run(arguments)
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.split(separator: "\n").count == 1)

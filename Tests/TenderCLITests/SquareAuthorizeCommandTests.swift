@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Tender
 import TenderSandbox
@@ -39,7 +38,7 @@ struct SquareAuthorizeCommandTests {
     ) async throws -> CLIRunner.Result {
         var arguments = ["square", "authorize", "--location-id", locationID, "--base-url", baseURL.absoluteString]
         if json { arguments.append("--json") }
-        return try await CLIRunner.runAsync(arguments, environment: ["SQUARE_ACCESS_TOKEN": token ?? ""])
+        return try await CLIRunner.run(arguments, environment: ["SQUARE_ACCESS_TOKEN": token ?? ""])
     }
 
     @Test("authorize prints the state and the location, reading the token from SQUARE_ACCESS_TOKEN")
@@ -133,7 +132,7 @@ struct SquareAuthorizeCommandTests {
 
     @Test("the token is never taken from the command line")
     func noTokenFlag() async throws {
-        let result = try await CLIRunner.runAsync([
+        let result = try await CLIRunner.run([
             "square", "authorize", "--location-id", "L1", "--access-token", Self.token,
         ])
         #expect(result.status == 1)
@@ -143,7 +142,7 @@ struct SquareAuthorizeCommandTests {
 
     @Test("--base-url must be production, sandbox or an http(s) URL")
     func badBaseURL() async throws {
-        let result = try await CLIRunner.runAsync(
+        let result = try await CLIRunner.run(
             ["square", "authorize", "--location-id", "L1", "--base-url", "ftp://example.com"],
             environment: ["SQUARE_ACCESS_TOKEN": Self.token]
         )
@@ -175,7 +174,7 @@ struct SquareAuthorizeCommandTests {
 
         process.interrupt()
         let (status, rest, errors) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 let rest = out.fileHandleForReading.readDataToEndOfFile()
                 let errors = err.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
@@ -200,10 +199,10 @@ struct SquareAuthorizeCommandTests {
 
     @Test("tender sandbox wants the Square token and location together")
     func sandboxArguments() async throws {
-        let result = try await CLIRunner.runAsync(["sandbox", "--port", "0", "--square-access-token", "EAAAx"])
+        let result = try await CLIRunner.run(["sandbox", "--port", "0", "--square-access-token", "EAAAx"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("--square-location-id"))
-        let port = try await CLIRunner.runAsync(["sandbox", "--port", "70000"])
+        let port = try await CLIRunner.run(["sandbox", "--port", "70000"])
         #expect(port.status == 1)
         #expect(port.stderr.contains("--port"))
     }
@@ -211,7 +210,7 @@ struct SquareAuthorizeCommandTests {
     /// Reads one line from a pipe, off the cooperative pool.
     static func readLine(from handle: FileHandle) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 var bytes: [UInt8] = []
                 while true {
                     let chunk = handle.readData(ofLength: 1)

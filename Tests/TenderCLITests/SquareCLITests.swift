@@ -11,8 +11,10 @@ struct SquareCLITests {
     ]
 
     @Test("square request prints the URL and a newline, nothing else")
-    func request() throws {
-        let result = try CLIRunner.run(Self.base + ["--state", "s1", "--notes", "Table 4", "--tenders", "card,cash"])
+    func request() async throws {
+        let result = try await CLIRunner.run(
+            Self.base + ["--state", "s1", "--notes", "Table 4", "--tenders", "card,cash"]
+        )
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
         #expect(result.stdout.hasSuffix("\n") && result.stdout.filter { $0 == "\n" }.count == 1)
@@ -26,8 +28,8 @@ struct SquareCLITests {
     }
 
     @Test("every flag reaches the wire")
-    func allFlags() throws {
-        let result = try CLIRunner.run(
+    func allFlags() async throws {
+        let result = try await CLIRunner.run(
             Self.base + [
                 "--location-id", "L1", "--customer-id", "C1", "--tenders", "none", "--clear-default-fees",
                 "--auto-return",
@@ -81,8 +83,8 @@ struct SquareCLITests {
             ["no-such-command"],
         ]
     )
-    func badInput(arguments: [String]) throws {
-        let result = try CLIRunner.run(arguments)
+    func badInput(arguments: [String]) async throws {
+        let result = try await CLIRunner.run(arguments)
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
@@ -92,21 +94,21 @@ struct SquareCLITests {
     }
 
     @Test("the error line says what to fix")
-    func helpfulErrors() throws {
-        let amount = try CLIRunner.run(Array(Self.base.dropLast(4)) + ["--amount", "12.50", "--currency", "USD"])
+    func helpfulErrors() async throws {
+        let amount = try await CLIRunner.run(Array(Self.base.dropLast(4)) + ["--amount", "12.50", "--currency", "USD"])
         #expect(amount.stderr.contains("minor units"))
-        let currency = try CLIRunner.run(Array(Self.base.dropLast(2)) + ["--currency", "usd"])
+        let currency = try await CLIRunner.run(Array(Self.base.dropLast(2)) + ["--currency", "usd"])
         #expect(currency.stderr.contains("'USD'"))
-        let minimum = try CLIRunner.run(Array(Self.base.dropLast(4)) + ["--amount", "0", "--currency", "USD"])
+        let minimum = try await CLIRunner.run(Array(Self.base.dropLast(4)) + ["--amount", "0", "--currency", "USD"])
         #expect(minimum.stderr.contains("at least 1 minor unit"))
     }
 
     @Test("decode of a Square callback prints one JSON object with the contract's fields")
-    func decodeResponse() throws {
+    func decodeResponse() async throws {
         let data = PercentEncoding.encode(
             #"{"status":"ok","transaction_id":"T1","client_transaction_id":"C1","state":"s"}"#
         )
-        let result = try CLIRunner.run(["decode", "my-app://done/square_request?data=" + data])
+        let result = try await CLIRunner.run(["decode", "my-app://done/square_request?data=" + data])
         #expect(result.status == 0)
         let object = try #require(try JSONValue.parse(String(result.stdout.dropLast())).objectValue)
         #expect(object["provider"] == .string("square"))
@@ -117,7 +119,7 @@ struct SquareCLITests {
         #expect(object["state"] == .string("s"))
         #expect(object["error_code"] == .null)
 
-        let cancelled = try CLIRunner.run([
+        let cancelled = try await CLIRunner.run([
             "decode",
             "my-app://done?data=" + PercentEncoding.encode(#"{"status":"error","error_code":"payment_canceled"}"#),
         ])
@@ -129,9 +131,9 @@ struct SquareCLITests {
     }
 
     @Test("decode of a Square request gives provider, kind and the decoded fields")
-    func decodeRequest() throws {
-        let url = try CLIRunner.run(Self.base + ["--notes", "n"]).stdout.dropLast()
-        let result = try CLIRunner.run(["decode", String(url)])
+    func decodeRequest() async throws {
+        let url = try await CLIRunner.run(Self.base + ["--notes", "n"]).stdout.dropLast()
+        let result = try await CLIRunner.run(["decode", String(url)])
         #expect(result.status == 0)
         let object = try #require(try JSONValue.parse(String(result.stdout.dropLast())).objectValue)
         #expect(object["provider"] == .string("square"))
@@ -143,8 +145,8 @@ struct SquareCLITests {
     }
 
     @Test("help goes to stdout with status 0")
-    func help() throws {
-        let result = try CLIRunner.run(["square", "request", "--help"])
+    func help() async throws {
+        let result = try await CLIRunner.run(["square", "request", "--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("--application-id"))
     }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Tender
 import TenderSandbox
@@ -56,7 +55,7 @@ struct SquareSignInCommandTests {
     }
 
     static func signIn(_ baseURL: URL, file: String, _ extra: [String]) async throws -> CLIRunner.Result {
-        try await CLIRunner.runAsync(
+        try await CLIRunner.run(
             [
                 "square", "sign-in", "--base-url", baseURL.absoluteString, "--client-id", clientID, "--redirect-uri",
                 redirect, "--credentials-file", file,
@@ -114,7 +113,7 @@ struct SquareSignInCommandTests {
     @Test("an unregistered redirect URI: the page refuses, exit 1")
     func unregisteredRedirect() async throws {
         try await Self.withSandbox { baseURL, _, file in
-            let result = try await CLIRunner.runAsync([
+            let result = try await CLIRunner.run([
                 "square", "sign-in", "--base-url", baseURL.absoluteString, "--client-id", Self.clientID,
                 "--redirect-uri", "https://evil.example/cb", "--credentials-file", file, "--approve",
             ])
@@ -125,8 +124,8 @@ struct SquareSignInCommandTests {
     }
 
     @Test("--approve is for a local sandbox only", arguments: ["production", "sandbox"])
-    func approveOnlyLocally(base: String) throws {
-        let result = try CLIRunner.run([
+    func approveOnlyLocally(base: String) async throws {
+        let result = try await CLIRunner.run([
             "square", "sign-in", "--base-url", base, "--client-id", Self.clientID, "--redirect-uri", Self.redirect,
             "--approve",
         ])
@@ -138,7 +137,7 @@ struct SquareSignInCommandTests {
     func interactive() async throws {
         try await Self.withSandbox { baseURL, _, file in
             let result = try await Self.interactive(baseURL, file: file) { authorizationURL in
-                try await SandboxSeller().approve(authorizationURL).absoluteString
+                try await SandboxSeller(timeout: 90).approve(authorizationURL).absoluteString
             }
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stdout.split(separator: "\n").map(String.init)
@@ -154,7 +153,7 @@ struct SquareSignInCommandTests {
     func interactiveStateMismatch() async throws {
         try await Self.withSandbox { baseURL, _, file in
             let result = try await Self.interactive(baseURL, file: file) { authorizationURL in
-                let redirect = try await SandboxSeller().approve(authorizationURL).absoluteString
+                let redirect = try await SandboxSeller(timeout: 90).approve(authorizationURL).absoluteString
                 return redirect.replacingOccurrences(of: "state=", with: "state=x")
             }
             #expect(result.status == 1)
@@ -189,7 +188,7 @@ struct SquareSignInCommandTests {
 
         process.interrupt()
         let log = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 let rest = out.fileHandleForReading.readDataToEndOfFile()
                 _ = err.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
@@ -237,7 +236,7 @@ struct SquareSignInCommandTests {
         input.fileHandleForWriting.write(Data((answer + "\n").utf8))
         try input.fileHandleForWriting.close()
         let (rest, stderr) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 let rest = output.fileHandleForReading.readDataToEndOfFile()
                 let stderr = errors.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
@@ -254,7 +253,7 @@ struct SquareSignInCommandTests {
     /// Reads bytes up to the first newline, off the cooperative pool.
     static func readLine(from handle: FileHandle) async throws -> String {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 var bytes: [UInt8] = []
                 while true {
                     let chunk = handle.readData(ofLength: 1)

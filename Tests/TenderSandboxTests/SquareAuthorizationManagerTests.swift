@@ -186,7 +186,10 @@ struct SquareAuthorizationManagerTests {
             case .noNetwork:
                 let port = try RefusingPort()
                 unreachable = port
-                client = SquareConnectClient(environment: try SquareEnvironment(baseURL: port.baseURL))
+                client = SquareConnectClient(
+                    environment: try SquareEnvironment(baseURL: port.baseURL),
+                    timeout: SandboxHarness.deadline
+                )
             }
             let store = InMemoryCredentialStore()
             let manager = harness.manager(store: store, client: client)
@@ -250,7 +253,7 @@ struct SquareAuthorizationManagerTests {
             let first = Task {
                 try await manager.authorize(accessToken: Harness.accessToken, locationID: Harness.locationID)
             }
-            #expect(await harness.square.waitForRequests(count: 1))
+            #expect(await harness.square.waitForRequests(count: 1, timeout: SandboxHarness.deadline))
             #expect(manager.state == .authorizing)
             await expectAuthorizationError(.alreadyInProgress, capture: harness.capture) {
                 try await manager.authorize(accessToken: Harness.accessToken, locationID: Harness.locationID)
@@ -308,7 +311,7 @@ struct SquareAuthorizationManagerTests {
             let first = Task {
                 try await manager.authorize(accessToken: Harness.accessToken, locationID: Harness.locationID)
             }
-            #expect(await harness.square.waitForRequests(count: 1))
+            #expect(await harness.square.waitForRequests(count: 1, timeout: SandboxHarness.deadline))
             try manager.deauthorize()
             #expect(manager.state == .notAuthorized)
             await harness.square.resume()
@@ -469,7 +472,7 @@ struct SquareAuthorizationManagerTests {
             harness.clock.advance(days: 8)
             await harness.square.pause()
             let tasks = (0..<5).map { _ in Task { try await manager.refreshIfNeeded() } }
-            #expect(await harness.square.waitForRequests(count: 3))
+            #expect(await harness.square.waitForRequests(count: 3, timeout: SandboxHarness.deadline))
             await harness.square.resume()
             // A call that joins the running refresh returns true; one that starts after it finished finds a
             // fresh token and returns false. None may send the rotated-away refresh token again (that would

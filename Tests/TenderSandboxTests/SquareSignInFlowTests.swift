@@ -74,7 +74,7 @@ struct SquareSignInFlowTests {
             let recorder = StateRecorder()
             manager.add(recorder)
 
-            let redirect = try await SandboxSeller().approve(signIn.authorizationURL)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(signIn.authorizationURL)
             #expect(redirect.absoluteString.hasPrefix(Self.redirectURL.absoluteString + "?code=sandbox-sq0cgb-"))
             #expect(try Self.parameter("response_type", of: redirect) == "code")
             #expect(try Self.parameter("state", of: redirect) == Self.state)
@@ -113,7 +113,7 @@ struct SquareSignInFlowTests {
         try await Self.run { harness, signIn in
             let store = InMemoryCredentialStore()
             let manager = harness.manager(store: store)
-            let redirect = try await SandboxSeller().approve(signIn.authorizationURL)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(signIn.authorizationURL)
             try await manager.completeSignIn(signIn, redirectURL: redirect)
             let before = Self.storedSecrets(store)
             harness.clock.advance(days: 8)
@@ -130,7 +130,7 @@ struct SquareSignInFlowTests {
         try await Self.run { harness, signIn in
             let store = InMemoryCredentialStore()
             let manager = harness.manager(store: store)
-            let redirect = try await SandboxSeller().approve(signIn.authorizationURL)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(signIn.authorizationURL)
             let authorization = try await manager.completeSignIn(
                 signIn,
                 redirectURL: redirect,
@@ -149,7 +149,7 @@ struct SquareSignInFlowTests {
         try await Self.run { harness, signIn in
             let store = InMemoryCredentialStore()
             let manager = harness.manager(store: store)
-            let redirect = try await SandboxSeller().approve(signIn.authorizationURL)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(signIn.authorizationURL)
             let code = try #require(try Self.parameter("code", of: redirect))
             let forged = URL(string: "\(Self.redirectURL.absoluteString)?code=\(code)&state=attacker-state")!
             await expectAuthorizationError(.stateMismatch, capture: harness.capture) {
@@ -170,7 +170,7 @@ struct SquareSignInFlowTests {
         try await Self.run { harness, signIn in
             let manager = harness.manager()
             let other = try manager.signIn(clientID: Self.clientID, redirectURL: Self.redirectURL)
-            let redirect = try await SandboxSeller().approve(other.authorizationURL)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(other.authorizationURL)
             await expectAuthorizationError(.stateMismatch, capture: harness.capture) {
                 try await manager.completeSignIn(signIn, redirectURL: redirect)
             }
@@ -185,7 +185,7 @@ struct SquareSignInFlowTests {
         try await Self.run { harness, signIn in
             let store = InMemoryCredentialStore()
             let manager = harness.manager(store: store)
-            let redirect = try await SandboxSeller().deny(signIn.authorizationURL)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).deny(signIn.authorizationURL)
             #expect(try Self.parameter("error", of: redirect) == "access_denied")
             #expect(try Self.parameter("error_description", of: redirect) == "user_denied")
             #expect(try Self.parameter("state", of: redirect) == Self.state)
@@ -207,7 +207,7 @@ struct SquareSignInFlowTests {
     func reusedCode() async throws {
         try await Self.run { harness, signIn in
             let client = harness.client()
-            let redirect = try await SandboxSeller().approve(signIn.authorizationURL)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(signIn.authorizationURL)
             let grant = try await signIn.exchange(redirect, using: client)
             let firstToken = grant.accessToken.withSecret { $0 }
             #expect(await harness.square.isValid(accessToken: firstToken))
@@ -240,7 +240,7 @@ struct SquareSignInFlowTests {
         try await Self.run { harness, signIn in
             let store = InMemoryCredentialStore()
             let manager = harness.manager(store: store)
-            let redirect = try await SandboxSeller().approve(signIn.authorizationURL)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(signIn.authorizationURL)
             await harness.square.setFault(.outage(status: 503))
             await expectAuthorizationError(.unexpected, capture: harness.capture) {
                 try await manager.completeSignIn(signIn, redirectURL: redirect)
@@ -257,7 +257,7 @@ struct SquareSignInFlowTests {
     func wrongVerifier() async throws {
         try await Self.run { harness, signIn in
             let client = harness.client()
-            let redirect = try await SandboxSeller().approve(signIn.authorizationURL)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(signIn.authorizationURL)
             let code = try #require(try Self.parameter("code", of: redirect))
             let wrong = SquareCodeVerifier()
             let error = await expectAuthorizationError(.invalidCodeVerifier, capture: harness.capture) {
@@ -281,7 +281,7 @@ struct SquareSignInFlowTests {
     func expiredCode() async throws {
         try await Self.run { harness, signIn in
             let manager = harness.manager()
-            let redirect = try await SandboxSeller().approve(signIn.authorizationURL)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(signIn.authorizationURL)
             harness.clock.advance(seconds: 301)
             await expectAuthorizationError(.expiredAuthorizationCode, capture: harness.capture) {
                 try await manager.completeSignIn(signIn, redirectURL: redirect)
@@ -295,7 +295,7 @@ struct SquareSignInFlowTests {
     func boundCode() async throws {
         try await Self.run { harness, signIn in
             let client = harness.client()
-            let redirect = try await SandboxSeller().approve(signIn.authorizationURL)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(signIn.authorizationURL)
             let code = try #require(try Self.parameter("code", of: redirect))
             let error = await expectAuthorizationError(.invalidAuthorizationCode, capture: harness.capture) {
                 try await client.obtainToken(
@@ -308,7 +308,9 @@ struct SquareSignInFlowTests {
             #expect(error?.message.contains("redirect_uri") == true)
 
             let secondSignIn = try harness.manager().signIn(clientID: Self.clientID, redirectURL: Self.redirectURL)
-            let secondRedirect = try await SandboxSeller().approve(secondSignIn.authorizationURL)
+            let secondRedirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(
+                secondSignIn.authorizationURL
+            )
             let secondCode = try #require(try Self.parameter("code", of: secondRedirect))
             await expectAuthorizationError(.invalidAuthorizationCode, capture: harness.capture) {
                 try await client.obtainToken(
@@ -339,7 +341,7 @@ struct SquareSignInFlowTests {
         }
         try await Self.run(configure: secondLocation) { harness, signIn in
             let manager = harness.manager()
-            let redirect = try await SandboxSeller().approve(signIn.authorizationURL)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(signIn.authorizationURL)
             let error = await expectAuthorizationError(.locationRequired, capture: harness.capture) {
                 try await manager.completeSignIn(signIn, redirectURL: redirect)
             }
@@ -349,7 +351,9 @@ struct SquareSignInFlowTests {
             let store = InMemoryCredentialStore()
             let chooser = harness.manager(store: store)
             let again = try chooser.signIn(clientID: Self.clientID, redirectURL: Self.redirectURL)
-            let secondRedirect = try await SandboxSeller().approve(again.authorizationURL)
+            let secondRedirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(
+                again.authorizationURL
+            )
             let authorization = try await chooser.completeSignIn(
                 again,
                 redirectURL: secondRedirect,
@@ -368,7 +372,7 @@ struct SquareSignInFlowTests {
         try await Self.run { harness, signIn in
             let manager = harness.manager()
             try await manager.authorize(accessToken: Harness.accessToken, locationID: Harness.locationID)
-            let redirect = try await SandboxSeller().approve(signIn.authorizationURL)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(signIn.authorizationURL)
             await expectAuthorizationError(.alreadyAuthorized, capture: harness.capture) {
                 try await manager.completeSignIn(signIn, redirectURL: redirect)
             }
@@ -393,7 +397,7 @@ struct SquareSignInFlowTests {
             #expect(page.location == nil)
             #expect(page.body.contains("is not registered"))
             do {
-                _ = try await SandboxSeller().approve(other.authorizationURL)
+                _ = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(other.authorizationURL)
                 Issue.record("the page redirected to an unregistered URL")
             } catch let error as SandboxError {
                 #expect(error.message.contains("is not registered"))
@@ -443,7 +447,7 @@ struct SquareSignInFlowTests {
     func plainChallenge() async throws {
         try await Self.run { harness, signIn in
             let url = URL(string: signIn.authorizationURL.absoluteString + "&code_challenge_method=plain")!
-            let redirect = try await SandboxSeller().approve(url)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(url)
             #expect(try Self.parameter("error", of: redirect) == "invalid_request")
             #expect(try Self.parameter("state", of: redirect) == Self.state)
             let error = await expectAuthorizationError(.authorizationFailed, capture: harness.capture) {
@@ -477,7 +481,7 @@ struct SquareSignInFlowTests {
             query.append(name: "scope", value: "MERCHANT_PROFILE_READ PAYMENTS_WRITE PAYMENTS_WRITE_IN_PERSON")
             query.append(name: "state", value: "s")
             let url = URL(string: harness.baseURL.absoluteString + "/oauth2/authorize?" + query.percentEncodedQuery)!
-            let redirect = try await SandboxSeller().approve(url)
+            let redirect = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(url)
             let code = try #require(try Self.parameter("code", of: redirect))
             let body = { (secret: String?) -> String in
                 var object: JSONObject = [
@@ -498,7 +502,7 @@ struct SquareSignInFlowTests {
             #expect(await harness.square.isValid(accessToken: token))
             let refresh = Self.between("\"refresh_token\":\"", "\"", withSecret.body) ?? ""
 
-            let second = try await SandboxSeller().approve(url)
+            let second = try await SandboxSeller(timeout: SandboxHarness.deadline).approve(url)
             let secondCode = try #require(try Self.parameter("code", of: second))
             let without = try await Self.post(
                 body(nil).replacingOccurrences(of: code, with: secondCode),
@@ -519,7 +523,7 @@ struct SquareSignInFlowTests {
             let authorizing = Task {
                 try await manager.authorize(accessToken: Harness.accessToken, locationID: Harness.locationID)
             }
-            #expect(await harness.square.waitForRequests(count: 1))
+            #expect(await harness.square.waitForRequests(count: 1, timeout: SandboxHarness.deadline))
             // The URL session now holds the request, Authorization header included.
             var dumped = ""
             dump(manager, to: &dumped)

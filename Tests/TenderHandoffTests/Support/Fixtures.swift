@@ -5,12 +5,25 @@ import Testing
 
 @testable import TenderHandoff
 
+/// Where tests keep their journals: tmpfs (`/dev/shm`) when the system has it, else the temporary folder.
+///
+/// The journal syncs every commit to disk (`synchronous=FULL`), and its synchronous writes block the thread
+/// that calls them. On a shared 2-core CI machine, thousands of fsyncs from tests that hammer the journal
+/// would hold both threads of Swift's cooperative pool for tens of seconds, and the in-process HTTP servers
+/// of other tests would stop answering. On tmpfs the files are still real SQLite files (WAL, locks, fsync
+/// calls) and a killed process loses exactly what it would lose on a disk; neither can say anything about
+/// power loss (see the spec's notes on testing).
+func journalScratchDirectory() -> URL {
+    let shm = URL(fileURLWithPath: "/dev/shm")
+    return FileManager.default.isWritableFile(atPath: shm.path) ? shm : FileManager.default.temporaryDirectory
+}
+
 /// A directory that is removed when the value goes away.
 final class TemporaryDirectory: @unchecked Sendable {
     let url: URL
 
     init() {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("tender-handoff-\(UUID().uuidString)")
+        url = journalScratchDirectory().appendingPathComponent("tender-handoff-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 

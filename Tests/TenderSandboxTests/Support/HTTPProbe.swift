@@ -66,7 +66,7 @@ enum HTTPProbe {
     /// The blocking socket calls run off the cooperative pool, which the server needs.
     static func raw(port: UInt16, _ request: String) async throws -> (status: Int, text: String) {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 continuation.resume(with: Result { try rawBlocking(port: port, request) })
             }
         }

@@ -18,7 +18,15 @@ struct SandboxHarness {
     var environment: SquareEnvironment { try! SquareEnvironment(baseURL: baseURL) }
 
     /// A client on the harness's clock (or another one, to put the device clock off).
-    func client(timeout: TimeInterval = 10, now: (@Sendable () -> Date)? = nil) -> SquareConnectClient {
+    /// The deadline of every request and wait in these tests. Generous on purpose: the whole suite shares two
+    /// cores with tests that hammer SQLite from a thousand tasks, and a deadline here is never what is tested
+    /// (the time-out test sets its own).
+    static let deadline: TimeInterval = 90
+
+    func client(
+        timeout: TimeInterval = SandboxHarness.deadline,
+        now: (@Sendable () -> Date)? = nil
+    ) -> SquareConnectClient {
         SquareConnectClient(environment: environment, timeout: timeout, now: now ?? clock.source)
     }
 
