@@ -294,8 +294,9 @@ struct HandoffProcessTests {
             // The child is read and waited for off the cooperative pool (see CLIRunner.run).
             var lines = await child.readLines(until: { $0.contains("ready") })
             let acksBeforeKill = Int.random(in: 0...12, using: &generator)
-            lines += await child.readLines(until: { seen in seen.filter { $0.hasPrefix("ack") }.count >= acksBeforeKill
-                })
+            lines += await child.readLines { seen in
+                seen.filter { $0.hasPrefix("ack") }.count >= acksBeforeKill
+            }
             try await Task.sleep(nanoseconds: UInt64.random(in: 0...1_500_000, using: &generator))
             let killed = child.sigkill()
             if killed { killsDuringRun += 1 }
