@@ -55,7 +55,7 @@ struct HandleCommand: AsyncParsableCommand {
         output.set("outcome", receipt.entry.flatMap(EntryJSON.acceptedOutcome)?.rawValue)
         output.set("reported_outcome", receipt.reportedOutcome.status.rawValue)
         output.set("state", receipt.entry?.state.rawValue)
-        output.set("needs_reconciliation", receipt.entry?.state.needsReconciliation)
+        output.set("needs_reconciliation", receipt.entry?.needsReconciliation)
         output.set("transaction_id", receipt.reportedOutcome.transactionID)
         output.set("error_code", receipt.reportedOutcome.errorCode)
         return output

@@ -21,7 +21,7 @@ public struct Simulator: Sendable {
         self.ids = SimulatedIDs(seed: seed)
     }
 
-    /// The model of each POS app, in ``PaymentProvider/all`` order.
+    /// The model of each POS app, in `PaymentProvider.all` order.
     public static let apps: [any SimulatedPOSApp.Type] = [
         SquarePointOfSaleApp.self, SwipeApp.self, SoftPOSApp.self, SumUpApp.self,
     ]

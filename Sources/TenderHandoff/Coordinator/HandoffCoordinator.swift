@@ -319,6 +319,40 @@ public final class HandoffCoordinator: Sendable {
         return acknowledged
     }
 
+    /// Checks a completed payment's outcome with the provider's server (SEC-7) and records what it said.
+    ///
+    /// A confirmation raises the outcome's assurance to `PaymentOutcome.Assurance.verifiedWithProvider`.
+    /// A contradiction is recorded and makes ``JournalEntry/needsReconciliation`` true; the payment stays
+    /// ``PaymentState/completed`` until a person resolves it (``resolve(_:as:transactionID:note:)``), and it is
+    /// delivered to the app again. A payment already verified is returned as it is.
+    /// - Throws: ``HandoffError``: ``HandoffError/Code/paymentNotFound``, ``HandoffError/Code/notVerifiable`` for
+    ///   a payment that is not completed with a callback's outcome, ``HandoffError/Code/verificationUnavailable``
+    ///   when the verifier throws (nothing is recorded).
+    public func verify(_ id: PaymentID, with verifier: some PaymentVerifier) async throws -> JournalEntry {
+        guard let entry = try journal.entry(id) else {
+            throw HandoffError(.paymentNotFound, "No payment has the ID \(id); run 'tender journal list' to see them.")
+        }
+        guard entry.state == .completed, let outcome = entry.outcome, outcome.source == .callback else {
+            throw HandoffError(
+                .notVerifiable,
+                "Payment \(id) is \(entry.state); only a completed payment whose outcome came from a callback can be verified."
+            )
+        }
+        if outcome.assurance == .verifiedWithProvider || entry.verification != nil { return entry }
+        let verdict: PaymentVerdict
+        do {
+            verdict = try await verifier.verify(entry)
+        } catch {
+            throw HandoffError(
+                .verificationUnavailable,
+                "The provider could not be asked about payment \(id); nothing was recorded. Try again later."
+            )
+        }
+        let verified = try journal.recordVerification(of: entry, verdict)
+        emit(verdict.kind == .confirmed ? .verified : .contradicted, id, entry.provider)
+        return verified
+    }
+
     /// Decides a payment's outcome by hand after reconciling it with the POS app or the provider.
     /// See ``PaymentJournal/resolve(_:as:transactionID:note:)``.
     public func resolve(

@@ -52,6 +52,17 @@ extension JournalEntry {
                 note: row["resolution_note"]
             )
         }
+        var verification: Verification?
+        if let verdict: String = row["verification"] {
+            guard let kind = PaymentVerdict.Kind(rawValue: verdict), let at: Int64 = row["verified_at"] else {
+                throw damaged("verification")
+            }
+            verification = Verification(
+                verdict: kind,
+                verifiedAt: Date(journalTime: at),
+                note: row["verification_note"]
+            )
+        }
         self.init(
             id: id,
             idempotencyKey: key,
@@ -66,7 +77,8 @@ extension JournalEntry {
             expiresAt: Date(journalTime: row["expires_at"]),
             openedAt: (row["opened_at"] as Int64?).map(Date.init(journalTime:)),
             acknowledgedAt: (row["acknowledged_at"] as Int64?).map(Date.init(journalTime:)),
-            resolution: resolution
+            resolution: resolution,
+            verification: verification
         )
     }
 }

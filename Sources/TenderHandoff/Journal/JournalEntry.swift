@@ -36,6 +36,38 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var acknowledgedAt: Date?
     /// The manual resolution, if the payment was resolved by hand.
     public var resolution: Resolution?
+    /// What the provider's server said of the recorded outcome, if it was asked
+    /// (``HandoffCoordinator/verify(_:with:)``, SEC-7).
+    public var verification: Verification?
+
+    /// A check of the recorded outcome with the provider's server (SEC-7).
+    public struct Verification: Sendable, Hashable, Codable {
+        /// What the server said.
+        public var verdict: PaymentVerdict.Kind
+        /// When it was recorded.
+        public var verifiedAt: Date
+        /// The verifier's reason, for a contradiction.
+        public var note: String?
+
+        /// Creates a verification.
+        public init(verdict: PaymentVerdict.Kind, verifiedAt: Date, note: String?) {
+            self.verdict = verdict
+            self.verifiedAt = verifiedAt
+            self.note = note
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case verdict
+            case verifiedAt = "verified_at"
+            case note
+        }
+    }
+
+    /// Whether a person has to find out what happened: the state needs reconciliation
+    /// (``PaymentState/needsReconciliation``), or the provider's server contradicted the recorded outcome.
+    public var needsReconciliation: Bool {
+        state.needsReconciliation || (state != .resolved && verification?.verdict == .contradicted)
+    }
 
     /// A manual resolution, kept with the payment.
     public struct Resolution: Sendable, Hashable, Codable {
@@ -85,7 +117,8 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         expiresAt: Date,
         openedAt: Date?,
         acknowledgedAt: Date?,
-        resolution: Resolution?
+        resolution: Resolution?,
+        verification: Verification? = nil
     ) {
         self.id = id
         self.idempotencyKey = idempotencyKey
@@ -101,6 +134,7 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         self.openedAt = openedAt
         self.acknowledgedAt = acknowledgedAt
         self.resolution = resolution
+        self.verification = verification
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -118,5 +152,6 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         case openedAt = "opened_at"
         case acknowledgedAt = "acknowledged_at"
         case resolution
+        case verification
     }
 }

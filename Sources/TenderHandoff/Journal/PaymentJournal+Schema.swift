@@ -57,6 +57,17 @@ extension PaymentJournal {
                     """
             )
         }
+        // SEC-7: the outcome of checking a callback's result with the provider's server.
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE payment ADD COLUMN verification TEXT
+                        CHECK (verification IN ('confirmed', 'contradicted'));
+                    ALTER TABLE payment ADD COLUMN verified_at INTEGER;
+                    ALTER TABLE payment ADD COLUMN verification_note TEXT;
+                    """
+            )
+        }
         return migrator
     }
 }

@@ -150,6 +150,47 @@ public final class PaymentJournal: Sendable {
         }
     }
 
+    /// Records what the provider's server said of a completed payment's outcome (SEC-7), if the entry has not
+    /// changed since it was read. A confirmation marks the outcome `PaymentOutcome.Assurance.verifiedWithProvider`;
+    /// a contradiction leaves the state as it is (terminal states change only by ``resolve(_:as:transactionID:note:)``)
+    /// but flags the payment for reconciliation and delivers it to the app again.
+    /// - Throws: ``HandoffError`` with ``HandoffError/Code/notVerifiable`` when the entry changed meanwhile or is not
+    ///   a completed payment with a callback's outcome.
+    func recordVerification(of entry: JournalEntry, _ verdict: PaymentVerdict) throws -> JournalEntry {
+        let now = clock.now()
+        let note = Redaction.redact(verdict.reason, limit: 1024)
+        return try write("verify") { db in
+            let assurance = verdict.kind == .confirmed ? ", outcome_assurance = 'verified_with_provider'" : ""
+            let delivery = verdict.kind == .contradicted ? ", acknowledged_at = NULL" : ""
+            try db.execute(
+                sql: """
+                    UPDATE payment SET verification = ?, verified_at = ?, verification_note = ?,
+                        revision = revision + 1, updated_at = ?\(assurance)\(delivery)
+                    WHERE id = ? AND revision = ? AND state = 'completed' AND outcome_source = 'callback'
+                    """,
+                arguments: [
+                    verdict.kind.rawValue, now.journalTime, note, now.journalTime, entry.id.rawValue, entry.revision,
+                ]
+            )
+            guard db.changesCount == 1 else {
+                throw HandoffError(
+                    .notVerifiable,
+                    "Payment \(entry.id) changed while it was being verified; nothing was recorded. Verify it again."
+                )
+            }
+            try PaymentJournal.recordEvent(
+                db,
+                entry.id,
+                at: now,
+                kind: verdict.kind == .confirmed ? "verified" : "contradicted",
+                from: entry.state,
+                to: entry.state,
+                note: note
+            )
+            return try PaymentJournal.requireEntry(db, entry.id)
+        }
+    }
+
     /// Decides a payment's outcome by hand, recording who-knows-what in `note`: the only way a terminal
     /// payment changes (REL-2). The payment becomes ``PaymentState/resolved``.
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/paymentNotFound``.

@@ -24,6 +24,10 @@ public struct HandoffError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidRequest = Code(rawValue: "invalid_request")
         /// A payment with this ID is still pending: opening the POS app again could charge twice.
         public static let paymentPending = Code(rawValue: "payment_pending")
+        /// The payment cannot be verified: only a completed payment whose outcome came from a callback can.
+        public static let notVerifiable = Code(rawValue: "not_verifiable")
+        /// The verifier could not ask the provider's server; nothing was recorded.
+        public static let verificationUnavailable = Code(rawValue: "verification_unavailable")
         /// The Square seller is not authorized (or was deauthorized), so no Square hand-off may start (SEC-11).
         public static let notAuthorized = Code(rawValue: "not_authorized")
         /// A payment with this ID timed out and its outcome is unknown: opening again could charge twice.

@@ -39,6 +39,10 @@ public struct HandoffEvent: Sendable, Hashable, CustomStringConvertible {
         public static let expired = Kind(rawValue: "expired")
         /// A payment was resolved by hand.
         public static let resolved = Kind(rawValue: "resolved")
+        /// The provider's server confirmed a recorded outcome (SEC-7).
+        public static let verified = Kind(rawValue: "verified")
+        /// The provider's server contradicted a recorded outcome: it needs reconciliation (SEC-7).
+        public static let contradicted = Kind(rawValue: "contradicted")
         /// The app acknowledged a payment's outcome.
         public static let acknowledged = Kind(rawValue: "acknowledged")
         /// Old payments were pruned.

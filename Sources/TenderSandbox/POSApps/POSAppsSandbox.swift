@@ -3,7 +3,7 @@ import Tender
 public import TenderSimulator
 
 /// The stand-in for the POS apps that ``SandboxServer`` serves as web pages: each request URL opened on the
-/// sandbox is read by the ``Simulator``, shown as the POS app would show it, and answered with the outcome
+/// sandbox is read by the `Simulator`, shown as the POS app would show it, and answered with the outcome
 /// chosen on the page (or through `POST /api/simulate`).
 ///
 /// | route | what |
@@ -14,7 +14,7 @@ public import TenderSimulator
 /// | `POST /api/simulate` | `{"request_url": …, "outcome": …}` → `{"callback_url": …}`, for automation |
 ///
 /// A request is answered once, as the real app answers once. When the profile lists
-/// ``MerchantProfile/callbackURLs``, the sandbox refuses to send a browser anywhere else, for every app, as
+/// `MerchantProfile.callbackURLs`, the sandbox refuses to send a browser anywhere else, for every app, as
 /// Square does for its own. Log lines name the request's number, provider and outcome only: never a URL, a
 /// token or an amount (SEC-10).
 public actor POSAppsSandbox {
@@ -27,7 +27,7 @@ public actor POSAppsSandbox {
         /// How many requests ``recentRequests`` keeps (the oldest are forgotten first).
         public var recentLimit: Int
 
-        /// Creates a configuration: the ``MerchantProfile/default`` merchant unless told otherwise.
+        /// Creates a configuration: the `MerchantProfile.default` merchant unless told otherwise.
         public init(profile: MerchantProfile = .default, seed: UInt64 = 1, recentLimit: Int = 100) {
             self.profile = profile
             self.seed = seed
@@ -43,7 +43,7 @@ public actor POSAppsSandbox {
         public let receivedAt: Date
         /// How it arrived: `page` (a browser opened it) or `api` (`POST /api/simulate`).
         public let channel: Channel
-        /// What the simulated app read; its ``SimulatedRequest/callbackURL`` is cut to the endpoint (scheme,
+        /// What the simulated app read; its `SimulatedRequest.callbackURL` is cut to the endpoint (scheme,
         /// host, path), since the query may carry the caller's token.
         public let request: SimulatedRequest
         /// What the app answered, once it has.
@@ -124,9 +124,9 @@ public actor POSAppsSandbox {
 
     /// Answers a request URL with an outcome at once, as `POST /api/simulate` does, and records it.
     ///
-    /// When the profile lists ``MerchantProfile/callbackURLs`` and the app's callback URL is not among them,
+    /// When the profile lists `MerchantProfile.callbackURLs` and the app's callback URL is not among them,
     /// the answer is no callback (`unregistered_callback_url`).
-    /// - Throws: ``SimulatorError`` when the URL is not a request or the outcome cannot happen.
+    /// - Throws: `SimulatorError` when the URL is not a request or the outcome cannot happen.
     public func simulate(_ requestURL: String, outcome: SimulatedOutcome) throws -> SimulatedAnswer {
         try simulateReading(requestURL, outcome: outcome).answer
     }
@@ -153,7 +153,7 @@ public actor POSAppsSandbox {
 
     /// Reads a request a browser opened and records it, waiting for an answer from its page.
     /// - Returns: the record and the nonce the page's forms must carry.
-    /// - Throws: ``SimulatorError`` when the URL is not a request to a POS app.
+    /// - Throws: `SimulatorError` when the URL is not a request to a POS app.
     func open(_ requestURL: String) throws -> (record: RecordedRequest, nonce: String) {
         let request = try simulator.inspect(requestURL)
         let record = RecordedRequest(

@@ -8,7 +8,7 @@ public import Tender
 ///
 /// The model follows the vendor's processing order (softpos §1):
 ///
-/// 1. Path, payload extraction and parameter validation, as ``SoftPOSRequest/init(urlString:)`` reads them
+/// 1. Path, payload extraction and parameter validation, as `SoftPOSRequest.init(urlString:)` reads them
 ///    (EUR only, a refund names `originalTranId`, a sale does not). Any failure leaves SoftPOS on its main
 ///    screen: no callback, whatever the outcome chosen.
 /// 2. Execution on the device: logged in (`not_logged_in`), account activated (`user_not_active`), online
@@ -25,7 +25,7 @@ public import Tender
 /// the vendor's `readCancelled` error; `error:CODE` answers a card-reader error `softposReadError` CODE (a name
 /// such as `readCancelled`) or, for a number, `softposError.errorCode`.
 public struct SoftPOSApp: SimulatedPOSApp {
-    /// ``PaymentProvider/softPOS``.
+    /// `PaymentProvider.softPOS`.
     public static var provider: PaymentProvider { .softPOS }
     /// `SoftPOS`.
     public static var appName: String { "SoftPOS" }

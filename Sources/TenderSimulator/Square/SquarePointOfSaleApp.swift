@@ -23,7 +23,7 @@ public import Tender
 /// 8. The customer: customer management available (`customer_management_not_supported`), ID known
 ///    (`invalid_customer_id`).
 public struct SquarePointOfSaleApp: SimulatedPOSApp {
-    /// ``PaymentProvider/square``.
+    /// `PaymentProvider.square`.
     public static var provider: PaymentProvider { .square }
     /// `Square Point of Sale`.
     public static var appName: String { "Square Point of Sale" }

@@ -10,7 +10,7 @@ public import Tender
 /// the answer; every failure answers `smp-status=invalidstate` on `callbackfail` with the problem in
 /// `smp-message` (the problem's ``SimulatorProblem/code`` is descriptive, for people):
 ///
-/// 1. The request reads strictly as in ``SumUpRequest/init(urlString:)``. When it does not, SumUp answers
+/// 1. The request reads strictly as in `SumUpRequest.init(urlString:)`. When it does not, SumUp answers
 ///    `invalidstate` if it can still read one `callbackfail`, and otherwise cannot answer at all.
 /// 2. The affiliate key is one issued for the calling app (`invalid_affiliate_key`; any key when the profile's
 ///    ``MerchantProfile/SumUpAccount/affiliateKeys`` is `nil`).
@@ -28,7 +28,7 @@ public import Tender
 /// other `error:CODE` answers `failed`, the only statuses SumUp has. Failures go to `callbackfail`; without the
 /// URL it needs, SumUp stays on its own screen.
 public struct SumUpApp: SimulatedPOSApp {
-    /// ``PaymentProvider/sumUp``.
+    /// `PaymentProvider.sumUp`.
     public static var provider: PaymentProvider { .sumUp }
     /// `SumUp`.
     public static var appName: String { "SumUp" }

@@ -9,7 +9,7 @@ public import Tender
 /// the answer; every failure answers `ifcc_responseType=error`, since Swipe has no error codes (the problem's
 /// ``SimulatorProblem/code`` is descriptive, for people):
 ///
-/// 1. The request reads strictly as in ``SwipeRequest/init(urlString:currency:)``, its amount in the
+/// 1. The request reads strictly as in `SwipeRequest.init(urlString:currency:)`, its amount in the
 ///    account's ``MerchantProfile/currency`` (which must have two decimals). When it does not, Swipe answers
 ///    `error` if it can still read one `returnURL`, and otherwise cannot answer at all.
 /// 2. The device: logged in (`not_logged_in`), account activated (`user_not_active`), online
@@ -23,7 +23,7 @@ public import Tender
 /// decline answers `declined`, cancel `cancelled`, and `error:CODE` `error` for any code (expired card,
 /// network, … all look the same on the wire).
 public struct SwipeApp: SimulatedPOSApp {
-    /// ``PaymentProvider/swipe``.
+    /// `PaymentProvider.swipe`.
     public static var provider: PaymentProvider { .swipe }
     /// `Swipe`.
     public static var appName: String { "Swipe" }

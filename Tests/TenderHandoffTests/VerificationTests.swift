@@ -1,0 +1,140 @@
+import Foundation
+import GRDB
+import Tender
+import Testing
+
+@testable import TenderHandoff
+
+/// A verifier that answers from a script and remembers what it was asked.
+final class ScriptedVerifier: PaymentVerifier, @unchecked Sendable {
+    private let lock = NSLock()
+    private var answer: Result<PaymentVerdict, any Error>
+    private var askedKeys: [UUID] = []
+
+    init(_ answer: Result<PaymentVerdict, any Error>) {
+        self.answer = answer
+    }
+
+    var keys: [UUID] { lock.withLock { askedKeys } }
+
+    func verify(_ entry: JournalEntry) async throws -> PaymentVerdict {
+        try lock.withLock {
+            askedKeys.append(entry.idempotencyKey)
+            return try answer.get()
+        }
+    }
+}
+
+struct ServerUnreachable: Error {}
+
+/// SEC-7: the outcome says whether it was only reported by the POS app or verified with the provider's
+/// server, and a verifier hook exists.
+@Suite("Verifying outcomes with the provider (SEC-7)")
+struct VerificationTests {
+    static func completedPayment(_ harness: Harness) throws -> JournalEntry {
+        let prepared = try harness.coordinator.prepare(SquareFixture.request())
+        let receipt = try #require(try harness.coordinator.handleCallback(try SquareFixture.reply(to: prepared.url)))
+        let entry = try #require(receipt.entry)
+        #expect(entry.outcome?.assurance == .reportedByPOSApp, "a callback's outcome is only reported")
+        return entry
+    }
+
+    @Test(
+        "a confirmation raises the assurance to verified_with_provider; the verifier gets the idempotency key (REL-4)"
+    )
+    func confirmed() async throws {
+        let harness = try Harness()
+        let entry = try Self.completedPayment(harness)
+        #expect(try harness.coordinator.acknowledge(entry))
+        let verifier = ScriptedVerifier(.success(.confirmed))
+        let verified = try await harness.coordinator.verify(entry.id, with: verifier)
+        #expect(verified.outcome?.assurance == .verifiedWithProvider)
+        #expect(verified.verification?.verdict == .confirmed)
+        #expect(verified.state == .completed)
+        #expect(!verified.needsReconciliation)
+        #expect(verified.acknowledgedAt != nil, "a confirmation is not a new outcome to deliver")
+        #expect(verifier.keys == [entry.idempotencyKey])
+        // Verified once is enough: the server is not asked again.
+        _ = try await harness.coordinator.verify(entry.id, with: verifier)
+        #expect(verifier.keys.count == 1)
+        #expect(harness.log.events.contains { $0.kind == .verified && $0.paymentID == entry.id })
+    }
+
+    @Test("a contradiction keeps the terminal state, flags reconciliation and delivers the payment again (REL-2)")
+    func contradicted() async throws {
+        let harness = try Harness()
+        let entry = try Self.completedPayment(harness)
+        #expect(try harness.coordinator.acknowledge(entry))
+        let verified = try await harness.coordinator.verify(
+            entry.id,
+            with: ScriptedVerifier(.success(.contradicted("no such payment")))
+        )
+        #expect(verified.state == .completed)
+        #expect(verified.outcome?.assurance == .reportedByPOSApp)
+        #expect(verified.verification?.verdict == .contradicted)
+        #expect(verified.verification?.note == "no such payment")
+        #expect(verified.needsReconciliation)
+        #expect(verified.isUndelivered)
+        #expect(try harness.coordinator.recover().undelivered.map(\.id) == [entry.id])
+        // Only a recorded manual resolution ends it.
+        let resolved = try harness.coordinator.resolve(entry.id, as: .failed, note: "checked in the dashboard")
+        #expect(resolved.state == .resolved)
+        #expect(!resolved.needsReconciliation)
+    }
+
+    @Test("a verifier that cannot reach the server changes nothing")
+    func unavailable() async throws {
+        let harness = try Harness()
+        let entry = try Self.completedPayment(harness)
+        let before = try harness.journal.dump()
+        let error = await #expect(throws: HandoffError.self) {
+            try await harness.coordinator.verify(entry.id, with: ScriptedVerifier(.failure(ServerUnreachable())))
+        }
+        #expect(error?.code == .verificationUnavailable)
+        #expect(try harness.journal.dump() == before)
+    }
+
+    @Test("only completed payments with a callback's outcome can be verified")
+    func notVerifiable() async throws {
+        let harness = try Harness()
+        let pending = try harness.coordinator.prepare(SquareFixture.request())
+        let verifier = ScriptedVerifier(.success(.confirmed))
+        let error = await #expect(throws: HandoffError.self) {
+            try await harness.coordinator.verify(pending.entry.id, with: verifier)
+        }
+        #expect(error?.code == .notVerifiable)
+        let resolved = try harness.coordinator.resolve(pending.entry.id, as: .approved, note: "by hand")
+        let manual = await #expect(throws: HandoffError.self) {
+            try await harness.coordinator.verify(resolved.id, with: verifier)
+        }
+        #expect(manual?.code == .notVerifiable)
+        #expect(verifier.keys.isEmpty)
+    }
+
+    @Test("a journal written before verification existed opens, migrates to v2 and keeps its payments (REL-7)")
+    func migratesFromV1() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        // A journal as the first release wrote it: only migration v1, one payment in it.
+        let queue = try DatabaseQueue(path: path)
+        try PaymentJournal.migrator.migrate(queue, upTo: "v1")
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints,
+                        state, created_at, updated_at, expires_at)
+                    VALUES ('order-1', ?, 'square', 1250, 'USD', '["my-app://done/square_request"]', 'pending', 0, 0, 1)
+                    """,
+                arguments: [UUID().uuidString]
+            )
+        }
+        try queue.close()
+        let journal = try PaymentJournal(path: path, clock: ManualClock())
+        let entry = try #require(try journal.entry(try PaymentID(validating: "order-1")))
+        #expect(entry.amount == Money(minorUnits: 1250, currency: .usd))
+        #expect(entry.verification == nil)
+        let applied = try journal.pool.read { db in try PaymentJournal.migrator.appliedMigrations(db) }
+        #expect(applied == ["v1", "v2"])
+        #expect(try journal.integrityCheck() == ["ok"])
+    }
+}
