@@ -2,7 +2,8 @@
 ///
 /// Tender splits URLs itself rather than through `URLComponents` so that parsing behaves the same on
 /// every platform and never "repairs" what it was given (Foundation on Linux turns `%ZZ` into `%25ZZ`).
-/// Splitting works on Unicode scalars, so a combining mark after `?` cannot hide the delimiter.
+/// Splitting finds delimiters by Unicode scalar (never by `Character`), so a combining mark after `?` cannot hide
+/// the delimiter.
 package struct URLParts: Sendable, Hashable {
     /// The scheme, as written (`my-app`).
     package var scheme: String
@@ -16,42 +17,50 @@ package struct URLParts: Sendable, Hashable {
     package var fragment: String?
 
     /// Splits a URL string.
+    ///
+    /// The delimiters (`:`, `#`, `?`, `/`) are ASCII, and an ASCII byte is never part of a longer UTF-8 sequence,
+    /// so splitting the UTF-8 bytes finds exactly the delimiters a walk over Unicode scalars would, and a
+    /// combining mark after `?` cannot hide it. Bytes are several times faster to search than scalars.
     /// - Throws: ``QueryError`` with ``QueryError/Code/invalidURL`` when there is no valid scheme.
     package init(_ string: String) throws {
-        var rest = Substring(string).unicodeScalars
-        guard let colon = rest.firstIndex(of: ":") else {
+        let utf8 = string.utf8
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else {
             throw QueryError(.invalidURL, "The URL has no scheme; write it as scheme://host/path.")
         }
-        let scheme = rest[..<colon]
-        guard URLParts.isValidScheme(scheme) else {
+        guard URLParts.isValidScheme(utf8[..<colon]) else {
             throw QueryError(
                 .invalidURL,
                 "The URL's scheme is not valid: it must start with a letter and use only letters, digits, '+', '-', '.'."
             )
         }
-        self.scheme = String(scheme)
-        rest = rest[rest.index(after: colon)...]
-        if let hash = rest.firstIndex(of: "#") {
-            fragment = String(rest[rest.index(after: hash)...])
+        scheme = URLParts.text(utf8[..<colon])
+        var rest = utf8[utf8.index(after: colon)...]
+        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
+            fragment = URLParts.text(rest[rest.index(after: hash)...])
             rest = rest[..<hash]
         } else {
             fragment = nil
         }
-        if let question = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: question)...])
+        if let question = rest.firstIndex(of: UInt8(ascii: "?")) {
+            query = URLParts.text(rest[rest.index(after: question)...])
             rest = rest[..<question]
         } else {
             query = nil
         }
-        if rest.starts(with: "//".unicodeScalars) {
+        if rest.starts(with: "//".utf8) {
             rest = rest.dropFirst(2)
-            let end = rest.firstIndex(of: "/") ?? rest.endIndex
-            authority = String(rest[..<end])
-            path = String(rest[end...])
+            let end = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+            authority = URLParts.text(rest[..<end])
+            path = URLParts.text(rest[end...])
         } else {
             authority = nil
-            path = String(rest)
+            path = URLParts.text(rest)
         }
+    }
+
+    /// The text of bytes cut at ASCII delimiters: always whole UTF-8 sequences, copied as they are.
+    private static func text(_ bytes: Substring.UTF8View) -> String {
+        String(decoding: bytes, as: UTF8.self)
     }
 
     /// Creates parts directly.
@@ -102,14 +111,15 @@ package struct URLParts: Sendable, Hashable {
         }
     }
 
-    private static func isValidScheme(_ scheme: Substring.UnicodeScalarView) -> Bool {
+    private static func isValidScheme(_ scheme: Substring.UTF8View) -> Bool {
         guard let first = scheme.first, isLetter(first) else { return false }
-        return scheme.allSatisfy { scalar in
-            isLetter(scalar) || ("0"..."9").contains(scalar) || scalar == "+" || scalar == "-" || scalar == "."
+        return scheme.allSatisfy { byte in
+            isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
         }
     }
 
-    private static func isLetter(_ scalar: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
     }
 }
