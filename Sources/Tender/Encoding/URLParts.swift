@@ -23,26 +23,35 @@ package struct URLParts: Sendable, Hashable {
     /// combining mark after `?` cannot hide it. Bytes are several times faster to search than scalars.
     /// - Throws: ``QueryError`` with ``QueryError/Code/invalidURL`` when there is no valid scheme.
     package init(_ string: String) throws {
-        let utf8 = string.utf8
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else {
+        var string = string
+        string.makeContiguousUTF8()  // a no-op for native strings, which is nearly every string
+        guard let parts = try string.utf8.withContiguousStorageIfAvailable({ try URLParts(bytes: $0) }) else {
+            preconditionFailure("a contiguous UTF-8 string has contiguous storage")
+        }
+        self = parts
+    }
+
+    /// Splits the UTF-8 bytes of a URL string.
+    private init(bytes: UnsafeBufferPointer<UInt8>) throws {
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
             throw QueryError(.invalidURL, "The URL has no scheme; write it as scheme://host/path.")
         }
-        guard URLParts.isValidScheme(utf8[..<colon]) else {
+        guard URLParts.isValidScheme(bytes[..<colon]) else {
             throw QueryError(
                 .invalidURL,
                 "The URL's scheme is not valid: it must start with a letter and use only letters, digits, '+', '-', '.'."
             )
         }
-        scheme = URLParts.text(utf8[..<colon])
-        var rest = utf8[utf8.index(after: colon)...]
+        scheme = URLParts.text(bytes[..<colon])
+        var rest = bytes[(colon + 1)...]
         if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
-            fragment = URLParts.text(rest[rest.index(after: hash)...])
+            fragment = URLParts.text(rest[(hash + 1)...])
             rest = rest[..<hash]
         } else {
             fragment = nil
         }
         if let question = rest.firstIndex(of: UInt8(ascii: "?")) {
-            query = URLParts.text(rest[rest.index(after: question)...])
+            query = URLParts.text(rest[(question + 1)...])
             rest = rest[..<question]
         } else {
             query = nil
@@ -59,8 +68,8 @@ package struct URLParts: Sendable, Hashable {
     }
 
     /// The text of bytes cut at ASCII delimiters: always whole UTF-8 sequences, copied as they are.
-    private static func text(_ bytes: Substring.UTF8View) -> String {
-        String(decoding: bytes, as: UTF8.self)
+    private static func text(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes), as: UTF8.self)
     }
 
     /// Creates parts directly.
@@ -74,14 +83,18 @@ package struct URLParts: Sendable, Hashable {
 
     /// The host: the authority without user information and port; `nil` without an authority.
     package var host: String? {
-        guard var host = authority.map({ Substring($0).unicodeScalars }) else { return nil }
-        if let at = host.lastIndex(of: "@") { host = host[host.index(after: at)...] }
-        if host.first == "[" {
-            if let close = host.firstIndex(of: "]") { host = host[...close] }
-        } else if let colon = host.lastIndex(of: ":") {
-            host = host[..<colon]
+        guard let authority else { return nil }
+        let utf8 = authority.utf8
+        var start = utf8.startIndex
+        var end = utf8.endIndex
+        // The delimiters are ASCII: searching bytes finds them exactly where a walk over scalars would.
+        if let at = utf8.lastIndex(of: UInt8(ascii: "@")) { start = utf8.index(after: at) }
+        if start < end, utf8[start] == UInt8(ascii: "[") {
+            if let close = utf8[start...].firstIndex(of: UInt8(ascii: "]")) { end = utf8.index(after: close) }
+        } else if let colon = utf8[start...].lastIndex(of: UInt8(ascii: ":")) {
+            end = colon
         }
-        return String(host)
+        return String(decoding: utf8[start..<end], as: UTF8.self)
     }
 
     /// The URL string again, exactly as split.
@@ -111,7 +124,7 @@ package struct URLParts: Sendable, Hashable {
         }
     }
 
-    private static func isValidScheme(_ scheme: Substring.UTF8View) -> Bool {
+    private static func isValidScheme(_ scheme: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         guard let first = scheme.first, isLetter(first) else { return false }
         return scheme.allSatisfy { byte in
             isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "+")

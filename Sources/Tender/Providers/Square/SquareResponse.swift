@@ -79,9 +79,11 @@ public struct SquareResponse: PaymentCallback {
         guard callbackURLString.utf8.count <= SquareResponse.maximumURLLength else {
             throw fail(.missingOrInvalidResponseData, "The callback URL is longer than 64 KiB.")
         }
+        let parts: URLParts
         let query: QueryParameters
         do {
-            query = try QueryParameters(percentEncodedQuery: try URLParts(callbackURLString).query ?? "")
+            parts = try URLParts(callbackURLString)
+            query = try QueryParameters(percentEncodedQuery: parts.query ?? "")
         } catch {
             throw fail(.missingOrInvalidResponseData, "The callback URL cannot be read: \(error)")
         }
@@ -114,7 +116,7 @@ public struct SquareResponse: PaymentCallback {
             throw fail(.missingOrInvalidResponseStatus, "The callback's status must be the string \"ok\" or \"error\".")
         }
         state = object["state"]?.stringValue
-        hasCallbackMarker = SquareCallbackMarker.isMarked(callbackURLString)
+        hasCallbackMarker = SquareCallbackMarker.isMarked(parts)
         if isSuccess {
             transactionID = try SquareResponse.identifier("transaction_id", in: object)
             clientTransactionID = try SquareResponse.identifier("client_transaction_id", in: object)
