@@ -91,6 +91,19 @@ let package = Package(
     ]
 )
 
+// The libFuzzer harnesses (Fuzz/README.md). They have no `main` (libFuzzer brings it) and must be compiled with
+// `-sanitize=fuzzer,address`, so only `scripts/fuzz`, which sets TENDER_FUZZ, declares them; being in this package
+// lets them reach the `package` parsers (the strict JSON parser) the way the library's own targets do.
+if Context.environment["TENDER_FUZZ"] != nil {
+    package.targets.append(
+        .executableTarget(
+            name: "TenderFuzz",
+            dependencies: ["Tender", "TenderSimulator", "TenderHandoff"],
+            path: "Fuzz/Harness"
+        )
+    )
+}
+
 // Strict settings for every target of ours (see swift-log's Package.swift for the model).
 for target in package.targets where [.executable, .test, .regular].contains(target.type) {
     var settings = target.swiftSettings ?? []

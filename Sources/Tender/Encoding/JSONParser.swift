@@ -117,7 +117,15 @@ private struct StrictJSONParser {
             }
             let keyOffset = position
             let key = try parseString()
-            guard seen.insert(key).inserted else {
+            // Callback objects have a handful of keys: comparing with each is cheaper than hashing.
+            let isDuplicate: Bool
+            if members.count < 16 {
+                isDuplicate = members.contains { $0.key == key }
+            } else {
+                if seen.isEmpty { seen = Set(members.map(\.key)) }
+                isDuplicate = !seen.insert(key).inserted
+            }
+            guard !isDuplicate else {
                 throw JSONError(message: "duplicate key in JSON object", offset: keyOffset)
             }
             skipWhitespace()
@@ -202,7 +210,21 @@ private struct StrictJSONParser {
 
     mutating func parseString() throws(JSONError) -> String {
         position += 1  // opening quote
-        var output: [UInt8] = []
+        // Most strings have no escape: take their bytes as they are, in one copy.
+        var end = position
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                // The input came from a String, so the bytes between quotes are valid UTF-8.
+                let text = String(decoding: bytes[position..<end], as: UTF8.self)
+                position = end + 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            end += 1
+        }
+        var output = Array(bytes[position..<end])
+        position = end
         while true {
             guard position < bytes.count else { throw fail("unterminated string in JSON text") }
             let byte = bytes[position]

@@ -12,9 +12,9 @@ extension JSONValue {
 
     private func write(to output: inout [UInt8], escapingSlashes: Bool) {
         switch self {
-        case .null: output.append(contentsOf: Array("null".utf8))
-        case .bool(let value): output.append(contentsOf: Array((value ? "true" : "false").utf8))
-        case .number(let text): output.append(contentsOf: Array(text.utf8))
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .number(let text): output.append(contentsOf: text.utf8)
         case .string(let text): JSONValue.writeString(text, to: &output, escapingSlashes: escapingSlashes)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
@@ -35,28 +35,42 @@ extension JSONValue {
         }
     }
 
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
-
     private static func writeString(_ text: String, to output: inout [UInt8], escapingSlashes: Bool) {
         output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "/") where escapingSlashes:
-                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "/")])
-            case 0x08: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x00..<0x20:
-                output.append(contentsOf: Array("\\u00".utf8))
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
-            default: output.append(byte)
+        var text = text
+        text.makeContiguousUTF8()  // a no-op for native strings, which is nearly every string
+        _ = text.utf8.withContiguousStorageIfAvailable { bytes in
+            // Copy the runs that need no escape in one go each; most strings are one such run.
+            var run = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard
+                    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+                        || (byte == UInt8(ascii: "/") && escapingSlashes)
+                else { continue }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+                appendEscape(byte, to: &output)
+                run = index + 1
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscape(_ byte: UInt8, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(byte)
+        case 0x08: output.append(UInt8(ascii: "b"))
+        case 0x0C: output.append(UInt8(ascii: "f"))
+        case 0x0A: output.append(UInt8(ascii: "n"))
+        case 0x0D: output.append(UInt8(ascii: "r"))
+        case 0x09: output.append(UInt8(ascii: "t"))
+        default:
+            let hex: (UInt8) -> UInt8 = { $0 < 10 ? UInt8(ascii: "0") + $0 : UInt8(ascii: "a") - 10 + $0 }
+            output.append(contentsOf: [
+                UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex(byte >> 4), hex(byte & 0x0F),
+            ])
+        }
     }
 }

@@ -18,15 +18,43 @@ public enum PercentEncoding: Sendable {
 
     /// Appends the percent-encoded form of UTF-8 bytes.
     static func appendEncoded(_ bytes: some Sequence<UInt8>, to output: inout [UInt8]) {
+        let done: Void? = bytes.withContiguousStorageIfAvailable { appendEncoded(buffer: $0, to: &output) }
+        guard done == nil else { return }
         for byte in bytes {
             if isUnreserved(byte) {
                 output.append(byte)
             } else {
-                output.append(UInt8(ascii: "%"))
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
+                output.append(contentsOf: [UInt8(ascii: "%"), hexDigit(byte >> 4), hexDigit(byte & 0x0F)])
             }
         }
+    }
+
+    /// Encodes contiguous bytes in one pass over memory grown once, with no check per byte appended.
+    private static func appendEncoded(buffer: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: buffer.count * 3))
+        let end = output.withUnsafeMutableBufferPointer { out -> Int in
+            var index = start
+            for byte in buffer {
+                if isUnreserved(byte) {
+                    out[index] = byte
+                    index += 1
+                } else {
+                    out[index] = UInt8(ascii: "%")
+                    out[index + 1] = hexDigit(byte >> 4)
+                    out[index + 2] = hexDigit(byte & 0x0F)
+                    index += 3
+                }
+            }
+            return index
+        }
+        output.removeSubrange(end...)
+    }
+
+    /// The upper-case hex digit of a value below 16.
+    @inline(__always)
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") - 10 + value
     }
 
     /// Decodes percent-escapes strictly.
@@ -38,8 +66,22 @@ public enum PercentEncoding: Sendable {
         return try decode(bytes: text.utf8)
     }
 
+    /// Decodes bytes cut from a `String` at ASCII delimiters (so whole UTF-8 sequences) strictly; see
+    /// ``decode(_:)``. Without a `%` they are the text as it is.
+    static func decode(cut bytes: UnsafeBufferPointer<UInt8>) throws -> String {
+        guard bytes.contains(UInt8(ascii: "%")) else { return String(decoding: bytes, as: UTF8.self) }
+        return try decode(bytes: bytes)
+    }
+
     /// Decodes percent-escapes in UTF-8 bytes strictly; see ``decode(_:)``.
     static func decode(bytes utf8: some Collection<UInt8>) throws -> String {
+        guard utf8.contains(UInt8(ascii: "%")) else {
+            // Nothing to decode: the bytes themselves, if they are UTF-8.
+            guard let text = String(validating: utf8, as: UTF8.self) else {
+                throw QueryError(.invalidUTF8, "The percent-decoded text is not valid UTF-8.")
+            }
+            return text
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
         var iterator = utf8.makeIterator()
@@ -77,8 +119,6 @@ public enum PercentEncoding: Sendable {
             return false
         }
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
     @inline(__always)
     private static func hexValue(_ byte: UInt8) -> UInt8? {

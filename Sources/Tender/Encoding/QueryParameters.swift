@@ -38,19 +38,34 @@ public struct QueryParameters: Sendable, Hashable, RandomAccessCollection {
     /// Empty segments (`a=1&&b=2`) are skipped. Names and values are percent-decoded strictly.
     /// - Throws: ``QueryError``.
     public init(percentEncodedQuery query: some StringProtocol) throws {
-        // Split on bytes, not Characters: a combining mark after '&' or '=' must not hide the delimiter.
-        let bytes = Array(query.utf8)
+        var text = String(query)
+        text.makeContiguousUTF8()  // a no-op for native strings, which is nearly every string
+        guard let items = try text.utf8.withContiguousStorageIfAvailable({ try QueryParameters.items(in: $0) })
+        else { preconditionFailure("a contiguous UTF-8 string has contiguous storage") }
+        self.items = items
+    }
+
+    /// The items of a query's UTF-8 bytes. Splits on bytes, not Characters: a combining mark after `&` or `=`
+    /// must not hide the delimiter.
+    private static func items(in bytes: UnsafeBufferPointer<UInt8>) throws -> [Item] {
         var items: [Item] = []
-        for segment in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+            defer { start = end + 1 }
+            guard end > start else { continue }  // an empty segment: `a=1&&b=2`
+            let segment = bytes[start..<end]
             if let equals = segment.firstIndex(of: UInt8(ascii: "=")) {
-                let name = try PercentEncoding.decode(bytes: segment[..<equals])
-                let value = try PercentEncoding.decode(bytes: segment[(equals + 1)...])
+                let name = try PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: segment[..<equals]))
+                let value = try PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: segment[(equals + 1)...]))
                 items.append(Item(name: name, value: value))
             } else {
-                items.append(Item(name: try PercentEncoding.decode(bytes: segment), value: nil))
+                items.append(
+                    Item(name: try PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: segment)), value: nil)
+                )
             }
         }
-        self.items = items
+        return items
     }
 
     /// Reads the query of a URL string; a URL without a query has no items.

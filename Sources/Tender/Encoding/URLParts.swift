@@ -2,7 +2,8 @@
 ///
 /// Tender splits URLs itself rather than through `URLComponents` so that parsing behaves the same on
 /// every platform and never "repairs" what it was given (Foundation on Linux turns `%ZZ` into `%25ZZ`).
-/// Splitting works on Unicode scalars, so a combining mark after `?` cannot hide the delimiter.
+/// Splitting finds delimiters by Unicode scalar (never by `Character`), so a combining mark after `?` cannot hide
+/// the delimiter.
 package struct URLParts: Sendable, Hashable {
     /// The scheme, as written (`my-app`).
     package var scheme: String
@@ -16,42 +17,59 @@ package struct URLParts: Sendable, Hashable {
     package var fragment: String?
 
     /// Splits a URL string.
+    ///
+    /// The delimiters (`:`, `#`, `?`, `/`) are ASCII, and an ASCII byte is never part of a longer UTF-8 sequence,
+    /// so splitting the UTF-8 bytes finds exactly the delimiters a walk over Unicode scalars would, and a
+    /// combining mark after `?` cannot hide it. Bytes are several times faster to search than scalars.
     /// - Throws: ``QueryError`` with ``QueryError/Code/invalidURL`` when there is no valid scheme.
     package init(_ string: String) throws {
-        var rest = Substring(string).unicodeScalars
-        guard let colon = rest.firstIndex(of: ":") else {
+        var string = string
+        string.makeContiguousUTF8()  // a no-op for native strings, which is nearly every string
+        guard let parts = try string.utf8.withContiguousStorageIfAvailable({ try URLParts(bytes: $0) }) else {
+            preconditionFailure("a contiguous UTF-8 string has contiguous storage")
+        }
+        self = parts
+    }
+
+    /// Splits the UTF-8 bytes of a URL string.
+    private init(bytes: UnsafeBufferPointer<UInt8>) throws {
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
             throw QueryError(.invalidURL, "The URL has no scheme; write it as scheme://host/path.")
         }
-        let scheme = rest[..<colon]
-        guard URLParts.isValidScheme(scheme) else {
+        guard URLParts.isValidScheme(bytes[..<colon]) else {
             throw QueryError(
                 .invalidURL,
                 "The URL's scheme is not valid: it must start with a letter and use only letters, digits, '+', '-', '.'."
             )
         }
-        self.scheme = String(scheme)
-        rest = rest[rest.index(after: colon)...]
-        if let hash = rest.firstIndex(of: "#") {
-            fragment = String(rest[rest.index(after: hash)...])
+        scheme = URLParts.text(bytes[..<colon])
+        var rest = bytes[(colon + 1)...]
+        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
+            fragment = URLParts.text(rest[(hash + 1)...])
             rest = rest[..<hash]
         } else {
             fragment = nil
         }
-        if let question = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: question)...])
+        if let question = rest.firstIndex(of: UInt8(ascii: "?")) {
+            query = URLParts.text(rest[(question + 1)...])
             rest = rest[..<question]
         } else {
             query = nil
         }
-        if rest.starts(with: "//".unicodeScalars) {
+        if rest.starts(with: "//".utf8) {
             rest = rest.dropFirst(2)
-            let end = rest.firstIndex(of: "/") ?? rest.endIndex
-            authority = String(rest[..<end])
-            path = String(rest[end...])
+            let end = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+            authority = URLParts.text(rest[..<end])
+            path = URLParts.text(rest[end...])
         } else {
             authority = nil
-            path = String(rest)
+            path = URLParts.text(rest)
         }
+    }
+
+    /// The text of bytes cut at ASCII delimiters: always whole UTF-8 sequences, copied as they are.
+    private static func text(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes), as: UTF8.self)
     }
 
     /// Creates parts directly.
@@ -65,14 +83,18 @@ package struct URLParts: Sendable, Hashable {
 
     /// The host: the authority without user information and port; `nil` without an authority.
     package var host: String? {
-        guard var host = authority.map({ Substring($0).unicodeScalars }) else { return nil }
-        if let at = host.lastIndex(of: "@") { host = host[host.index(after: at)...] }
-        if host.first == "[" {
-            if let close = host.firstIndex(of: "]") { host = host[...close] }
-        } else if let colon = host.lastIndex(of: ":") {
-            host = host[..<colon]
+        guard let authority else { return nil }
+        let utf8 = authority.utf8
+        var start = utf8.startIndex
+        var end = utf8.endIndex
+        // The delimiters are ASCII: searching bytes finds them exactly where a walk over scalars would.
+        if let at = utf8.lastIndex(of: UInt8(ascii: "@")) { start = utf8.index(after: at) }
+        if start < end, utf8[start] == UInt8(ascii: "[") {
+            if let close = utf8[start...].firstIndex(of: UInt8(ascii: "]")) { end = utf8.index(after: close) }
+        } else if let colon = utf8[start...].lastIndex(of: UInt8(ascii: ":")) {
+            end = colon
         }
-        return String(host)
+        return String(decoding: utf8[start..<end], as: UTF8.self)
     }
 
     /// The URL string again, exactly as split.
@@ -102,14 +124,15 @@ package struct URLParts: Sendable, Hashable {
         }
     }
 
-    private static func isValidScheme(_ scheme: Substring.UnicodeScalarView) -> Bool {
+    private static func isValidScheme(_ scheme: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         guard let first = scheme.first, isLetter(first) else { return false }
-        return scheme.allSatisfy { scalar in
-            isLetter(scalar) || ("0"..."9").contains(scalar) || scalar == "+" || scalar == "-" || scalar == "."
+        return scheme.allSatisfy { byte in
+            isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
         }
     }
 
-    private static func isLetter(_ scalar: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
     }
 }

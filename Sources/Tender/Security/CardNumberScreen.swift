@@ -14,6 +14,7 @@ package enum CardNumberScreen {
 
     /// Whether the text contains a Luhn-valid run of 13–19 digits.
     package static func containsCardNumber(_ text: some StringProtocol) -> Bool {
+        guard hasEnoughDigits(text.utf8) else { return false }
         let bytes = Array(text.utf8)
         return runs(in: bytes).contains { run in isSuspicious(run.map { bytes[$0] }) }
     }
@@ -22,6 +23,7 @@ package enum CardNumberScreen {
     ///
     /// The result never contains a card number: what is left of a masked run is `X`s and at most four digits.
     package static func masking(_ text: String) -> String {
+        guard hasEnoughDigits(text.utf8) else { return text }
         var bytes = Array(text.utf8)
         var changed = false
         for run in runs(in: bytes) where isSuspicious(run.map { bytes[$0] }) {
@@ -88,6 +90,17 @@ package enum CardNumberScreen {
         }
         if !current.isEmpty { runs.append(current) }
         return runs.filter { $0.count >= lengths.lowerBound }
+    }
+
+    /// Whether the text has at least as many digits as the shortest card number: most text has not, and is
+    /// then screened without a copy.
+    private static func hasEnoughDigits(_ utf8: some Sequence<UInt8>) -> Bool {
+        var count = 0
+        for byte in utf8 where isDigit(byte) {
+            count += 1
+            if count >= lengths.lowerBound { return true }
+        }
+        return false
     }
 
     @inline(__always)

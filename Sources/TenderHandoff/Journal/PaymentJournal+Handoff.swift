@@ -84,12 +84,14 @@ extension PaymentJournal {
                 )
                 return (try PaymentJournal.requireEntry(db, draft.id), true)
             }
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints,
                         state, created_at, updated_at, expires_at)
                     VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
-                    """,
+                    """
+            )
+            .execute(
                 arguments: [
                     draft.id.rawValue, UUID().uuidString.lowercased(), draft.provider.rawValue,
                     draft.amount.minorUnits, draft.amount.currency.code,
@@ -108,8 +110,7 @@ extension PaymentJournal {
     func markOpened(_ id: PaymentID) throws {
         let now = clock.now()
         try write("opened") { db in
-            try db.execute(
-                sql: "UPDATE payment SET opened_at = ? WHERE id = ?",
+            try db.cachedStatement(sql: "UPDATE payment SET opened_at = ? WHERE id = ?").execute(
                 arguments: [now.journalTime, id.rawValue]
             )
         }
@@ -149,8 +150,7 @@ extension PaymentJournal {
         let found: JournalEntry? = try read { db in
             guard
                 let raw = try String.fetchOne(
-                    db,
-                    sql: "SELECT payment_id FROM handoff_token WHERE token_hash = ?",
+                    db.cachedStatement(sql: "SELECT payment_id FROM handoff_token WHERE token_hash = ?"),
                     arguments: [Data(digest)]
                 )
             else { return nil }
@@ -188,16 +188,15 @@ extension PaymentJournal {
     }
 
     static func insertToken(_ db: Database, _ draft: HandoffDraft, at now: Date) throws {
-        try db.execute(
-            sql: "INSERT INTO handoff_token (token_hash, payment_id, issued_at) VALUES (?, ?, ?)",
-            arguments: [Data(draft.tokenDigest), draft.id.rawValue, now.journalTime]
-        )
+        try db.cachedStatement(sql: "INSERT INTO handoff_token (token_hash, payment_id, issued_at) VALUES (?, ?, ?)")
+            .execute(
+                arguments: [Data(draft.tokenDigest), draft.id.rawValue, now.journalTime]
+            )
     }
 
     static func endpoints(_ db: Database, _ id: PaymentID) throws -> [String] {
         let text = try String.fetchOne(
-            db,
-            sql: "SELECT callback_endpoints FROM payment WHERE id = ?",
+            db.cachedStatement(sql: "SELECT callback_endpoints FROM payment WHERE id = ?"),
             arguments: [id.rawValue]
         )
         guard let text, let values = (try? JSONValue.parse(text))?.arrayValue else {

@@ -328,7 +328,7 @@ public final class PaymentJournal: Sendable {
     }
 
     static func fetchEntry(_ db: Database, _ id: PaymentID) throws -> JournalEntry? {
-        try Row.fetchOne(db, sql: "SELECT * FROM payment WHERE id = ?", arguments: [id.rawValue]).map(
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM payment WHERE id = ?"), arguments: [id.rawValue]).map(
             JournalEntry.init(row:)
         )
     }
@@ -372,7 +372,8 @@ public final class PaymentJournal: Sendable {
         }
         sql += " WHERE id = ? AND state = ? AND revision = ?"
         arguments += [entry.id.rawValue, entry.state.rawValue, entry.revision]
-        try db.execute(sql: sql, arguments: arguments)
+        // Cached: the few shapes of this update are compiled once per connection, not once per payment.
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
         guard db.changesCount == 1 else {
             throw HandoffError(
                 .storageFailed,
@@ -391,9 +392,11 @@ public final class PaymentJournal: Sendable {
         to: PaymentState,
         note: String? = nil
     ) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql:
-                "INSERT INTO payment_event (payment_id, at, kind, from_state, to_state, note) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO payment_event (payment_id, at, kind, from_state, to_state, note) VALUES (?, ?, ?, ?, ?, ?)"
+        )
+        .execute(
             arguments: [id.rawValue, now.journalTime, kind, from?.rawValue, to.rawValue, note]
         )
     }

@@ -56,7 +56,17 @@ public enum SquareCallbackMarker: Sendable {
     /// (the SDK's `+[SCCAPIResponse isSquareResponse:]`).
     public static func isMarked(_ url: String) -> Bool {
         guard let parts = try? URLParts(url) else { return false }
+        return isMarked(parts)
+    }
+
+    /// Whether a split URL carries the marker, as the public `isMarked` decides it for a URL string.
+    static func isMarked(_ parts: URLParts) -> Bool {
         if parts.host == marker { return true }
+        let path = parts.path.utf8
+        if path.allSatisfy({ $0 < 0x80 }) {
+            // ASCII: every byte is a Character, so splitting bytes is splitting Characters, without the cost.
+            return path.split(separator: UInt8(ascii: "/")).contains { $0.elementsEqual(marker.utf8) }
+        }
         return parts.path.split(separator: "/").contains { $0 == marker }
     }
 

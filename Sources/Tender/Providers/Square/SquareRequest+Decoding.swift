@@ -25,7 +25,9 @@ extension SquareRequest {
         let parts: URLParts
         do { parts = try URLParts(urlString) } catch { throw invalid("This is not a URL: \(error)") }
         guard parts.scheme.lowercased() == SquareRequest.urlScheme else {
-            throw invalid("A Point of Sale request starts with square-commerce-v1://, not \(parts.scheme)://.")
+            throw invalid(
+                "A Point of Sale request starts with square-commerce-v1://, not \(CardNumberScreen.excerpt(parts.scheme))://."
+            )
         }
         guard parts.authority == "payment", parts.path == "/create" else {
             throw invalid("A Point of Sale request goes to square-commerce-v1://payment/create.")
@@ -68,7 +70,7 @@ extension SquareRequest {
             if let hint = hints[key] {
                 throw invalid("Unexpected key '\(key)' in the request data; Point of Sale reads '\(hint)'.")
             }
-            throw invalid("Unexpected key '\(key)' in the request data.")
+            throw invalid("Unexpected key '\(CardNumberScreen.excerpt(key))' in the request data.")
         }
 
         func string(_ key: String, in object: JSONObject, required: Bool = false) throws -> String? {
@@ -98,7 +100,9 @@ extension SquareRequest {
             throw invalid("'amount_money' must be an object with 'amount' and 'currency_code'.")
         }
         for key in amountObject.keys where key != "amount" && key != "currency_code" {
-            throw invalid("Unexpected key '\(key)' in 'amount_money'; it has 'amount' and 'currency_code'.")
+            throw invalid(
+                "Unexpected key '\(CardNumberScreen.excerpt(key))' in 'amount_money'; it has 'amount' and 'currency_code'."
+            )
         }
         guard let minorUnits = amountObject["amount"]?.integerValue else {
             throw invalid("'amount_money.amount' must be a whole number of minor units, such as 100 for 1.00 USD.")
@@ -134,7 +138,7 @@ extension SquareRequest {
             "supported_tender_types", "clear_default_fees", "auto_return", "disable_cnp", "skip_receipt",
         ]
         for key in options.keys where !optionKeys.contains(key) {
-            throw invalid("Unexpected key '\(key)' in 'options'.")
+            throw invalid("Unexpected key '\(CardNumberScreen.excerpt(key))' in 'options'.")
         }
         guard let tenderValues = options["supported_tender_types"]?.arrayValue else {
             throw invalid("'options.supported_tender_types' must be an array of tender type strings.")

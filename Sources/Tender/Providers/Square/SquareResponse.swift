@@ -79,9 +79,11 @@ public struct SquareResponse: PaymentCallback {
         guard callbackURLString.utf8.count <= SquareResponse.maximumURLLength else {
             throw fail(.missingOrInvalidResponseData, "The callback URL is longer than 64 KiB.")
         }
+        let parts: URLParts
         let query: QueryParameters
         do {
-            query = try QueryParameters(percentEncodedQuery: try URLParts(callbackURLString).query ?? "")
+            parts = try URLParts(callbackURLString)
+            query = try QueryParameters(percentEncodedQuery: parts.query ?? "")
         } catch {
             throw fail(.missingOrInvalidResponseData, "The callback URL cannot be read: \(error)")
         }
@@ -114,7 +116,7 @@ public struct SquareResponse: PaymentCallback {
             throw fail(.missingOrInvalidResponseStatus, "The callback's status must be the string \"ok\" or \"error\".")
         }
         state = object["state"]?.stringValue
-        hasCallbackMarker = SquareCallbackMarker.isMarked(callbackURLString)
+        hasCallbackMarker = SquareCallbackMarker.isMarked(parts)
         if isSuccess {
             transactionID = try SquareResponse.identifier("transaction_id", in: object)
             clientTransactionID = try SquareResponse.identifier("client_transaction_id", in: object)
@@ -129,7 +131,7 @@ public struct SquareResponse: PaymentCallback {
             guard SquareResponse.isIdentifier(code) else {
                 throw fail(
                     .missingOrInvalidResponseErrorCode,
-                    "The callback's error_code is not a code (letters, digits, '_', '-', '.')."
+                    "The callback's error_code is not a code (letters, digits, '_', '-', '.', and no card number)."
                 )
             }
             transactionID = nil
@@ -144,25 +146,28 @@ public struct SquareResponse: PaymentCallback {
         guard isIdentifier(value) else {
             throw SquareError(
                 .missingOrInvalidResponseJSONData,
-                "The callback's \(key) is not a Square identifier (1–128 letters, digits, '_', '-', '.', ':')."
+                "The callback's \(key) is not a Square identifier (1–128 letters, digits, '_', '-', '.', ':', and no card number)."
             )
         }
         return value
     }
 
-    /// Square identifiers and error codes: 1–128 ASCII letters, digits, `_`, `-`, `.`, `:`.
+    /// Square identifiers and error codes: 1–128 ASCII letters, digits, `_`, `-`, `.`, `:`, holding no card number
+    /// (SEC-9: an identifier is kept, logged and written to the journal as it is, so one that hides a card number
+    /// is refused, as the other providers' parsers do).
     static func isIdentifier(_ text: String) -> Bool {
         let utf8 = text.utf8
         guard (1...128).contains(utf8.count) else { return false }
-        return utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                UInt8(ascii: ":"):
-                return true
-            default:
-                return false
+        return !CardNumberScreen.containsCardNumber(text)
+            && utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                    UInt8(ascii: ":"):
+                    return true
+                default:
+                    return false
+                }
             }
-        }
     }
 }

@@ -25,11 +25,21 @@ extension SwipeResponse {
         var fields: [String: String] = [:]
         var dollarNames = false
         for item in query {
-            var name = Substring(item.name)
-            let hasDollar = name.first == "$"
-            if hasDollar { name = name.dropFirst() }
-            guard name.hasPrefix("ifcc_") else { continue }
-            let key = String(name.dropFirst(5))
+            let (key, hasDollar): (String, Bool)
+            if item.name.utf8.allSatisfy({ $0 < 0x80 }) {
+                // ASCII: every byte is a Character, so comparing bytes is comparing Characters, without the cost.
+                let name = item.name.utf8
+                let dollar = name.first == UInt8(ascii: "$")
+                let rest = dollar ? name.dropFirst() : name[...]
+                guard rest.starts(with: "ifcc_".utf8) else { continue }
+                (key, hasDollar) = (String(decoding: rest.dropFirst(5), as: UTF8.self), dollar)
+            } else {
+                var name = Substring(item.name)
+                let dollar = name.first == "$"
+                if dollar { name = name.dropFirst() }
+                guard name.hasPrefix("ifcc_") else { continue }
+                (key, hasDollar) = (String(name.dropFirst(5)), dollar)
+            }
             dollarNames = dollarNames || hasDollar
             guard SwipeResponse.fieldNames.contains(key) else { continue }  // extensions Tender does not know
             guard let value = item.value else {

@@ -1,0 +1,315 @@
+import Benchmark
+import Foundation
+import GRDBSQLite
+import Tender
+import TenderHandoff
+
+/// The journal's cost per payment beside the floor: what SQLite itself needs for the same durable writes.
+///
+/// * `Journal payment · TenderHandoff`: `HandoffCoordinator.pay` of a Square request whose answer arrives while
+///   the POS app opens: the payment is written ahead (one transaction), the callback recorded (one), the opening
+///   noted (one), the entry read back. Three commits, each synced (WAL, `synchronous=FULL`).
+/// * `Journal payment · SQLite floor, one row` and `…, journal rows`: the same three commits through SQLite's C
+///   API with prepared statements, in the same WAL mode with `synchronous=FULL`, in the same folder: the least a
+///   payment can cost, and what the journal's own rows cost without TenderHandoff and GRDB (see `SQLiteFloor`).
+///
+/// Both files live in one temporary folder (`TENDER_BENCHMARK_DIR`, by default the system's), so they share a
+/// file system and its fsync.
+enum JournalBenchmarks {
+    static func register() {
+        let configuration = Benchmark.Configuration(
+            metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput, .syscalls],
+            timeUnits: .microseconds,
+            warmupIterations: 10,
+            scalingFactor: .one,
+            maxDuration: .seconds(10),
+            maxIterations: 2_000
+        )
+        let folder =
+            (ProcessInfo.processInfo.environment["TENDER_BENCHMARK_DIR"] ?? NSTemporaryDirectory())
+            + "/tender-benchmark-\(getpid())"
+        let journal = Box<(HandoffCoordinator, ReplyingOpener)>()
+        Benchmark("Journal payment · TenderHandoff", configuration: configuration) { benchmark in
+            let (coordinator, _) = journal.value!
+            let request = SquareRequest(
+                applicationID: "sq0idp-TenderBenchmarks",
+                callbackURL: URL(string: "tender-bench://done")!,
+                amount: Money(minorUnits: 1250, currency: .usd)
+            )
+            for _ in benchmark.scaledIterations {
+                let entry = try await coordinator.pay(request)
+                precondition(entry.state == .completed, "the benchmark payment ended \(entry.state)")
+                blackHole(entry)
+            }
+        } setup: {
+            try? FileManager.default.removeItem(atPath: folder)
+            let opener = ReplyingOpener()
+            let coordinator = HandoffCoordinator(
+                journal: try PaymentJournal(path: folder + "/journal.sqlite"),
+                opener: opener
+            )
+            opener.coordinator.value = coordinator
+            journal.value = (coordinator, opener)
+        } teardown: {
+            journal.value?.1.coordinator.value = nil
+            journal.value = nil
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+
+        for schema in SQLiteFloor.Schema.allCases {
+            let floor = Box<SQLiteFloor>()
+            Benchmark("Journal payment · SQLite floor, \(schema.rawValue)", configuration: configuration) { benchmark in
+                let database = floor.value!
+                for _ in benchmark.scaledIterations { try database.payment() }
+            } setup: {
+                try? FileManager.default.removeItem(atPath: folder)
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                floor.value = try SQLiteFloor(path: folder + "/floor.sqlite", schema: schema)
+            } teardown: {
+                floor.value = nil
+                try? FileManager.default.removeItem(atPath: folder)
+            }
+        }
+    }
+}
+
+/// A value set up before a benchmark runs and read by it; benchmarks run one at a time.
+final class Box<Value>: @unchecked Sendable {
+    var value: Value?
+}
+
+/// Opens nothing: answers each Square request at once with Point of Sale's success callback, through the
+/// coordinator, as the app delegate would when the POS app comes back.
+final class ReplyingOpener: PaymentURLOpener, @unchecked Sendable {
+    let coordinator = Box<HandoffCoordinator>()
+
+    func open(_ url: URL) async -> Bool {
+        guard let request = try? SquareRequest(url: url), let callback = try? request.wireCallbackURL(),
+            let token = request.state
+        else { return false }
+        // The token is URL-safe base64: nothing in it needs escaping in JSON.
+        let data = #"{"status":"ok","transaction_id":"TX-BENCHMARK","state":"\#(token)"}"#
+        let reply = callback + "?data=" + PercentEncoding.encode(data)
+        _ = try? coordinator.value?.handleCallback(reply)
+        return true
+    }
+}
+
+/// The floor: the journal's three commits per payment through SQLite's C API with prepared statements, nothing
+/// else. `one row`: a single table, one insert and two updates of its row. `journal rows`: the journal's own schema
+/// (`PaymentJournal+Schema.swift`, v1: three tables, four indexes) and the rows it writes — the payment, its token
+/// and an event; the outcome and a second event; the opening.
+final class SQLiteFloor {
+    enum Schema: String, CaseIterable {
+        case oneRow = "one row"
+        case journalRows = "journal rows"
+    }
+
+    private let schema: Schema
+    private var database: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    private var counter = 0
+
+    init(path: String, schema: Schema) throws {
+        self.schema = schema
+        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
+            throw FloorError("cannot open \(path)")
+        }
+        try execute("PRAGMA journal_mode = WAL")
+        try execute("PRAGMA synchronous = FULL")
+        switch schema {
+        case .oneRow:
+            try execute(
+                """
+                CREATE TABLE payment (
+                    id TEXT PRIMARY KEY, provider TEXT NOT NULL, state TEXT NOT NULL, amount INTEGER NOT NULL,
+                    currency TEXT NOT NULL, token_hash BLOB NOT NULL UNIQUE, outcome TEXT, created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL, opened_at REAL)
+                """
+            )
+        case .journalRows:
+            try execute(SQLiteFloor.journalSchema)
+        }
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(database)
+    }
+
+    /// Three transactions, each committed (and synced).
+    func payment() throws {
+        counter += 1
+        let id = "payment-\(counter)"
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        var token = [UInt8](repeating: 0, count: 32)
+        withUnsafeBytes(of: counter) { token.replaceSubrange(0..<8, with: $0) }
+        switch schema {
+        case .oneRow:
+            try transaction {
+                try run(
+                    """
+                    INSERT INTO payment (id, provider, state, amount, currency, token_hash, created_at, updated_at)
+                    VALUES (?, 'square', 'pending', 1250, 'USD', ?, ?, ?)
+                    """,
+                    [.text(id), .blob(token), .integer(now), .integer(now)]
+                )
+            }
+            try transaction {
+                try run(
+                    "UPDATE payment SET state = 'completed', outcome = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
+                    [.text(#"{"status":"approved","transaction_id":"TX-BENCHMARK"}"#), .integer(now), .text(id)]
+                )
+            }
+            try transaction { try run("UPDATE payment SET opened_at = ? WHERE id = ?", [.integer(now), .text(id)]) }
+        case .journalRows:
+            try transaction {
+                try run(
+                    """
+                    INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints,
+                        state, created_at, updated_at, expires_at)
+                    VALUES (?, ?, 'square', 1250, 'USD', '["tender-bench://done/square_request"]', 'pending', ?, ?, ?)
+                    """,
+                    [
+                        .text(id), .text(UUID().uuidString.lowercased()), .integer(now), .integer(now),
+                        .integer(now + 900_000),
+                    ]
+                )
+                try run(
+                    "INSERT INTO handoff_token (token_hash, payment_id, issued_at) VALUES (?, ?, ?)",
+                    [.blob(token), .text(id), .integer(now)]
+                )
+                try event(id, now, "begun", from: nil, to: "pending")
+            }
+            try transaction {
+                try run(
+                    """
+                    UPDATE payment SET state = 'completed', revision = revision + 1, updated_at = ?, acknowledged_at = NULL,
+                        outcome_status = 'approved', outcome_amount_minor_units = NULL, outcome_currency = NULL,
+                        outcome_transaction_id = 'TX-BENCHMARK', outcome_error_code = NULL, outcome_message = NULL,
+                        outcome_assurance = 'reported_by_pos_app', outcome_source = 'callback'
+                    WHERE id = ? AND state = 'pending' AND revision = 1
+                    """,
+                    [.integer(now), .text(id)]
+                )
+                try event(id, now, "callback", from: "pending", to: "completed")
+            }
+            try transaction { try run("UPDATE payment SET opened_at = ? WHERE id = ?", [.integer(now), .text(id)]) }
+        }
+    }
+
+    private func event(_ id: String, _ now: Int64, _ kind: String, from: String?, to: String) throws {
+        try run(
+            "INSERT INTO payment_event (payment_id, at, kind, from_state, to_state, note) VALUES (?, ?, ?, ?, ?, NULL)",
+            [.text(id), .integer(now), .text(kind), from.map(Value.text) ?? .null, .text(to)]
+        )
+    }
+
+    enum Value {
+        case text(String)
+        case integer(Int64)
+        case blob([UInt8])
+        case null
+    }
+
+    private func transaction(_ body: () throws -> Void) throws {
+        try run("BEGIN IMMEDIATE", [])
+        try body()
+        try run("COMMIT", [])
+    }
+
+    /// Runs a statement prepared once and kept.
+    private func run(_ sql: String, _ values: [Value]) throws {
+        let statement: OpaquePointer
+        if let prepared = statements[sql] {
+            statement = prepared
+        } else {
+            var prepared: OpaquePointer?
+            guard sqlite3_prepare_v2(database, sql, -1, &prepared, nil) == SQLITE_OK, let prepared else {
+                throw FloorError(String(cString: sqlite3_errmsg(database)))
+            }
+            statements[sql] = prepared
+            statement = prepared
+        }
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            switch value {
+            case .text(let text): sqlite3_bind_text(statement, index, text, -1, transient)
+            case .integer(let number): sqlite3_bind_int64(statement, index, number)
+            case .blob(let bytes):
+                _ = bytes.withUnsafeBytes {
+                    sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient)
+                }
+            case .null: sqlite3_bind_null(statement, index)
+            }
+        }
+        let result = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+        guard result == SQLITE_DONE else { throw FloorError(String(cString: sqlite3_errmsg(database))) }
+    }
+
+    private func execute(_ sql: String) throws {
+        guard sqlite3_exec(database, sql, nil, nil, nil) == SQLITE_OK else {
+            throw FloorError(String(cString: sqlite3_errmsg(database)))
+        }
+    }
+
+    private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    /// The journal's schema, v1, as `PaymentJournal+Schema.swift` creates it.
+    static let journalSchema = """
+        CREATE TABLE payment (
+            id TEXT PRIMARY KEY NOT NULL,
+            idempotency_key TEXT NOT NULL UNIQUE,
+            provider TEXT NOT NULL,
+            amount_minor_units INTEGER NOT NULL,
+            currency TEXT NOT NULL,
+            callback_endpoints TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN
+                ('pending', 'completed', 'unknown', 'tampered', 'late', 'not_opened', 'resolved')),
+            revision INTEGER NOT NULL DEFAULT 1,
+            handoff_count INTEGER NOT NULL DEFAULT 1,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            opened_at INTEGER,
+            acknowledged_at INTEGER,
+            outcome_status TEXT CHECK (outcome_status IN ('approved', 'declined', 'cancelled', 'failed')),
+            outcome_amount_minor_units INTEGER,
+            outcome_currency TEXT,
+            outcome_transaction_id TEXT,
+            outcome_error_code TEXT,
+            outcome_message TEXT,
+            outcome_assurance TEXT,
+            outcome_source TEXT CHECK (outcome_source IN ('callback', 'manual')),
+            resolved_at INTEGER,
+            resolved_from_state TEXT,
+            resolution_note TEXT,
+            CHECK ((outcome_status IS NULL) = (outcome_source IS NULL)),
+            CHECK (state NOT IN ('completed', 'tampered', 'late', 'resolved') OR outcome_status IS NOT NULL)
+        );
+        CREATE INDEX payment_by_state ON payment (state, updated_at);
+        CREATE TABLE handoff_token (
+            token_hash BLOB PRIMARY KEY NOT NULL CHECK (length(token_hash) = 32),
+            payment_id TEXT NOT NULL REFERENCES payment (id) ON DELETE CASCADE,
+            issued_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX handoff_token_by_payment ON handoff_token (payment_id);
+        CREATE TABLE payment_event (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            payment_id TEXT NOT NULL REFERENCES payment (id) ON DELETE CASCADE,
+            at INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            from_state TEXT,
+            to_state TEXT NOT NULL,
+            note TEXT
+        );
+        CREATE INDEX payment_event_by_payment ON payment_event (payment_id, id);
+        """
+}
+
+struct FloorError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

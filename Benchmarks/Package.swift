@@ -1,0 +1,30 @@
+// swift-tools-version:6.1
+
+import PackageDescription
+
+// Tender's benchmarks (docs/PERFORMANCE.md): a package of its own so that the library never depends on the
+// benchmark harness. Run them all with `scripts/benchmark`, or `swift package --package-path Benchmarks benchmark`.
+let package = Package(
+    name: "TenderBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "tender", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // The raw SQLite floor goes through the same SQLite library the journal uses (GRDB's GRDBSQLite).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "TenderBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Tender", package: "tender"),
+                .product(name: "TenderHandoff", package: "tender"),
+                .product(name: "TenderSandbox", package: "tender"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/TenderBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    ]
+)
