@@ -6,6 +6,10 @@
 /// (`4111 1111 1111 1111`, `4111-1111-1111-1111`). A longer run is searched for any Luhn-valid stretch of
 /// 13–19 digits inside it.
 ///
+/// A UUID in its canonical form (`8-4-4-4-12` hexadecimal digits, as Square's `client_transaction_id`) is not
+/// searched across its dashes: no group is longer than 12 digits, so it cannot hold a card number as one run
+/// (SEC-9 speaks of runs), while about one UUID in a thousand would look like one if its groups were joined.
+///
 /// Identifiers (transaction ids, codes, tokens) that contain a card number are refused by the parsers;
 /// free text (messages, descriptions) is kept with the run masked by ``masking(_:)``.
 package enum CardNumberScreen {
@@ -14,7 +18,7 @@ package enum CardNumberScreen {
 
     /// Whether the text contains a Luhn-valid run of 13–19 digits.
     package static func containsCardNumber(_ text: some StringProtocol) -> Bool {
-        guard hasEnoughDigits(text.utf8) else { return false }
+        guard hasEnoughDigits(text.utf8), !isCanonicalUUID(text.utf8) else { return false }
         let bytes = Array(text.utf8)
         return runs(in: bytes).contains { run in isSuspicious(run.map { bytes[$0] }) }
     }
@@ -101,6 +105,23 @@ package enum CardNumberScreen {
             if count >= lengths.lowerBound { return true }
         }
         return false
+    }
+
+    /// Whether the text is a UUID as `UUID.uuidString` writes it, in either case: 8-4-4-4-12 hexadecimal digits.
+    private static func isCanonicalUUID(_ utf8: some Collection<UInt8>) -> Bool {
+        guard utf8.count == 36 else { return false }
+        for (offset, byte) in utf8.enumerated() {
+            switch offset {
+            case 8, 13, 18, 23:
+                guard byte == UInt8(ascii: "-") else { return false }
+            default:
+                let isHex =
+                    isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+                guard isHex else { return false }
+            }
+        }
+        return true
     }
 
     @inline(__always)

@@ -52,6 +52,19 @@ struct CardNumberScreenTests {
         #expect(!CardNumberScreen.containsCardNumber(""))
     }
 
+    @Test("a canonical UUID is not a card number: its groups are searched one by one, not joined across dashes")
+    func uuids() {
+        // Joined across the dashes, these digits hold Luhn-valid runs; no group alone is 13 digits long.
+        let allDigits = "12345678-1234-1234-1234-123456789012"
+        #expect(CardNumberScreen.containsCardNumber(String(allDigits.map { $0 == "-" ? " " : $0 })))
+        #expect(!CardNumberScreen.containsCardNumber(allDigits))
+        #expect(!CardNumberScreen.containsCardNumber("abcdef12-3456-7890-1234-5678ABCDEF00"))
+        // Not canonical (one group too long): searched as any other text, and the 13-digit group is found.
+        #expect(CardNumberScreen.containsCardNumber("1234567-42222222222222-1234-1234-1234567890"))
+        // Text that merely contains a UUID is still searched across dashes.
+        #expect(CardNumberScreen.containsCardNumber("id " + allDigits))
+    }
+
     @Test("a card number inside a longer run of digits is found")
     func longRuns() {
         // 20 digits whose first 16 are a test card: the 16-digit window passes Luhn.

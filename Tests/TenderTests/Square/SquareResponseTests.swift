@@ -29,6 +29,24 @@ struct SquareResponseTests {
         #expect(numbers.transactionID == nil && numbers.state == nil)
     }
 
+    @Test("a UUID client_transaction_id is read even when its digits, joined across dashes, pass Luhn (SEC-9)")
+    func uuidClientTransactionID() throws {
+        // Square's client_transaction_id is a UUID. Its groups joined would hold a Luhn-valid run of 13–19 digits;
+        // refusing it would leave a charged payment unresolved.
+        let uuid = "12345678-1234-1234-1234-123456789012"
+        let response = try SquareResponse(
+            callbackURLString: Self.url(#"{"status":"ok","client_transaction_id":"\#(uuid)"}"#)
+        )
+        #expect(response.clientTransactionID == uuid)
+        // A card number is still refused there, grouped or not.
+        for card in ["4111111111111111", "4111-1111-1111-1111"] {
+            #expect(
+                Self.code(of: Self.url(#"{"status":"ok","client_transaction_id":"\#(card)"}"#))
+                    == .missingOrInvalidResponseJSONData
+            )
+        }
+    }
+
     @Test("a missing, empty or valueless data parameter is error 8 (square §2.2 steps 1–2)")
     func missingData() {
         for url in [
