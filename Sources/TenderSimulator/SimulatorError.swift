@@ -1,7 +1,11 @@
+public import Tender
+
 /// A simulation could not be run as asked (a usage error, not the POS app's answer).
-public struct SimulatorError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SimulatorError: TenderError {
     /// What went wrong. An open set.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: TenderErrorCode {
+        /// The error these codes belong to.
+        public typealias Failure = SimulatorError
         /// The code's stable string.
         public let rawValue: String
         /// Creates a code from its string.
@@ -15,14 +19,6 @@ public struct SimulatorError: Error, Sendable, Hashable, CustomStringConvertible
         public static let impossibleOutcome = Code(rawValue: "impossible_outcome")
         /// The merchant profile is not valid.
         public static let invalidProfile = Code(rawValue: "invalid_profile")
-
-        /// The code's string.
-        public var description: String { rawValue }
-
-        /// Matches a thrown error against a code in a `catch` pattern.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? SimulatorError)?.code == code
-        }
     }
 
     /// What went wrong.
@@ -35,7 +31,4 @@ public struct SimulatorError: Error, Sendable, Hashable, CustomStringConvertible
         self.code = code
         self.message = message
     }
-
-    /// The message.
-    public var description: String { message }
 }

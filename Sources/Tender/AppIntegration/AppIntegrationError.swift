@@ -5,9 +5,11 @@ public import Foundation
 ///
 /// The ``message`` says what was wrong and exactly what to change, such as the `Info.plist` entry to add.
 /// Match with `catch AppIntegrationError.Code.posAppNotInstalled`.
-public struct AppIntegrationError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct AppIntegrationError: TenderError {
     /// What went wrong. An open set.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: TenderErrorCode {
+        /// The error these codes belong to.
+        public typealias Failure = AppIntegrationError
         /// The code's stable string in snake case, such as `"pos_app_not_installed"`.
         public let rawValue: String
         /// Creates a code from its string.
@@ -29,14 +31,6 @@ public struct AppIntegrationError: Error, Sendable, Hashable, CustomStringConver
         public static let infoPlistUnreadable = Code(rawValue: "info_plist_unreadable")
         /// A configuration check found at least one problem; the report lists them with their fixes.
         public static let configurationProblem = Code(rawValue: "configuration_problem")
-
-        /// The code's string.
-        public var description: String { rawValue }
-
-        /// Matches a thrown error against a code in a `catch` pattern.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? AppIntegrationError)?.code == code
-        }
     }
 
     /// What went wrong.
@@ -56,7 +50,4 @@ public struct AppIntegrationError: Error, Sendable, Hashable, CustomStringConver
         self.provider = provider
         self.appStoreURL = appStoreURL
     }
-
-    /// The message.
-    public var description: String { message }
 }

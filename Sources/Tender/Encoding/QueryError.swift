@@ -1,7 +1,9 @@
 /// An error from percent-decoding, splitting a URL, or reading its query.
-public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct QueryError: TenderError {
     /// What went wrong, as a stable, machine-readable code.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: TenderErrorCode {
+        /// The error these codes belong to.
+        public typealias Failure = QueryError
         /// The code's stable string.
         public let rawValue: String
         /// Creates a code from its string.
@@ -17,14 +19,6 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidURL = Code(rawValue: "invalid_url")
         /// The input is larger than Tender accepts from outside.
         public static let tooLarge = Code(rawValue: "too_large")
-
-        /// The code's string.
-        public var description: String { rawValue }
-
-        /// Matches a thrown error against a code in a `catch` pattern.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? QueryError)?.code == code
-        }
     }
 
     /// What went wrong.
@@ -37,7 +31,4 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    /// The message.
-    public var description: String { message }
 }

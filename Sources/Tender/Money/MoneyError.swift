@@ -2,9 +2,11 @@
 ///
 /// The ``code`` is an open set: match it with `catch let error as MoneyError where error.code == .overflow`,
 /// or with the `~=` pattern: `catch MoneyError.Code.unknownCurrency`.
-public struct MoneyError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct MoneyError: TenderError {
     /// What went wrong, as a stable, machine-readable code.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: TenderErrorCode {
+        /// The error these codes belong to.
+        public typealias Failure = MoneyError
         /// The code's stable string, such as `"unknown_currency"`.
         public let rawValue: String
         /// Creates a code from its string.
@@ -20,14 +22,6 @@ public struct MoneyError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let tooManyFractionDigits = Code(rawValue: "too_many_fraction_digits")
         /// The amount does not fit in a 64-bit count of minor units.
         public static let overflow = Code(rawValue: "overflow")
-
-        /// The code's string.
-        public var description: String { rawValue }
-
-        /// Matches a thrown error against a code in a `catch` pattern.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? MoneyError)?.code == code
-        }
     }
 
     /// What went wrong.
@@ -40,7 +34,4 @@ public struct MoneyError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    /// The message.
-    public var description: String { message }
 }

@@ -9,9 +9,11 @@
 /// The ``message`` says what was wrong and what to do. It never contains a token, an authorization code or
 /// a secret (SEC-8): from Square's answer it keeps only the error ``squareErrorCode`` (such as
 /// `ACCESS_TOKEN_EXPIRED`).
-public struct SquareAuthorizationError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SquareAuthorizationError: TenderError {
     /// What went wrong. An open set.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: TenderErrorCode {
+        /// The error these codes belong to.
+        public typealias Failure = SquareAuthorizationError
         /// The code's stable string in snake case, such as `"invalid_access_token"`.
         public let rawValue: String
         /// Creates a code from its string.
@@ -113,14 +115,6 @@ public struct SquareAuthorizationError: Error, Sendable, Hashable, CustomStringC
             if result.hasSuffix("Id") { result = String(result.dropLast(2)) + "ID" }
             return result
         }
-
-        /// The code's string.
-        public var description: String { rawValue }
-
-        /// Matches a thrown error against a code in a `catch` pattern.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? SquareAuthorizationError)?.code == code
-        }
     }
 
     /// What went wrong.
@@ -140,7 +134,4 @@ public struct SquareAuthorizationError: Error, Sendable, Hashable, CustomStringC
         self.squareErrorCode = squareErrorCode
         self.httpStatusCode = httpStatusCode
     }
-
-    /// The message.
-    public var description: String { message }
 }

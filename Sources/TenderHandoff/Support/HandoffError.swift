@@ -1,10 +1,14 @@
+public import Tender
+
 /// An error of the durable hand-off: the journal, the coordinator, or opening the POS app.
 ///
 /// Match with `catch HandoffError.Code.paymentPending`. The ``message`` says what was wrong and what to
 /// do; it never contains a token, a URL or an amount (SEC-8, SEC-10).
-public struct HandoffError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct HandoffError: TenderError {
     /// What went wrong. An open set.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: TenderErrorCode {
+        /// The error these codes belong to.
+        public typealias Failure = HandoffError
         /// The code's stable string, such as `"payment_pending"`.
         public let rawValue: String
         /// Creates a code from its string.
@@ -44,14 +48,6 @@ public struct HandoffError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let malformedCallback = Code(rawValue: "malformed_callback")
         /// A manual resolution was not allowed (for example, resolving a payment as pending).
         public static let invalidResolution = Code(rawValue: "invalid_resolution")
-
-        /// The code's string.
-        public var description: String { rawValue }
-
-        /// Matches a thrown error against a code in a `catch` pattern.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? HandoffError)?.code == code
-        }
     }
 
     /// What went wrong.
@@ -64,7 +60,4 @@ public struct HandoffError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    /// The message.
-    public var description: String { message }
 }

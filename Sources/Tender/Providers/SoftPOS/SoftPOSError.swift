@@ -2,9 +2,11 @@
 ///
 /// Match a code with `catch SoftPOSError.Code.missingOriginalTransactionID`. Messages say what was wrong and
 /// what to do; they never contain a card number, a token or a whole URL.
-public struct SoftPOSError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SoftPOSError: TenderError {
     /// What went wrong. An open set.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: TenderErrorCode {
+        /// The error these codes belong to.
+        public typealias Failure = SoftPOSError
         /// The code's stable string, such as `"unsupported_currency"`.
         public let rawValue: String
         /// Creates a code from its string.
@@ -36,14 +38,6 @@ public struct SoftPOSError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let cardNumberRefused = Code(rawValue: "card_number_refused")
         /// The callback's correlation parameter (``Correlation/parameterName``) is repeated or not a token.
         public static let invalidCorrelationToken = Code(rawValue: "invalid_correlation_token")
-
-        /// The code's string.
-        public var description: String { rawValue }
-
-        /// Matches a thrown error against a code in a `catch` pattern.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? SoftPOSError)?.code == code
-        }
     }
 
     /// What went wrong.
@@ -56,7 +50,4 @@ public struct SoftPOSError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    /// The message.
-    public var description: String { message }
 }

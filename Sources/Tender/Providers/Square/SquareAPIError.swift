@@ -3,9 +3,11 @@
 /// The ``code`` keeps the wire string (`error_code`) whether Tender knows it or not, so a code Square adds
 /// next year still reaches the app. Known codes are static members of ``Code``; ``Code/sdkErrorCode`` gives
 /// the number the official SDK's `SCCAPIErrorDomain` uses (0 for codes it does not recognise).
-public struct SquareAPIError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SquareAPIError: TenderError {
     /// An `error_code` string from Point of Sale. An open set.
-    public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    public struct Code: TenderErrorCode, Codable {
+        /// The error these codes belong to.
+        public typealias Failure = SquareAPIError
         /// The wire string, such as `"payment_canceled"`.
         public let rawValue: String
         /// Creates a code from its wire string.
@@ -159,14 +161,6 @@ public struct SquareAPIError: Error, Sendable, Hashable, CustomStringConvertible
                 21, "SCCAPIErrorCodeInvalidCustomerID", "The request's customer ID is unknown to the merchant."
             ),
         ]
-
-        /// The wire string.
-        public var description: String { rawValue }
-
-        /// Matches a thrown error against a code in a `catch` pattern.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? SquareAPIError)?.code == code
-        }
     }
 
     /// The `error_code` from the callback.
@@ -181,7 +175,4 @@ public struct SquareAPIError: Error, Sendable, Hashable, CustomStringConvertible
     public var message: String {
         code.explanation ?? "Square Point of Sale reported an error Tender does not know: '\(code.rawValue)'."
     }
-
-    /// The message.
-    public var description: String { message }
 }

@@ -4,9 +4,11 @@
 /// The codes mirror the official SDK's `SCCErrorDomain` (spec §2.5), numbered in ``Code/sdkErrorCode``,
 /// plus a few of Tender's own (``Code/invalidAPIVersion``, ``Code/invalidRequestData``,
 /// ``Code/invalidTenderType``) that have no SDK number. Match with `catch SquareError.Code.invalidRequestAmount`.
-public struct SquareError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SquareError: TenderError {
     /// What went wrong. An open set.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: TenderErrorCode {
+        /// The error these codes belong to.
+        public typealias Failure = SquareError
         /// The code's stable string, such as `"invalid_request_amount"`.
         public let rawValue: String
         /// Creates a code from its string.
@@ -70,14 +72,6 @@ public struct SquareError: Error, Sendable, Hashable, CustomStringConvertible {
             .missingOrInvalidResponseStatus: "SCCErrorCodeMissingOrInvalidResponseStatus",
             .missingOrInvalidResponseErrorCode: "SCCErrorCodeMissingOrInvalidResponseErrorCode",
         ]
-
-        /// The code's string.
-        public var description: String { rawValue }
-
-        /// Matches a thrown error against a code in a `catch` pattern.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? SquareError)?.code == code
-        }
     }
 
     /// What went wrong.
@@ -90,7 +84,4 @@ public struct SquareError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    /// The message.
-    public var description: String { message }
 }

@@ -2,9 +2,11 @@
 ///
 /// Match a code with `catch SumUpError.Code.invalidForeignTransactionID`. Messages say what was wrong and
 /// what to do; they never contain the affiliate key, a card number, a token or a whole URL.
-public struct SumUpError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SumUpError: TenderError {
     /// What went wrong. An open set.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: TenderErrorCode {
+        /// The error these codes belong to.
+        public typealias Failure = SumUpError
         /// The code's stable string, such as `"missing_affiliate_key"`.
         public let rawValue: String
         /// Creates a code from its string.
@@ -30,14 +32,6 @@ public struct SumUpError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidField = Code(rawValue: "invalid_field")
         /// An identifier in the callback contains what could be a card number (SEC-9). The value is discarded.
         public static let cardNumberRefused = Code(rawValue: "card_number_refused")
-
-        /// The code's string.
-        public var description: String { rawValue }
-
-        /// Matches a thrown error against a code in a `catch` pattern.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? SumUpError)?.code == code
-        }
     }
 
     /// What went wrong.
@@ -50,7 +44,4 @@ public struct SumUpError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    /// The message.
-    public var description: String { message }
 }

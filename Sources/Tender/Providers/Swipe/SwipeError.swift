@@ -2,9 +2,11 @@
 ///
 /// Match a code with `catch SwipeError.Code.unmaskedCardNumber`. Messages say what was wrong and what to do;
 /// they never contain a card number, a token or a whole URL (SEC-8, SEC-9).
-public struct SwipeError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SwipeError: TenderError {
     /// What went wrong. An open set.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: TenderErrorCode {
+        /// The error these codes belong to.
+        public typealias Failure = SwipeError
         /// The code's stable string, such as `"invalid_amount"`.
         public let rawValue: String
         /// Creates a code from its string.
@@ -37,14 +39,6 @@ public struct SwipeError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unmaskedCardNumber = Code(rawValue: "unmasked_card_number")
         /// The callback's correlation parameter (``Correlation/parameterName``) is repeated or not a token.
         public static let invalidCorrelationToken = Code(rawValue: "invalid_correlation_token")
-
-        /// The code's string.
-        public var description: String { rawValue }
-
-        /// Matches a thrown error against a code in a `catch` pattern.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? SwipeError)?.code == code
-        }
     }
 
     /// What went wrong.
@@ -57,7 +51,4 @@ public struct SwipeError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    /// The message.
-    public var description: String { message }
 }
