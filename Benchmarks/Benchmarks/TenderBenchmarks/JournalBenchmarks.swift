@@ -2,7 +2,7 @@ import Benchmark
 import Foundation
 import GRDBSQLite
 import Tender
-import TenderHandoff
+@_spi(Benchmarks) import TenderHandoff
 
 /// The journal's cost per payment beside the floor: what SQLite itself needs for the same durable writes.
 ///
@@ -128,7 +128,8 @@ final class SQLiteFloor {
                 """
             )
         case .journalRows:
-            try execute(SQLiteFloor.journalSchema)
+            try execute(PaymentJournal.schemaV1)
+            try execute(PaymentJournal.schemaV2)
         }
     }
 
@@ -256,57 +257,6 @@ final class SQLiteFloor {
     }
 
     private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-    /// The journal's schema, v1, as `PaymentJournal+Schema.swift` creates it.
-    static let journalSchema = """
-        CREATE TABLE payment (
-            id TEXT PRIMARY KEY NOT NULL,
-            idempotency_key TEXT NOT NULL UNIQUE,
-            provider TEXT NOT NULL,
-            amount_minor_units INTEGER NOT NULL,
-            currency TEXT NOT NULL,
-            callback_endpoints TEXT NOT NULL,
-            state TEXT NOT NULL CHECK (state IN
-                ('pending', 'completed', 'unknown', 'tampered', 'late', 'not_opened', 'resolved')),
-            revision INTEGER NOT NULL DEFAULT 1,
-            handoff_count INTEGER NOT NULL DEFAULT 1,
-            created_at INTEGER NOT NULL,
-            updated_at INTEGER NOT NULL,
-            expires_at INTEGER NOT NULL,
-            opened_at INTEGER,
-            acknowledged_at INTEGER,
-            outcome_status TEXT CHECK (outcome_status IN ('approved', 'declined', 'cancelled', 'failed')),
-            outcome_amount_minor_units INTEGER,
-            outcome_currency TEXT,
-            outcome_transaction_id TEXT,
-            outcome_error_code TEXT,
-            outcome_message TEXT,
-            outcome_assurance TEXT,
-            outcome_source TEXT CHECK (outcome_source IN ('callback', 'manual')),
-            resolved_at INTEGER,
-            resolved_from_state TEXT,
-            resolution_note TEXT,
-            CHECK ((outcome_status IS NULL) = (outcome_source IS NULL)),
-            CHECK (state NOT IN ('completed', 'tampered', 'late', 'resolved') OR outcome_status IS NOT NULL)
-        );
-        CREATE INDEX payment_by_state ON payment (state, updated_at);
-        CREATE TABLE handoff_token (
-            token_hash BLOB PRIMARY KEY NOT NULL CHECK (length(token_hash) = 32),
-            payment_id TEXT NOT NULL REFERENCES payment (id) ON DELETE CASCADE,
-            issued_at INTEGER NOT NULL
-        ) WITHOUT ROWID;
-        CREATE INDEX handoff_token_by_payment ON handoff_token (payment_id);
-        CREATE TABLE payment_event (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            payment_id TEXT NOT NULL REFERENCES payment (id) ON DELETE CASCADE,
-            at INTEGER NOT NULL,
-            kind TEXT NOT NULL,
-            from_state TEXT,
-            to_state TEXT NOT NULL,
-            note TEXT
-        );
-        CREATE INDEX payment_event_by_payment ON payment_event (payment_id, id);
-        """
 }
 
 struct FloorError: Error, CustomStringConvertible {

@@ -5,69 +5,72 @@ extension PaymentJournal {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE payment (
-                        id TEXT PRIMARY KEY NOT NULL,
-                        idempotency_key TEXT NOT NULL UNIQUE,
-                        provider TEXT NOT NULL,
-                        amount_minor_units INTEGER NOT NULL,
-                        currency TEXT NOT NULL,
-                        callback_endpoints TEXT NOT NULL,
-                        state TEXT NOT NULL CHECK (state IN
-                            ('pending', 'completed', 'unknown', 'tampered', 'late', 'not_opened', 'resolved')),
-                        revision INTEGER NOT NULL DEFAULT 1,
-                        handoff_count INTEGER NOT NULL DEFAULT 1,
-                        created_at INTEGER NOT NULL,
-                        updated_at INTEGER NOT NULL,
-                        expires_at INTEGER NOT NULL,
-                        opened_at INTEGER,
-                        acknowledged_at INTEGER,
-                        outcome_status TEXT CHECK (outcome_status IN ('approved', 'declined', 'cancelled', 'failed')),
-                        outcome_amount_minor_units INTEGER,
-                        outcome_currency TEXT,
-                        outcome_transaction_id TEXT,
-                        outcome_error_code TEXT,
-                        outcome_message TEXT,
-                        outcome_assurance TEXT,
-                        outcome_source TEXT CHECK (outcome_source IN ('callback', 'manual')),
-                        resolved_at INTEGER,
-                        resolved_from_state TEXT,
-                        resolution_note TEXT,
-                        CHECK ((outcome_status IS NULL) = (outcome_source IS NULL)),
-                        CHECK (state NOT IN ('completed', 'tampered', 'late', 'resolved') OR outcome_status IS NOT NULL)
-                    );
-                    CREATE INDEX payment_by_state ON payment (state, updated_at);
-                    CREATE TABLE handoff_token (
-                        token_hash BLOB PRIMARY KEY NOT NULL CHECK (length(token_hash) = 32),
-                        payment_id TEXT NOT NULL REFERENCES payment (id) ON DELETE CASCADE,
-                        issued_at INTEGER NOT NULL
-                    ) WITHOUT ROWID;
-                    CREATE INDEX handoff_token_by_payment ON handoff_token (payment_id);
-                    CREATE TABLE payment_event (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        payment_id TEXT NOT NULL REFERENCES payment (id) ON DELETE CASCADE,
-                        at INTEGER NOT NULL,
-                        kind TEXT NOT NULL,
-                        from_state TEXT,
-                        to_state TEXT NOT NULL,
-                        note TEXT
-                    );
-                    CREATE INDEX payment_event_by_payment ON payment_event (payment_id, id);
-                    """
-            )
+            try db.execute(sql: schemaV1)
         }
         // SEC-7: the outcome of checking a callback's result with the provider's server.
         migrator.registerMigration("v2") { db in
-            try db.execute(
-                sql: """
-                    ALTER TABLE payment ADD COLUMN verification TEXT
-                        CHECK (verification IN ('confirmed', 'contradicted'));
-                    ALTER TABLE payment ADD COLUMN verified_at INTEGER;
-                    ALTER TABLE payment ADD COLUMN verification_note TEXT;
-                    """
-            )
+            try db.execute(sql: schemaV2)
         }
         return migrator
     }
+
+    /// Migration v1: the payment, its token digest and its events. Public only to the benchmarks, whose raw
+    /// SQLite floor writes the journal's own rows (`Benchmarks/`).
+    @_spi(Benchmarks) public static let schemaV1 = """
+        CREATE TABLE payment (
+            id TEXT PRIMARY KEY NOT NULL,
+            idempotency_key TEXT NOT NULL UNIQUE,
+            provider TEXT NOT NULL,
+            amount_minor_units INTEGER NOT NULL,
+            currency TEXT NOT NULL,
+            callback_endpoints TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN
+                ('pending', 'completed', 'unknown', 'tampered', 'late', 'not_opened', 'resolved')),
+            revision INTEGER NOT NULL DEFAULT 1,
+            handoff_count INTEGER NOT NULL DEFAULT 1,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            opened_at INTEGER,
+            acknowledged_at INTEGER,
+            outcome_status TEXT CHECK (outcome_status IN ('approved', 'declined', 'cancelled', 'failed')),
+            outcome_amount_minor_units INTEGER,
+            outcome_currency TEXT,
+            outcome_transaction_id TEXT,
+            outcome_error_code TEXT,
+            outcome_message TEXT,
+            outcome_assurance TEXT,
+            outcome_source TEXT CHECK (outcome_source IN ('callback', 'manual')),
+            resolved_at INTEGER,
+            resolved_from_state TEXT,
+            resolution_note TEXT,
+            CHECK ((outcome_status IS NULL) = (outcome_source IS NULL)),
+            CHECK (state NOT IN ('completed', 'tampered', 'late', 'resolved') OR outcome_status IS NOT NULL)
+        );
+        CREATE INDEX payment_by_state ON payment (state, updated_at);
+        CREATE TABLE handoff_token (
+            token_hash BLOB PRIMARY KEY NOT NULL CHECK (length(token_hash) = 32),
+            payment_id TEXT NOT NULL REFERENCES payment (id) ON DELETE CASCADE,
+            issued_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX handoff_token_by_payment ON handoff_token (payment_id);
+        CREATE TABLE payment_event (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            payment_id TEXT NOT NULL REFERENCES payment (id) ON DELETE CASCADE,
+            at INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            from_state TEXT,
+            to_state TEXT NOT NULL,
+            note TEXT
+        );
+        CREATE INDEX payment_event_by_payment ON payment_event (payment_id, id);
+        """
+
+    /// Migration v2 (SEC-7): the outcome of checking a callback's result with the provider's server.
+    @_spi(Benchmarks) public static let schemaV2 = """
+        ALTER TABLE payment ADD COLUMN verification TEXT
+            CHECK (verification IN ('confirmed', 'contradicted'));
+        ALTER TABLE payment ADD COLUMN verified_at INTEGER;
+        ALTER TABLE payment ADD COLUMN verification_note TEXT;
+        """
 }
