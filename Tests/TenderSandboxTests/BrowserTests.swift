@@ -291,9 +291,10 @@ actor CallbackReceiver {
     func start() async throws -> UInt16 {
         let server = HTTPServer(address: try sockaddr_in.inet(ip4: "127.0.0.1", port: 0))
         let log = self.log
-        await server.appendRoute("GET /callback/*") { request in
+        // Weak: the server keeps its routes, so a strong capture would keep both alive forever.
+        await server.appendRoute("GET /callback/*") { [weak server] request in
             let port: UInt16
-            switch await server.listeningAddress {
+            switch await server?.listeningAddress {
             case .ip4(_, let bound)?: port = bound
             default: port = 0
             }

@@ -116,11 +116,15 @@ final class RecordingOpener: PaymentURLOpener, Sendable {
 
 /// What Safari and iOS do with a sandbox page: load it, press Approve, follow the 303 into the app.
 final class BrowserStandIn: PaymentURLOpener, Sendable {
-    private let state = Locked((pages: [String](), coordinator: HandoffCoordinator?.none))
+    /// Weak: the coordinator holds this opener, and the test holds the coordinator.
+    private struct WeakCoordinator {
+        weak var value: HandoffCoordinator?
+    }
+    private let state = Locked((pages: [String](), coordinator: WeakCoordinator()))
     var pages: [String] { state.withLock { $0.pages } }
     var coordinator: HandoffCoordinator? {
-        get { state.withLock { $0.coordinator } }
-        set { state.withLock { $0.coordinator = newValue } }
+        get { state.withLock { $0.coordinator.value } }
+        set { state.withLock { $0.coordinator.value = newValue } }
     }
 
     func open(_ url: URL) async -> Bool {
