@@ -21,7 +21,9 @@ extension QueryParameters {
         path: String,
         name: String
     ) throws(URLReadingError) {
-        guard urlString.utf8.count <= 64 * 1024 else { throw URLReadingError("The request URL is longer than 64 KiB.") }
+        guard urlString.utf8.count <= RequestURLLimit.maximumBytes else {
+            throw URLReadingError("The request URL is longer than 64 KiB.")
+        }
         let parts: URLParts
         do { parts = try URLParts(urlString) } catch { throw URLReadingError("This is not a URL: \(error)") }
         guard parts.scheme.lowercased() == scheme else {
@@ -67,5 +69,17 @@ extension QueryParameters {
             }
         }
         return values
+    }
+}
+
+/// The longest request URL Tender reads, and so the longest it builds: a request it built always decodes again.
+package enum RequestURLLimit {
+    /// 64 KiB of UTF-8.
+    package static let maximumBytes = 64 * 1024
+
+    /// What a builder says when the fields make the URL too long.
+    package static func tooLongMessage(_ bytes: Int) -> String {
+        "The request URL would be \(bytes) bytes, over Tender's 64 KiB limit: shorten the free-text fields "
+            + "(notes, title, e-mail) or the callback URL."
     }
 }

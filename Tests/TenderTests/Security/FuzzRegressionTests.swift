@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Tender
@@ -70,5 +71,56 @@ struct FuzzRegressionTests {
         #expect(error?.code == .unknownCurrency)
         #expect(!CardNumberScreen.containsCardNumber(error?.message ?? ""))
         #expect((error?.message.count ?? .max) < 160)
+    }
+}
+
+/// The `softpos-request` target decoded a request whose `responseUrl` held thousands of U+FFFD characters: the
+/// URL it came from was under 64 KiB, but built again (each character percent-encoded as nine bytes) it was
+/// over, so Tender built a URL it would itself refuse to read. Every builder now refuses a URL over the limit.
+@Suite("Fuzz regressions: request URLs over 64 KiB")
+struct RequestURLLimitRegressionTests {
+    static let long = "my-app://done/" + String(repeating: "a", count: RequestURLLimit.maximumBytes)
+
+    static func url(_ text: String) throws -> URL { try #require(URL(string: text)) }
+
+    @Test("SoftPOS refuses to build a request URL it could not read back (softpos-request)")
+    func softPOS() throws {
+        let request = SoftPOSRequest(
+            kind: .sale,
+            amount: Money(minorUnits: 200, currency: .eur),
+            responseURL: try Self.url(Self.long)
+        )
+        #expect((#expect(throws: SoftPOSError.self) { try request.urlString() })?.code == .requestTooLong)
+        let fine = SoftPOSRequest(
+            kind: .sale,
+            amount: Money(minorUnits: 200, currency: .eur),
+            responseURL: try Self.url("my-app://done/" + String(repeating: "a", count: 60_000))
+        )
+        #expect(try SoftPOSRequest(urlString: fine.urlString()) == fine)
+    }
+
+    @Test("Square, Swipe and SumUp refuse to build a request URL over 64 KiB, with a code to match")
+    func otherProviders() throws {
+        let callback = try Self.url(Self.long)
+        let square = SquareRequest(
+            applicationID: "sq0idp-limit",
+            callbackURL: callback,
+            amount: Money(minorUnits: 100, currency: .usd)
+        )
+        #expect((#expect(throws: SquareError.self) { try square.urlString() })?.code == .requestTooLong)
+        let swipe = SwipeRequest(
+            amount: Money(minorUnits: 100, currency: .usd),
+            returnURL: callback,
+            returnAppName: "Limit"
+        )
+        #expect((#expect(throws: SwipeError.self) { try swipe.urlString() })?.code == .requestTooLong)
+        let sumUp = SumUpRequest(
+            amount: Money(minorUnits: 100, currency: .eur),
+            affiliateKey: "affiliate-key",
+            callbackSuccess: callback
+        )
+        #expect((#expect(throws: SumUpError.self) { try sumUp.urlString() })?.code == .requestTooLong)
+        let error = #expect(throws: SumUpError.self) { try sumUp.urlString() }
+        #expect(error?.message.contains("64 KiB") == true)
     }
 }

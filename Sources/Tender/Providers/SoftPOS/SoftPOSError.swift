@@ -12,6 +12,8 @@ public struct SoftPOSError: TenderError {
         /// Creates a code from its string.
         public init(rawValue: String) { self.rawValue = rawValue }
 
+        /// The request's fields make its URL longer than 64 KiB, the most Tender reads back.
+        public static let requestTooLong = Code(rawValue: "request_too_long")
         /// The amount is not a positive number of minor units, or too large (softpos §1).
         public static let invalidAmount = Code(rawValue: "invalid_amount")
         /// The currency is not EUR, the only one SoftPOS accepts (softpos §1).

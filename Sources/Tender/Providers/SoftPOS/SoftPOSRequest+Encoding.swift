@@ -18,7 +18,11 @@ extension SoftPOSRequest {
 
     /// The request URL as text; see ``url()``.
     public func urlString() throws -> String {
-        SoftPOSRequest.urlPrefix + PercentEncoding.encode(try payloadJSON())
+        let url = SoftPOSRequest.urlPrefix + PercentEncoding.encode(try payloadJSON())
+        guard url.utf8.count <= RequestURLLimit.maximumBytes else {
+            throw SoftPOSError(.requestTooLong, RequestURLLimit.tooLongMessage(url.utf8.count))
+        }
+        return url
     }
 
     /// `softpos://softpos/transaction?payload=`.

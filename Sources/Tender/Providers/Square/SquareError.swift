@@ -14,6 +14,8 @@ public struct SquareError: TenderError {
         /// Creates a code from its string.
         public init(rawValue: String) { self.rawValue = rawValue }
 
+        /// The request's fields make its URL longer than 64 KiB, the most Tender reads back.
+        public static let requestTooLong = Code(rawValue: "request_too_long")
         /// `SCCErrorCodeUnknown` (0).
         public static let unknown = Code(rawValue: "unknown")
         /// The currency code is empty: `SCCErrorCodeMissingCurrencyCode` (1).

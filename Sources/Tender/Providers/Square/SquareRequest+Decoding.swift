@@ -21,7 +21,9 @@ extension SquareRequest {
     /// Reads the `data` object of a request URL without interpreting its fields (what Point of Sale receives).
     package static func payloadObject(urlString: String) throws -> JSONObject {
         func invalid(_ message: String) -> SquareError { SquareError(.invalidRequestData, message) }
-        guard urlString.utf8.count <= 64 * 1024 else { throw invalid("The request URL is longer than 64 KiB.") }
+        guard urlString.utf8.count <= RequestURLLimit.maximumBytes else {
+            throw invalid("The request URL is longer than 64 KiB.")
+        }
         let parts: URLParts
         do { parts = try URLParts(urlString) } catch { throw invalid("This is not a URL: \(error)") }
         guard parts.scheme.lowercased() == SquareRequest.urlScheme else {

@@ -20,7 +20,11 @@ extension SquareRequest {
     /// The request URL as text; see ``url()``.
     public func urlString() throws -> String {
         let json = try payload().serialized(escapingSlashes: true)
-        return SquareRequest.urlPrefix + PercentEncoding.encode(json)
+        let url = SquareRequest.urlPrefix + PercentEncoding.encode(json)
+        guard url.utf8.count <= RequestURLLimit.maximumBytes else {
+            throw SquareError(.requestTooLong, RequestURLLimit.tooLongMessage(url.utf8.count))
+        }
+        return url
     }
 
     /// `square-commerce-v1://payment/create?data=`.

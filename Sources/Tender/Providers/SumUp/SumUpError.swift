@@ -12,6 +12,8 @@ public struct SumUpError: TenderError {
         /// Creates a code from its string.
         public init(rawValue: String) { self.rawValue = rawValue }
 
+        /// The request's fields make its URL longer than 64 KiB, the most Tender reads back.
+        public static let requestTooLong = Code(rawValue: "request_too_long")
         /// The amount is not positive, or cannot be written with exactly two decimals (sumup §1).
         public static let invalidAmount = Code(rawValue: "invalid_amount")
         /// The affiliate key is empty or not a key (sumup §1).

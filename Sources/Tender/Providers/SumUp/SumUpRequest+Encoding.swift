@@ -19,7 +19,11 @@ extension SumUpRequest {
 
     /// The request URL as text; see ``url()``.
     public func urlString() throws -> String {
-        SumUpRequest.urlPrefix + (try queryParameters()).percentEncodedQuery
+        let url = SumUpRequest.urlPrefix + (try queryParameters()).percentEncodedQuery
+        guard url.utf8.count <= RequestURLLimit.maximumBytes else {
+            throw SumUpError(.requestTooLong, RequestURLLimit.tooLongMessage(url.utf8.count))
+        }
+        return url
     }
 
     /// `sumupmerchant://pay/1.0?`.

@@ -12,6 +12,8 @@ public struct SwipeError: TenderError {
         /// Creates a code from its string.
         public init(rawValue: String) { self.rawValue = rawValue }
 
+        /// The request's fields make its URL longer than 64 KiB, the most Tender reads back.
+        public static let requestTooLong = Code(rawValue: "request_too_long")
         /// The amount is not positive or does not fit the two-decimal format (swipe §1).
         public static let invalidAmount = Code(rawValue: "invalid_amount")
         /// The amount's currency does not have two decimal places, so Swipe's format cannot carry it (swipe §1).

@@ -18,7 +18,11 @@ extension SwipeRequest {
 
     /// The request URL as text; see ``url()``.
     public func urlString() throws -> String {
-        SwipeRequest.urlPrefix + (try queryParameters()).percentEncodedQuery
+        let url = SwipeRequest.urlPrefix + (try queryParameters()).percentEncodedQuery
+        guard url.utf8.count <= RequestURLLimit.maximumBytes else {
+            throw SwipeError(.requestTooLong, RequestURLLimit.tooLongMessage(url.utf8.count))
+        }
+        return url
     }
 
     /// `com-appninjas-iswipe://charge/1.0.0/?`.
