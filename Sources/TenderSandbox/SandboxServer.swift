@@ -59,6 +59,7 @@ public actor SandboxServer {
             config: HTTPServer.Configuration(
                 address: try Self.address(host: configuration.host, port: configuration.port),
                 timeout: 30,
+                pool: NoDelaySocketPool(base: HTTPServer.defaultPool()),
                 logger: SandboxLogger(log: configuration.log, isStopping: isStopping)
             )
         )
