@@ -22,7 +22,7 @@ extension SwipeResponse {
         }
 
         // Collect the ifcc_ parameters; FileMaker puts `$` before the name (swipe §3), literal or `%24`.
-        var fields: [String: String] = [:]
+        var fields = ResultFields()
         var dollarNames = false
         for item in query {
             let (key, hasDollar): (String, Bool)
@@ -31,7 +31,7 @@ extension SwipeResponse {
                 let name = item.name.utf8
                 let dollar = name.first == UInt8(ascii: "$")
                 let rest = dollar ? name.dropFirst() : name[...]
-                guard rest.starts(with: "ifcc_".utf8) else { continue }
+                guard SwipeResponse.hasIFCCPrefix(rest) else { continue }
                 (key, hasDollar) = (String(decoding: rest.dropFirst(5), as: UTF8.self), dollar)
             } else {
                 var name = Substring(item.name)
@@ -41,26 +41,31 @@ extension SwipeResponse {
                 (key, hasDollar) = (String(name.dropFirst(5)), dollar)
             }
             dollarNames = dollarNames || hasDollar
-            guard SwipeResponse.fieldNames.contains(key) else { continue }  // extensions Tender does not know
+            guard let slot = ResultField(rawValue: key)?.slot else { continue }  // extensions Tender does not know
             guard let value = item.value else {
                 throw SwipeError(.invalidField, "ifcc_\(key) has no value.")
             }
-            guard fields.updateValue(value, forKey: key) == nil else {
+            guard fields.values[slot] == nil else {
                 throw SwipeError(
                     .duplicateParameter,
                     "ifcc_\(key) appears more than once (with or without '$'); a Swipe answer has each result once."
                 )
             }
+            fields.values[slot] = value
         }
         // The vendor's prose puts the `$` before the value instead: tolerate that too, recognised by the
         // response type (whose values never start with `$`). Only then is a value's leading `$` dropped.
-        let dollarValues = fields["responseType"]?.first == "$"
+        let dollarValues = fields[.responseType]?.first == "$"
         if dollarValues {
-            for (key, value) in fields where value.first == "$" { fields[key] = String(value.dropFirst()) }
+            for slot in fields.values.indices {
+                if let value = fields.values[slot], value.first == "$" {
+                    fields.values[slot] = String(value.dropFirst())
+                }
+            }
         }
         let isFileMaker = dollarNames || dollarValues
 
-        guard let typeText = fields["responseType"] else {
+        guard let typeText = fields[.responseType] else {
             throw SwipeError(.invalidResponseType, "The callback has no ifcc_responseType: it is not a Swipe answer.")
         }
         guard let responseType = ResponseType(rawValue: typeText) else {
@@ -71,7 +76,7 @@ extension SwipeResponse {
         }
 
         // SEC-9 first: a card number that is not masked is refused whatever else the answer says.
-        let card = fields["redactedCardNumber"]
+        let card = fields[.redactedCardNumber]
         if let card, !SwipeResponse.isMaskedCardNumber(card) {
             throw SwipeError(
                 .unmaskedCardNumber,
@@ -81,27 +86,27 @@ extension SwipeResponse {
         }
 
         if responseType == .approved {
-            for key in ["amount", "redactedCardNumber"] where fields[key] == nil {
+            for key in [ResultField.amount, .redactedCardNumber] where fields[key] == nil {
                 throw SwipeError(
                     .missingApprovalField,
-                    "An approved Swipe answer must have ifcc_\(key); this one does not, so it cannot be trusted."
+                    "An approved Swipe answer must have ifcc_\(key.rawValue); this one does not, so it cannot be trusted."
                 )
             }
         } else {
-            for key in ["amount", "currency", "cardType", "redactedCardNumber"] where fields[key] != nil {
+            for key in [ResultField.amount, .currency, .cardType, .redactedCardNumber] where fields[key] != nil {
                 throw SwipeError(
                     .unexpectedField,
-                    "A \(responseType) Swipe answer carries no amount, currency or card data, but this one has ifcc_\(key)."
+                    "A \(responseType) Swipe answer carries no amount, currency or card data, but this one has ifcc_\(key.rawValue)."
                 )
             }
         }
 
-        let amount = fields["amount"]
+        let amount = fields[.amount]
         if let amount, TwoDecimalAmount.hundredths(amount) == nil {
             throw SwipeError(.invalidField, "ifcc_amount is not an amount with two decimals, such as 10.99.")
         }
         var currency: Currency?
-        if let code = fields["currency"] {
+        if let code = fields[.currency] {
             guard let known = try? Currency(code: code) else {
                 throw SwipeError(.invalidField, "ifcc_currency is not an ISO 4217 currency code.")
             }
@@ -111,13 +116,13 @@ extension SwipeResponse {
             currency = known
         }
         var cardType: SwipeCardType?
-        if let text = fields["cardType"] {
+        if let text = fields[.cardType] {
             guard SwipeCardType.isValid(text) else {
                 throw SwipeError(.invalidField, "ifcc_cardType is not a card brand such as Visa or MasterCard.")
             }
             cardType = SwipeCardType(rawValue: text)
         }
-        let transactionID = fields["transactionId"]
+        let transactionID = fields[.transactionId]
         if let transactionID {
             guard UntrustedText.isPlain(transactionID, maximumLength: 255) else {
                 throw SwipeError(
@@ -132,12 +137,15 @@ extension SwipeResponse {
                 )
             }
         }
-        for key in ["taxAmount", "tipAmount"] {
+        for key in [ResultField.taxAmount, .tipAmount] {
             if let text = fields[key], TwoDecimalAmount.hundredths(text) == nil {
-                throw SwipeError(.invalidField, "ifcc_\(key) is not an amount with two decimals, such as 1.50.")
+                throw SwipeError(
+                    .invalidField,
+                    "ifcc_\(key.rawValue) is not an amount with two decimals, such as 1.50."
+                )
             }
         }
-        if let rate = fields["taxRate"], !SwipeResponse.isRate(rate) {
+        if let rate = fields[.taxRate], !SwipeResponse.isRate(rate) {
             throw SwipeError(.invalidField, "ifcc_taxRate is not a rate such as 8.5.")
         }
 
@@ -154,12 +162,21 @@ extension SwipeResponse {
             cardType: cardType,
             redactedCardNumber: card,
             transactionID: transactionID,
-            taxAmount: fields["taxAmount"],
-            taxRate: fields["taxRate"],
-            tipAmount: fields["tipAmount"],
+            taxAmount: fields[.taxAmount],
+            taxRate: fields[.taxRate],
+            tipAmount: fields[.tipAmount],
             isFileMakerFormat: isFileMaker,
             correlationToken: token
         )
+    }
+
+    /// Whether ASCII name bytes start with `ifcc_`, compared byte by byte (a generic `starts(with:)` costs
+    /// more here than reading the whole query).
+    private static func hasIFCCPrefix(_ name: Substring.UTF8View) -> Bool {
+        var bytes = name.makeIterator()
+        // "ifcc_"
+        for expected: UInt8 in [0x69, 0x66, 0x63, 0x63, 0x5F] where bytes.next() != expected { return false }
+        return true
     }
 
     /// Whether a card number is masked as Swipe documents: one or more `X`, then exactly four digits; at most
@@ -183,4 +200,32 @@ extension SwipeResponse {
         let fraction = parts[1]
         return (1...4).contains(fraction.utf8.count) && fraction.utf8.allSatisfy { (48...57).contains($0) }
     }
+}
+
+/// The `ifcc_` result parameters Tender reads, without the prefix; the raw value is the name.
+private enum ResultField: String, CaseIterable {
+    case responseType, amount, redactedCardNumber, cardType, currency, transactionId, taxAmount, taxRate, tipAmount
+
+    /// The field's slot in ``ResultFields``.
+    var slot: Int {
+        switch self {
+        case .responseType: 0
+        case .amount: 1
+        case .redactedCardNumber: 2
+        case .cardType: 3
+        case .currency: 4
+        case .transactionId: 5
+        case .taxAmount: 6
+        case .taxRate: 7
+        case .tipAmount: 8
+        }
+    }
+}
+
+/// The `ifcc_` result fields of one callback, one slot per ``ResultField``: a dictionary keyed by name would
+/// cost more (hashing, growing, freeing) than the rest of the parse together.
+private struct ResultFields {
+    var values = [String?](repeating: nil, count: ResultField.allCases.count)
+
+    subscript(field: ResultField) -> String? { values[field.slot] }
 }
