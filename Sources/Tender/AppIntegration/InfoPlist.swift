@@ -98,6 +98,15 @@ public struct InfoPlist: Sendable, Hashable {
     /// - Throws: ``AppIntegrationError`` with ``AppIntegrationError/Code/infoPlistUnreadable``.
     public init(propertyListData data: Data, name: String = "Info.plist") throws(AppIntegrationError) {
         let root: Any
+        // Foundation on Linux crashes bridging a binary property list's sets (found by the info-plist fuzz target);
+        // an Info.plist never has one, so a list with a set, or an object table that cannot be read, is refused.
+        guard BinaryPropertyList.isFreeOfSets(data) else {
+            throw AppIntegrationError(
+                .infoPlistUnreadable,
+                "\(name) is a binary property list with a set or a damaged object table; an Info.plist has neither. "
+                    + "Check that it is the app's Info.plist and that Xcode can open it."
+            )
+        }
         do {
             root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         } catch {
@@ -187,5 +196,44 @@ public struct InfoPlist: Sendable, Hashable {
             strings.append(string)
         }
         return strings
+    }
+}
+
+/// Just enough of the binary property list format (`bplist00`) to look at every object's kind before Foundation
+/// reads it.
+enum BinaryPropertyList {
+    /// Whether the data is not a binary property list, or is one whose objects are all readable and none a set.
+    ///
+    /// The trailer (last 32 bytes) gives the size of an offset, the number of objects and where the offset table
+    /// starts; every object Foundation can reach is at one of those offsets, and its first byte's high nibble is
+    /// its kind (`0xC` is a set).
+    static func isFreeOfSets(_ data: Data) -> Bool {
+        let bytes = [UInt8](data)
+        guard bytes.starts(with: Array("bplist0".utf8)) else { return true }
+        guard bytes.count >= 8 + 32 else { return false }
+        let trailer = bytes.count - 32
+        let offsetSize = Int(bytes[trailer + 6])
+        guard (1...8).contains(offsetSize),
+            let objectCount = bigEndian(bytes, at: trailer + 8, size: 8),
+            let tableStart = bigEndian(bytes, at: trailer + 24, size: 8),
+            objectCount <= bytes.count,
+            tableStart <= trailer,
+            objectCount * offsetSize <= trailer - tableStart
+        else { return false }
+        for index in 0..<objectCount {
+            guard let offset = bigEndian(bytes, at: tableStart + index * offsetSize, size: offsetSize),
+                offset >= 8, offset < tableStart
+            else { return false }
+            if bytes[offset] >> 4 == 0xC { return false }
+        }
+        return true
+    }
+
+    /// A big-endian unsigned integer of `size` bytes at `offset`, if it fits in the data and in an `Int`.
+    private static func bigEndian(_ bytes: [UInt8], at offset: Int, size: Int) -> Int? {
+        guard offset >= 0, size <= 8, offset <= bytes.count - size else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes[offset..<(offset + size)] { value = value << 8 | UInt64(byte) }
+        return value <= UInt64(Int.max) ? Int(value) : nil
     }
 }

@@ -124,3 +124,40 @@ struct RequestURLLimitRegressionTests {
         #expect(error?.message.contains("64 KiB") == true)
     }
 }
+
+/// The `info-plist` target's input: a binary property list whose object table holds a set. Foundation on Linux
+/// crashes (a segmentation fault in the runtime's cast) bridging it, so `tender doctor` crashed on such a file.
+@Suite("Fuzz regressions: binary property lists with sets")
+struct BinaryPropertyListRegressionTests {
+    static let input =
+        "YnBsaXN0MDDUAQIDBAUGBw9fEBJDRkJ1bmRsZUlkZW50aWZpZXJcQ0ZCdW5kbGVOYV9lXxAQQ0YBAAAAAAAAD0xUeXBlc18QG0xT"
+        + "QWxwY2lwYXRpb25RdWVyaWVzU2NoZW1lc18QEGNvbS5leGFtcGxlLnNob3BUU2hvcKEIwwkKCwwFDV8QEENGQnVuZGxlVHlwZVJv"
+        + "bGVfEA9DRkJ1bmRsZVVSTE5hbWVfEBJDRkJ1bmRsZVVSTFNjaGVtZXNWRWRpdG9yoQ5XbXktc2hvcKQQERITXxASc3F1YXJlLWNv"
+        + "bW1lcmNlLXYxXxAUY29tLWFwcG5pbmphcy1pc3dpcGVXc29mdHBvc11zdW11cG1lcmNoYW50AAgAEQAmADMARgBkAHcAfAB+AIUA"
+        + "mACqAL8AxgDIANAA1QDqAQEBCQAAAAAAAAIBAAAAAAAAABQAAAAAAAAAAAAAAAAAAAEX"
+
+    @Test("a binary Info.plist with a set is refused with a clear error, not handed to Foundation (info-plist)")
+    func setIsRefused() throws {
+        let data = try #require(Data(base64Encoded: Self.input))
+        #expect(!BinaryPropertyList.isFreeOfSets(data))
+        let error = #expect(throws: AppIntegrationError.self) { try InfoPlist(propertyListData: data) }
+        #expect(error?.code == .infoPlistUnreadable)
+    }
+
+    @Test("XML lists, readable binary lists, and damaged trailers are screened as such")
+    func screen() {
+        #expect(BinaryPropertyList.isFreeOfSets(Data("<?xml version=\"1.0\"?><plist><dict/></plist>".utf8)))
+        // A one-object binary list: an empty dictionary (0xD0), its offset, and the trailer.
+        var list = Array("bplist00".utf8) + [0xD0, 0x08]
+        list += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 0]
+        list += [0, 0, 0, 0, 0, 0, 0, 9]
+        #expect(BinaryPropertyList.isFreeOfSets(Data(list)))
+        var withSet = list
+        withSet[8] = 0xC0  // the same object as an empty set
+        #expect(!BinaryPropertyList.isFreeOfSets(Data(withSet)))
+        var damaged = list
+        damaged[damaged.count - 1] = 200  // the offset table past the end
+        #expect(!BinaryPropertyList.isFreeOfSets(Data(damaged)))
+        #expect(!BinaryPropertyList.isFreeOfSets(Data("bplist00".utf8)))
+    }
+}
