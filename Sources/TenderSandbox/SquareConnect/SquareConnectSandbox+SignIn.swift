@@ -301,18 +301,9 @@ extension SquareConnectSandbox {
 
     func listLocations(_ call: Call) -> Answer {
         let record: AccessToken
-        switch bearerToken(call) {
+        switch locationReader(call) {
         case .success(let value): record = value
         case .failure(let failure): return failure.answer
-        }
-        guard record.scopes.contains(.merchantProfileRead) else {
-            return Self.error(
-                403,
-                category: "AUTHENTICATION_ERROR",
-                code: "INSUFFICIENT_SCOPES",
-                detail: "The merchant has not given your application sufficient permissions to do that. The "
-                    + "developer must request the following OAuth scopes: MERCHANT_PROFILE_READ"
-            )
         }
         let owned = locations.values.filter { $0.merchantID == record.merchantID }.sorted { $0.id < $1.id }
         return Self.ok(["locations": .array(owned.map { .object($0.squareJSON) })])
@@ -353,18 +344,18 @@ extension SquareConnectSandbox {
         let body = """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><title>Authorization error</title></head>
-            <body><h1>Square sandbox: authorization error</h1><p id="error">\(html(message))</p></body></html>
+            <body><h1>Square sandbox: authorization error</h1><p id="error">\(HTML.escape(message))</p></body></html>
             """
         return Answer(status: status, body: body, code: "ERROR_PAGE", contentType: "text/html; charset=utf-8")
     }
 
     private static func consentPage(id: String, consent: Consent, merchantID: String) -> String {
-        let scopes = consent.scopes.map { "<li>\(html($0.rawValue))</li>" }.joined()
+        let scopes = consent.scopes.map { "<li>\(HTML.escape($0.rawValue))</li>" }.joined()
         let redirectHost = (try? URLParts(consent.redirectURL).host) ?? nil
         func form(_ decision: String, _ label: String) -> String {
             """
             <form method="post" action="/oauth2/authorize/decision">\
-            <input type="hidden" name="consent" value="\(html(id))">\
+            <input type="hidden" name="consent" value="\(HTML.escape(id))">\
             <input type="hidden" name="decision" value="\(decision)">\
             <button type="submit">\(label)</button></form>
             """
@@ -374,30 +365,13 @@ extension SquareConnectSandbox {
             <html lang="en"><head><meta charset="utf-8"><title>Allow access?</title></head>
             <body>
             <h1>Square sandbox</h1>
-            <p>The application <strong>\(html(consent.clientID))</strong> asks for access to the Square account of \
-            merchant <strong>\(html(merchantID))</strong>:</p>
+            <p>The application <strong>\(HTML.escape(consent.clientID))</strong> asks for access to the Square account of \
+            merchant <strong>\(HTML.escape(merchantID))</strong>:</p>
             <ul>\(scopes)</ul>
-            <p>You will be sent back to \(html(redirectHost ?? "the application")).</p>
+            <p>You will be sent back to \(HTML.escape(redirectHost ?? "the application")).</p>
             \(form("allow", "Allow"))
             \(form("deny", "Deny"))
             </body></html>
             """
-    }
-
-    /// Text made safe for HTML: `& < > " '` escaped.
-    static func html(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
     }
 }

@@ -223,6 +223,27 @@ public actor SquareConnectSandbox {
         }
     }
 
+    /// The caller's access token, if it is valid and may read locations (`MERCHANT_PROFILE_READ`), as
+    /// RetrieveLocation and ListLocations both require; otherwise the 401 or 403 Square answers.
+    func locationReader(_ call: Call) -> Result<AccessToken, AnswerError> {
+        bearerToken(call).flatMap { record in
+            guard record.scopes.contains(.merchantProfileRead) else {
+                return .failure(
+                    AnswerError(
+                        Self.error(
+                            403,
+                            category: "AUTHENTICATION_ERROR",
+                            code: "INSUFFICIENT_SCOPES",
+                            detail: "The merchant has not given your application sufficient permissions to do that. "
+                                + "The developer must request the following OAuth scopes: MERCHANT_PROFILE_READ"
+                        )
+                    )
+                )
+            }
+            return .success(record)
+        }
+    }
+
     /// The registered, usable token of a `Bearer` header, or Square's 401.
     func bearerToken(_ call: Call) -> Result<AccessToken, AnswerError> {
         guard let header = call.authorization, header.count > 7, header.prefix(7).lowercased() == "bearer " else {
@@ -291,18 +312,9 @@ public actor SquareConnectSandbox {
 
     private func location(_ call: Call, encodedID: String) -> Answer {
         let record: AccessToken
-        switch bearerToken(call) {
+        switch locationReader(call) {
         case .success(let value): record = value
         case .failure(let failure): return failure.answer
-        }
-        guard record.scopes.contains(.merchantProfileRead) else {
-            return Self.error(
-                403,
-                category: "AUTHENTICATION_ERROR",
-                code: "INSUFFICIENT_SCOPES",
-                detail: "The merchant has not given your application sufficient permissions to do that. The "
-                    + "developer must request the following OAuth scopes: MERCHANT_PROFILE_READ"
-            )
         }
         guard let id = try? PercentEncoding.decode(encodedID), let location = locations[id],
             location.merchantID == nil || location.merchantID == record.merchantID
