@@ -23,37 +23,15 @@ struct SquareAuthorizeCommand: AsyncParsableCommand {
     @Option(name: .customLong("location-id"), help: "The seller's location to take payments at.")
     var locationID: String
 
-    @Option(
-        name: .customLong("base-url"),
-        help: ArgumentHelp(
-            "Square's API: production (the default), sandbox (Square's), or a base URL such as http://127.0.0.1:8080.",
-            valueName: "url"
-        )
-    )
-    var baseURL: String?
-
-    @Option(
-        name: .customLong("square-version"),
-        help: "The Square-Version header."
-    )
-    var squareVersion: String = SquareConnectClient.defaultSquareVersion
-
-    @Option(help: ArgumentHelp("Seconds to wait for Square.", valueName: "seconds"))
-    var timeout: Double = 30
+    @OptionGroup var api: SquareAPIOptions
 
     @Flag(help: "Print one JSON object.")
     var json = false
 
     func run() async throws {
-        guard timeout > 0, timeout.isFinite else {
-            throw CLIError("--timeout must be a positive number of seconds; got \(timeout).")
-        }
+        _ = try api.checkedTimeout()
         let manager = SquareAuthorizationManager(
-            client: SquareConnectClient(
-                environment: try Self.environment(baseURL),
-                squareVersion: squareVersion,
-                timeout: timeout
-            ),
+            client: try api.client(for: try api.environment()),
             store: InMemoryCredentialStore()
         )
         let token = ProcessInfo.processInfo.environment[Self.tokenVariable] ?? ""
@@ -81,22 +59,6 @@ struct SquareAuthorizeCommand: AsyncParsableCommand {
             Output.line("merchant: \(authorization.merchantID ?? "unknown")")
             Output.line("expires_at: \(authorization.expiresAt.map(InternetDate.rfc3339) ?? "never")")
             Output.line("scopes: \(authorization.scopes.map(\.rawValue).joined(separator: ", "))")
-        }
-    }
-
-    static func environment(_ baseURL: String?) throws -> SquareEnvironment {
-        switch baseURL {
-        case nil, "production"?: return .production
-        case "sandbox"?: return .sandbox
-        case let text?:
-            guard let url = URL(string: text) else {
-                throw CLIError("--base-url must be production, sandbox, or a URL such as http://127.0.0.1:8080.")
-            }
-            do {
-                return try SquareEnvironment(baseURL: url)
-            } catch {
-                throw CLIError("--base-url: \(error)")
-            }
         }
     }
 

@@ -23,14 +23,7 @@ struct SquareSignInCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(
-        name: .customLong("base-url"),
-        help: ArgumentHelp(
-            "Square's API: production (the default), sandbox (Square's), or a base URL such as http://127.0.0.1:8080.",
-            valueName: "url"
-        )
-    )
-    var baseURL: String?
+    @OptionGroup var api: SquareAPIOptions
 
     @Option(name: .customLong("client-id"), help: "Your application ID from Square's Developer Dashboard.")
     var clientID: String
@@ -63,21 +56,13 @@ struct SquareSignInCommand: AsyncParsableCommand {
     )
     var credentialsFile: String?
 
-    @Option(name: .customLong("square-version"), help: "The Square-Version header.")
-    var squareVersion: String = SquareConnectClient.defaultSquareVersion
-
-    @Option(help: ArgumentHelp("Seconds to wait for Square.", valueName: "seconds"))
-    var timeout: Double = 30
-
     @Flag(help: "Print one JSON object.")
     var json = false
 
     func run() async throws {
-        guard timeout > 0, timeout.isFinite else {
-            throw CLIError("--timeout must be a positive number of seconds; got \(timeout).")
-        }
+        _ = try api.checkedTimeout()
         guard !(approve && deny) else { throw CLIError("Pass --approve or --deny, not both.") }
-        let environment = try SquareAuthorizeCommand.environment(baseURL)
+        let environment = try api.environment()
         if approve || deny, environment == .production || environment == .sandbox {
             throw CLIError(
                 "--\(approve ? "approve" : "deny") works only with a local tender sandbox (--base-url "
@@ -91,7 +76,7 @@ struct SquareSignInCommand: AsyncParsableCommand {
             credentialsFile.map { FileCredentialStore(fileURL: URL(fileURLWithPath: $0)) }
             ?? defaultSquareCredentialStore()
         let manager = SquareAuthorizationManager(
-            client: SquareConnectClient(environment: environment, squareVersion: squareVersion, timeout: timeout),
+            client: try api.client(for: environment),
             store: store
         )
         do {
@@ -124,8 +109,8 @@ struct SquareSignInCommand: AsyncParsableCommand {
 
     /// The redirect: from the sandbox's page, or pasted by the person who signed in.
     private func redirect(for signIn: SquareSignIn) async throws -> URL {
-        if approve { return try await SandboxSeller(timeout: timeout).approve(signIn.authorizationURL) }
-        if deny { return try await SandboxSeller(timeout: timeout).deny(signIn.authorizationURL) }
+        if approve { return try await SandboxSeller(timeout: api.timeout).approve(signIn.authorizationURL) }
+        if deny { return try await SandboxSeller(timeout: api.timeout).deny(signIn.authorizationURL) }
         Output.line(signIn.authorizationURL.absoluteString)
         Output.line("Open the URL above, sign in as the seller, choose Allow, then paste the URL you land on:")
         Output.flush()
