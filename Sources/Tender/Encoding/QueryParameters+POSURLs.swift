@@ -77,9 +77,18 @@ package enum RequestURLLimit {
     /// 64 KiB of UTF-8.
     package static let maximumBytes = 64 * 1024
 
-    /// What a builder says when the fields make the URL too long.
-    package static func tooLongMessage(_ bytes: Int) -> String {
-        "The request URL would be \(bytes) bytes, over Tender's 64 KiB limit: shorten the free-text fields "
-            + "(notes, title, e-mail) or the callback URL."
+    /// The URL a builder made, or the provider's error (made by `error` from a message) when it is too long.
+    package static func checked<Failure: Error>(
+        _ url: String,
+        _ error: (String) -> Failure
+    ) throws(Failure) -> String {
+        let bytes = url.utf8.count
+        guard bytes <= maximumBytes else {
+            throw error(
+                "The request URL would be \(bytes) bytes, over Tender's 64 KiB limit: shorten the free-text fields "
+                    + "(notes, title, e-mail) or the callback URL."
+            )
+        }
+        return url
     }
 }

@@ -18,11 +18,9 @@ extension SoftPOSRequest {
 
     /// The request URL as text; see ``url()``.
     public func urlString() throws -> String {
-        let url = SoftPOSRequest.urlPrefix + PercentEncoding.encode(try payloadJSON())
-        guard url.utf8.count <= RequestURLLimit.maximumBytes else {
-            throw SoftPOSError(.requestTooLong, RequestURLLimit.tooLongMessage(url.utf8.count))
+        try RequestURLLimit.checked(SoftPOSRequest.urlPrefix + PercentEncoding.encode(try payloadJSON())) {
+            SoftPOSError(.requestTooLong, $0)
         }
-        return url
     }
 
     /// `softpos://softpos/transaction?payload=`.

@@ -20,11 +20,9 @@ extension SquareRequest {
     /// The request URL as text; see ``url()``.
     public func urlString() throws -> String {
         let json = try payload().serialized(escapingSlashes: true)
-        let url = SquareRequest.urlPrefix + PercentEncoding.encode(json)
-        guard url.utf8.count <= RequestURLLimit.maximumBytes else {
-            throw SquareError(.requestTooLong, RequestURLLimit.tooLongMessage(url.utf8.count))
+        return try RequestURLLimit.checked(SquareRequest.urlPrefix + PercentEncoding.encode(json)) {
+            SquareError(.requestTooLong, $0)
         }
-        return url
     }
 
     /// `square-commerce-v1://payment/create?data=`.

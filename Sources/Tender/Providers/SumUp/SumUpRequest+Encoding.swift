@@ -19,11 +19,9 @@ extension SumUpRequest {
 
     /// The request URL as text; see ``url()``.
     public func urlString() throws -> String {
-        let url = SumUpRequest.urlPrefix + (try queryParameters()).percentEncodedQuery
-        guard url.utf8.count <= RequestURLLimit.maximumBytes else {
-            throw SumUpError(.requestTooLong, RequestURLLimit.tooLongMessage(url.utf8.count))
+        try RequestURLLimit.checked(SumUpRequest.urlPrefix + (try queryParameters()).percentEncodedQuery) {
+            SumUpError(.requestTooLong, $0)
         }
-        return url
     }
 
     /// `sumupmerchant://pay/1.0?`.

@@ -18,11 +18,9 @@ extension SwipeRequest {
 
     /// The request URL as text; see ``url()``.
     public func urlString() throws -> String {
-        let url = SwipeRequest.urlPrefix + (try queryParameters()).percentEncodedQuery
-        guard url.utf8.count <= RequestURLLimit.maximumBytes else {
-            throw SwipeError(.requestTooLong, RequestURLLimit.tooLongMessage(url.utf8.count))
+        try RequestURLLimit.checked(SwipeRequest.urlPrefix + (try queryParameters()).percentEncodedQuery) {
+            SwipeError(.requestTooLong, $0)
         }
-        return url
     }
 
     /// `com-appninjas-iswipe://charge/1.0.0/?`.

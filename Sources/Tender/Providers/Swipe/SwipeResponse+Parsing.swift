@@ -3,10 +3,7 @@ extension SwipeResponse {
     static let maximumURLLength = 16 * 1024
 
     /// The result parameters, without the `ifcc_` prefix, in the order Swipe's sample writes them.
-    static let fieldNames = [
-        "responseType", "amount", "redactedCardNumber", "cardType", "currency", "transactionId", "taxAmount",
-        "taxRate", "tipAmount",
-    ]
+    static let fieldNames = ResultField.allCases.map(\.rawValue)
 
     /// Parses a callback URL given as text, exactly as received (swipe §2, §3).
     /// - Throws: ``SwipeError``; its message names the parameter and the rule, never the value.
