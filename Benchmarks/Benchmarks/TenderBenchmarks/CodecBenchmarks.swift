@@ -149,12 +149,18 @@ enum CodecBenchmarks {
 
     // MARK: Swipe (the vendor's sample request and answer)
 
+    // The requests' URL-typed inputs are made once, like the baselines' string literals: building a request URL
+    // is measured, not parsing the app's own callback URL into a `URL` value.
+    static let swipeReturnURL = URL(string: "com-companyname-demoapp://action/")!
+    static let softPOSResponseURL = URL(string: "testapp://response")!
+    static let sumUpCallbackURL = URL(string: "samplepaymentapp://")!
+
     static let swipe = Codec(
         name: "Swipe",
         build: {
             try SwipeRequest(
                 amount: Money(minorUnits: 1099, currency: .usd),
-                returnURL: URL(string: "com-companyname-demoapp://action/")!,
+                returnURL: swipeReturnURL,
                 returnAppName: "DemoApp",
                 email: "john@example.com"
             )
@@ -198,7 +204,7 @@ enum CodecBenchmarks {
         build: {
             try SoftPOSRequest.sale(
                 amount: Money(minorUnits: 200, currency: .eur),
-                responseURL: URL(string: "testapp://response")!
+                responseURL: softPOSResponseURL
             )
             .url()
         },
@@ -240,8 +246,8 @@ enum CodecBenchmarks {
                 amount: Money(minorUnits: 1000, currency: .eur),
                 affiliateKey: "YOUR-AFFILIATE-KEY",
                 title: "Coffee beans",
-                callbackSuccess: URL(string: "samplepaymentapp://")!,
-                callbackFail: URL(string: "samplepaymentapp://")!,
+                callbackSuccess: sumUpCallbackURL,
+                callbackFail: sumUpCallbackURL,
                 foreignTransactionID: "order-123"
             )
             .url()
