@@ -55,6 +55,40 @@ struct JournalTests {
         expectError(.journalCorrupt) { try PaymentJournal(path: path, clock: ManualClock()) }
     }
 
+    @Test("a row changed outside Tender is reported as a damaged journal, never a crash")
+    func rowChangedOutside() throws {
+        let directory = TemporaryDirectory()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: ManualClock())
+        let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
+        let prepared = try coordinator.prepare(SquareFixture.request())
+        #expect(try journal.entry(prepared.entry.id) == prepared.entry)
+        for (column, value) in [("idempotency_key", "not-a-uuid"), ("currency", "EURO"), ("state", "paid")] {
+            try journal.pool.write { db in
+                try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+                try db.execute(
+                    sql: "UPDATE payment SET \(column) = ? WHERE idempotency_key = ?",
+                    arguments: [value, prepared.entry.idempotencyKey.uuidString.lowercased()]
+                )
+            }
+            let error = #expect(throws: HandoffError.self) { try journal.entries() }
+            #expect(error?.code == .journalCorrupt, "\(column)")
+            #expect(error?.message.contains(column) == true, "\(String(describing: error?.message))")
+            try journal.pool.write { db in
+                try db.execute(
+                    sql: "UPDATE payment SET \(column) = ? WHERE \(column) = ?",
+                    arguments: [
+                        column == "state"
+                            ? "pending"
+                            : column == "currency"
+                                ? prepared.entry.amount.currency.code : prepared.entry.idempotencyKey.uuidString.lowercased(),
+                        value,
+                    ]
+                )
+            }
+            #expect(try journal.entry(prepared.entry.id) == prepared.entry)
+        }
+    }
+
     @Test("a journal from a newer Tender is refused")
     func tooNew() throws {
         let directory = TemporaryDirectory()

@@ -130,9 +130,19 @@ public final class HandoffCoordinator: Sendable {
             )
         }
         emit(.opened, id, Request.provider)
-        do { try journal.markOpened(id) } catch { emit(.storageFailed, id, Request.provider) }
+        let opened: JournalEntry?
+        do { opened = try journal.markOpened(id) } catch {
+            emit(.storageFailed, id, Request.provider)
+            opened = nil
+        }
+        // The answer often arrives while the opener runs (the simulator, an app that answers at once): the note
+        // of the opening returned the entry with it, so there is nothing to wait for and nothing more to read.
+        if let opened, opened.state != .pending {
+            try Task.checkCancellation()
+            return opened
+        }
 
-        let arrived = await waitForCallback(id, until: deadline)
+        let arrived = waiters.hasArrived(id) ? true : await waitForCallback(id, until: deadline)
         try Task.checkCancellation()
         if arrived, let entry = try journal.entry(id), entry.state != .pending {
             return entry
@@ -268,11 +278,15 @@ public final class HandoffCoordinator: Sendable {
             emit(.storageFailed, nil, provider)
             throw error
         }
-        let kinds: [CallbackDisposition: HandoffEvent.Kind] = [
-            .recorded: .recorded, .duplicate: .duplicate, .unsolicited: .unsolicited, .tampered: .tampered,
-            .late: .late,
-        ]
-        emit(kinds[result.disposition] ?? .recorded, result.entry?.id, provider)
+        let event: HandoffEvent.Kind =
+            switch result.disposition {
+            case .recorded: .recorded
+            case .duplicate: .duplicate
+            case .unsolicited: .unsolicited
+            case .tampered: .tampered
+            case .late: .late
+            }
+        emit(event, result.entry?.id, provider)
         // Wake a waiting pay whenever the payment has its answer, even one recorded by another process.
         if let entry = result.entry, entry.state != .pending {
             waiters.signal(entry.id)

@@ -37,6 +37,11 @@ final class OutcomeWaiters: @unchecked Sendable {
         continuation?.resume()
     }
 
+    /// Whether `id` was signalled since it was expected: then ``wait(for:)`` would return at once.
+    func hasArrived(_ id: PaymentID) -> Bool {
+        lock.withLock { arrived.contains(id) }
+    }
+
     /// Returns when `id` is signalled, or when the task is cancelled.
     func wait(for id: PaymentID) async {
         await withTaskCancellationHandler {

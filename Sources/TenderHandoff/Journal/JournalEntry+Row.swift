@@ -3,30 +3,57 @@ import GRDB
 import Tender
 
 extension JournalEntry {
-    /// Reads an entry from a `payment` row, validating what it reads.
-    init(row: Row) throws {
+    /// The `payment` columns an entry is read from, in the order ``init(row:)`` reads them: by position, since a
+    /// lookup by name costs a case-insensitive search of the row for every column.
+    enum Column: Int, CaseIterable {
+        case id, idempotencyKey, provider, amountMinorUnits, currency, state, revision, handoffCount, createdAt
+        case updatedAt, expiresAt, openedAt, acknowledgedAt, outcomeStatus, outcomeAmountMinorUnits, outcomeCurrency
+        case outcomeTransactionId, outcomeErrorCode, outcomeMessage, outcomeAssurance, outcomeSource, resolvedAt
+        case resolvedFromState, resolutionNote, verification, verifiedAt, verificationNote
+
+        /// The column's name in the schema: the case's name in snake case.
+        var name: String {
+            String(describing: self).reduce(into: "") { name, character in
+                if character.isUppercase { name += "_" + character.lowercased() } else { name.append(character) }
+            }
+        }
+
+        /// The select list of an entry: `SELECT \(JournalEntry.Column.selection) FROM payment …`.
+        static let selection = allCases.map(\.name).joined(separator: ", ")
+    }
+
+    /// Reads an entry from the current row of a statement that selected ``Column/selection``, validating what it
+    /// reads: a missing or mistyped value is a damaged journal, never a crash.
+    init(statement: SQLiteStatement) throws {
         func damaged(_ column: String) -> HandoffError {
             HandoffError(
                 .journalCorrupt,
                 "A journal row has an invalid \(column); the file was changed outside Tender. Keep it for recovery."
             )
         }
-        guard let id = PaymentID(rawValue: row["id"]) else { throw damaged("id") }
-        guard let key = UUID(uuidString: row["idempotency_key"]) else { throw damaged("idempotency_key") }
-        guard let state = PaymentState(rawValue: row["state"]) else { throw damaged("state") }
+        func optional<Value: StatementColumnConvertible>(_ column: Column) -> Value? {
+            Value.fromStatement(statement, atUncheckedIndex: CInt(column.rawValue))
+        }
+        func value<Value: StatementColumnConvertible>(_ column: Column) throws -> Value {
+            guard let value: Value = optional(column) else { throw damaged(column.name) }
+            return value
+        }
+        guard let id = PaymentID(rawValue: try value(.id)) else { throw damaged("id") }
+        guard let key = UUID(uuidString: try value(.idempotencyKey)) else { throw damaged("idempotency_key") }
+        guard let state = PaymentState(rawValue: try value(.state)) else { throw damaged("state") }
         let currency: Currency
-        do { currency = try Currency(code: row["currency"] as String) } catch { throw damaged("currency") }
+        do { currency = try Currency(code: try value(.currency) as String) } catch { throw damaged("currency") }
         var outcome: RecordedOutcome?
-        if let rawStatus: String = row["outcome_status"] {
+        if let rawStatus: String = optional(.outcomeStatus) {
             guard let status = PaymentOutcome.Status(rawValue: rawStatus) else { throw damaged("outcome_status") }
-            guard let assurance = PaymentOutcome.Assurance(rawValue: row["outcome_assurance"] ?? "") else {
+            guard let assurance = PaymentOutcome.Assurance(rawValue: optional(.outcomeAssurance) ?? "") else {
                 throw damaged("outcome_assurance")
             }
-            guard let source = RecordedOutcome.Source(rawValue: row["outcome_source"] ?? "") else {
+            guard let source = RecordedOutcome.Source(rawValue: optional(.outcomeSource) ?? "") else {
                 throw damaged("outcome_source")
             }
             var amount: Money?
-            if let minor: Int = row["outcome_amount_minor_units"], let code: String = row["outcome_currency"] {
+            if let minor: Int = optional(.outcomeAmountMinorUnits), let code: String = optional(.outcomeCurrency) {
                 do { amount = Money(minorUnits: minor, currency: try Currency(code: code)) } catch {
                     throw damaged("outcome_currency")
                 }
@@ -34,51 +61,89 @@ extension JournalEntry {
             outcome = RecordedOutcome(
                 status: status,
                 amount: amount,
-                transactionID: row["outcome_transaction_id"],
-                errorCode: row["outcome_error_code"],
-                message: row["outcome_message"],
+                transactionID: optional(.outcomeTransactionId),
+                errorCode: optional(.outcomeErrorCode),
+                message: optional(.outcomeMessage),
                 assurance: assurance,
                 source: source
             )
         }
         var resolution: Resolution?
-        if let resolvedAt: Int64 = row["resolved_at"] {
-            guard let previous = PaymentState(rawValue: row["resolved_from_state"] ?? "") else {
+        if let resolvedAt: Int64 = optional(.resolvedAt) {
+            guard let previous = PaymentState(rawValue: optional(.resolvedFromState) ?? "") else {
                 throw damaged("resolved_from_state")
             }
             resolution = Resolution(
                 resolvedAt: Date(journalTime: resolvedAt),
                 previousState: previous,
-                note: row["resolution_note"]
+                note: optional(.resolutionNote)
             )
         }
         var verification: Verification?
-        if let verdict: String = row["verification"] {
-            guard let kind = PaymentVerdict.Kind(rawValue: verdict), let at: Int64 = row["verified_at"] else {
+        if let verdict: String = optional(.verification) {
+            guard let kind = PaymentVerdict.Kind(rawValue: verdict), let at: Int64 = optional(.verifiedAt) else {
                 throw damaged("verification")
             }
             verification = Verification(
                 verdict: kind,
                 verifiedAt: Date(journalTime: at),
-                note: row["verification_note"]
+                note: optional(.verificationNote)
             )
         }
         self.init(
             id: id,
             idempotencyKey: key,
-            provider: PaymentProvider(rawValue: row["provider"]),
-            amount: Money(minorUnits: row["amount_minor_units"], currency: currency),
+            provider: PaymentProvider(rawValue: try value(.provider)),
+            amount: Money(minorUnits: try value(.amountMinorUnits), currency: currency),
             state: state,
             outcome: outcome,
-            revision: row["revision"],
-            handoffCount: row["handoff_count"],
-            createdAt: Date(journalTime: row["created_at"]),
-            updatedAt: Date(journalTime: row["updated_at"]),
-            expiresAt: Date(journalTime: row["expires_at"]),
-            openedAt: (row["opened_at"] as Int64?).map(Date.init(journalTime:)),
-            acknowledgedAt: (row["acknowledged_at"] as Int64?).map(Date.init(journalTime:)),
+            revision: try value(.revision),
+            handoffCount: try value(.handoffCount),
+            createdAt: Date(journalTime: try value(.createdAt)),
+            updatedAt: Date(journalTime: try value(.updatedAt)),
+            expiresAt: Date(journalTime: try value(.expiresAt)),
+            openedAt: (optional(.openedAt) as Int64?).map(Date.init(journalTime:)),
+            acknowledgedAt: (optional(.acknowledgedAt) as Int64?).map(Date.init(journalTime:)),
             resolution: resolution,
             verification: verification
         )
+    }
+}
+
+/// Journal entries read straight off a statement that selected ``JournalEntry/Column/selection``.
+///
+/// GRDB's `Row` builds a dictionary of lower-cased column names for every statement row it wraps, which costs more
+/// than the rest of reading an entry; this cursor reads the columns by position instead.
+final class EntryCursor: DatabaseCursor {
+    typealias Element = JournalEntry
+
+    // The underscored names are GRDB's `DatabaseCursor` requirements.
+    var _isDone = false
+    let _statement: Statement
+
+    /// Resets `statement` and binds `arguments`.
+    init(_ statement: Statement, arguments: StatementArguments) throws {
+        try statement.setArguments(arguments)
+        _statement = statement
+    }
+
+    func _element(sqliteStatement: SQLiteStatement) throws -> JournalEntry {
+        try JournalEntry(statement: sqliteStatement)
+    }
+}
+
+extension PaymentJournal {
+    /// Runs `statement` (a query, or a change with `RETURNING` ``JournalEntry/Column/selection``) to its end and
+    /// returns the entries it produced.
+    static func fetchEntries(_ statement: Statement, _ arguments: StatementArguments = []) throws -> [JournalEntry] {
+        let cursor = try EntryCursor(statement, arguments: arguments)
+        var entries: [JournalEntry] = []
+        while let entry = try cursor.next() { entries.append(entry) }
+        return entries
+    }
+
+    /// Runs `statement` to its end and returns the first entry it produced, if any.
+    static func fetchEntry(_ statement: Statement, _ arguments: StatementArguments) throws -> JournalEntry? {
+        try fetchEntries(statement, arguments).first
     }
 }

@@ -72,7 +72,7 @@ extension PaymentJournal {
                 }
                 let endpoints = Array(Set(try PaymentJournal.endpoints(db, draft.id) + draft.endpoints)).sorted()
                 try PaymentJournal.insertToken(db, draft, at: now)
-                try PaymentJournal.transition(
+                let reopened = try PaymentJournal.transition(
                     db,
                     existing,
                     to: .pending,
@@ -82,36 +82,43 @@ extension PaymentJournal {
                     extra: "handoff_count = handoff_count + 1, expires_at = ?, callback_endpoints = ?",
                     extraArguments: [draft.expiresAt.journalTime, PaymentJournal.encodeEndpoints(endpoints)]
                 )
-                return (try PaymentJournal.requireEntry(db, draft.id), true)
+                return (reopened, true)
             }
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints,
-                        state, created_at, updated_at, expires_at)
-                    VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
-                    """
-            )
-            .execute(
-                arguments: [
+            let inserted = try PaymentJournal.fetchEntry(
+                db.cachedStatement(
+                    sql: """
+                        INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency,
+                            callback_endpoints, state, created_at, updated_at, expires_at)
+                        VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
+                        RETURNING \(JournalEntry.Column.selection)
+                        """
+                ),
+                [
                     draft.id.rawValue, UUID().uuidString.lowercased(), draft.provider.rawValue,
                     draft.amount.minorUnits, draft.amount.currency.code,
                     PaymentJournal.encodeEndpoints(draft.endpoints.sorted()), now.journalTime, now.journalTime,
                     draft.expiresAt.journalTime,
                 ]
             )
+            guard let inserted else { return (try PaymentJournal.requireEntry(db, draft.id), false) }
             try PaymentJournal.insertToken(db, draft, at: now)
             try PaymentJournal.recordEvent(db, draft.id, at: now, kind: "begun", from: nil, to: .pending)
-            return (try PaymentJournal.requireEntry(db, draft.id), false)
+            return (inserted, false)
         }
     }
 
     /// Notes that the opener reported the POS app open: a fact about the hand-off, not a change of state
     /// (the callback may already have been recorded when the opener returns).
-    func markOpened(_ id: PaymentID) throws {
+    /// - Returns: the entry as it stands after the note, or `nil` if it is gone.
+    @discardableResult
+    func markOpened(_ id: PaymentID) throws -> JournalEntry? {
         let now = clock.now()
-        try write("opened") { db in
-            try db.cachedStatement(sql: "UPDATE payment SET opened_at = ? WHERE id = ?").execute(
-                arguments: [now.journalTime, id.rawValue]
+        return try write("opened") { db in
+            try PaymentJournal.fetchEntry(
+                db.cachedStatement(
+                    sql: "UPDATE payment SET opened_at = ? WHERE id = ? RETURNING \(JournalEntry.Column.selection)"
+                ),
+                [now.journalTime, id.rawValue]
             )
         }
     }
@@ -125,8 +132,7 @@ extension PaymentJournal {
                 return try PaymentJournal.fetchEntry(db, id)
             }
             let state: PaymentState = entry.openedAt == nil ? .notOpened : .unknown
-            try PaymentJournal.transition(db, entry, to: state, outcome: nil, at: now, kind: "open_failed")
-            return try PaymentJournal.requireEntry(db, id)
+            return try PaymentJournal.transition(db, entry, to: state, outcome: nil, at: now, kind: "open_failed")
         }
     }
 
@@ -137,8 +143,9 @@ extension PaymentJournal {
         return try write("timed_out") { db in
             let entry = try PaymentJournal.requireEntry(db, id)
             guard entry.state == .pending else { return (entry, false) }
-            try PaymentJournal.transition(db, entry, to: .unknown, outcome: nil, at: now, kind: "timed_out")
-            return (try PaymentJournal.requireEntry(db, id), true)
+            return (
+                try PaymentJournal.transition(db, entry, to: .unknown, outcome: nil, at: now, kind: "timed_out"), true
+            )
         }
     }
 
@@ -146,15 +153,10 @@ extension PaymentJournal {
     func recordCallback(_ facts: CallbackFacts) throws -> (disposition: CallbackDisposition, entry: JournalEntry?) {
         guard let digest = facts.tokenDigest else { return (.unsolicited, nil) }
         let now = clock.now()
-        // A read first: unsolicited and duplicate callbacks (forgeries, replays) never take the write lock.
-        let found: JournalEntry? = try read { db in
-            guard
-                let raw = try String.fetchOne(
-                    db.cachedStatement(sql: "SELECT payment_id FROM handoff_token WHERE token_hash = ?"),
-                    arguments: [Data(digest)]
-                )
-            else { return nil }
-            return try PaymentJournal.fetchEntry(db, try PaymentID(validating: raw))
+        // A read first: unsolicited and duplicate callbacks (forgeries, replays) never take the write lock. One
+        // statement, on the writing connection, whose page cache the hand-off's own writes keep warm.
+        let found: JournalEntry? = try readOnWriter { db in
+            try PaymentJournal.fetchEntry(db.cachedStatement(sql: PaymentJournal.entryByToken), [Data(digest)])
         }
         guard let found else { return (.unsolicited, nil) }
         guard found.state.acceptsCallback else { return (.duplicate, found) }
@@ -175,10 +177,19 @@ extension PaymentJournal {
             } else {
                 (disposition, state) = (.recorded, .completed)
             }
-            try PaymentJournal.transition(db, entry, to: state, outcome: reported, at: now, kind: "callback")
-            return (disposition, try PaymentJournal.requireEntry(db, entry.id))
+            return (
+                disposition,
+                try PaymentJournal.transition(db, entry, to: state, outcome: reported, at: now, kind: "callback")
+            )
         }
     }
+
+    /// The payment a token digest was issued for, in one statement.
+    private static let entryByToken = """
+        SELECT \(JournalEntry.Column.selection.split(separator: ", ").map { "payment." + $0 }.joined(separator: ", "))
+        FROM handoff_token JOIN payment ON payment.id = handoff_token.payment_id
+        WHERE handoff_token.token_hash = ?
+        """
 
     /// SEC-5: every field the POS app echoes must equal what was sent. Of the provider-independent fields,
     /// only the amount (with its currency) is echoed, and only by some providers; the token is matched already.

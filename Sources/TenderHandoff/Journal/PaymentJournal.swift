@@ -96,30 +96,31 @@ public final class PaymentJournal: Sendable {
     /// All payments, oldest first, or those in the given states.
     public func entries(in states: Set<PaymentState>? = nil) throws -> [JournalEntry] {
         try read { db in
-            let rows: [Row]
-            if let states {
-                let names = states.map(\.rawValue).sorted()
-                let marks = names.map { _ in "?" }.joined(separator: ", ")
-                rows = try Row.fetchAll(
-                    db,
-                    sql: "SELECT * FROM payment WHERE state IN (\(marks)) ORDER BY created_at, id",
-                    arguments: StatementArguments(names)
-                )
-            } else {
-                rows = try Row.fetchAll(db, sql: "SELECT * FROM payment ORDER BY created_at, id")
+            guard let states else {
+                let sql = "SELECT \(JournalEntry.Column.selection) FROM payment ORDER BY created_at, id"
+                return try PaymentJournal.fetchEntries(db.makeStatement(sql: sql))
             }
-            return try rows.map(JournalEntry.init(row:))
+            let names = states.map(\.rawValue).sorted()
+            let marks = names.map { _ in "?" }.joined(separator: ", ")
+            return try PaymentJournal.fetchEntries(
+                db.makeStatement(
+                    sql:
+                        "SELECT \(JournalEntry.Column.selection) FROM payment WHERE state IN (\(marks)) ORDER BY created_at, id"
+                ),
+                StatementArguments(names)
+            )
         }
     }
 
     /// Payments the app has not acknowledged since they left ``PaymentState/pending``: what to deliver at launch.
     public func undeliveredEntries() throws -> [JournalEntry] {
         try read { db in
-            try Row.fetchAll(
-                db,
-                sql:
-                    "SELECT * FROM payment WHERE state <> 'pending' AND acknowledged_at IS NULL ORDER BY updated_at, id"
-            ).map(JournalEntry.init(row:))
+            try PaymentJournal.fetchEntries(
+                db.makeStatement(
+                    sql:
+                        "SELECT \(JournalEntry.Column.selection) FROM payment WHERE state <> 'pending' AND acknowledged_at IS NULL ORDER BY updated_at, id"
+                )
+            )
         }
     }
 
@@ -210,7 +211,7 @@ public final class PaymentJournal: Sendable {
                     "No payment has the ID \(id); run 'tender journal list' to see them."
                 )
             }
-            try PaymentJournal.transition(
+            return try PaymentJournal.transition(
                 db,
                 entry,
                 to: .resolved,
@@ -221,7 +222,6 @@ public final class PaymentJournal: Sendable {
                 extra: "resolved_at = ?, resolved_from_state = ?, resolution_note = ?",
                 extraArguments: [now.journalTime, entry.state.rawValue, note]
             )
-            return try PaymentJournal.requireEntry(db, id)
         }
     }
 
@@ -259,8 +259,9 @@ public final class PaymentJournal: Sendable {
             var expired: [JournalEntry] = []
             for raw in ids {
                 let entry = try PaymentJournal.requireEntry(db, PaymentID(validating: raw))
-                try PaymentJournal.transition(db, entry, to: .unknown, outcome: nil, at: now, kind: "expired")
-                expired.append(try PaymentJournal.requireEntry(db, entry.id))
+                expired.append(
+                    try PaymentJournal.transition(db, entry, to: .unknown, outcome: nil, at: now, kind: "expired")
+                )
             }
             return expired
         }
@@ -280,6 +281,19 @@ public final class PaymentJournal: Sendable {
             throw error
         } catch {
             throw PaymentJournal.storageError(error, writing: true)
+        }
+    }
+
+    /// Runs `body` on the writing connection outside any transaction: each of its statements is its own read
+    /// (SQLite's write lock is not taken), serialised with this process's writes. For one-statement reads on
+    /// the hot path: a reading connection's page cache is emptied by every write, the writer's is not.
+    func readOnWriter<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.writeWithoutTransaction(body)
+        } catch let error as HandoffError {
+            throw error
+        } catch {
+            throw PaymentJournal.storageError(error, writing: false)
         }
     }
 
@@ -328,10 +342,10 @@ public final class PaymentJournal: Sendable {
     }
 
     static func fetchEntry(_ db: Database, _ id: PaymentID) throws -> JournalEntry? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM payment WHERE id = ?"), arguments: [id.rawValue]).map(
-            JournalEntry.init(row:)
-        )
+        try fetchEntry(db.cachedStatement(sql: entryByID), [id.rawValue])
     }
+
+    private static let entryByID = "SELECT \(JournalEntry.Column.selection) FROM payment WHERE id = ?"
 
     static func requireEntry(_ db: Database, _ id: PaymentID) throws -> JournalEntry {
         guard let entry = try fetchEntry(db, id) else {
@@ -342,6 +356,8 @@ public final class PaymentJournal: Sendable {
 
     /// The one way a payment's state changes: an update guarded by the state and revision just read, so a
     /// concurrent change makes it fail instead of overwriting; the history row goes in the same transaction.
+    /// Returns the entry as the update left it (`RETURNING`: no second read).
+    @discardableResult
     static func transition(
         _ db: Database,
         _ entry: JournalEntry,
@@ -352,7 +368,7 @@ public final class PaymentJournal: Sendable {
         note: String? = nil,
         extra: String? = nil,
         extraArguments: StatementArguments = []
-    ) throws {
+    ) throws -> JournalEntry {
         var sql = "UPDATE payment SET state = ?, revision = revision + 1, updated_at = ?, acknowledged_at = NULL"
         var arguments: StatementArguments = [state.rawValue, now.journalTime]
         if let outcome {
@@ -370,17 +386,17 @@ public final class PaymentJournal: Sendable {
             sql += ", " + extra
             arguments += extraArguments
         }
-        sql += " WHERE id = ? AND state = ? AND revision = ?"
+        sql += " WHERE id = ? AND state = ? AND revision = ? RETURNING \(JournalEntry.Column.selection)"
         arguments += [entry.id.rawValue, entry.state.rawValue, entry.revision]
         // Cached: the few shapes of this update are compiled once per connection, not once per payment.
-        try db.cachedStatement(sql: sql).execute(arguments: arguments)
-        guard db.changesCount == 1 else {
+        guard let updated = try fetchEntry(db.cachedStatement(sql: sql), arguments) else {
             throw HandoffError(
                 .storageFailed,
                 "Payment \(entry.id) changed while it was being updated; nothing was changed. Try again."
             )
         }
         try recordEvent(db, entry.id, at: now, kind: kind, from: entry.state, to: state, note: note)
+        return updated
     }
 
     static func recordEvent(
