@@ -73,16 +73,14 @@ struct JournalTests {
             let error = #expect(throws: HandoffError.self) { try journal.entries() }
             #expect(error?.code == .journalCorrupt, "\(column)")
             #expect(error?.message.contains(column) == true, "\(String(describing: error?.message))")
+            let original: [String: String] = [
+                "idempotency_key": prepared.entry.idempotencyKey.uuidString.lowercased(),
+                "currency": prepared.entry.amount.currency.code, "state": "pending",
+            ]
             try journal.pool.write { db in
                 try db.execute(
                     sql: "UPDATE payment SET \(column) = ? WHERE \(column) = ?",
-                    arguments: [
-                        column == "state"
-                            ? "pending"
-                            : column == "currency"
-                                ? prepared.entry.amount.currency.code : prepared.entry.idempotencyKey.uuidString.lowercased(),
-                        value,
-                    ]
+                    arguments: [original[column], value]
                 )
             }
             #expect(try journal.entry(prepared.entry.id) == prepared.entry)
