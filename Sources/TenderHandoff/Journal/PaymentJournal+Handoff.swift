@@ -44,6 +44,20 @@ extension PaymentJournal {
     func begin(_ draft: HandoffDraft, reopening: Bool) throws -> (entry: JournalEntry, reopened: Bool) {
         let now = clock.now()
         return try write("begin") { db in
+            // A new payment is written at once; the insert does nothing when the ID exists (`ON CONFLICT DO NOTHING`).
+            if let inserted = try PaymentJournal.fetchEntry(
+                db.cachedStatement(sql: PaymentJournal.insertPayment),
+                [
+                    draft.id.rawValue, UUID().uuidString.lowercased(), draft.provider.rawValue,
+                    draft.amount.minorUnits, draft.amount.currency.code,
+                    PaymentJournal.encodeEndpoints(draft.endpoints.sorted()), now.journalTime, now.journalTime,
+                    draft.expiresAt.journalTime,
+                ]
+            ) {
+                try PaymentJournal.insertToken(db, draft, at: now)
+                try PaymentJournal.recordEvent(db, draft.id, at: now, kind: "begun", from: nil, to: .pending)
+                return (inserted, false)
+            }
             if let existing = try PaymentJournal.fetchEntry(db, draft.id) {
                 guard existing.provider == draft.provider, existing.amount == draft.amount else {
                     throw HandoffError(
@@ -84,28 +98,22 @@ extension PaymentJournal {
                 )
                 return (reopened, true)
             }
-            let inserted = try PaymentJournal.fetchEntry(
-                db.cachedStatement(
-                    sql: """
-                        INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency,
-                            callback_endpoints, state, created_at, updated_at, expires_at)
-                        VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
-                        RETURNING \(JournalEntry.Column.selection)
-                        """
-                ),
-                [
-                    draft.id.rawValue, UUID().uuidString.lowercased(), draft.provider.rawValue,
-                    draft.amount.minorUnits, draft.amount.currency.code,
-                    PaymentJournal.encodeEndpoints(draft.endpoints.sorted()), now.journalTime, now.journalTime,
-                    draft.expiresAt.journalTime,
-                ]
+            // Not reached: inside one transaction, the insert did nothing only because the ID exists.
+            throw HandoffError(
+                .storageFailed,
+                "Payment \(draft.id) changed while it was being written; nothing was changed. Try again."
             )
-            guard let inserted else { return (try PaymentJournal.requireEntry(db, draft.id), false) }
-            try PaymentJournal.insertToken(db, draft, at: now)
-            try PaymentJournal.recordEvent(db, draft.id, at: now, kind: "begun", from: nil, to: .pending)
-            return (inserted, false)
         }
     }
+
+    /// A new payment, returned as written; nothing when its ID exists.
+    private static let insertPayment = """
+        INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints, state,
+            created_at, updated_at, expires_at)
+        VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
+        ON CONFLICT (id) DO NOTHING
+        RETURNING \(JournalEntry.Column.selection)
+        """
 
     /// Notes that the opener reported the POS app open: a fact about the hand-off, not a change of state
     /// (the callback may already have been recorded when the opener returns).
