@@ -182,3 +182,38 @@ struct JournalTests {
         #expect(try coordinator.undeliveredEntries().isEmpty)
     }
 }
+
+@Suite("Journal: reading its UUIDs")
+struct JournalUUIDTests {
+    /// 8-4-4-4-12 hexadecimal digits: the only text the journal writes (Foundation's parser also takes a digit
+    /// missing or a sign in some places, through its `sscanf`).
+    static func isCanonical(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        return bytes.indices.allSatisfy { index in
+            [8, 13, 18, 23].contains(index)
+                ? bytes[index] == UInt8(ascii: "-") : Character(UnicodeScalar(bytes[index])).isHexDigit
+        }
+    }
+
+    @Test("UUID(journalText:) reads canonical text as UUID(uuidString:) does, and refuses every other text")
+    func sameAsFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let uuid = UUID()
+            #expect(UUID(journalText: uuid.uuidString) == uuid)
+            #expect(UUID(journalText: uuid.uuidString.lowercased()) == uuid)
+            // One byte changed anywhere.
+            var bytes = Array(uuid.uuidString.lowercased().utf8)
+            let position = Int.random(in: 0..<bytes.count, using: &generator)
+            bytes[position] = UInt8.random(in: 0x20...0x7E, using: &generator)
+            let text = String(decoding: bytes, as: UTF8.self)
+            let expected = Self.isCanonical(text) ? UUID(uuidString: text) : nil
+            #expect(UUID(journalText: text) == expected, "\(text)")
+        }
+        let uuid = UUID().uuidString
+        for text in ["", "0", String(repeating: "a", count: 36), uuid + "0", "{" + uuid + "}", " " + uuid.dropFirst()] {
+            #expect(UUID(journalText: text) == nil, "\(text)")
+        }
+    }
+}

@@ -39,7 +39,7 @@ extension JournalEntry {
             return value
         }
         guard let id = PaymentID(rawValue: try value(.id)) else { throw damaged("id") }
-        guard let key = UUID(uuidString: try value(.idempotencyKey)) else { throw damaged("idempotency_key") }
+        guard let key = UUID(journalText: try value(.idempotencyKey)) else { throw damaged("idempotency_key") }
         guard let state = PaymentState(rawValue: try value(.state)) else { throw damaged("state") }
         let currency: Currency
         do { currency = try Currency(code: try value(.currency) as String) } catch { throw damaged("currency") }
@@ -107,6 +107,48 @@ extension JournalEntry {
             resolution: resolution,
             verification: verification
         )
+    }
+}
+
+extension UUID {
+    /// Reads a UUID as the journal writes it, `8-4-4-4-12` hexadecimal digits in either case; `nil` for any
+    /// other text. The same values as `UUID(uuidString:)`, without its `sscanf`.
+    init?(journalText text: String) {
+        var text = text
+        let bytes: uuid_t? = text.withUTF8 { utf8 in
+            guard utf8.count == 36 else { return nil }
+            var bytes = [UInt8](repeating: 0, count: 16)
+            var index = 0
+            var position = 0
+            while position < 36 {
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    guard utf8[position] == UInt8(ascii: "-") else { return nil }
+                    position += 1
+                    continue
+                }
+                guard let high = Self.hexValue(utf8[position]), let low = Self.hexValue(utf8[position + 1]) else {
+                    return nil
+                }
+                bytes[index] = high << 4 | low
+                index += 1
+                position += 2
+            }
+            return (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            )
+        }
+        guard let bytes else { return nil }
+        self.init(uuid: bytes)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }
 
