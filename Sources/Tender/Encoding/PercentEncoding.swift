@@ -53,7 +53,7 @@ public enum PercentEncoding: Sendable {
 
     /// The upper-case hex digit of a value below 16.
     @inline(__always)
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
+    static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") - 10 + value
     }
 

@@ -33,15 +33,7 @@ package struct URLParts: Sendable, Hashable {
 
     /// Splits the UTF-8 bytes of a URL string.
     private init(bytes: UnsafeBufferPointer<UInt8>) throws {
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
-            throw QueryError(.invalidURL, "The URL has no scheme; write it as scheme://host/path.")
-        }
-        guard URLParts.isValidScheme(bytes[..<colon]) else {
-            throw QueryError(
-                .invalidURL,
-                "The URL's scheme is not valid: it must start with a letter and use only letters, digits, '+', '-', '.'."
-            )
-        }
+        let colon = try URLParts.schemeEnd(in: bytes)
         scheme = URLParts.text(bytes[..<colon])
         var rest = bytes[(colon + 1)...]
         if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
@@ -65,6 +57,24 @@ package struct URLParts: Sendable, Hashable {
             authority = nil
             path = URLParts.text(rest)
         }
+    }
+
+    /// The position of the `:` that ends the scheme of a URL's UTF-8 bytes: the first `:`, after a valid scheme.
+    ///
+    /// This is the check that decides whether a string can be split at all; the fast paths use it to decide
+    /// exactly as ``init(_:)`` does.
+    /// - Throws: ``QueryError`` with ``QueryError/Code/invalidURL`` when there is no `:` or the scheme is not valid.
+    package static func schemeEnd(in bytes: UnsafeBufferPointer<UInt8>) throws -> Int {
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
+            throw QueryError(.invalidURL, "The URL has no scheme; write it as scheme://host/path.")
+        }
+        guard URLParts.isValidScheme(bytes[..<colon]) else {
+            throw QueryError(
+                .invalidURL,
+                "The URL's scheme is not valid: it must start with a letter and use only letters, digits, '+', '-', '.'."
+            )
+        }
+        return colon
     }
 
     /// The text of bytes cut at ASCII delimiters: always whole UTF-8 sequences, copied as they are.

@@ -10,7 +10,13 @@ package enum TwoDecimalAmount {
     /// The amount in hundredths (`"10.99"` → 1099), or `nil` unless the text is
     /// `^(0|[1-9][0-9]{0,9})\.[0-9]{2}$`.
     package static func hundredths(_ text: some StringProtocol) -> Int? {
-        let bytes = Array(text.utf8)
+        // Native strings are read in place; anything else from a copy of its bytes.
+        if let value = text.utf8.withContiguousStorageIfAvailable(hundredths(bytes:)) { return value }
+        return Array(text.utf8).withUnsafeBufferPointer(hundredths(bytes:))
+    }
+
+    /// ``hundredths(_:)`` of UTF-8 bytes.
+    private static func hundredths(bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard bytes.count >= 4, bytes[bytes.count - 3] == UInt8(ascii: ".") else { return nil }
         let integer = bytes[..<(bytes.count - 3)]
         let fraction = bytes[(bytes.count - 2)...]
@@ -19,7 +25,8 @@ package enum TwoDecimalAmount {
         }
         guard integer.first != UInt8(ascii: "0") || integer.count == 1 else { return nil }
         var value = 0
-        for byte in integer + fraction { value = value * 10 + Int(byte - UInt8(ascii: "0")) }
+        for byte in integer { value = value * 10 + Int(byte - UInt8(ascii: "0")) }
+        for byte in fraction { value = value * 10 + Int(byte - UInt8(ascii: "0")) }
         return value
     }
 

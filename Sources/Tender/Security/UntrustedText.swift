@@ -23,14 +23,14 @@ package enum UntrustedText {
     package static func isIdentifier(_ text: String, maximumLength: Int, punctuation: String = "") -> Bool {
         let utf8 = text.utf8
         guard (1...maximumLength).contains(utf8.count) else { return false }
-        let extra = Set(punctuation.utf8)
+        // `punctuation` is a few bytes: searching them costs less than building a set of them.
         return utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"):
                 return true
             default:
-                return extra.contains(byte)
+                return punctuation.utf8.contains(byte)
             }
         }
     }

@@ -1,0 +1,123 @@
+/// Percent-encoded query text built in one buffer: the pairs are measured first, then written once.
+///
+/// This is the one writer of query text in Tender's query layer: ``QueryParameters/percentEncodedQuery`` and the
+/// request builders (which write their URL prefix into the same buffer) both go through ``make(prefix:pairs:)``,
+/// so a builder's URL is, byte for byte, its prefix followed by the `percentEncodedQuery` of the same pairs.
+///
+/// Every name and value is encoded with ``PercentEncoding/isUnreserved(_:)`` as the only literal bytes and
+/// every other UTF-8 byte as `%XX` (upper-case hex), exactly as ``PercentEncoding/encode(_:)`` does.
+package enum QueryText {
+    /// Receives a query's pairs: first to measure them, then to write them.
+    package struct Sink: ~Copyable {
+        /// Where the text goes; `nil` while measuring.
+        fileprivate let buffer: UnsafeMutableBufferPointer<UInt8>?
+        /// The bytes measured or written so far.
+        fileprivate var count: Int
+        /// Whether a pair has been added, so that the next one needs `&`.
+        fileprivate var hasPair = false
+
+        fileprivate init(buffer: UnsafeMutableBufferPointer<UInt8>?, count: Int) {
+            self.buffer = buffer
+            self.count = count
+        }
+
+        /// Adds one pair: `&` when it is not the first, the encoded name, and `=` and the encoded value unless
+        /// the value is `nil`.
+        package mutating func add(_ name: String, _ value: String?) {
+            if hasPair { put(UInt8(ascii: "&")) }
+            hasPair = true
+            addEncoded(name)
+            if let value {
+                put(UInt8(ascii: "="))
+                addEncoded(value)
+            }
+        }
+
+        /// Adds text as it is, with no encoding (the URL before the query).
+        fileprivate mutating func addVerbatim(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes in
+                guard let buffer else {
+                    count += bytes.count
+                    return
+                }
+                precondition(bytes.count <= buffer.count - count, "QueryText: the pairs changed between passes")
+                for byte in bytes {
+                    buffer[count] = byte
+                    count += 1
+                }
+            }
+        }
+
+        /// Adds the percent-encoded form of text.
+        private mutating func addEncoded(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes in
+                guard let buffer else {
+                    count += QueryText.encodedCount(bytes)
+                    return
+                }
+                count = QueryText.encode(bytes, into: buffer, at: count)
+            }
+        }
+
+        /// Adds one byte.
+        @inline(__always)
+        private mutating func put(_ byte: UInt8) {
+            if let buffer {
+                precondition(count < buffer.count, "QueryText: the pairs changed between passes")
+                buffer[count] = byte
+            }
+            count += 1
+        }
+    }
+
+    /// `prefix` followed by the pairs `pairs` adds, joined by `&`, each name and value percent-encoded.
+    ///
+    /// `pairs` runs twice, once to measure and once to write, and must add the same pairs both times (a
+    /// precondition stops it from writing past what was measured).
+    package static func make(prefix: String, pairs: (inout Sink) -> Void) -> String {
+        var measure = Sink(buffer: nil, count: prefix.utf8.count)
+        pairs(&measure)
+        let capacity = measure.count
+        guard capacity > 0 else { return "" }
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            var sink = Sink(buffer: buffer, count: 0)
+            sink.addVerbatim(prefix)
+            pairs(&sink)
+            return sink.count
+        }
+    }
+
+    /// How many bytes the percent-encoded form of `bytes` has: one per unreserved byte, three per other byte.
+    static func encodedCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var count = bytes.count
+        for byte in bytes where !PercentEncoding.isUnreserved(byte) { count += 2 }
+        return count
+    }
+
+    /// Writes the percent-encoded form of `bytes` into `buffer` from `offset`; returns the offset after it.
+    static func encode(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        into buffer: UnsafeMutableBufferPointer<UInt8>,
+        at offset: Int
+    ) -> Int {
+        // The room is checked once for the worst case, or per byte when the text may be cut short.
+        let roomy = bytes.count <= (buffer.count - offset) / 3
+        var index = offset
+        for byte in bytes {
+            if PercentEncoding.isUnreserved(byte) {
+                precondition(roomy || index < buffer.count, "QueryText: the pairs changed between passes")
+                buffer[index] = byte
+                index += 1
+            } else {
+                precondition(roomy || index + 3 <= buffer.count, "QueryText: the pairs changed between passes")
+                buffer[index] = UInt8(ascii: "%")
+                buffer[index + 1] = PercentEncoding.hexDigit(byte >> 4)
+                buffer[index + 2] = PercentEncoding.hexDigit(byte & 0x0F)
+                index += 3
+            }
+        }
+        return index
+    }
+}
