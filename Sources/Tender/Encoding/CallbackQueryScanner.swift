@@ -19,8 +19,13 @@ package enum CallbackQueryScanner {
         /// Whether the value contains `%`, that is, needs decoding.
         let valueHasPercent: Bool
 
+        /// Whether the name is exactly these bytes.
+        package func nameIs(_ bytes: [UInt8]) -> Bool {
+            bytes.count == name.count && bytes.withUnsafeBufferPointer { CallbackQueryScanner.bytes(name, equal: $0) }
+        }
+
         /// Whether the name is exactly `text`, byte for byte.
-        package func nameIs(_ text: String) -> Bool {
+        package func nameIs(_ text: StaticString) -> Bool {
             CallbackQueryScanner.bytes(name, equal: text)
         }
 
@@ -30,7 +35,7 @@ package enum CallbackQueryScanner {
             guard let value else { return nil }
             let bytes = UnsafeBufferPointer(rebasing: value)
             // Cut at ASCII delimiters from a String, so whole UTF-8 sequences: without `%` they are the text.
-            guard valueHasPercent else { return String(decoding: bytes, as: UTF8.self) }
+            guard valueHasPercent else { return CallbackQueryScanner.text(bytes) }
             return try? PercentEncoding.decode(cut: bytes)
         }
 
@@ -49,25 +54,35 @@ package enum CallbackQueryScanner {
         let scanned = urlString.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
             guard bytes.count <= maximumBytes, let colon = try? URLParts.schemeEnd(in: bytes) else { return false }
             // The query: after the first `?` that comes before the first `#` (after the scheme), up to that `#`.
-            var end = colon + 1
-            while end < bytes.count, bytes[end] != UInt8(ascii: "#") { end += 1 }
+            let end = bytes.count
             var index = colon + 1
-            while index < end, bytes[index] != UInt8(ascii: "?") { index += 1 }
+            while index < end, bytes[index] != UInt8(ascii: "?") {
+                if bytes[index] == UInt8(ascii: "#") { return true }  // a fragment and no query: no pairs
+                index += 1
+            }
             index += 1
-            while index < end {
+            var atFragment = false
+            while index < end, !atFragment {
                 let start = index
                 var equals = -1
                 var plainName = true
                 var valueHasPercent = false
                 while index < end {
                     let byte = bytes[index]
-                    if byte == UInt8(ascii: "&") { break }
-                    if equals >= 0 {
-                        if byte == UInt8(ascii: "%") { valueHasPercent = true }
-                    } else if byte == UInt8(ascii: "=") {
-                        equals = index
-                    } else if byte >= 0x80 || byte == UInt8(ascii: "%") {
-                        plainName = false
+                    // Most bytes are none of `%`, `&`, `=` or non-ASCII: one test lets them through.
+                    if isDelimiterOrSpecial(byte) {
+                        if byte == UInt8(ascii: "&") { break }
+                        if byte == UInt8(ascii: "#") {
+                            atFragment = true  // the query ends here
+                            break
+                        }
+                        if equals >= 0 {
+                            if byte == UInt8(ascii: "%") { valueHasPercent = true }
+                        } else if byte == UInt8(ascii: "=") {
+                            equals = index
+                        } else {
+                            plainName = false  // `%` or a byte of a non-ASCII character in the name
+                        }
                     }
                     index += 1
                 }
@@ -90,18 +105,45 @@ package enum CallbackQueryScanner {
         return scanned ?? false
     }
 
-    /// Whether bytes are exactly the UTF-8 of `text`.
-    package static func bytes(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, equal text: String) -> Bool {
-        let utf8 = text.utf8
-        guard utf8.count == bytes.count else { return false }
-        let equal = utf8.withContiguousStorageIfAvailable { expected in
-            var index = bytes.startIndex
-            for byte in expected {
-                guard bytes[index] == byte else { return false }
-                index += 1
-            }
-            return true
+    /// Whether a byte is `#`, `%`, `&`, `=` or not ASCII: the bytes the scanner must look at.
+    @inline(__always)
+    private static func isDelimiterOrSpecial(_ byte: UInt8) -> Bool {
+        // Bits 0x23 (`#`), 0x25 (`%`), 0x26 (`&`) and 0x3D (`=`) of the bytes below 0x40.
+        let special: UInt64 = 1 << 0x23 | 1 << 0x25 | 1 << 0x26 | 1 << 0x3D
+        return byte >= 0x80 || (byte < 0x40 && special >> UInt64(byte) & 1 == 1)
+    }
+
+    /// The text of bytes cut from a `String` at ASCII delimiters (so whole UTF-8 sequences), as
+    /// `String(decoding:as:)` makes it.
+    ///
+    /// Up to 15 bytes the text is a small string, kept inline without an allocation; made through
+    /// `String(unsafeUninitializedCapacity:initializingUTF8With:)`, ASCII bytes are then taken without the UTF-8
+    /// validation `String(decoding:as:)` runs (other bytes are still validated, and are valid).
+    package static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard bytes.count <= 15 else { return String(decoding: bytes, as: UTF8.self) }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            _ = buffer.initialize(fromContentsOf: bytes)
+            return bytes.count
         }
-        return equal ?? utf8.elementsEqual(bytes)
+    }
+
+    /// Whether bytes are exactly the UTF-8 of `text`.
+    package static func bytes(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, equal text: StaticString) -> Bool {
+        text.withUTF8Buffer { CallbackQueryScanner.bytes(bytes, equal: $0) }
+    }
+
+    /// Whether two runs of bytes are the same.
+    @inline(__always)
+    package static func bytes(
+        _ bytes: Slice<UnsafeBufferPointer<UInt8>>,
+        equal expected: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        guard expected.count == bytes.count else { return false }
+        var offset = 0
+        for byte in bytes {
+            guard byte == expected[offset] else { return false }
+            offset += 1
+        }
+        return true
     }
 }

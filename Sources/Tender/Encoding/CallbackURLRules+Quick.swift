@@ -21,13 +21,16 @@ extension CallbackURLRules {
 
     /// Whether an ASCII scheme, with `A`–`Z` lowered, is a POS app's scheme.
     private static func isPOSAppScheme(_ scheme: UnsafeBufferPointer<UInt8>) -> Bool {
-        posAppSchemes.contains { posScheme in
-            guard posScheme.count == scheme.count else { return false }
-            for (byte, expected) in zip(scheme, posScheme) {
-                let lowered = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 0x20 : byte
-                guard lowered == expected else { return false }
+        for posScheme in posAppSchemes where posScheme.count == scheme.count {
+            var index = 0
+            while index < scheme.count {
+                let byte = scheme[index]
+                let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte
+                guard lowered == posScheme[index] else { break }
+                index += 1
             }
-            return true
+            if index == scheme.count { return true }
         }
+        return false
     }
 }

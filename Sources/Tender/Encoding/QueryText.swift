@@ -33,6 +33,16 @@ package enum QueryText {
             }
         }
 
+        /// Adds one pair whose name is a literal: the same text as ``add(_:_:)-(String,_)`` with
+        /// `String(describing: name)`, without making a `String` of the name.
+        package mutating func add(_ name: StaticString, _ value: String) {
+            if hasPair { put(UInt8(ascii: "&")) }
+            hasPair = true
+            name.withUTF8Buffer { addEncoded(bytes: $0) }
+            put(UInt8(ascii: "="))
+            addEncoded(value)
+        }
+
         /// Adds text as it is, with no encoding (the URL before the query).
         fileprivate mutating func addVerbatim(_ text: String) {
             var text = text
@@ -42,23 +52,30 @@ package enum QueryText {
                     return
                 }
                 precondition(bytes.count <= buffer.count - count, "QueryText: the pairs changed between passes")
-                for byte in bytes {
-                    buffer[count] = byte
-                    count += 1
+                if let source = bytes.baseAddress {
+                    (buffer.baseAddress! + count).update(from: source, count: bytes.count)
                 }
+                count += bytes.count
             }
         }
 
         /// Adds the percent-encoded form of text.
         private mutating func addEncoded(_ text: String) {
-            var text = text
-            text.withUTF8 { bytes in
-                guard let buffer else {
-                    count += QueryText.encodedCount(bytes)
-                    return
-                }
-                count = QueryText.encode(bytes, into: buffer, at: count)
+            // Native strings are read in place; anything else is made contiguous first.
+            let done: Void? = text.utf8.withContiguousStorageIfAvailable { addEncoded(bytes: $0) }
+            if done == nil {
+                var text = text
+                text.withUTF8 { addEncoded(bytes: $0) }
             }
+        }
+
+        /// Adds the percent-encoded form of UTF-8 bytes.
+        private mutating func addEncoded(bytes: UnsafeBufferPointer<UInt8>) {
+            guard let buffer else {
+                count += QueryText.encodedCount(bytes)
+                return
+            }
+            count = QueryText.encode(bytes, into: buffer, at: count)
         }
 
         /// Adds one byte.
@@ -102,22 +119,39 @@ package enum QueryText {
         into buffer: UnsafeMutableBufferPointer<UInt8>,
         at offset: Int
     ) -> Int {
-        // The room is checked once for the worst case, or per byte when the text may be cut short.
-        let roomy = bytes.count <= (buffer.count - offset) / 3
         var index = offset
+        // With room for the worst case (three bytes each) nothing is checked per byte; otherwise every write is.
+        if bytes.count <= (buffer.count - offset) / 3 {
+            for byte in bytes {
+                if PercentEncoding.isUnreserved(byte) {
+                    buffer[index] = byte
+                    index += 1
+                } else {
+                    writeEscape(byte, into: buffer, at: index)
+                    index += 3
+                }
+            }
+            return index
+        }
         for byte in bytes {
             if PercentEncoding.isUnreserved(byte) {
-                precondition(roomy || index < buffer.count, "QueryText: the pairs changed between passes")
+                precondition(index < buffer.count, "QueryText: the pairs changed between passes")
                 buffer[index] = byte
                 index += 1
             } else {
-                precondition(roomy || index + 3 <= buffer.count, "QueryText: the pairs changed between passes")
-                buffer[index] = UInt8(ascii: "%")
-                buffer[index + 1] = PercentEncoding.hexDigit(byte >> 4)
-                buffer[index + 2] = PercentEncoding.hexDigit(byte & 0x0F)
+                precondition(index + 3 <= buffer.count, "QueryText: the pairs changed between passes")
+                writeEscape(byte, into: buffer, at: index)
                 index += 3
             }
         }
         return index
+    }
+
+    /// Writes `%XX` for a byte, upper-case hex, at `index`.
+    @inline(__always)
+    private static func writeEscape(_ byte: UInt8, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int) {
+        buffer[index] = UInt8(ascii: "%")
+        buffer[index + 1] = PercentEncoding.hexDigit(byte >> 4)
+        buffer[index + 2] = PercentEncoding.hexDigit(byte & 0x0F)
     }
 }

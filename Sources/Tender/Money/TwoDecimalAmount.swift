@@ -33,9 +33,28 @@ package enum TwoDecimalAmount {
     /// The text of an amount in hundredths: 1099 → `"10.99"`, 5 → `"0.05"`.
     package static func text(hundredths: Int) -> String {
         precondition(hundredths >= 0, "amounts on the wire have no sign")
-        let whole = hundredths / 100
-        let fraction = hundredths % 100
-        return "\(whole)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+        // The decimal digits of `hundredths`, at least three, with `.` before the last two: `"\(whole)." + two
+        // fraction digits`, written into the string in place.
+        var digits = 3
+        var rest = hundredths / 1000
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        return String(unsafeUninitializedCapacity: digits + 1) { buffer in
+            var value = hundredths
+            var index = digits  // the last position; the `.` takes one more
+            for position in 0..<digits {
+                if position == 2 {
+                    buffer[index] = UInt8(ascii: ".")
+                    index -= 1
+                }
+                buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+                index -= 1
+            }
+            return digits + 1
+        }
     }
 
     /// Money as two-decimal text, exactly: `nil` when it is negative, too large for the format, or has

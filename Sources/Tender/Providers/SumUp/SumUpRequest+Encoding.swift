@@ -47,7 +47,7 @@ extension SumUpRequest {
     package func queryParameters() throws -> QueryParameters {
         let checked = try checkedValues()
         var query = QueryParameters()
-        forEachParameter(checked) { query.append(name: $0, value: $1) }
+        forEachParameter(checked) { query.append(name: $0.description, value: $1) }
         return query
     }
 
@@ -89,7 +89,7 @@ extension SumUpRequest {
     }
 
     /// Calls `body` with each parameter's name and value in wire order, absent ones left out.
-    private func forEachParameter(_ checked: CheckedValues, _ body: (String, String) -> Void) {
+    private func forEachParameter(_ checked: CheckedValues, _ body: (StaticString, String) -> Void) {
         body("amount", checked.amount)
         body("currency", amount.currency.code)
         body("affiliate-key", affiliateKey)
@@ -104,8 +104,9 @@ extension SumUpRequest {
 
     /// Whether text can be an affiliate key: 1–256 printable ASCII characters without spaces.
     static func isAffiliateKey(_ text: String) -> Bool {
-        let utf8 = text.utf8
-        return (1...256).contains(utf8.count) && utf8.allSatisfy { (0x21...0x7E).contains($0) }
+        var text = text
+        // Read in place: iterating the UTF-8 view costs several times more.
+        return (1...256).contains(text.utf8.count) && text.withUTF8 { $0.allSatisfy { (0x21...0x7E).contains($0) } }
     }
 
     /// The endpoints (scheme, host, path) of ``callbackSuccess`` and ``callbackFail``, success first, without

@@ -52,7 +52,7 @@ extension SwipeRequest {
     package func queryParameters() throws -> QueryParameters {
         let checked = try checkedValues()
         var query = QueryParameters()
-        forEachParameter(checked) { query.append(name: $0, value: $1) }
+        forEachParameter(checked) { query.append(name: $0.description, value: $1) }
         return query
     }
 
@@ -81,7 +81,7 @@ extension SwipeRequest {
     }
 
     /// Calls `body` with each parameter's name and value in wire order, absent ones left out.
-    private func forEachParameter(_ checked: CheckedValues, _ body: (String, String) -> Void) {
+    private func forEachParameter(_ checked: CheckedValues, _ body: (StaticString, String) -> Void) {
         body("amount", checked.amount)
         if let email { body("email", email) }
         if let firstName { body("firstName", firstName) }

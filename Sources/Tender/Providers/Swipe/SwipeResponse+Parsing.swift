@@ -10,9 +10,9 @@ extension SwipeResponse {
     public init(callbackURLString: String) throws {
         // The common case in one pass over the bytes; anything unusual, and every refusal, through the general
         // reader. Both give the same ``ReadCallback`` for every URL the fast one reads.
-        let read =
+        var read =
             try SwipeResponse.readCommonCallback(callbackURLString) ?? SwipeResponse.readCallback(callbackURLString)
-        try self.init(checking: read)
+        self = try SwipeResponse.checked(&read)
     }
 
     /// Reads the result parameters of a callback URL with the general reader (``QueryParameters``): every name
@@ -91,7 +91,7 @@ extension SwipeResponse {
         var tokens = 0
         let scanned = CallbackQueryScanner.scan(callbackURLString, maximumBytes: SwipeResponse.maximumURLLength) {
             pair in
-            if pair.nameIs(Correlation.parameterName) {
+            if pair.nameIs(SwipeResponse.tokenName) {
                 tokens += 1
                 guard tokens == 1, let value = pair.decodedValue(), Correlation.isValidToken(value) else {
                     return false
@@ -113,6 +113,19 @@ extension SwipeResponse {
         return ReadCallback(fields: fields, isFileMaker: dollarNames, token: .success(token))
     }
 
+    /// The first of two optional amounts that is present but not two-decimal text.
+    private static func firstInvalidAmount(
+        _ first: (ResultField, String?),
+        _ second: (ResultField, String?)
+    ) -> ResultField? {
+        if let text = first.1, TwoDecimalAmount.hundredths(text) == nil { return first.0 }
+        if let text = second.1, TwoDecimalAmount.hundredths(text) == nil { return second.0 }
+        return nil
+    }
+
+    /// The bytes of ``Correlation/parameterName``.
+    private static let tokenName = Array(Correlation.parameterName.utf8)
+
     /// The name without `ifcc_`, or `nil` when it does not start with `ifcc_`.
     private static func ifccKey(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>>? {
         guard name.count >= 5 else { return nil }
@@ -126,11 +139,18 @@ extension SwipeResponse {
 
     /// Checks the result parameters of a callback and makes the response: the rules of swipe §2 and SEC-9, the
     /// same whichever reader read them.
-    private init(checking read: ReadCallback) throws {
-        let fields = read.fields
-        let isFileMaker = read.isFileMaker
+    /// - Parameter read: what a reader found; its fields are moved out (left `nil`) rather than copied.
+    private static func checked(_ read: inout ReadCallback) throws -> SwipeResponse {
+        let (typeText, card, amount) = (
+            read.fields.responseType.take(), read.fields.redactedCardNumber.take(), read.fields.amount.take()
+        )
+        let (currencyCode, cardTypeText) = (read.fields.currency.take(), read.fields.cardType.take())
+        let (transactionID, taxAmount, taxRate, tipAmount) = (
+            read.fields.transactionId.take(), read.fields.taxAmount.take(), read.fields.taxRate.take(),
+            read.fields.tipAmount.take()
+        )
 
-        guard let typeText = fields[.responseType] else {
+        guard let typeText else {
             throw SwipeError(.invalidResponseType, "The callback has no ifcc_responseType: it is not a Swipe answer.")
         }
         guard let responseType = ResponseType(rawValue: typeText) else {
@@ -141,7 +161,6 @@ extension SwipeResponse {
         }
 
         // SEC-9 first: a card number that is not masked is refused whatever else the answer says.
-        let card = fields[.redactedCardNumber]
         if let card, !SwipeResponse.isMaskedCardNumber(card) {
             throw SwipeError(
                 .unmaskedCardNumber,
@@ -151,14 +170,21 @@ extension SwipeResponse {
         }
 
         if responseType == .approved {
-            for key in [ResultField.amount, .redactedCardNumber] where fields[key] == nil {
+            // The first missing one, in this order: amount, redactedCardNumber.
+            if let key = amount == nil ? ResultField.amount : card == nil ? .redactedCardNumber : nil {
                 throw SwipeError(
                     .missingApprovalField,
                     "An approved Swipe answer must have ifcc_\(key.rawValue); this one does not, so it cannot be trusted."
                 )
             }
         } else {
-            for key in [ResultField.amount, .currency, .cardType, .redactedCardNumber] where fields[key] != nil {
+            // The first present one, in this order: amount, currency, cardType, redactedCardNumber.
+            let present: ResultField? =
+                amount != nil
+                ? .amount
+                : currencyCode != nil
+                    ? .currency : cardTypeText != nil ? .cardType : card != nil ? .redactedCardNumber : nil
+            if let key = present {
                 throw SwipeError(
                     .unexpectedField,
                     "A \(responseType) Swipe answer carries no amount, currency or card data, but this one has ifcc_\(key.rawValue)."
@@ -166,12 +192,11 @@ extension SwipeResponse {
             }
         }
 
-        let amount = fields[.amount]
         if let amount, TwoDecimalAmount.hundredths(amount) == nil {
             throw SwipeError(.invalidField, "ifcc_amount is not an amount with two decimals, such as 10.99.")
         }
         var currency: Currency?
-        if let code = fields[.currency] {
+        if let code = currencyCode {
             guard let known = try? Currency(code: code) else {
                 throw SwipeError(.invalidField, "ifcc_currency is not an ISO 4217 currency code.")
             }
@@ -181,13 +206,12 @@ extension SwipeResponse {
             currency = known
         }
         var cardType: SwipeCardType?
-        if let text = fields[.cardType] {
+        if let text = cardTypeText {
             guard SwipeCardType.isValid(text) else {
                 throw SwipeError(.invalidField, "ifcc_cardType is not a card brand such as Visa or MasterCard.")
             }
             cardType = SwipeCardType(rawValue: text)
         }
-        let transactionID = fields[.transactionId]
         if let transactionID {
             guard UntrustedText.isPlain(transactionID, maximumLength: 255) else {
                 throw SwipeError(
@@ -202,15 +226,14 @@ extension SwipeResponse {
                 )
             }
         }
-        for key in [ResultField.taxAmount, .tipAmount] {
-            if let text = fields[key], TwoDecimalAmount.hundredths(text) == nil {
-                throw SwipeError(
-                    .invalidField,
-                    "ifcc_\(key.rawValue) is not an amount with two decimals, such as 1.50."
-                )
-            }
+        // taxAmount first, then tipAmount.
+        if let key = SwipeResponse.firstInvalidAmount((.taxAmount, taxAmount), (.tipAmount, tipAmount)) {
+            throw SwipeError(
+                .invalidField,
+                "ifcc_\(key.rawValue) is not an amount with two decimals, such as 1.50."
+            )
         }
-        if let rate = fields[.taxRate], !SwipeResponse.isRate(rate) {
+        if let rate = taxRate, !SwipeResponse.isRate(rate) {
             throw SwipeError(.invalidField, "ifcc_taxRate is not a rate such as 8.5.")
         }
 
@@ -220,17 +243,17 @@ extension SwipeResponse {
         case .failure(let error): throw SwipeError(.invalidCorrelationToken, error.message)
         }
 
-        self.init(
+        return SwipeResponse(
             responseType: responseType,
             amount: amount,
             currency: currency,
             cardType: cardType,
             redactedCardNumber: card,
             transactionID: transactionID,
-            taxAmount: fields[.taxAmount],
-            taxRate: fields[.taxRate],
-            tipAmount: fields[.tipAmount],
-            isFileMakerFormat: isFileMaker,
+            taxAmount: taxAmount,
+            taxRate: taxRate,
+            tipAmount: tipAmount,
+            isFileMakerFormat: read.isFileMaker,
             correlationToken: token
         )
     }
@@ -247,18 +270,13 @@ extension SwipeResponse {
     /// Whether a card number is masked as Swipe documents: one or more `X`, then exactly four digits; at most
     /// 19 characters, the longest card number (swipe §2).
     public static func isMaskedCardNumber(_ text: String) -> Bool {
-        let utf8 = text.utf8
-        guard (5...19).contains(utf8.count) else { return false }
-        var index = 0
-        for byte in utf8 {
-            // The first count - 4 bytes are `X`, the last 4 digits.
-            let isValid =
-                index < utf8.count - 4
-                ? byte == UInt8(ascii: "X") : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-            guard isValid else { return false }
-            index += 1
+        var text = text
+        // Read in place: iterating the UTF-8 view costs several times more.
+        return text.withUTF8 { utf8 in
+            guard (5...19).contains(utf8.count) else { return false }
+            return utf8.dropLast(4).allSatisfy { $0 == UInt8(ascii: "X") }
+                && utf8.suffix(4).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
         }
-        return true
     }
 
     /// A rate such as `8.5`: up to three integer digits, an optional fraction of up to four.
@@ -279,21 +297,58 @@ extension SwipeResponse {
     enum ResultField: String, CaseIterable {
         case responseType, amount, redactedCardNumber, cardType, currency, transactionId, taxAmount, taxRate, tipAmount
 
-        /// The field whose name (without `ifcc_`) is exactly these bytes, compared with each raw value.
+        /// The field whose name (without `ifcc_`) is exactly these bytes.
+        ///
+        /// The length picks the candidates, whose raw values are then compared with the bytes; a test checks that
+        /// every field is found by its name, and nothing else is.
         init?(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) {
-            for field in ResultField.allCases where CallbackQueryScanner.bytes(bytes, equal: field.rawValue) {
-                self = field
-                return
+            let candidates: (ResultField, ResultField?)
+            switch bytes.count {
+            case 6: candidates = (.amount, nil)
+            case 7: candidates = (.taxRate, nil)
+            case 8: candidates = (.cardType, .currency)
+            case 9: candidates = (.taxAmount, .tipAmount)
+            case 12: candidates = (.responseType, nil)
+            case 13: candidates = (.transactionId, nil)
+            case 18: candidates = (.redactedCardNumber, nil)
+            default: return nil
             }
-            return nil
+            if candidates.0.nameIs(bytes) {
+                self = candidates.0
+            } else if let second = candidates.1, second.nameIs(bytes) {
+                self = second
+            } else {
+                return nil
+            }
+        }
+
+        /// Whether the bytes are this field's name.
+        private func nameIs(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+            CallbackQueryScanner.bytes(bytes, equal: staticName)
+        }
+
+        /// The raw value as a static string, which can be compared without a copy; a test checks that the two are
+        /// the same for every field.
+        var staticName: StaticString {
+            switch self {
+            case .responseType: "responseType"
+            case .amount: "amount"
+            case .redactedCardNumber: "redactedCardNumber"
+            case .cardType: "cardType"
+            case .currency: "currency"
+            case .transactionId: "transactionId"
+            case .taxAmount: "taxAmount"
+            case .taxRate: "taxRate"
+            case .tipAmount: "tipAmount"
+            }
         }
     }
 
     /// The `ifcc_` result fields of one callback, one stored property per ``ResultField``: an array or a dictionary
     /// keyed by name would cost more (allocating, hashing, freeing) than the rest of the parse together.
     struct ResultFields: Equatable {
-        private var responseType, amount, redactedCardNumber, cardType, currency: String?
-        private var transactionId, taxAmount, taxRate, tipAmount: String?
+        var responseType, amount, redactedCardNumber, cardType, currency: String?
+        var transactionId, taxAmount, taxRate, tipAmount: String?
 
         /// The value of a field, `nil` when the callback does not have it.
         subscript(field: ResultField) -> String? {
