@@ -11,6 +11,9 @@
 /// with the general reader, which either refuses it or gives the same result.
 package enum CallbackQueryScanner {
     /// One `name=value` pair of the query, as bytes of the URL string.
+    ///
+    /// The bytes are borrowed from the string for the duration of one call of the visitor: a pair must not be kept
+    /// beyond it (make a `String` of what is kept, as ``decodedValue()`` does).
     package struct Pair {
         /// The name: ASCII without `%`, so its bytes are also its decoded text.
         package let name: Slice<UnsafeBufferPointer<UInt8>>
