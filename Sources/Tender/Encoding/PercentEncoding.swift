@@ -53,7 +53,7 @@ public enum PercentEncoding: Sendable {
 
     /// The upper-case hex digit of a value below 16.
     @inline(__always)
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
+    static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") - 10 + value
     }
 
@@ -110,13 +110,15 @@ public enum PercentEncoding: Sendable {
     /// Whether a byte is in the RFC 3986 unreserved set.
     @inline(__always)
     static func isUnreserved(_ byte: UInt8) -> Bool {
+        // One bit per ASCII byte: `-` 0x2D, `.` 0x2E and `0`–`9` 0x30–0x39 below 0x40; `A`–`Z` 0x41–0x5A, `_` 0x5F,
+        // `a`–`z` 0x61–0x7A and `~` 0x7E from 0x40. A test checks this against the set, byte by byte.
+        let low: UInt64 = 1 << 0x2D | 1 << 0x2E | 0x3FF << 0x30
+        let high: UInt64 =
+            0x3FF_FFFF << (0x41 - 0x40) | 1 << (0x5F - 0x40) | 0x3FF_FFFF << (0x61 - 0x40) | 1 << (0x7E - 0x40)
         switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            return true
-        default:
-            return false
+        case 0..<0x40: return low >> UInt64(byte) & 1 == 1
+        case 0x40..<0x80: return high >> UInt64(byte - 0x40) & 1 == 1
+        default: return false
         }
     }
 

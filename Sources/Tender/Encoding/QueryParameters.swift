@@ -126,18 +126,11 @@ public struct QueryParameters: Sendable, Hashable, RandomAccessCollection {
     }
 
     /// The percent-encoded query text, `name=value` pairs joined by `&`, every name and value encoded with
-    /// ``PercentEncoding/encode(_:)``.
+    /// ``PercentEncoding/encode(_:)`` (an item without a value is its name alone).
     public var percentEncodedQuery: String {
-        var output: [UInt8] = []
-        for (index, item) in items.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: "&")) }
-            PercentEncoding.appendEncoded(item.name.utf8, to: &output)
-            if let value = item.value {
-                output.append(UInt8(ascii: "="))
-                PercentEncoding.appendEncoded(value.utf8, to: &output)
-            }
+        QueryText.make(prefix: "") { sink in
+            for item in items { sink.add(item.name, item.value) }
         }
-        return String(decoding: output, as: UTF8.self)
     }
 }
 

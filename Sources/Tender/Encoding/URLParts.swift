@@ -33,15 +33,7 @@ package struct URLParts: Sendable, Hashable {
 
     /// Splits the UTF-8 bytes of a URL string.
     private init(bytes: UnsafeBufferPointer<UInt8>) throws {
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
-            throw QueryError(.invalidURL, "The URL has no scheme; write it as scheme://host/path.")
-        }
-        guard URLParts.isValidScheme(bytes[..<colon]) else {
-            throw QueryError(
-                .invalidURL,
-                "The URL's scheme is not valid: it must start with a letter and use only letters, digits, '+', '-', '.'."
-            )
-        }
+        let colon = try URLParts.schemeEnd(in: bytes)
         scheme = URLParts.text(bytes[..<colon])
         var rest = bytes[(colon + 1)...]
         if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
@@ -65,6 +57,29 @@ package struct URLParts: Sendable, Hashable {
             authority = nil
             path = URLParts.text(rest)
         }
+    }
+
+    /// The position of the `:` that ends the scheme of a URL's UTF-8 bytes: the first `:`, after a valid scheme.
+    ///
+    /// This is the check that decides whether a string can be split at all; the fast paths use it to decide
+    /// exactly as ``init(_:)`` does.
+    /// - Throws: ``QueryError`` with ``QueryError/Code/invalidURL`` when there is no `:` or the scheme is not valid.
+    package static func schemeEnd(in bytes: UnsafeBufferPointer<UInt8>) throws -> Int {
+        // The common case in one pass: scheme bytes up to the first byte that is not one, which must be `:` (not
+        // itself a scheme byte, so the first `:`). Otherwise find out which error it is.
+        var end = 0
+        while end < bytes.count, isSchemeByte(bytes[end]) { end += 1 }
+        if end > 0, end < bytes.count, bytes[end] == UInt8(ascii: ":"), isLetter(bytes[0]) { return end }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
+            throw QueryError(.invalidURL, "The URL has no scheme; write it as scheme://host/path.")
+        }
+        guard colon > 0, isLetter(bytes[0]), bytes[..<colon].allSatisfy(isSchemeByte) else {
+            throw QueryError(
+                .invalidURL,
+                "The URL's scheme is not valid: it must start with a letter and use only letters, digits, '+', '-', '.'."
+            )
+        }
+        return colon
     }
 
     /// The text of bytes cut at ASCII delimiters: always whole UTF-8 sequences, copied as they are.
@@ -124,11 +139,17 @@ package struct URLParts: Sendable, Hashable {
         }
     }
 
-    private static func isValidScheme(_ scheme: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-        guard let first = scheme.first, isLetter(first) else { return false }
-        return scheme.allSatisfy { byte in
-            isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "+")
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+    /// Whether a byte may appear in a scheme: an ASCII letter or digit, `+`, `-` or `.`.
+    @inline(__always)
+    static func isSchemeByte(_ byte: UInt8) -> Bool {
+        // `+` 0x2B, `-` 0x2D, `.` 0x2E and `0`–`9` 0x30–0x39 below 0x40; `A`–`Z` 0x41–0x5A and `a`–`z` 0x61–0x7A
+        // from 0x40.
+        let low: UInt64 = 1 << 0x2B | 1 << 0x2D | 1 << 0x2E | 0x3FF << 0x30
+        let high: UInt64 = 0x3FF_FFFF << (0x41 - 0x40) | 0x3FF_FFFF << (0x61 - 0x40)
+        switch byte {
+        case 0..<0x40: return low >> UInt64(byte) & 1 == 1
+        case 0x40..<0x80: return high >> UInt64(byte - 0x40) & 1 == 1
+        default: return false
         }
     }
 

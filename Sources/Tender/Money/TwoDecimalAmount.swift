@@ -10,7 +10,13 @@ package enum TwoDecimalAmount {
     /// The amount in hundredths (`"10.99"` → 1099), or `nil` unless the text is
     /// `^(0|[1-9][0-9]{0,9})\.[0-9]{2}$`.
     package static func hundredths(_ text: some StringProtocol) -> Int? {
-        let bytes = Array(text.utf8)
+        // Native strings are read in place; anything else from a copy of its bytes.
+        if let value = text.utf8.withContiguousStorageIfAvailable(hundredths(bytes:)) { return value }
+        return Array(text.utf8).withUnsafeBufferPointer(hundredths(bytes:))
+    }
+
+    /// ``hundredths(_:)`` of UTF-8 bytes.
+    private static func hundredths(bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard bytes.count >= 4, bytes[bytes.count - 3] == UInt8(ascii: ".") else { return nil }
         let integer = bytes[..<(bytes.count - 3)]
         let fraction = bytes[(bytes.count - 2)...]
@@ -19,16 +25,36 @@ package enum TwoDecimalAmount {
         }
         guard integer.first != UInt8(ascii: "0") || integer.count == 1 else { return nil }
         var value = 0
-        for byte in integer + fraction { value = value * 10 + Int(byte - UInt8(ascii: "0")) }
+        for byte in integer { value = value * 10 + Int(byte - UInt8(ascii: "0")) }
+        for byte in fraction { value = value * 10 + Int(byte - UInt8(ascii: "0")) }
         return value
     }
 
     /// The text of an amount in hundredths: 1099 → `"10.99"`, 5 → `"0.05"`.
     package static func text(hundredths: Int) -> String {
         precondition(hundredths >= 0, "amounts on the wire have no sign")
-        let whole = hundredths / 100
-        let fraction = hundredths % 100
-        return "\(whole)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+        // The decimal digits of `hundredths`, at least three, with `.` before the last two: `"\(whole)." + two
+        // fraction digits`, written into the string in place.
+        var digits = 3
+        var rest = hundredths / 1000
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        return String(unsafeUninitializedCapacity: digits + 1) { buffer in
+            var value = hundredths
+            var index = digits  // the last position; the `.` takes one more
+            for position in 0..<digits {
+                if position == 2 {
+                    buffer[index] = UInt8(ascii: ".")
+                    index -= 1
+                }
+                buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+                index -= 1
+            }
+            return digits + 1
+        }
     }
 
     /// Money as two-decimal text, exactly: `nil` when it is negative, too large for the format, or has

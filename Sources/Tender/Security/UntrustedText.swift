@@ -23,14 +23,21 @@ package enum UntrustedText {
     package static func isIdentifier(_ text: String, maximumLength: Int, punctuation: String = "") -> Bool {
         let utf8 = text.utf8
         guard (1...maximumLength).contains(utf8.count) else { return false }
-        let extra = Set(punctuation.utf8)
-        return utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            default:
-                return extra.contains(byte)
+        // `punctuation` is a few bytes: searching them costs less than building a set of them. Both strings are
+        // read in place, which costs less than iterating their UTF-8 views.
+        var text = text
+        var punctuation = punctuation
+        return text.withUTF8 { bytes in
+            punctuation.withUTF8 { extra in
+                bytes.allSatisfy { byte in
+                    switch byte {
+                    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                        UInt8(ascii: "0")...UInt8(ascii: "9"):
+                        return true
+                    default:
+                        return extra.contains(byte)
+                    }
+                }
             }
         }
     }

@@ -19,9 +19,12 @@ extension SumUpRequest {
 
     /// The request URL as text; see ``url()``.
     public func urlString() throws -> String {
-        try RequestURLLimit.checked(SumUpRequest.urlPrefix + (try queryParameters()).percentEncodedQuery) {
-            SumUpError(.requestTooLong, $0)
+        let checked = try checkedValues()
+        // One buffer, measured first: the prefix and the same pairs that ``queryParameters()`` holds.
+        let url = QueryText.make(prefix: SumUpRequest.urlPrefix) { sink in
+            forEachParameter(checked) { sink.add($0, $1) }
         }
+        return try RequestURLLimit.checked(url) { SumUpError(.requestTooLong, $0) }
     }
 
     /// `sumupmerchant://pay/1.0?`.
@@ -42,6 +45,22 @@ extension SumUpRequest {
 
     /// The query parameters in wire order, after checking the request.
     package func queryParameters() throws -> QueryParameters {
+        let checked = try checkedValues()
+        var query = QueryParameters()
+        forEachParameter(checked) { query.append(name: $0.description, value: $1) }
+        return query
+    }
+
+    /// What the request's checks produce: the wire amount, and the text of the callback URLs once they are known
+    /// to be usable.
+    private struct CheckedValues {
+        var amount: String
+        var callbackSuccess: String?
+        var callbackFail: String?
+    }
+
+    /// Checks the request in the order ``url()`` documents.
+    private func checkedValues() throws -> CheckedValues {
         let amountText = try wireAmount()
         guard SumUpRequest.isAffiliateKey(affiliateKey) else {
             throw SumUpError(
@@ -50,35 +69,44 @@ extension SumUpRequest {
                     + "use the one SumUp issued for your app's bundle id."
             )
         }
-        for (name, url) in [("callbacksuccess", callbackSuccess), ("callbackfail", callbackFail)] {
-            if let url, let problem = CallbackURLRules.problem(with: url.absoluteString, named: name) {
+        func checked(_ url: URL?, _ name: String) throws -> String? {
+            guard let url else { return nil }
+            let text = url.absoluteString
+            if let problem = CallbackURLRules.quickProblem(with: text, named: name) {
                 throw SumUpError(.invalidCallbackURL, problem)
             }
+            return text
         }
+        let success = try checked(callbackSuccess, "callbacksuccess")
+        let fail = try checked(callbackFail, "callbackfail")
         if let foreignTransactionID, !SumUpRequest.isForeignTransactionID(foreignTransactionID) {
             throw SumUpError(
                 .invalidForeignTransactionID,
                 "foreign-tx-id must be 1–\(SumUpRequest.maximumForeignTransactionIDLength) printable ASCII characters."
             )
         }
-        var query = QueryParameters()
-        query.append(name: "amount", value: amountText)
-        query.append(name: "currency", value: amount.currency.code)
-        query.append(name: "affiliate-key", value: affiliateKey)
-        let optional: [(String, String?)] = [
-            ("title", title), ("callbacksuccess", callbackSuccess?.absoluteString),
-            ("callbackfail", callbackFail?.absoluteString), ("receipt-email", receiptEmail),
-            ("receipt-mobilephone", receiptMobilePhone), ("foreign-tx-id", foreignTransactionID),
-        ]
-        for case (let name, let value?) in optional { query.append(name: name, value: value) }
-        if skipsSuccessScreen { query.append(name: "skip-screen-success", value: "true") }
-        return query
+        return CheckedValues(amount: amountText, callbackSuccess: success, callbackFail: fail)
+    }
+
+    /// Calls `body` with each parameter's name and value in wire order, absent ones left out.
+    private func forEachParameter(_ checked: CheckedValues, _ body: (StaticString, String) -> Void) {
+        body("amount", checked.amount)
+        body("currency", amount.currency.code)
+        body("affiliate-key", affiliateKey)
+        if let title { body("title", title) }
+        if let callbackSuccess = checked.callbackSuccess { body("callbacksuccess", callbackSuccess) }
+        if let callbackFail = checked.callbackFail { body("callbackfail", callbackFail) }
+        if let receiptEmail { body("receipt-email", receiptEmail) }
+        if let receiptMobilePhone { body("receipt-mobilephone", receiptMobilePhone) }
+        if let foreignTransactionID { body("foreign-tx-id", foreignTransactionID) }
+        if skipsSuccessScreen { body("skip-screen-success", "true") }
     }
 
     /// Whether text can be an affiliate key: 1–256 printable ASCII characters without spaces.
     static func isAffiliateKey(_ text: String) -> Bool {
-        let utf8 = text.utf8
-        return (1...256).contains(utf8.count) && utf8.allSatisfy { (0x21...0x7E).contains($0) }
+        var text = text
+        // Read in place: iterating the UTF-8 view costs several times more.
+        return (1...256).contains(text.utf8.count) && text.withUTF8 { $0.allSatisfy { (0x21...0x7E).contains($0) } }
     }
 
     /// The endpoints (scheme, host, path) of ``callbackSuccess`` and ``callbackFail``, success first, without

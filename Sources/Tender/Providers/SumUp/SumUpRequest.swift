@@ -79,9 +79,10 @@ public struct SumUpRequest: PaymentRequest {
     /// Whether text can be a `foreign-tx-id`: 1–128 printable ASCII characters (space to `~`), and no card
     /// number (SEC-9).
     public static func isForeignTransactionID(_ text: String) -> Bool {
-        let utf8 = text.utf8
-        return (1...maximumForeignTransactionIDLength).contains(utf8.count)
-            && utf8.allSatisfy { (0x20...0x7E).contains($0) }
+        var text = text
+        // Read in place: iterating the UTF-8 view costs several times more.
+        return (1...maximumForeignTransactionIDLength).contains(text.utf8.count)
+            && text.withUTF8 { $0.allSatisfy { (0x20...0x7E).contains($0) } }
             && !CardNumberScreen.containsCardNumber(text)
     }
 }

@@ -18,9 +18,12 @@ extension SwipeRequest {
 
     /// The request URL as text; see ``url()``.
     public func urlString() throws -> String {
-        try RequestURLLimit.checked(SwipeRequest.urlPrefix + (try queryParameters()).percentEncodedQuery) {
-            SwipeError(.requestTooLong, $0)
+        let checked = try checkedValues()
+        // One buffer, measured first: the prefix and the same pairs that ``queryParameters()`` holds.
+        let url = QueryText.make(prefix: SwipeRequest.urlPrefix) { sink in
+            forEachParameter(checked) { sink.add($0, $1) }
         }
+        return try RequestURLLimit.checked(url) { SwipeError(.requestTooLong, $0) }
     }
 
     /// `com-appninjas-iswipe://charge/1.0.0/?`.
@@ -47,32 +50,55 @@ extension SwipeRequest {
 
     /// The query parameters in wire order, after checking the request.
     package func queryParameters() throws -> QueryParameters {
+        let checked = try checkedValues()
         var query = QueryParameters()
-        query.append(name: "amount", value: try wireAmount())
-        let optional: [(String, String?)] = [
-            ("email", email), ("firstName", firstName), ("lastName", lastName), ("address", address),
-            ("city", city), ("state", state), ("zip", zip), ("phone", phone), ("country", country),
-            ("invoiceNumber", invoiceNumber), ("description", purchaseDescription),
-        ]
-        for case (let name, let value?) in optional { query.append(name: name, value: value) }
-        if let returnURL {
-            if let problem = CallbackURLRules.problem(with: returnURL.absoluteString, named: "returnURL") {
-                throw SwipeError(.invalidReturnURL, problem)
-            }
-            guard let returnAppName, !returnAppName.isEmpty else {
-                throw SwipeError(
-                    .missingReturnAppName,
-                    "returnURL is set, so Swipe needs returnAppName too: your app's name as the customer sees it."
-                )
-            }
-            query.append(name: "returnURL", value: returnURL.absoluteString)
-            query.append(name: "returnAppName", value: returnAppName)
-        } else if let returnAppName {
-            // Harmless without returnURL (Swipe ignores it), and kept so that decoding gives the same request.
-            query.append(name: "returnAppName", value: returnAppName)
-        }
-        if usesFileMakerResponses { query.append(name: "fm", value: "1") }
+        forEachParameter(checked) { query.append(name: $0.description, value: $1) }
         return query
+    }
+
+    /// What the request's checks produce: the wire amount, and the text of ``returnURL`` once it is known to be
+    /// usable.
+    private struct CheckedValues {
+        var amount: String
+        var returnURL: String?
+    }
+
+    /// Checks the request in the order ``url()`` documents.
+    private func checkedValues() throws -> CheckedValues {
+        let amount = try wireAmount()
+        guard let returnURL else { return CheckedValues(amount: amount, returnURL: nil) }
+        let text = returnURL.absoluteString
+        if let problem = CallbackURLRules.quickProblem(with: text, named: "returnURL") {
+            throw SwipeError(.invalidReturnURL, problem)
+        }
+        guard let returnAppName, !returnAppName.isEmpty else {
+            throw SwipeError(
+                .missingReturnAppName,
+                "returnURL is set, so Swipe needs returnAppName too: your app's name as the customer sees it."
+            )
+        }
+        return CheckedValues(amount: amount, returnURL: text)
+    }
+
+    /// Calls `body` with each parameter's name and value in wire order, absent ones left out.
+    private func forEachParameter(_ checked: CheckedValues, _ body: (StaticString, String) -> Void) {
+        body("amount", checked.amount)
+        if let email { body("email", email) }
+        if let firstName { body("firstName", firstName) }
+        if let lastName { body("lastName", lastName) }
+        if let address { body("address", address) }
+        if let city { body("city", city) }
+        if let state { body("state", state) }
+        if let zip { body("zip", zip) }
+        if let phone { body("phone", phone) }
+        if let country { body("country", country) }
+        if let invoiceNumber { body("invoiceNumber", invoiceNumber) }
+        if let purchaseDescription { body("description", purchaseDescription) }
+        if let returnURL = checked.returnURL { body("returnURL", returnURL) }
+        // With returnURL it is checked above; without it, harmless (Swipe ignores it), and kept so that decoding
+        // gives the same request.
+        if let returnAppName { body("returnAppName", returnAppName) }
+        if usesFileMakerResponses { body("fm", "1") }
     }
 
     /// The endpoint (scheme, host, path) of ``returnURL``; empty when there is none, since Swipe then does not

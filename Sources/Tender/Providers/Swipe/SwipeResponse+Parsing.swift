@@ -8,6 +8,17 @@ extension SwipeResponse {
     /// Parses a callback URL given as text, exactly as received (swipe §2, §3).
     /// - Throws: ``SwipeError``; its message names the parameter and the rule, never the value.
     public init(callbackURLString: String) throws {
+        // The common case in one pass over the bytes; anything unusual, and every refusal, through the general
+        // reader. Both give the same ``ReadCallback`` for every URL the fast one reads.
+        var read =
+            try SwipeResponse.readCommonCallback(callbackURLString) ?? SwipeResponse.readCallback(callbackURLString)
+        self = try SwipeResponse.checked(&read)
+    }
+
+    /// Reads the result parameters of a callback URL with the general reader (``QueryParameters``): every name
+    /// and value decoded, then the `ifcc_` ones collected.
+    /// - Throws: ``SwipeError`` when the URL cannot be read, or a result parameter has no value or is repeated.
+    static func readCallback(_ callbackURLString: String) throws -> ReadCallback {
         let query: QueryParameters
         do {
             query = try QueryParameters(
@@ -38,31 +49,108 @@ extension SwipeResponse {
                 (key, hasDollar) = (String(name.dropFirst(5)), dollar)
             }
             dollarNames = dollarNames || hasDollar
-            guard let slot = ResultField(rawValue: key)?.slot else { continue }  // extensions Tender does not know
+            guard let field = ResultField(rawValue: key) else { continue }  // extensions Tender does not know
             guard let value = item.value else {
                 throw SwipeError(.invalidField, "ifcc_\(key) has no value.")
             }
-            guard fields.values[slot] == nil else {
+            guard fields[field] == nil else {
                 throw SwipeError(
                     .duplicateParameter,
                     "ifcc_\(key) appears more than once (with or without '$'); a Swipe answer has each result once."
                 )
             }
-            fields.values[slot] = value
+            fields[field] = value
         }
         // The vendor's prose puts the `$` before the value instead: tolerate that too, recognised by the
         // response type (whose values never start with `$`). Only then is a value's leading `$` dropped.
         let dollarValues = fields[.responseType]?.first == "$"
         if dollarValues {
-            for slot in fields.values.indices {
-                if let value = fields.values[slot], value.first == "$" {
-                    fields.values[slot] = String(value.dropFirst())
+            for field in ResultField.allCases {
+                if let value = fields[field], value.first == "$" {
+                    fields[field] = String(value.dropFirst())
                 }
             }
         }
-        let isFileMaker = dollarNames || dollarValues
+        let token: Result<String?, CorrelationError> = Correlation.token(in: query)
+        return ReadCallback(fields: fields, isFileMaker: dollarNames || dollarValues, token: token)
+    }
 
-        guard let typeText = fields[.responseType] else {
+    /// Reads the result parameters of a common callback URL in one pass over its bytes, or returns `nil` for the
+    /// general reader: whenever a name is not plain ASCII (such as `%24ifcc_…`), a value does not decode, a result
+    /// parameter has no value or is repeated, the token parameter is repeated, has no value or is not a token, or
+    /// the response type starts with `$`.
+    ///
+    /// For every URL it reads, the result is the general reader's: names are plain ASCII, so their bytes are
+    /// their decoded text and comparing bytes is comparing strings; values are decoded by the same function; and
+    /// a response type that does not start with the byte `$` does not start with the character `$` either, so
+    /// no value loses a `$`.
+    static func readCommonCallback(_ callbackURLString: String) -> ReadCallback? {
+        var fields = ResultFields()
+        var dollarNames = false
+        var token: String?
+        var tokens = 0
+        let scanned = CallbackQueryScanner.scan(callbackURLString, maximumBytes: SwipeResponse.maximumURLLength) {
+            pair in
+            if pair.nameIs(SwipeResponse.tokenName) {
+                tokens += 1
+                guard tokens == 1, let value = pair.decodedValue(), Correlation.isValidToken(value) else {
+                    return false
+                }
+                token = value
+                return true
+            }
+            var name = pair.name
+            let dollar = name.first == UInt8(ascii: "$")
+            if dollar { name = name.dropFirst() }
+            guard let key = SwipeResponse.ifccKey(name) else { return pair.valueDecodes }
+            dollarNames = dollarNames || dollar
+            guard let field = ResultField(key) else { return pair.valueDecodes }
+            guard fields[field] == nil, let value = pair.decodedValue() else { return false }
+            fields[field] = value
+            return true
+        }
+        guard scanned, fields[.responseType]?.utf8.first != UInt8(ascii: "$") else { return nil }
+        return ReadCallback(fields: fields, isFileMaker: dollarNames, token: .success(token))
+    }
+
+    /// The first of two optional amounts that is present but not two-decimal text.
+    private static func firstInvalidAmount(
+        _ first: (ResultField, String?),
+        _ second: (ResultField, String?)
+    ) -> ResultField? {
+        if let text = first.1, TwoDecimalAmount.hundredths(text) == nil { return first.0 }
+        if let text = second.1, TwoDecimalAmount.hundredths(text) == nil { return second.0 }
+        return nil
+    }
+
+    /// The bytes of ``Correlation/parameterName``.
+    private static let tokenName = Array(Correlation.parameterName.utf8)
+
+    /// The name without `ifcc_`, or `nil` when it does not start with `ifcc_`.
+    private static func ifccKey(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>>? {
+        guard name.count >= 5 else { return nil }
+        let base = name.startIndex
+        // "ifcc_"
+        guard name[base] == 0x69, name[base + 1] == 0x66, name[base + 2] == 0x63, name[base + 3] == 0x63,
+            name[base + 4] == 0x5F
+        else { return nil }
+        return name[(base + 5)...]
+    }
+
+    /// Checks the result parameters of a callback and makes the response: the rules of swipe §2 and SEC-9, the
+    /// same whichever reader read them.
+    /// - Parameter read: what a reader found; its fields are moved out (left `nil`) rather than copied.
+    private static func checked(_ read: inout ReadCallback) throws -> SwipeResponse {
+        let (typeText, card, amount) = (
+            read.fields.responseType.take(), read.fields.redactedCardNumber.take(), read.fields.amount.take()
+        )
+        let (currencyCode, cardTypeText) = (read.fields.currency.take(), read.fields.cardType.take())
+        let (transactionID, taxAmount, taxRate, tipAmount) = (
+            read.fields.transactionId.take(), read.fields.taxAmount.take(), read.fields.taxRate.take(),
+            read.fields.tipAmount.take()
+        )
+
+        guard let typeText else {
             throw SwipeError(.invalidResponseType, "The callback has no ifcc_responseType: it is not a Swipe answer.")
         }
         guard let responseType = ResponseType(rawValue: typeText) else {
@@ -73,7 +161,6 @@ extension SwipeResponse {
         }
 
         // SEC-9 first: a card number that is not masked is refused whatever else the answer says.
-        let card = fields[.redactedCardNumber]
         if let card, !SwipeResponse.isMaskedCardNumber(card) {
             throw SwipeError(
                 .unmaskedCardNumber,
@@ -83,14 +170,21 @@ extension SwipeResponse {
         }
 
         if responseType == .approved {
-            for key in [ResultField.amount, .redactedCardNumber] where fields[key] == nil {
+            // The first missing one, in this order: amount, redactedCardNumber.
+            if let key = amount == nil ? ResultField.amount : card == nil ? .redactedCardNumber : nil {
                 throw SwipeError(
                     .missingApprovalField,
                     "An approved Swipe answer must have ifcc_\(key.rawValue); this one does not, so it cannot be trusted."
                 )
             }
         } else {
-            for key in [ResultField.amount, .currency, .cardType, .redactedCardNumber] where fields[key] != nil {
+            // The first present one, in this order: amount, currency, cardType, redactedCardNumber.
+            let present: ResultField? =
+                amount != nil
+                ? .amount
+                : currencyCode != nil
+                    ? .currency : cardTypeText != nil ? .cardType : card != nil ? .redactedCardNumber : nil
+            if let key = present {
                 throw SwipeError(
                     .unexpectedField,
                     "A \(responseType) Swipe answer carries no amount, currency or card data, but this one has ifcc_\(key.rawValue)."
@@ -98,12 +192,11 @@ extension SwipeResponse {
             }
         }
 
-        let amount = fields[.amount]
         if let amount, TwoDecimalAmount.hundredths(amount) == nil {
             throw SwipeError(.invalidField, "ifcc_amount is not an amount with two decimals, such as 10.99.")
         }
         var currency: Currency?
-        if let code = fields[.currency] {
+        if let code = currencyCode {
             guard let known = try? Currency(code: code) else {
                 throw SwipeError(.invalidField, "ifcc_currency is not an ISO 4217 currency code.")
             }
@@ -113,13 +206,12 @@ extension SwipeResponse {
             currency = known
         }
         var cardType: SwipeCardType?
-        if let text = fields[.cardType] {
+        if let text = cardTypeText {
             guard SwipeCardType.isValid(text) else {
                 throw SwipeError(.invalidField, "ifcc_cardType is not a card brand such as Visa or MasterCard.")
             }
             cardType = SwipeCardType(rawValue: text)
         }
-        let transactionID = fields[.transactionId]
         if let transactionID {
             guard UntrustedText.isPlain(transactionID, maximumLength: 255) else {
                 throw SwipeError(
@@ -134,35 +226,34 @@ extension SwipeResponse {
                 )
             }
         }
-        for key in [ResultField.taxAmount, .tipAmount] {
-            if let text = fields[key], TwoDecimalAmount.hundredths(text) == nil {
-                throw SwipeError(
-                    .invalidField,
-                    "ifcc_\(key.rawValue) is not an amount with two decimals, such as 1.50."
-                )
-            }
+        // taxAmount first, then tipAmount.
+        if let key = SwipeResponse.firstInvalidAmount((.taxAmount, taxAmount), (.tipAmount, tipAmount)) {
+            throw SwipeError(
+                .invalidField,
+                "ifcc_\(key.rawValue) is not an amount with two decimals, such as 1.50."
+            )
         }
-        if let rate = fields[.taxRate], !SwipeResponse.isRate(rate) {
+        if let rate = taxRate, !SwipeResponse.isRate(rate) {
             throw SwipeError(.invalidField, "ifcc_taxRate is not a rate such as 8.5.")
         }
 
         let token: String?
-        switch Correlation.token(in: query) {
+        switch read.token {
         case .success(let value): token = value
         case .failure(let error): throw SwipeError(.invalidCorrelationToken, error.message)
         }
 
-        self.init(
+        return SwipeResponse(
             responseType: responseType,
             amount: amount,
             currency: currency,
             cardType: cardType,
             redactedCardNumber: card,
             transactionID: transactionID,
-            taxAmount: fields[.taxAmount],
-            taxRate: fields[.taxRate],
-            tipAmount: fields[.tipAmount],
-            isFileMakerFormat: isFileMaker,
+            taxAmount: taxAmount,
+            taxRate: taxRate,
+            tipAmount: tipAmount,
+            isFileMakerFormat: read.isFileMaker,
             correlationToken: token
         )
     }
@@ -179,11 +270,13 @@ extension SwipeResponse {
     /// Whether a card number is masked as Swipe documents: one or more `X`, then exactly four digits; at most
     /// 19 characters, the longest card number (swipe §2).
     public static func isMaskedCardNumber(_ text: String) -> Bool {
-        let utf8 = Array(text.utf8)
-        guard (5...19).contains(utf8.count) else { return false }
-        let xs = utf8.dropLast(4)
-        return xs.allSatisfy { $0 == UInt8(ascii: "X") }
-            && utf8.suffix(4).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        var text = text
+        // Read in place: iterating the UTF-8 view costs several times more.
+        return text.withUTF8 { utf8 in
+            guard (5...19).contains(utf8.count) else { return false }
+            return utf8.dropLast(4).allSatisfy { $0 == UInt8(ascii: "X") }
+                && utf8.suffix(4).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        }
     }
 
     /// A rate such as `8.5`: up to three integer digits, an optional fraction of up to four.
@@ -199,30 +292,103 @@ extension SwipeResponse {
     }
 }
 
-/// The `ifcc_` result parameters Tender reads, without the prefix; the raw value is the name.
-private enum ResultField: String, CaseIterable {
-    case responseType, amount, redactedCardNumber, cardType, currency, transactionId, taxAmount, taxRate, tipAmount
+extension SwipeResponse {
+    /// The `ifcc_` result parameters Tender reads, without the prefix; the raw value is the name.
+    enum ResultField: String, CaseIterable {
+        case responseType, amount, redactedCardNumber, cardType, currency, transactionId, taxAmount, taxRate, tipAmount
 
-    /// The field's slot in ``ResultFields``.
-    var slot: Int {
-        switch self {
-        case .responseType: 0
-        case .amount: 1
-        case .redactedCardNumber: 2
-        case .cardType: 3
-        case .currency: 4
-        case .transactionId: 5
-        case .taxAmount: 6
-        case .taxRate: 7
-        case .tipAmount: 8
+        /// The field whose name (without `ifcc_`) is exactly these bytes.
+        ///
+        /// The length picks the candidates, whose raw values are then compared with the bytes; a test checks that
+        /// every field is found by its name, and nothing else is.
+        init?(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) {
+            let candidates: (ResultField, ResultField?)
+            switch bytes.count {
+            case 6: candidates = (.amount, nil)
+            case 7: candidates = (.taxRate, nil)
+            case 8: candidates = (.cardType, .currency)
+            case 9: candidates = (.taxAmount, .tipAmount)
+            case 12: candidates = (.responseType, nil)
+            case 13: candidates = (.transactionId, nil)
+            case 18: candidates = (.redactedCardNumber, nil)
+            default: return nil
+            }
+            if candidates.0.nameIs(bytes) {
+                self = candidates.0
+            } else if let second = candidates.1, second.nameIs(bytes) {
+                self = second
+            } else {
+                return nil
+            }
+        }
+
+        /// Whether the bytes are this field's name.
+        private func nameIs(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+            CallbackQueryScanner.bytes(bytes, equal: staticName)
+        }
+
+        /// The raw value as a static string, which can be compared without a copy; a test checks that the two are
+        /// the same for every field.
+        var staticName: StaticString {
+            switch self {
+            case .responseType: "responseType"
+            case .amount: "amount"
+            case .redactedCardNumber: "redactedCardNumber"
+            case .cardType: "cardType"
+            case .currency: "currency"
+            case .transactionId: "transactionId"
+            case .taxAmount: "taxAmount"
+            case .taxRate: "taxRate"
+            case .tipAmount: "tipAmount"
+            }
         }
     }
-}
 
-/// The `ifcc_` result fields of one callback, one slot per ``ResultField``: a dictionary keyed by name would
-/// cost more (hashing, growing, freeing) than the rest of the parse together.
-private struct ResultFields {
-    var values = [String?](repeating: nil, count: ResultField.allCases.count)
+    /// The `ifcc_` result fields of one callback, one stored property per ``ResultField``: an array or a dictionary
+    /// keyed by name would cost more (allocating, hashing, freeing) than the rest of the parse together.
+    struct ResultFields: Equatable {
+        var responseType, amount, redactedCardNumber, cardType, currency: String?
+        var transactionId, taxAmount, taxRate, tipAmount: String?
 
-    subscript(field: ResultField) -> String? { values[field.slot] }
+        /// The value of a field, `nil` when the callback does not have it.
+        subscript(field: ResultField) -> String? {
+            get {
+                switch field {
+                case .responseType: responseType
+                case .amount: amount
+                case .redactedCardNumber: redactedCardNumber
+                case .cardType: cardType
+                case .currency: currency
+                case .transactionId: transactionId
+                case .taxAmount: taxAmount
+                case .taxRate: taxRate
+                case .tipAmount: tipAmount
+                }
+            }
+            set {
+                switch field {
+                case .responseType: responseType = newValue
+                case .amount: amount = newValue
+                case .redactedCardNumber: redactedCardNumber = newValue
+                case .cardType: cardType = newValue
+                case .currency: currency = newValue
+                case .transactionId: transactionId = newValue
+                case .taxAmount: taxAmount = newValue
+                case .taxRate: taxRate = newValue
+                case .tipAmount: tipAmount = newValue
+                }
+            }
+        }
+    }
+
+    /// What a reader found in a callback, before the rules are checked: the `ifcc_` fields (a leading `$` of the
+    /// values already dropped in FileMaker form), whether the answer is in FileMaker form, and the token.
+    struct ReadCallback: Equatable {
+        /// The result fields.
+        var fields: ResultFields
+        /// Whether the names or values carried FileMaker's `$` (swipe §3).
+        var isFileMaker: Bool
+        /// The correlation token, or why it cannot be one.
+        var token: Result<String?, CorrelationError>
+    }
 }

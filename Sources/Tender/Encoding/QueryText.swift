@@ -1,0 +1,157 @@
+/// Percent-encoded query text built in one buffer: the pairs are measured first, then written once.
+///
+/// This is the one writer of query text in Tender's query layer: ``QueryParameters/percentEncodedQuery`` and the
+/// request builders (which write their URL prefix into the same buffer) both go through ``make(prefix:pairs:)``,
+/// so a builder's URL is, byte for byte, its prefix followed by the `percentEncodedQuery` of the same pairs.
+///
+/// Every name and value is encoded with ``PercentEncoding/isUnreserved(_:)`` as the only literal bytes and
+/// every other UTF-8 byte as `%XX` (upper-case hex), exactly as ``PercentEncoding/encode(_:)`` does.
+package enum QueryText {
+    /// Receives a query's pairs: first to measure them, then to write them.
+    package struct Sink: ~Copyable {
+        /// Where the text goes; `nil` while measuring.
+        fileprivate let buffer: UnsafeMutableBufferPointer<UInt8>?
+        /// The bytes measured or written so far.
+        fileprivate var count: Int
+        /// Whether a pair has been added, so that the next one needs `&`.
+        fileprivate var hasPair = false
+
+        fileprivate init(buffer: UnsafeMutableBufferPointer<UInt8>?, count: Int) {
+            self.buffer = buffer
+            self.count = count
+        }
+
+        /// Adds one pair: `&` when it is not the first, the encoded name, and `=` and the encoded value unless
+        /// the value is `nil`.
+        package mutating func add(_ name: String, _ value: String?) {
+            if hasPair { put(UInt8(ascii: "&")) }
+            hasPair = true
+            addEncoded(name)
+            if let value {
+                put(UInt8(ascii: "="))
+                addEncoded(value)
+            }
+        }
+
+        /// Adds one pair whose name is a literal: the same text as ``add(_:_:)-(String,_)`` with
+        /// `String(describing: name)`, without making a `String` of the name.
+        package mutating func add(_ name: StaticString, _ value: String) {
+            if hasPair { put(UInt8(ascii: "&")) }
+            hasPair = true
+            name.withUTF8Buffer { addEncoded(bytes: $0) }
+            put(UInt8(ascii: "="))
+            addEncoded(value)
+        }
+
+        /// Adds text as it is, with no encoding (the URL before the query).
+        fileprivate mutating func addVerbatim(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes in
+                guard let buffer else {
+                    count += bytes.count
+                    return
+                }
+                precondition(bytes.count <= buffer.count - count, "QueryText: the pairs changed between passes")
+                if let source = bytes.baseAddress {
+                    (buffer.baseAddress! + count).update(from: source, count: bytes.count)
+                }
+                count += bytes.count
+            }
+        }
+
+        /// Adds the percent-encoded form of text.
+        private mutating func addEncoded(_ text: String) {
+            // Native strings are read in place; anything else is made contiguous first.
+            let done: Void? = text.utf8.withContiguousStorageIfAvailable { addEncoded(bytes: $0) }
+            if done == nil {
+                var text = text
+                text.withUTF8 { addEncoded(bytes: $0) }
+            }
+        }
+
+        /// Adds the percent-encoded form of UTF-8 bytes.
+        private mutating func addEncoded(bytes: UnsafeBufferPointer<UInt8>) {
+            guard let buffer else {
+                count += QueryText.encodedCount(bytes)
+                return
+            }
+            count = QueryText.encode(bytes, into: buffer, at: count)
+        }
+
+        /// Adds one byte.
+        @inline(__always)
+        private mutating func put(_ byte: UInt8) {
+            if let buffer {
+                precondition(count < buffer.count, "QueryText: the pairs changed between passes")
+                buffer[count] = byte
+            }
+            count += 1
+        }
+    }
+
+    /// `prefix` followed by the pairs `pairs` adds, joined by `&`, each name and value percent-encoded.
+    ///
+    /// `pairs` runs twice, once to measure and once to write, and must add the same pairs both times (a
+    /// precondition stops it from writing past what was measured).
+    package static func make(prefix: String, pairs: (inout Sink) -> Void) -> String {
+        var measure = Sink(buffer: nil, count: prefix.utf8.count)
+        pairs(&measure)
+        let capacity = measure.count
+        guard capacity > 0 else { return "" }
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            var sink = Sink(buffer: buffer, count: 0)
+            sink.addVerbatim(prefix)
+            pairs(&sink)
+            return sink.count
+        }
+    }
+
+    /// How many bytes the percent-encoded form of `bytes` has: one per unreserved byte, three per other byte.
+    static func encodedCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var count = bytes.count
+        for byte in bytes where !PercentEncoding.isUnreserved(byte) { count += 2 }
+        return count
+    }
+
+    /// Writes the percent-encoded form of `bytes` into `buffer` from `offset`; returns the offset after it.
+    static func encode(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        into buffer: UnsafeMutableBufferPointer<UInt8>,
+        at offset: Int
+    ) -> Int {
+        var index = offset
+        // With room for the worst case (three bytes each) nothing is checked per byte; otherwise every write is.
+        if bytes.count <= (buffer.count - offset) / 3 {
+            for byte in bytes {
+                if PercentEncoding.isUnreserved(byte) {
+                    buffer[index] = byte
+                    index += 1
+                } else {
+                    writeEscape(byte, into: buffer, at: index)
+                    index += 3
+                }
+            }
+            return index
+        }
+        for byte in bytes {
+            if PercentEncoding.isUnreserved(byte) {
+                precondition(index < buffer.count, "QueryText: the pairs changed between passes")
+                buffer[index] = byte
+                index += 1
+            } else {
+                precondition(index + 3 <= buffer.count, "QueryText: the pairs changed between passes")
+                writeEscape(byte, into: buffer, at: index)
+                index += 3
+            }
+        }
+        return index
+    }
+
+    /// Writes `%XX` for a byte, upper-case hex, at `index`.
+    @inline(__always)
+    private static func writeEscape(_ byte: UInt8, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int) {
+        buffer[index] = UInt8(ascii: "%")
+        buffer[index + 1] = PercentEncoding.hexDigit(byte >> 4)
+        buffer[index + 2] = PercentEncoding.hexDigit(byte & 0x0F)
+    }
+}
