@@ -145,30 +145,29 @@ enum PercentDecodingBytes {
         _ range: Range<Int>,
         into output: UnsafeMutableBufferPointer<UInt8>
     ) -> Int? {
-        guard let input = bytes.baseAddress, let out = output.baseAddress else { return range.isEmpty ? 0 : nil }
-        var index = range.lowerBound
-        let end = range.upperBound
-        var count = 0
+        guard let base = bytes.baseAddress, let out = output.baseAddress else { return range.isEmpty ? 0 : nil }
+        // Pointers and wrapping arithmetic: every offset stays within `range`, so nothing can overflow.
+        var input = base + range.lowerBound
+        let end = base + range.upperBound
+        var next = out
         var bits: UInt8 = 0  // every byte or-ed: bit 7 set means text beyond ASCII
-        while index < end {
-            let byte = input[index]
-            if byte != UInt8(ascii: "%") {
-                out[count] = byte
-                bits |= byte
-                count += 1
-                index += 1
-                continue
+        while input < end {
+            var byte = input.pointee
+            if byte == UInt8(ascii: "%") {
+                guard end - input > 2 else { return nil }
+                let high = hexValue(input[1])
+                let low = hexValue(input[2])
+                guard high | low < 16 else { return nil }
+                byte = high &<< 4 | low
+                input += 3
+            } else {
+                input += 1
             }
-            guard index + 2 < end else { return nil }
-            let high = hexValue(input[index + 1])
-            let low = hexValue(input[index + 2])
-            guard high | low < 16 else { return nil }
-            let decoded = high << 4 | low
-            out[count] = decoded
-            bits |= decoded
-            count += 1
-            index += 3
+            next.pointee = byte
+            next += 1
+            bits |= byte
         }
+        let count = next - out
         if bits >= 0x80 {
             // Rare: text beyond ASCII, checked as the general path checks it.
             guard String(validating: UnsafeBufferPointer(start: out, count: count), as: UTF8.self) != nil else {
