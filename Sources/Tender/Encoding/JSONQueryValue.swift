@@ -333,12 +333,14 @@ struct JSONByteReader {
     }
 
     /// Opens an object: `{`, and whether it has members (an empty object `{}` is consumed whole).
+    @inline(__always)
     mutating func beginObject() throws(FastPathUnsupported) -> Bool {
         try expect(UInt8(ascii: "{"))
         return !consume(UInt8(ascii: "}"))
     }
 
     /// After a member: `true` after `,` (another member follows), `false` after the closing `}`.
+    @inline(__always)
     mutating func nextMember() throws(FastPathUnsupported) -> Bool {
         if consume(UInt8(ascii: ",")) { return true }
         try expect(UInt8(ascii: "}"))
@@ -346,6 +348,7 @@ struct JSONByteReader {
     }
 
     /// A member's key and its `:`: the range of the key's bytes. Keys must be ASCII without escapes.
+    @inline(__always)
     mutating func key() throws(FastPathUnsupported) -> Range<Int> {
         let (range, bits) = try scanString()
         guard bits < 0x80 else { throw FastPathUnsupported() }
@@ -355,6 +358,7 @@ struct JSONByteReader {
 
     /// A string without escapes: the range of its bytes between the quotes. A control character is refused by the
     /// strict parser, and an escape is not read here: both give up.
+    @inline(__always)
     mutating func plainString() throws(FastPathUnsupported) -> Range<Int> {
         try scanString().range
     }
@@ -381,6 +385,7 @@ struct JSONByteReader {
     }
 
     /// A string without escapes, or `nil` after skipping another scalar.
+    @inline(__always)
     mutating func optionalPlainString() throws(FastPathUnsupported) -> Range<Int>? {
         guard peek() == UInt8(ascii: "\"") else {
             try skipScalar()
