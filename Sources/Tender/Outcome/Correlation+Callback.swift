@@ -86,6 +86,12 @@ package enum CallbackURLRules {
     /// be a POS app's own.
     /// - Parameter name: the request's name for the URL, for messages.
     package static func problem(with urlString: String, named name: String) -> String? {
+        // The usual case, decided on the bytes: a valid scheme that is not a POS app's.
+        var text = urlString
+        let isAcceptable = text.withUTF8 { bytes in
+            URLByteRanges(bytes).map { !POSAppSchemes.contains(bytes, $0.scheme) } ?? false
+        }
+        if isAcceptable { return nil }
         guard let parts = try? URLParts(urlString) else {
             return "\(name) has no scheme; use your app's registered URL scheme, such as my-app://payment-done."
         }

@@ -5,8 +5,31 @@ extension SoftPOSResponse {
     static let maximumCustomMessageEntries = 64
 
     /// Parses a callback URL given as text, exactly as received (softpos §2).
+    ///
+    /// The usual answer (one `result` parameter holding the host's `result`, keys and strings without escapes) is
+    /// read in one pass over the URL's bytes; anything else goes through the general parser
+    /// (``init(generalCallbackURLString:)``), which also words every error. Both give the same result (the tests
+    /// compare them).
     /// - Throws: ``SoftPOSError``; its message names the field and the rule, never the value.
     public init(callbackURLString: String) throws {
+        if let response = SoftPOSResponse.parsedOnFastPath(callbackURLString) {
+            self = response
+            return
+        }
+        try self.init(generalCallbackURLString: callbackURLString)
+    }
+
+    /// The response if the callback URL has the usual shape the one-pass parser reads, `nil` otherwise (whether the
+    /// URL is valid or not).
+    package static func parsedOnFastPath(_ callbackURLString: String) -> SoftPOSResponse? {
+        var text = callbackURLString
+        return text.withUTF8 { try? SoftPOSResponse(commonShape: $0) }
+    }
+
+    /// Parses a callback URL with the general parser: the query split into decoded items, the result JSON into a
+    /// `JSONValue`, then the fields read from it.
+    /// - Throws: ``SoftPOSError``, as ``init(callbackURLString:)``.
+    package init(generalCallbackURLString callbackURLString: String) throws {
         let query: QueryParameters
         do {
             query = try QueryParameters(
@@ -58,6 +81,162 @@ extension SoftPOSResponse {
         case .success(let token): self.init(reply: reply, correlationToken: token)
         case .failure(let error): throw SoftPOSError(.invalidCorrelationToken, error.message)
         }
+    }
+
+    /// Parses the usual answer on the callback URL's bytes, or gives up (``FastPathUnsupported``) on any other
+    /// shape, valid or not: `result` exactly once with a value, no `error` parameter, at most one plain correlation
+    /// token, no other parameter whose decoding could fail; the JSON's top level holds the host's `result` (and
+    /// perhaps other scalars), whose `refusalCode` and `transactionId` are strings and whose `customMessage` holds
+    /// strings or numbers, all without escapes and with ASCII keys. What it accepts, the general parser accepts
+    /// with the same fields; it never refuses anything itself.
+    private init(commonShape bytes: UnsafeBufferPointer<UInt8>) throws(FastPathUnsupported) {
+        guard bytes.count <= SoftPOSResponse.maximumURLLength, let ranges = URLByteRanges(bytes),
+            let query = ranges.query
+        else { throw FastPathUnsupported() }
+        var result: Range<Int>?
+        var token: Range<Int>?
+        var items = QueryByteItems(bytes, query: query)
+        while let item = items.next() {
+            // A name with an escape is known only once decoded: the general parser reads it.
+            guard !bytes.contains(UInt8(ascii: "%"), in: item.name) else { throw FastPathUnsupported() }
+            if bytes.matches(item.name, "result") {
+                guard result == nil, let value = item.value, !value.isEmpty else { throw FastPathUnsupported() }
+                result = value
+            } else if bytes.matches(item.name, "error") {
+                throw FastPathUnsupported()
+            } else if bytes.matches(item.name, Correlation.parameterName) {
+                guard token == nil, let value = item.value, !bytes.contains(UInt8(ascii: "%"), in: value) else {
+                    throw FastPathUnsupported()
+                }
+                token = value
+            } else if let value = item.value, !PercentDecodingBytes.decodesToValidText(bytes, value) {
+                throw FastPathUnsupported()
+            }
+        }
+        guard let result else { throw FastPathUnsupported() }
+        let correlationToken = token.map(bytes.text)
+        if let correlationToken, !Correlation.isValidToken(correlationToken) { throw FastPathUnsupported() }
+        let hostResult = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: result.count) { buffer in
+            PercentDecodingBytes.decode(bytes, result, into: buffer).flatMap { count in
+                try? SoftPOSResponse.hostResult(json: UnsafeBufferPointer(rebasing: buffer[..<count]))
+            }
+        }
+        guard let hostResult else { throw FastPathUnsupported() }
+        self.init(reply: .result(hostResult), correlationToken: correlationToken)
+    }
+
+    /// The host's `result` from the decoded JSON; see ``init(commonShape:)``.
+    private static func hostResult(json: UnsafeBufferPointer<UInt8>) throws(FastPathUnsupported) -> HostResult {
+        var reader = JSONByteReader(json)
+        guard try reader.beginObject() else { throw FastPathUnsupported() }
+        var hostResult: HostResult?
+        var seen: [Range<Int>] = []  // the other keys, for the duplicate check; usually none
+        repeat {
+            let key = try reader.key()
+            if json.matches(key, "result") {
+                guard hostResult == nil else { throw FastPathUnsupported() }
+                hostResult = try SoftPOSResponse.hostResult(&reader)
+            } else if json.matches(key, "error") {
+                throw FastPathUnsupported()
+            } else {
+                guard !seen.contains(where: { json.matches($0, key) }) else { throw FastPathUnsupported() }
+                seen.append(key)
+                try reader.skipScalar()
+            }
+        } while try reader.nextMember()
+        guard reader.isAtEnd(), let hostResult else { throw FastPathUnsupported() }
+        return hostResult
+    }
+
+    /// The `result` object, as ``hostResult(_:)`` reads it.
+    private static func hostResult(_ reader: inout JSONByteReader) throws(FastPathUnsupported) -> HostResult {
+        let json = reader.bytes
+        guard try reader.beginObject() else { throw FastPathUnsupported() }
+        var code: Range<Int>?
+        var id: Range<Int>?
+        var message: [String: String]?
+        var seen: [Range<Int>] = []
+        repeat {
+            let key = try reader.key()
+            if json.matches(key, "refusalCode") {
+                guard code == nil, reader.peek() == UInt8(ascii: "\"") else { throw FastPathUnsupported() }
+                code = try reader.plainString()
+            } else if json.matches(key, "transactionId") {
+                guard id == nil, reader.peek() == UInt8(ascii: "\"") else { throw FastPathUnsupported() }
+                id = try reader.plainString()
+            } else if json.matches(key, "customMessage") {
+                guard message == nil else { throw FastPathUnsupported() }
+                message = try customMessage(&reader)
+            } else {
+                guard !seen.contains(where: { json.matches($0, key) }) else { throw FastPathUnsupported() }
+                seen.append(key)
+                try reader.skipScalar()
+            }
+        } while try reader.nextMember()
+        guard let code, let id, let message else { throw FastPathUnsupported() }
+        // refusalCode(_:_:): 1–8 ASCII letters or digits.
+        guard (1...8).contains(code.count) else { throw FastPathUnsupported() }
+        for index in code where !isLetterOrDigit(json[index]) { throw FastPathUnsupported() }
+        // transactionID(_:_:allowingEmpty:): empty only when refused; else 1–64 of letters, digits, `-_.`.
+        var transactionID = ""
+        if id.isEmpty {
+            guard !json.matches(code, "00") else { throw FastPathUnsupported() }
+        } else {
+            guard id.count <= 64 else { throw FastPathUnsupported() }
+            for index in id {
+                let byte = json[index]
+                guard
+                    isLetterOrDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                        || byte == UInt8(ascii: ".")
+                else { throw FastPathUnsupported() }
+            }
+            transactionID = json.text(id)
+            if json.digitCount(id) >= CardNumberScreen.lengths.lowerBound,
+                CardNumberScreen.containsCardNumber(transactionID)
+            {
+                throw FastPathUnsupported()
+            }
+        }
+        return HostResult(refusalCode: json.text(code), transactionID: transactionID, customMessage: message)
+    }
+
+    /// A `customMessage` object, as ``customMessage(_:_:)`` reads it.
+    private static func customMessage(_ reader: inout JSONByteReader) throws(FastPathUnsupported) -> [String: String] {
+        let json = reader.bytes
+        // Room for the usual few entries, so that filling it does not grow it.
+        var result = [String: String](minimumCapacity: 8)
+        guard try reader.beginObject() else { return [:] }
+        repeat {
+            // Keys: 1–64 plain characters (ASCII here, so printable bytes), no card number.
+            let key = try reader.key()
+            guard result.count < maximumCustomMessageEntries, (1...64).contains(key.count),
+                json.allBytes(key, in: 0x20, 0x7E)
+            else { throw FastPathUnsupported() }
+            let keyText = json.text(key)
+            if json.digitCount(key) >= CardNumberScreen.lengths.lowerBound,
+                CardNumberScreen.containsCardNumber(keyText)
+            {
+                throw FastPathUnsupported()
+            }
+            // Values: strings or numbers, empty or plain text of at most 256 characters, card numbers masked.
+            let value = reader.peek() == UInt8(ascii: "\"") ? try reader.plainString() : try reader.number()
+            var text = json.text(value)
+            if !json.allBytes(value, in: 0x20, 0x7E) {
+                guard UntrustedText.isPlain(text, maximumLength: 256) else { throw FastPathUnsupported() }
+            } else if value.count > 256 {
+                throw FastPathUnsupported()
+            }
+            if json.digitCount(value) >= CardNumberScreen.lengths.lowerBound { text = CardNumberScreen.masking(text) }
+            // ASCII keys are equal exactly when their bytes are: a repeated key is caught here.
+            guard result.updateValue(text, forKey: keyText) == nil else { throw FastPathUnsupported() }
+        } while try reader.nextMember()
+        return result
+    }
+
+    @inline(__always)
+    private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            || ((byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z"))
     }
 
     private static func invalid(_ message: String) -> SoftPOSError {

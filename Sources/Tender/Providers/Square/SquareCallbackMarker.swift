@@ -70,6 +70,57 @@ public enum SquareCallbackMarker: Sendable {
         return parts.path.split(separator: "/").contains { $0 == marker }
     }
 
+    /// What ``SquareRequest/wireCallbackURL()`` returns for a callback URL, found on its bytes without splitting it
+    /// into strings; `nil` when the general code must decide (it then throws, or the path is not ASCII).
+    ///
+    /// The marker goes where ``encode(_:)`` puts it: after the path (with a `/` unless the path ends in one) when
+    /// there is a host, as the host when the host is empty and there is no path.
+    static func fastWireCallbackURL(_ callbackURL: String, marking: Bool) -> String? {
+        var text = callbackURL
+        return text.withUTF8 { bytes -> String? in
+            guard let ranges = URLByteRanges(bytes), !POSAppSchemes.contains(bytes, ranges.scheme) else { return nil }
+            guard marking else { return callbackURL }
+            guard let host = ranges.host(in: bytes) else { return nil }
+            let insertion: Int
+            let replacing: Range<Int>
+            let slash: Bool
+            if host.isEmpty {
+                guard ranges.path.isEmpty, let authority = ranges.authority else { return nil }
+                insertion = authority.lowerBound
+                replacing = authority
+                slash = false
+            } else {
+                // `hasSuffix("/")` compares Characters: on ASCII, that is the last byte.
+                guard bytes.allBytes(ranges.path, in: 0, 0x7F) else { return nil }
+                insertion = ranges.path.upperBound
+                replacing = insertion..<insertion
+                slash = ranges.path.isEmpty || bytes[ranges.path.upperBound - 1] != UInt8(ascii: "/")
+            }
+            let markerBytes: StaticString = "square_request"
+            let count = bytes.count - replacing.count + markerBytes.utf8CodeUnitCount + (slash ? 1 : 0)
+            return String(unsafeUninitializedCapacity: count) { output in
+                var index = 0
+                for byte in bytes[..<insertion] {
+                    output[index] = byte
+                    index += 1
+                }
+                if slash {
+                    output[index] = UInt8(ascii: "/")
+                    index += 1
+                }
+                for byte in UnsafeBufferPointer(start: markerBytes.utf8Start, count: markerBytes.utf8CodeUnitCount) {
+                    output[index] = byte
+                    index += 1
+                }
+                for byte in bytes[replacing.upperBound...] {
+                    output[index] = byte
+                    index += 1
+                }
+                return index
+            }
+        }
+    }
+
     static func callbackParts(_ callbackURL: String) throws -> URLParts {
         do {
             return try URLParts(callbackURL)

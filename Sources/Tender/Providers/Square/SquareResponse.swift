@@ -73,8 +73,30 @@ public struct SquareResponse: PaymentCallback {
     static let maximumURLLength = 64 * 1024
 
     /// Parses a callback URL given as text, exactly as received.
+    ///
+    /// The usual reply (one `data` parameter; strict JSON of keys and strings without escapes) is read in one pass
+    /// over the URL's bytes; anything else goes through the general parser (``init(generalCallbackURLString:)``),
+    /// which also words every error. Both give the same result (the tests compare them).
     /// - Throws: ``SquareError`` with one of the SDK's response codes (8–11) and a message naming the problem.
     public init(callbackURLString: String) throws {
+        if let response = SquareResponse.parsedOnFastPath(callbackURLString) {
+            self = response
+            return
+        }
+        try self.init(generalCallbackURLString: callbackURLString)
+    }
+
+    /// The response if the callback URL has the usual shape the one-pass parser reads, `nil` otherwise (whether the
+    /// URL is valid or not).
+    package static func parsedOnFastPath(_ callbackURLString: String) -> SquareResponse? {
+        var text = callbackURLString
+        return text.withUTF8 { try? SquareResponse(commonShape: $0) }
+    }
+
+    /// Parses a callback URL with the general parser: the URL split into parts, its query into decoded items, the
+    /// `data` JSON into a `JSONValue`, then the fields read from it.
+    /// - Throws: ``SquareError``, as ``init(callbackURLString:)``.
+    package init(generalCallbackURLString callbackURLString: String) throws {
         func fail(_ code: SquareError.Code, _ message: String) -> SquareError { SquareError(code, message) }
         guard callbackURLString.utf8.count <= SquareResponse.maximumURLLength else {
             throw fail(.missingOrInvalidResponseData, "The callback URL is longer than 64 KiB.")
@@ -138,6 +160,142 @@ public struct SquareResponse: PaymentCallback {
             clientTransactionID = nil
             error = SquareAPIError(code: SquareAPIError.Code(rawValue: code))
         }
+    }
+
+    /// Parses the usual reply on the callback URL's bytes, or gives up (``FastPathUnsupported``) on any other
+    /// shape, valid or not: `data` exactly once with a value and no other parameter whose decoding could fail, its
+    /// JSON an object of ASCII keys without escapes whose values are strings without escapes or other scalars, a
+    /// valid status, valid identifiers, an ASCII host and path. What it accepts, the general parser accepts with
+    /// the same fields; it never refuses anything itself.
+    private init(commonShape bytes: UnsafeBufferPointer<UInt8>) throws(FastPathUnsupported) {
+        guard bytes.count <= SquareResponse.maximumURLLength, let ranges = URLByteRanges(bytes),
+            let query = ranges.query
+        else { throw FastPathUnsupported() }
+        var data: Range<Int>?
+        var items = QueryByteItems(bytes, query: query)
+        while let item = items.next() {
+            // A name with an escape is known only once decoded: the general parser reads it.
+            guard !bytes.contains(UInt8(ascii: "%"), in: item.name) else { throw FastPathUnsupported() }
+            if bytes.matches(item.name, "data") {
+                guard data == nil, let value = item.value, !value.isEmpty else { throw FastPathUnsupported() }
+                data = value
+            } else if let value = item.value, !PercentDecodingBytes.decodesToValidText(bytes, value) {
+                throw FastPathUnsupported()
+            }
+        }
+        guard let data else { throw FastPathUnsupported() }
+        let marked = try SquareResponse.isMarked(bytes, ranges)
+        let response = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: data.count) { buffer in
+            PercentDecodingBytes.decode(bytes, data, into: buffer).flatMap { count in
+                try? SquareResponse(json: UnsafeBufferPointer(rebasing: buffer[..<count]), marked: marked)
+            }
+        }
+        guard let response else { throw FastPathUnsupported() }
+        self = response
+    }
+
+    /// Whether an ASCII host and path carry the marker, as ``SquareCallbackMarker/isMarked(_:)`` decides it.
+    private static func isMarked(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        _ ranges: URLByteRanges
+    ) throws(FastPathUnsupported) -> Bool {
+        guard bytes.allBytes(ranges.path, in: 0, 0x7F) else { throw FastPathUnsupported() }
+        if let host = ranges.host(in: bytes) {
+            guard bytes.allBytes(host, in: 0, 0x7F) else { throw FastPathUnsupported() }
+            if bytes.matches(host, "square_request") { return true }
+        }
+        var start = ranges.path.lowerBound
+        for index in ranges.path.lowerBound...ranges.path.upperBound
+        where index == ranges.path.upperBound || bytes[index] == UInt8(ascii: "/") {
+            if bytes.matches(start..<index, "square_request") { return true }
+            start = index + 1
+        }
+        return false
+    }
+
+    /// Reads the reply from the decoded `data` JSON; see ``init(commonShape:)``.
+    private init(json: UnsafeBufferPointer<UInt8>, marked: Bool) throws(FastPathUnsupported) {
+        var reader = JSONByteReader(json)
+        guard try reader.beginObject() else { throw FastPathUnsupported() }  // `{}` has no status
+        var status: Range<Int>?
+        var state: Range<Int>?
+        var transactionID: Range<Int>?
+        var clientTransactionID: Range<Int>?
+        var errorCode: Range<Int>?
+        var seen: [Range<Int>] = []  // the other keys, for the duplicate check; usually none
+        var seenKnown: UInt8 = 0
+        func known(_ bit: UInt8) throws(FastPathUnsupported) {
+            guard seenKnown & bit == 0 else { throw FastPathUnsupported() }  // a duplicate key
+            seenKnown |= bit
+        }
+        repeat {
+            let key = try reader.key()
+            if json.matches(key, "status") {
+                try known(1)
+                guard reader.peek() == UInt8(ascii: "\"") else { throw FastPathUnsupported() }
+                status = try reader.plainString()
+            } else if json.matches(key, "state") {
+                try known(2)
+                state = try reader.optionalPlainString()
+            } else if json.matches(key, "transaction_id") {
+                try known(4)
+                transactionID = try reader.optionalPlainString()
+            } else if json.matches(key, "client_transaction_id") {
+                try known(8)
+                clientTransactionID = try reader.optionalPlainString()
+            } else if json.matches(key, "error_code") {
+                try known(16)
+                errorCode = try reader.optionalPlainString()
+            } else {
+                guard !seen.contains(where: { json.matches($0, key) }) else { throw FastPathUnsupported() }
+                seen.append(key)
+                try reader.skipScalar()
+            }
+        } while try reader.nextMember()
+        guard reader.isAtEnd(), let status else { throw FastPathUnsupported() }
+
+        self.state = state.map(json.text)
+        hasCallbackMarker = marked
+        if json.matches(status, "ok") {
+            self.transactionID = try transactionID.map { range throws(FastPathUnsupported) in
+                try SquareResponse.identifier(json, range)
+            }
+            self.clientTransactionID = try clientTransactionID.map { range throws(FastPathUnsupported) in
+                try SquareResponse.identifier(json, range)
+            }
+            error = nil
+        } else if json.matches(status, "error") {
+            guard let errorCode else { throw FastPathUnsupported() }
+            self.transactionID = nil
+            self.clientTransactionID = nil
+            error = SquareAPIError(code: SquareAPIError.Code(rawValue: try SquareResponse.identifier(json, errorCode)))
+        } else {
+            throw FastPathUnsupported()
+        }
+    }
+
+    /// The identifier at `range` if ``isIdentifier(_:)`` accepts it.
+    private static func identifier(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        _ range: Range<Int>
+    ) throws(FastPathUnsupported) -> String {
+        guard (1...128).contains(range.count) else { throw FastPathUnsupported() }
+        for index in range {
+            switch bytes[index] {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: ":"):
+                continue
+            default:
+                throw FastPathUnsupported()
+            }
+        }
+        let text = bytes.text(range)
+        // Fewer digits than the shortest card number cannot hold one.
+        if bytes.digitCount(range) >= CardNumberScreen.lengths.lowerBound, CardNumberScreen.containsCardNumber(text) {
+            throw FastPathUnsupported()
+        }
+        return text
     }
 
     /// Reads an optional identifier; a non-string is ignored as the SDK does, a string must look like an ID.

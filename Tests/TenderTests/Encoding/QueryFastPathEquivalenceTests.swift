@@ -7,7 +7,7 @@ import Testing
 /// The Swipe and SumUp fast paths against the general code they stand in for: each fast path either gives up
 /// (and the general code runs) or gives exactly what the general code gives.
 @Suite("Fast paths agree with the general code (Swipe, SumUp, query text)")
-struct FastPathEquivalenceTests {
+struct QueryFastPathEquivalenceTests {
     // MARK: Callback readers
 
     /// Pieces of callback URLs: every result parameter, FileMaker's `$` (literal and `%24`), the token parameter,
