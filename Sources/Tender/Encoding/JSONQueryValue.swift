@@ -37,14 +37,14 @@ struct URLByteRanges {
 
     /// Splits a URL; `nil` exactly when ``URLParts`` throws (no `:`, or a scheme that is not valid).
     init?(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, isLetter(bytes[0]) else { return nil }
-        for index in 1..<colon {
-            let byte = bytes[index]
-            guard
-                isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
-                    || byte == UInt8(ascii: ".")
-            else { return nil }
-        }
+        guard let ranges = try? URLByteRanges(splitting: bytes) else { return nil }
+        self = ranges
+    }
+
+    /// Splits a URL: the split ``URLParts`` is made of.
+    /// - Throws: ``QueryError`` from ``URLParts/schemeEnd(in:)`` when there is no valid scheme.
+    init(splitting bytes: UnsafeBufferPointer<UInt8>) throws {
+        let colon = try URLParts.schemeEnd(in: bytes)
         scheme = 0..<colon
         var end = bytes.count
         let hash = firstOffset(of: UInt8(ascii: "#"), in: bytes, from: colon + 1, to: end)

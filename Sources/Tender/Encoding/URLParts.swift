@@ -31,32 +31,15 @@ package struct URLParts: Sendable, Hashable {
         self = parts
     }
 
-    /// Splits the UTF-8 bytes of a URL string.
+    /// Splits the UTF-8 bytes of a URL string (``URLByteRanges``), then copies each part.
     private init(bytes: UnsafeBufferPointer<UInt8>) throws {
-        let colon = try URLParts.schemeEnd(in: bytes)
-        scheme = URLParts.text(bytes[..<colon])
-        var rest = bytes[(colon + 1)...]
-        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
-            fragment = URLParts.text(rest[(hash + 1)...])
-            rest = rest[..<hash]
-        } else {
-            fragment = nil
-        }
-        if let question = rest.firstIndex(of: UInt8(ascii: "?")) {
-            query = URLParts.text(rest[(question + 1)...])
-            rest = rest[..<question]
-        } else {
-            query = nil
-        }
-        if rest.starts(with: "//".utf8) {
-            rest = rest.dropFirst(2)
-            let end = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
-            authority = URLParts.text(rest[..<end])
-            path = URLParts.text(rest[end...])
-        } else {
-            authority = nil
-            path = URLParts.text(rest)
-        }
+        let ranges = try URLByteRanges(splitting: bytes)
+        func text(_ range: Range<Int>) -> String { URLParts.text(bytes[range]) }
+        scheme = text(ranges.scheme)
+        authority = ranges.authority.map(text)
+        path = text(ranges.path)
+        query = ranges.query.map(text)
+        fragment = ranges.fragment.map(text)
     }
 
     /// The position of the `:` that ends the scheme of a URL's UTF-8 bytes: the first `:`, after a valid scheme.

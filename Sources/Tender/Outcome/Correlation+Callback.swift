@@ -86,12 +86,19 @@ package enum CallbackURLRules {
     /// be a POS app's own.
     /// - Parameter name: the request's name for the URL, for messages.
     package static func problem(with urlString: String, named name: String) -> String? {
-        // The usual case, decided on the bytes: a valid scheme that is not a POS app's.
-        var text = urlString
-        let isAcceptable = text.withUTF8 { bytes in
-            URLByteRanges(bytes).map { !POSAppSchemes.contains(bytes, $0.scheme) } ?? false
+        // The usual case, decided from the bytes of the scheme alone: a scheme ``URLParts`` accepts (found by the
+        // same ``URLParts/schemeEnd(in:)``) that is none of the POS apps' (compared as
+        // ``PaymentProvider/init(appURLScheme:)`` compares: a valid scheme is ASCII, and its `lowercased()` lowers
+        // `A`–`Z` only). Every refusal, and its message, comes from the general rule below.
+        let usable = urlString.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard let colon = try? URLParts.schemeEnd(in: bytes) else { return false }
+            return !POSAppSchemes.contains(bytes, 0..<colon)
         }
-        if isAcceptable { return nil }
+        return usable == true ? nil : generalProblem(with: urlString, named: name)
+    }
+
+    /// ``problem(with:named:)`` on the split URL: the rule itself.
+    package static func generalProblem(with urlString: String, named name: String) -> String? {
         guard let parts = try? URLParts(urlString) else {
             return "\(name) has no scheme; use your app's registered URL scheme, such as my-app://payment-done."
         }
@@ -100,4 +107,5 @@ package enum CallbackURLRules {
         }
         return nil
     }
+
 }

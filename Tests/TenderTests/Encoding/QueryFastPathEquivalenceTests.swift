@@ -174,7 +174,7 @@ struct QueryFastPathEquivalenceTests {
         }
     }
 
-    @Test("quickProblem says what problem says, for any URL (property)")
+    @Test("the callback URL rule decided on the scheme's bytes says what the general rule says, for any URL (property)")
     func callbackURLRules() async {
         #expect(PaymentProvider.all.allSatisfy { $0.appURLScheme?.utf8.allSatisfy { $0 < 0x80 } ?? true })
         let pieces = [
@@ -185,8 +185,8 @@ struct QueryFastPathEquivalenceTests {
         await propertyCheck(count: 3000, input: Gen.element(of: pieces).array(of: 0...5)) { pieces in
             let url = pieces.compactMap { $0 }.joined()
             #expect(
-                CallbackURLRules.quickProblem(with: url, named: "returnURL")
-                    == CallbackURLRules.problem(with: url, named: "returnURL"),
+                CallbackURLRules.problem(with: url, named: "returnURL")
+                    == CallbackURLRules.generalProblem(with: url, named: "returnURL"),
                 "\(url.debugDescription)"
             )
         }

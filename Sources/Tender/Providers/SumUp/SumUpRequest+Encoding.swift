@@ -72,7 +72,7 @@ extension SumUpRequest {
         func checked(_ url: URL?, _ name: String) throws -> String? {
             guard let url else { return nil }
             let text = url.absoluteString
-            if let problem = CallbackURLRules.quickProblem(with: text, named: name) {
+            if let problem = CallbackURLRules.problem(with: text, named: name) {
                 throw SumUpError(.invalidCallbackURL, problem)
             }
             return text

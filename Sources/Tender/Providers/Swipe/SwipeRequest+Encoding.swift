@@ -68,7 +68,7 @@ extension SwipeRequest {
         let amount = try wireAmount()
         guard let returnURL else { return CheckedValues(amount: amount, returnURL: nil) }
         let text = returnURL.absoluteString
-        if let problem = CallbackURLRules.quickProblem(with: text, named: "returnURL") {
+        if let problem = CallbackURLRules.problem(with: text, named: "returnURL") {
             throw SwipeError(.invalidReturnURL, problem)
         }
         guard let returnAppName, !returnAppName.isEmpty else {
