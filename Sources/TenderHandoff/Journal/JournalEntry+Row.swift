@@ -152,25 +152,37 @@ extension UUID {
     }
 }
 
-/// Journal entries read straight off a statement that selected ``JournalEntry/Column/selection``.
+/// Values read straight off the rows of a statement, such as journal entries selected with
+/// ``JournalEntry/Column/selection``.
 ///
 /// GRDB's `Row` builds a dictionary of lower-cased column names for every statement row it wraps, which costs more
 /// than the rest of reading an entry; this cursor reads the columns by position instead.
-final class EntryCursor: DatabaseCursor {
-    typealias Element = JournalEntry
-
+final class StatementCursor<Element>: DatabaseCursor {
     // The underscored names are GRDB's `DatabaseCursor` requirements.
     var _isDone = false
     let _statement: Statement
+    private let read: (SQLiteStatement) throws -> Element
 
-    /// Resets `statement` and binds `arguments`.
-    init(_ statement: Statement, arguments: StatementArguments) throws {
+    /// Resets `statement`, binds `arguments`, and reads each row with `read`.
+    init(
+        _ statement: Statement,
+        arguments: StatementArguments,
+        read: @escaping (SQLiteStatement) throws -> Element
+    ) throws {
         try statement.setArguments(arguments)
         _statement = statement
+        self.read = read
     }
 
-    func _element(sqliteStatement: SQLiteStatement) throws -> JournalEntry {
-        try JournalEntry(statement: sqliteStatement)
+    func _element(sqliteStatement: SQLiteStatement) throws -> Element {
+        try read(sqliteStatement)
+    }
+
+    /// Runs the statement to its end (as a change with `RETURNING` must be) and returns every row read.
+    func all() throws -> [Element] {
+        var elements: [Element] = []
+        while let element = try next() { elements.append(element) }
+        return elements
     }
 }
 
@@ -178,10 +190,7 @@ extension PaymentJournal {
     /// Runs `statement` (a query, or a change with `RETURNING` ``JournalEntry/Column/selection``) to its end and
     /// returns the entries it produced.
     static func fetchEntries(_ statement: Statement, _ arguments: StatementArguments = []) throws -> [JournalEntry] {
-        let cursor = try EntryCursor(statement, arguments: arguments)
-        var entries: [JournalEntry] = []
-        while let entry = try cursor.next() { entries.append(entry) }
-        return entries
+        try StatementCursor(statement, arguments: arguments) { try JournalEntry(statement: $0) }.all()
     }
 
     /// Runs `statement` to its end and returns the first entry it produced, if any.

@@ -163,41 +163,79 @@ extension PaymentJournal {
         let now = clock.now()
         // A read first: unsolicited and duplicate callbacks (forgeries, replays) never take the write lock. One
         // statement, on the writing connection, whose page cache the hand-off's own writes keep warm.
-        let found: JournalEntry? = try readOnWriter { db in
-            try PaymentJournal.fetchEntry(db.cachedStatement(sql: PaymentJournal.entryByToken), [Data(digest)])
+        let found: (entry: JournalEntry, endpoints: String?)? = try readOnWriter { db in
+            let statement = try db.cachedStatement(sql: PaymentJournal.entryByToken)
+            return try StatementCursor(statement, arguments: [Data(digest)]) { row in
+                (
+                    try JournalEntry(statement: row),
+                    String.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn)
+                )
+            }
+            .all().first
         }
         guard let found else { return (.unsolicited, nil) }
-        guard found.state.acceptsCallback else { return (.duplicate, found) }
+        guard found.entry.state.acceptsCallback else { return (.duplicate, found.entry) }
+        let issued = try PaymentJournal.decodeEndpoints(found.endpoints, of: found.entry.id)
         return try write("callback") { db in
-            // Read again under the write lock: another task or process may have recorded it meanwhile.
-            guard let entry = try PaymentJournal.fetchEntry(db, found.id) else { return (.unsolicited, nil) }
+            // The update is guarded by the state and revision just read (and the endpoints and expiry change only
+            // with the revision): it applies as decided, or changes nothing when another task or process changed
+            // the payment meanwhile.
+            let decided = PaymentJournal.decide(facts, for: found.entry, issued: issued, at: now)
+            if let entry = try PaymentJournal.transitionIfUnchanged(
+                db,
+                found.entry,
+                to: decided.state,
+                outcome: decided.outcome,
+                at: now,
+                kind: "callback"
+            ) {
+                return (decided.disposition, entry)
+            }
+            // Changed meanwhile: read again under the write lock, and decide again.
+            guard let entry = try PaymentJournal.fetchEntry(db, found.entry.id) else { return (.unsolicited, nil) }
             guard entry.state.acceptsCallback else { return (.duplicate, entry) }
             let issued = try PaymentJournal.endpoints(db, entry.id)
-            let reported = facts.reportedInCurrency(entry.amount.currency)
-            let disposition: CallbackDisposition
-            let state: PaymentState
-            if facts.provider != entry.provider || !CallbackEndpoint.matches(facts.endpoint, anyOf: issued)
-                || !PaymentJournal.echoesMatch(reported, entry)
-            {
-                (disposition, state) = (.tampered, .tampered)
-            } else if now >= entry.expiresAt {
-                (disposition, state) = (.late, .late)
-            } else {
-                (disposition, state) = (.recorded, .completed)
-            }
-            return (
-                disposition,
-                try PaymentJournal.transition(db, entry, to: state, outcome: reported, at: now, kind: "callback")
+            let again = PaymentJournal.decide(facts, for: entry, issued: issued, at: now)
+            let updated = try PaymentJournal.transition(
+                db,
+                entry,
+                to: again.state,
+                outcome: again.outcome,
+                at: now,
+                kind: "callback"
             )
+            return (again.disposition, updated)
         }
     }
 
-    /// The payment a token digest was issued for, in one statement.
+    /// What a callback does to a payment that accepts one: tampered (SEC-5), late, or recorded.
+    static func decide(
+        _ facts: CallbackFacts,
+        for entry: JournalEntry,
+        issued: [String],
+        at now: Date
+    ) -> (disposition: CallbackDisposition, state: PaymentState, outcome: RecordedOutcome) {
+        let reported = facts.reportedInCurrency(entry.amount.currency)
+        if facts.provider != entry.provider || !CallbackEndpoint.matches(facts.endpoint, anyOf: issued)
+            || !PaymentJournal.echoesMatch(reported, entry)
+        {
+            return (.tampered, .tampered, reported)
+        }
+        if now >= entry.expiresAt { return (.late, .late, reported) }
+        return (.recorded, .completed, reported)
+    }
+
+    /// The payment a token digest was issued for, with its callback endpoints (at ``endpointsColumn``), in one
+    /// statement.
     private static let entryByToken = """
-        SELECT \(JournalEntry.Column.selection.split(separator: ", ").map { "payment." + $0 }.joined(separator: ", "))
+        SELECT \(JournalEntry.Column.selection.split(separator: ", ").map { "payment." + $0 }.joined(separator: ", ")),
+            payment.callback_endpoints
         FROM handoff_token JOIN payment ON payment.id = handoff_token.payment_id
         WHERE handoff_token.token_hash = ?
         """
+
+    /// Where ``entryByToken`` puts the callback endpoints: after the entry's columns.
+    private static let endpointsColumn = CInt(JournalEntry.Column.allCases.count)
 
     /// SEC-5: every field the POS app echoes must equal what was sent. Of the provider-independent fields,
     /// only the amount (with its currency) is echoed, and only by some providers; the token is matched already.
@@ -218,6 +256,11 @@ extension PaymentJournal {
             db.cachedStatement(sql: "SELECT callback_endpoints FROM payment WHERE id = ?"),
             arguments: [id.rawValue]
         )
+        return try decodeEndpoints(text, of: id)
+    }
+
+    /// The callback endpoints as the journal stores them: a JSON array of strings.
+    static func decodeEndpoints(_ text: String?, of id: PaymentID) throws -> [String] {
         guard let text, let values = (try? JSONValue.parse(text))?.arrayValue else {
             throw HandoffError(
                 .journalCorrupt,

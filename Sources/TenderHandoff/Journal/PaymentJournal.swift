@@ -357,6 +357,7 @@ public final class PaymentJournal: Sendable {
     /// The one way a payment's state changes: an update guarded by the state and revision just read, so a
     /// concurrent change makes it fail instead of overwriting; the history row goes in the same transaction.
     /// Returns the entry as the update left it (`RETURNING`: no second read).
+    /// - Throws: ``HandoffError`` with ``HandoffError/Code/storageFailed`` when the payment changed since `entry`.
     @discardableResult
     static func transition(
         _ db: Database,
@@ -369,6 +370,39 @@ public final class PaymentJournal: Sendable {
         extra: String? = nil,
         extraArguments: StatementArguments = []
     ) throws -> JournalEntry {
+        let updated = try transitionIfUnchanged(
+            db,
+            entry,
+            to: state,
+            outcome: outcome,
+            at: now,
+            kind: kind,
+            note: note,
+            extra: extra,
+            extraArguments: extraArguments
+        )
+        guard let updated else {
+            throw HandoffError(
+                .storageFailed,
+                "Payment \(entry.id) changed while it was being updated; nothing was changed. Try again."
+            )
+        }
+        return updated
+    }
+
+    /// ``transition(_:_:to:outcome:at:kind:note:extra:extraArguments:)``, or `nil` (nothing changed, nothing
+    /// recorded) when the payment changed since `entry` was read.
+    static func transitionIfUnchanged(
+        _ db: Database,
+        _ entry: JournalEntry,
+        to state: PaymentState,
+        outcome: RecordedOutcome?,
+        at now: Date,
+        kind: String,
+        note: String? = nil,
+        extra: String? = nil,
+        extraArguments: StatementArguments = []
+    ) throws -> JournalEntry? {
         var sql = "UPDATE payment SET state = ?, revision = revision + 1, updated_at = ?, acknowledged_at = NULL"
         var arguments: StatementArguments = [state.rawValue, now.journalTime]
         if let outcome {
@@ -389,12 +423,7 @@ public final class PaymentJournal: Sendable {
         sql += " WHERE id = ? AND state = ? AND revision = ? RETURNING \(JournalEntry.Column.selection)"
         arguments += [entry.id.rawValue, entry.state.rawValue, entry.revision]
         // Cached: the few shapes of this update are compiled once per connection, not once per payment.
-        guard let updated = try fetchEntry(db.cachedStatement(sql: sql), arguments) else {
-            throw HandoffError(
-                .storageFailed,
-                "Payment \(entry.id) changed while it was being updated; nothing was changed. Try again."
-            )
-        }
+        guard let updated = try fetchEntry(db.cachedStatement(sql: sql), arguments) else { return nil }
         try recordEvent(db, entry.id, at: now, kind: kind, from: entry.state, to: state, note: note)
         return updated
     }
