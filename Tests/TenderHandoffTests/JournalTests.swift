@@ -196,6 +196,33 @@ struct JournalUUIDTests {
         }
     }
 
+    @Test("UUID.random() makes version 4 UUIDs of the RFC 4122 variant, all different")
+    func randomUUIDs() {
+        let uuids = (0..<2_000).map { _ in UUID.random() }
+        #expect(Set(uuids).count == uuids.count)
+        for uuid in uuids {
+            #expect(uuid.uuid.6 >> 4 == 4)
+            #expect(uuid.uuid.8 >> 6 == 0b10)
+            #expect(UUID(journalText: uuid.uuidString.lowercased()) == uuid)
+        }
+        // Every other bit varies: each of the 122 random bits is seen both set and clear.
+        var seenSet = [UInt8](repeating: 0, count: 16)
+        var seenClear = [UInt8](repeating: 0, count: 16)
+        for uuid in uuids {
+            withUnsafeBytes(of: uuid.uuid) { bytes in
+                for index in 0..<16 {
+                    seenSet[index] |= bytes[index]
+                    seenClear[index] |= ~bytes[index]
+                }
+            }
+        }
+        let fixedMask: [UInt8] = [0, 0, 0, 0, 0, 0, 0xF0, 0, 0xC0, 0, 0, 0, 0, 0, 0, 0]
+        for index in 0..<16 {
+            #expect(seenSet[index] | fixedMask[index] == 0xFF, "byte \(index)")
+            #expect(seenClear[index] | fixedMask[index] == 0xFF, "byte \(index)")
+        }
+    }
+
     @Test("UUID(journalText:) reads canonical text as UUID(uuidString:) does, and refuses every other text")
     func sameAsFoundation() {
         var generator = SystemRandomNumberGenerator()

@@ -48,7 +48,7 @@ extension PaymentJournal {
             if let inserted = try PaymentJournal.fetchEntry(
                 db.cachedStatement(sql: PaymentJournal.insertPayment),
                 [
-                    draft.id.rawValue, UUID().uuidString.lowercased(), draft.provider.rawValue,
+                    draft.id.rawValue, UUID.random().uuidString.lowercased(), draft.provider.rawValue,
                     draft.amount.minorUnits, draft.amount.currency.code,
                     PaymentJournal.encodeEndpoints(draft.endpoints.sorted()), now.journalTime, now.journalTime,
                     draft.expiresAt.journalTime,

@@ -67,7 +67,8 @@ public struct RecordedOutcome: Sendable, Hashable, Codable {
     /// The redacted form of a callback's outcome. `token`, if given, is removed from every text field too.
     init(_ outcome: PaymentOutcome, removing token: String?) {
         func scrub(_ text: String?) -> String? {
-            guard let text, let token, !token.isEmpty else { return text }
+            // Too short to hold the token (the usual case: identifiers are shorter than tokens): nothing to search.
+            guard let text, let token, !token.isEmpty, text.utf8.count >= token.utf8.count else { return text }
             return text.replacingOccurrences(of: token, with: "[token]")
         }
         self.init(

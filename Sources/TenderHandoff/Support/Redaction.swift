@@ -3,7 +3,8 @@ enum Redaction {
     /// Bounds `text` to `limit` characters and masks every card number in it.
     static func redact(_ text: String?, limit: Int) -> String? {
         guard let text else { return nil }
-        let bounded = text.count > limit ? String(text.prefix(limit)) + "…" : text
+        // No more bytes than the limit means no more characters: no need to count them.
+        let bounded = text.utf8.count > limit && text.count > limit ? String(text.prefix(limit)) + "…" : text
         return maskingCardNumbers(bounded)
     }
 
@@ -12,6 +13,10 @@ enum Redaction {
     /// A card number is a run of 13–19 digits, possibly grouped by single spaces or hyphens
     /// (`4111 1111 1111 1111`), that passes the Luhn check.
     static func maskingCardNumbers(_ text: String) -> String {
+        // Fewer than 13 digits in all cannot make a card number (digits are ASCII: one byte each).
+        var digitCount = 0
+        for byte in text.utf8 where byte &- UInt8(ascii: "0") < 10 { digitCount += 1 }
+        guard digitCount >= 13 else { return text }
         var scalars = Array(text.unicodeScalars)
         var changed = false
         var index = 0
