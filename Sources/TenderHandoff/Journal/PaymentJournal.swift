@@ -269,13 +269,25 @@ public final class PaymentJournal: Sendable {
 
     // MARK: Plumbing
 
-    /// Runs one write transaction (BEGIN IMMEDIATE), with the fault injector's say just before commit.
+    /// Runs one write transaction (BEGIN IMMEDIATE), with the fault injector's say just before commit; rolls it
+    /// back whole when anything in it fails.
+    ///
+    /// The transaction's own statements are prepared once per connection and kept (GRDB's `write` prepares its
+    /// `BEGIN` and `COMMIT` anew for every transaction).
     func write<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
         do {
-            return try pool.write { db in
-                let result = try body(db)
-                try faults?.willCommit(operation)
-                return result
+            return try pool.writeWithoutTransaction { db in
+                try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+                do {
+                    let result = try body(db)
+                    try faults?.willCommit(operation)
+                    try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+                    return result
+                } catch {
+                    // The first error is the one to report; a failed rollback leaves nothing more to do here.
+                    if db.isInsideTransaction { try? db.rollback() }
+                    throw error
+                }
             }
         } catch let error as HandoffError {
             throw error
