@@ -15,6 +15,10 @@ enum CodecBenchmarks {
             Benchmark("\(codec.name) build · Tender") { benchmark in
                 for _ in benchmark.scaledIterations { blackHole(try codec.build()) }
             }
+            // The same build without making a `URL` value of the text: Tender's own share of the build.
+            Benchmark("\(codec.name) build text · Tender") { benchmark in
+                for _ in benchmark.scaledIterations { blackHole(try codec.buildText()) }
+            }
             Benchmark("\(codec.name) build · Foundation") { benchmark in
                 for _ in benchmark.scaledIterations { blackHole(codec.buildWithFoundation()) }
             }
@@ -39,6 +43,8 @@ enum CodecBenchmarks {
     struct Codec: Sendable {
         var name: String
         var build: @Sendable () throws -> URL
+        /// The same request's URL as text (`urlString()`), without `URL(string:)`.
+        var buildText: @Sendable () throws -> String
         var buildWithFoundation: @Sendable () -> URL
         /// Decodes a request URL with Tender, to check that the baseline built the same request.
         var decodeRequest: @Sendable (String) throws -> AnyHashable
@@ -48,6 +54,8 @@ enum CodecBenchmarks {
 
         func checkEquivalence() {
             do {
+                let (text, url) = (try buildText(), try build())
+                precondition(text == url.absoluteString, "\(name): the URL's text differs from the URL")
                 let built = try decodeRequest(try build().absoluteString)
                 let baseline = try decodeRequest(buildWithFoundation().absoluteString)
                 precondition(built == baseline, "\(name): the Foundation baseline builds another request")
@@ -92,6 +100,7 @@ enum CodecBenchmarks {
     static let square = Codec(
         name: "Square",
         build: { try squareRequest.url() },
+        buildText: { try squareRequest.urlString() },
         buildWithFoundation: {
             // SCCAPIRequest's requestDictionary, then SCCAPIConnection: JSON, percent-encoded, into the URL.
             let dictionary: [String: Any] = [
@@ -155,17 +164,20 @@ enum CodecBenchmarks {
     static let softPOSResponseURL = URL(string: "testapp://response")!
     static let sumUpCallbackURL = URL(string: "samplepaymentapp://")!
 
+    /// The request the benchmark builds, made anew in each iteration as an app would.
+    static func swipeRequest() throws -> SwipeRequest {
+        try SwipeRequest(
+            amount: Money(minorUnits: 1099, currency: .usd),
+            returnURL: swipeReturnURL,
+            returnAppName: "DemoApp",
+            email: "john@example.com"
+        )
+    }
+
     static let swipe = Codec(
         name: "Swipe",
-        build: {
-            try SwipeRequest(
-                amount: Money(minorUnits: 1099, currency: .usd),
-                returnURL: swipeReturnURL,
-                returnAppName: "DemoApp",
-                email: "john@example.com"
-            )
-            .url()
-        },
+        build: { try swipeRequest().url() },
+        buildText: { try swipeRequest().urlString() },
         buildWithFoundation: {
             let amount = String(format: "%.2f", 10.99)
             let query = [
@@ -199,15 +211,18 @@ enum CodecBenchmarks {
         #"{"result":{"refusalCode":"00","transactionId":"449333","customMessage":{"f39":"000","isoStan":"000206","#
         + #""transactionTime":"211812","transactionDate":"250209"}}}"#
 
+    /// The request the benchmark builds, made anew in each iteration as an app would.
+    static func softPOSRequest() throws -> SoftPOSRequest {
+        try SoftPOSRequest.sale(
+            amount: Money(minorUnits: 200, currency: .eur),
+            responseURL: softPOSResponseURL
+        )
+    }
+
     static let softPOS = Codec(
         name: "SoftPOS",
-        build: {
-            try SoftPOSRequest.sale(
-                amount: Money(minorUnits: 200, currency: .eur),
-                responseURL: softPOSResponseURL
-            )
-            .url()
-        },
+        build: { try softPOSRequest().url() },
+        buildText: { try softPOSRequest().urlString() },
         buildWithFoundation: {
             let payload: [String: Any] = [
                 "amount": 200, "type": "sale", "currency": "EUR", "responseUrl": "testapp://response",
@@ -239,19 +254,22 @@ enum CodecBenchmarks {
 
     // MARK: SumUp (the README's request and a success callback)
 
+    /// The request the benchmark builds, made anew in each iteration as an app would.
+    static func sumUpRequest() throws -> SumUpRequest {
+        try SumUpRequest(
+            amount: Money(minorUnits: 1000, currency: .eur),
+            affiliateKey: "YOUR-AFFILIATE-KEY",
+            title: "Coffee beans",
+            callbackSuccess: sumUpCallbackURL,
+            callbackFail: sumUpCallbackURL,
+            foreignTransactionID: "order-123"
+        )
+    }
+
     static let sumUp = Codec(
         name: "SumUp",
-        build: {
-            try SumUpRequest(
-                amount: Money(minorUnits: 1000, currency: .eur),
-                affiliateKey: "YOUR-AFFILIATE-KEY",
-                title: "Coffee beans",
-                callbackSuccess: sumUpCallbackURL,
-                callbackFail: sumUpCallbackURL,
-                foreignTransactionID: "order-123"
-            )
-            .url()
-        },
+        build: { try sumUpRequest().url() },
+        buildText: { try sumUpRequest().urlString() },
         buildWithFoundation: {
             let query = [
                 ("amount", String(format: "%.2f", 10.0)), ("currency", "EUR"), ("affiliate-key", "YOUR-AFFILIATE-KEY"),
