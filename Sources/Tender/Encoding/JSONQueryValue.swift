@@ -536,25 +536,39 @@ struct PercentEncodedJSONCounter: PercentEncodedJSONSink {
 }
 
 /// Writes percent-encoded JSON into memory sized by a ``PercentEncodedJSONCounter``.
+///
+/// Every write is checked against the end of that memory first: should the counter and the writer ever disagree,
+/// the process stops (a precondition) rather than write past it.
 struct PercentEncodedJSONWriter: PercentEncodedJSONSink {
     /// Whether `/` in strings is written `\/`.
     let escapingSlashes: Bool
     /// Where the next byte goes.
     private(set) var output: UnsafeMutablePointer<UInt8>
+    /// Just past the last byte that may be written.
+    let end: UnsafeMutablePointer<UInt8>
 
-    /// A writer at `output`.
-    init(escapingSlashes: Bool, output: UnsafeMutablePointer<UInt8>) {
+    /// A writer of the memory `buffer`.
+    init(escapingSlashes: Bool, buffer: UnsafeMutableBufferPointer<UInt8>) {
         self.escapingSlashes = escapingSlashes
-        self.output = output
+        output = buffer.baseAddress!
+        end = output + buffer.count
+    }
+
+    /// Stops the process unless `count` more bytes fit from `position`.
+    @inline(__always)
+    private func reserve(_ count: Int, at position: UnsafeMutablePointer<UInt8>) {
+        precondition(end - position >= count, "percent-encoded JSON longer than it was measured")
     }
 
     /// Copies ASCII text as it is (a URL prefix).
     mutating func raw(_ text: StaticString) {
+        reserve(text.utf8CodeUnitCount, at: output)
         output.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
         output += text.utf8CodeUnitCount
     }
 
     mutating func json(_ text: EncodedJSONFragment) {
+        reserve(text.count, at: output)
         output.update(from: text.start, count: text.count)
         output += text.count
     }
@@ -571,19 +585,23 @@ struct PercentEncodedJSONWriter: PercentEncodedJSONSink {
         var text = text
         let slash = escapingSlashes
         var out = output
+        reserve(3, at: out)
         PercentEncodedJSONWriter.percent(UInt8(ascii: "\""), &out)
         text.withUTF8 { bytes in
             JSONByteCoding.unreservedTable.withUnsafeBufferPointer { unreserved in
                 for byte in bytes {
                     if unreserved[Int(byte)] {
+                        reserve(1, at: out)
                         out[0] = byte
                         out += 1
                     } else {
+                        reserve(JSONByteCoding.escapedWidth(byte, escapingSlashes: slash), at: out)
                         PercentEncodedJSONWriter.escaped(byte, escapingSlashes: slash, &out)
                     }
                 }
             }
         }
+        reserve(3, at: out)
         PercentEncodedJSONWriter.percent(UInt8(ascii: "\""), &out)
         output = out
     }
@@ -618,6 +636,7 @@ struct PercentEncodedJSONWriter: PercentEncodedJSONSink {
 
     mutating func integer(_ value: Int) {
         let count = PercentEncodedJSONWriter.digitCount(value)
+        reserve(count, at: output)
         var magnitude = value.magnitude
         var index = count - 1
         while true {
@@ -669,9 +688,10 @@ func percentEncodedJSONURL(
     layout.describe(to: &counter)
     let capacity = prefix.utf8CodeUnitCount + counter.count
     return String(unsafeUninitializedCapacity: capacity) { buffer in
-        var writer = PercentEncodedJSONWriter(escapingSlashes: escapingSlashes, output: buffer.baseAddress!)
+        var writer = PercentEncodedJSONWriter(escapingSlashes: escapingSlashes, buffer: buffer)
         writer.raw(prefix)
         layout.describe(to: &writer)
+        precondition(writer.output == writer.end, "percent-encoded JSON shorter than it was measured")
         return capacity
     }
 }
