@@ -48,22 +48,13 @@ public struct QueryParameters: Sendable, Hashable, RandomAccessCollection {
     /// The items of a query's UTF-8 bytes. Splits on bytes, not Characters: a combining mark after `&` or `=`
     /// must not hide the delimiter.
     private static func items(in bytes: UnsafeBufferPointer<UInt8>) throws -> [Item] {
+        func decode(_ range: Range<Int>) throws -> String {
+            try PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: bytes[range]))
+        }
         var items: [Item] = []
-        var start = 0
-        while start < bytes.count {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
-            defer { start = end + 1 }
-            guard end > start else { continue }  // an empty segment: `a=1&&b=2`
-            let segment = bytes[start..<end]
-            if let equals = segment.firstIndex(of: UInt8(ascii: "=")) {
-                let name = try PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: segment[..<equals]))
-                let value = try PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: segment[(equals + 1)...]))
-                items.append(Item(name: name, value: value))
-            } else {
-                items.append(
-                    Item(name: try PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: segment)), value: nil)
-                )
-            }
+        var segments = QueryByteItems(bytes, query: 0..<bytes.count)
+        while let segment = segments.next() {
+            items.append(Item(name: try decode(segment.name), value: try segment.value.map(decode)))
         }
         return items
     }

@@ -1,280 +1,6 @@
-import Foundation  // memchr
-
-/// Byte-level helpers for the fast paths of the JSON-in-a-query-parameter providers (Square Point of Sale and
-/// SoftPOS): splitting a callback URL, percent-decoding one query value into a buffer, reading the strict JSON in
-/// it, and writing percent-encoded JSON in one pass.
-///
-/// A fast path handles the common shape of its input and gives up (``FastPathUnsupported``) on anything else,
-/// valid or not; the provider then runs its general code, which decides and words any error. A fast path never
-/// refuses anything itself, so errors, codes and messages always come from the general code. These helpers
-/// mirror ``URLParts``, ``QueryParameters``, ``PercentEncoding`` and the strict JSON parser exactly for what they
-/// accept; the property tests compare each fast path with its general path.
-
-/// The input has a shape a fast path does not handle: the general code must decide.
-struct FastPathUnsupported: Error {}
-
-/// The first offset of `byte` in `start..<end` of `bytes`, or `end` (a vectorised search).
-@inline(__always)
-func firstOffset(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
-    guard start < end, let base = bytes.baseAddress,
-        let found = memchr(base + start, Int32(byte), end - start)
-    else { return end }
-    return UnsafeRawPointer(found) - UnsafeRawPointer(base)
-}
-
-/// The ranges of the parts of a URL in its UTF-8 bytes, split exactly as ``URLParts`` splits them.
-struct URLByteRanges {
-    /// The scheme, before the first `:`.
-    var scheme: Range<Int>
-    /// The authority after `//`, or `nil` without `//`.
-    var authority: Range<Int>?
-    /// The path, possibly empty.
-    var path: Range<Int>
-    /// The query after the first `?` before the fragment, or `nil`.
-    var query: Range<Int>?
-    /// The fragment after the first `#`, or `nil`.
-    var fragment: Range<Int>?
-
-    /// Splits a URL; `nil` exactly when ``URLParts`` throws (no `:`, or a scheme that is not valid).
-    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let ranges = try? URLByteRanges(splitting: bytes) else { return nil }
-        self = ranges
-    }
-
-    /// Splits a URL: the split ``URLParts`` is made of.
-    /// - Throws: ``QueryError`` from ``URLParts/schemeEnd(in:)`` when there is no valid scheme.
-    init(splitting bytes: UnsafeBufferPointer<UInt8>) throws {
-        let colon = try URLParts.schemeEnd(in: bytes)
-        scheme = 0..<colon
-        var end = bytes.count
-        let hash = firstOffset(of: UInt8(ascii: "#"), in: bytes, from: colon + 1, to: end)
-        fragment = hash < end ? (hash + 1)..<end : nil
-        end = hash
-        let question = firstOffset(of: UInt8(ascii: "?"), in: bytes, from: colon + 1, to: end)
-        query = question < end ? (question + 1)..<end : nil
-        end = question
-        let start = colon + 1
-        if end - start >= 2, bytes[start] == UInt8(ascii: "/"), bytes[start + 1] == UInt8(ascii: "/") {
-            let slash = firstOffset(of: UInt8(ascii: "/"), in: bytes, from: start + 2, to: end)
-            authority = (start + 2)..<slash
-            path = slash..<end
-        } else {
-            authority = nil
-            path = start..<end
-        }
-    }
-
-    /// The host within the authority, as ``URLParts/host`` finds it; `nil` without an authority.
-    func host(in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        guard let authority else { return nil }
-        var start = authority.lowerBound
-        var end = authority.upperBound
-        if let at = bytes[authority].lastIndex(of: UInt8(ascii: "@")) { start = at + 1 }
-        if start < end, bytes[start] == UInt8(ascii: "[") {
-            if let close = bytes[start..<end].firstIndex(of: UInt8(ascii: "]")) { end = close + 1 }
-        } else if let colon = bytes[start..<end].lastIndex(of: UInt8(ascii: ":")) {
-            end = colon
-        }
-        return start..<end
-    }
-}
-
-/// The URL schemes of the POS apps (``PaymentProvider/appURLScheme``), compared on bytes.
-enum POSAppSchemes {
-    /// The schemes, lower-case.
-    private static let schemes: [[UInt8]] = PaymentProvider.all.compactMap { $0.appURLScheme.map { Array($0.utf8) } }
-
-    /// Whether the valid scheme at `range` is a POS app's (compared case-insensitively, as
-    /// ``PaymentProvider/init(appURLScheme:)`` does: a valid scheme is ASCII, so lower-casing is per byte).
-    static func contains(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        schemes.contains { scheme in
-            guard scheme.count == range.count else { return false }
-            for (offset, byte) in scheme.enumerated() {
-                var other = bytes[range.lowerBound + offset]
-                if other >= UInt8(ascii: "A"), other <= UInt8(ascii: "Z") { other |= 0x20 }
-                guard other == byte else { return false }
-            }
-            return true
-        }
-    }
-}
-
-/// One `name=value` segment of a query, as ranges of the URL's bytes.
-struct QueryByteItem {
-    /// The name, before the first `=` (still percent-encoded).
-    var name: Range<Int>
-    /// The value after the first `=` (still percent-encoded), or `nil` without `=`.
-    var value: Range<Int>?
-}
-
-/// The non-empty `&`-separated segments of a query, in order, as ``QueryParameters`` reads them.
-struct QueryByteItems: IteratorProtocol {
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var position: Int
-    private let end: Int
-
-    /// The segments of the query at `range` of `bytes`.
-    init(_ bytes: UnsafeBufferPointer<UInt8>, query range: Range<Int>) {
-        self.bytes = bytes
-        position = range.lowerBound
-        end = range.upperBound
-    }
-
-    /// The next non-empty segment.
-    mutating func next() -> QueryByteItem? {
-        while position < end {
-            let start = position
-            let stop = firstOffset(of: UInt8(ascii: "&"), in: bytes, from: start, to: end)
-            position = stop + 1
-            guard stop > start else { continue }
-            let equals = firstOffset(of: UInt8(ascii: "="), in: bytes, from: start, to: stop)
-            if equals < stop { return QueryByteItem(name: start..<equals, value: (equals + 1)..<stop) }
-            return QueryByteItem(name: start..<stop, value: nil)
-        }
-        return nil
-    }
-}
-
-/// Strict percent-decoding of bytes, as ``PercentEncoding/decode(_:)`` does it, into a caller's buffer.
-enum PercentDecodingBytes {
-    /// Decodes `range` of `bytes` into `output` (at least `range.count` bytes).
-    /// - Returns: how many bytes were written, or `nil` for an escape that is not `%` and two hex digits, or for
-    ///   decoded bytes that are not valid UTF-8 (where ``PercentEncoding`` throws).
-    static func decode(
-        _ bytes: UnsafeBufferPointer<UInt8>,
-        _ range: Range<Int>,
-        into output: UnsafeMutableBufferPointer<UInt8>
-    ) -> Int? {
-        guard let base = bytes.baseAddress, let out = output.baseAddress else { return range.isEmpty ? 0 : nil }
-        // Pointers and wrapping arithmetic: every offset stays within `range`, so nothing can overflow.
-        var input = base + range.lowerBound
-        let end = base + range.upperBound
-        var next = out
-        var bits: UInt8 = 0  // every byte or-ed: bit 7 set means text beyond ASCII
-        while input < end {
-            var byte = input.pointee
-            if byte == UInt8(ascii: "%") {
-                guard end - input > 2 else { return nil }
-                let high = hexValue(input[1])
-                let low = hexValue(input[2])
-                guard high | low < 16 else { return nil }
-                byte = high &<< 4 | low
-                input += 3
-            } else {
-                input += 1
-            }
-            next.pointee = byte
-            next += 1
-            bits |= byte
-        }
-        let count = next - out
-        if bits >= 0x80 {
-            // Rare: text beyond ASCII, checked as the general path checks it.
-            guard String(validating: UnsafeBufferPointer(start: out, count: count), as: UTF8.self) != nil else {
-                return nil
-            }
-        }
-        return count
-    }
-
-    /// Whether the general decoder surely accepts `range`: every escape is `%` and two hex digits and decodes to
-    /// ASCII (the bytes between escapes come from a `String`, so they are whole UTF-8 sequences). `false` does not
-    /// mean it refuses it.
-    static func decodesToValidText(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        var index = range.lowerBound
-        while index < range.upperBound {
-            if bytes[index] == UInt8(ascii: "%") {
-                guard index + 2 < range.upperBound, hexValue(bytes[index + 1]) < 8, hexValue(bytes[index + 2]) < 16
-                else { return false }
-                index += 3
-            } else {
-                index += 1
-            }
-        }
-        return true
-    }
-
-    /// The value of a hex digit, or 16 or more for any other byte.
-    @inline(__always)
-    private static func hexValue(_ byte: UInt8) -> UInt8 {
-        let digit = byte &- UInt8(ascii: "0")
-        if digit < 10 { return digit }
-        let letter = (byte | 0x20) &- UInt8(ascii: "a")
-        return letter < 6 ? letter &+ 10 : 16
-    }
-}
-
-extension UnsafeBufferPointer<UInt8> {
-    /// Whether the bytes at `range` are exactly those of `literal`.
-    @inline(__always)
-    func matches(_ range: Range<Int>, _ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard range.count == count, let base = baseAddress else { return false }
-        return memoryEquals(base + range.lowerBound, literal.utf8Start, count)
-    }
-
-    /// Whether the bytes at `range` are exactly those of `text`.
-    @inline(__always)
-    func matches(_ range: Range<Int>, _ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { other in
-            guard range.count == other.count, let base = baseAddress, let otherBase = other.baseAddress else {
-                return range.count == other.count
-            }
-            return memoryEquals(base + range.lowerBound, otherBase, range.count)
-        }
-    }
-
-    /// Whether the bytes at two ranges are the same.
-    @inline(__always)
-    func matches(_ range: Range<Int>, _ other: Range<Int>) -> Bool {
-        guard range.count == other.count, let base = baseAddress else { return range.count == other.count }
-        return memoryEquals(base + range.lowerBound, base + other.lowerBound, range.count)
-    }
-
-    /// The text of the bytes at `range`, which are valid UTF-8.
-    @inline(__always)
-    func text(_ range: Range<Int>) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: self[range]), as: UTF8.self)
-    }
-
-    /// Whether `byte` is at `range` (a vectorised search).
-    @inline(__always)
-    func contains(_ byte: UInt8, in range: Range<Int>) -> Bool {
-        firstOffset(of: byte, in: self, from: range.lowerBound, to: range.upperBound) < range.upperBound
-    }
-
-    /// Whether every byte at `range` is in `lower...upper`.
-    @inline(__always)
-    func allBytes(_ range: Range<Int>, in lower: UInt8, _ upper: UInt8) -> Bool {
-        for index in range where self[index] < lower || self[index] > upper { return false }
-        return true
-    }
-
-    /// How many ASCII digits the bytes at `range` hold.
-    @inline(__always)
-    func digitCount(_ range: Range<Int>) -> Int {
-        var count = 0
-        for index in range where isDigit(self[index]) { count += 1 }
-        return count
-    }
-}
-
-@inline(__always)
-private func memoryEquals(_ left: UnsafePointer<UInt8>, _ right: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-    for offset in 0..<count where left[offset] != right[offset] { return false }
-    return true
-}
-
-@inline(__always)
-private func isLetter(_ byte: UInt8) -> Bool {
-    (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
-}
-
-@inline(__always)
-private func isDigit(_ byte: UInt8) -> Bool {
-    byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-}
+/// The JSON side of the fast paths of the JSON-in-a-query-parameter providers (Square Point of Sale and SoftPOS):
+/// reading the strict JSON of a callback from its decoded bytes, and writing percent-encoded JSON in one pass.
+/// The byte-level helpers they share with the other fast paths are in `FastPathBytes.swift`.
 
 /// A forward reader of strict JSON (RFC 8259, as ``JSONValue/parse(_:limits:)`` reads it) for fast paths.
 ///
@@ -399,16 +125,16 @@ struct JSONByteReader {
         skipWhitespace()
         let start = position
         if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
-        guard position < bytes.count, isDigit(bytes[position]) else { throw FastPathUnsupported() }
+        guard position < bytes.count, isASCIIDigit(bytes[position]) else { throw FastPathUnsupported() }
         if bytes[position] == UInt8(ascii: "0") {
             position += 1
-            if position < bytes.count, isDigit(bytes[position]) { throw FastPathUnsupported() }
+            if position < bytes.count, isASCIIDigit(bytes[position]) { throw FastPathUnsupported() }
         } else {
             skipDigits()
         }
         if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
             position += 1
-            guard position < bytes.count, isDigit(bytes[position]) else { throw FastPathUnsupported() }
+            guard position < bytes.count, isASCIIDigit(bytes[position]) else { throw FastPathUnsupported() }
             skipDigits()
         }
         if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
@@ -416,14 +142,14 @@ struct JSONByteReader {
             if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
                 position += 1
             }
-            guard position < bytes.count, isDigit(bytes[position]) else { throw FastPathUnsupported() }
+            guard position < bytes.count, isASCIIDigit(bytes[position]) else { throw FastPathUnsupported() }
             skipDigits()
         }
         return start..<position
     }
 
     private mutating func skipDigits() {
-        while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        while position < bytes.count, isASCIIDigit(bytes[position]) { position += 1 }
     }
 
     /// Skips a string (without escapes), number, `true`, `false` or `null`; gives up on arrays and objects.
