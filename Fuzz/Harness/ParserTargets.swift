@@ -14,6 +14,10 @@ enum ParserTargets {
     // MARK: Square
 
     static let squareCallback = FuzzTarget.text("square-callback", "SquareResponse(callbackURLString:)") { input in
+        FuzzCheck.expect(
+            SquareResponse.fastPathAgrees(input) != false,
+            "the one-pass Square parser reads another answer than the general parser"
+        )
         guard let response = FuzzCheck.parse(input, "SquareResponse", { try SquareResponse(callbackURLString: input) })
         else { return }
         FuzzCheck.checkCallback(response, input: input)
@@ -34,6 +38,10 @@ enum ParserTargets {
     static let squareRequest = FuzzTarget.text("square-request", "SquareRequest(urlString:)") { input in
         guard let request = FuzzCheck.parse(input, "SquareRequest", { try SquareRequest(urlString: input) })
         else { return }
+        FuzzCheck.expect(
+            (try? request.urlString()) == (try? request.generalURLString()),
+            "the one-pass Square builder writes another URL than the general builder"
+        )
         FuzzCheck.isSafeToShow(String(describing: request), input: input, what: "a SquareRequest's description")
         guard let url = try? request.urlString() else { return }
         let again = FuzzCheck.parse(url, "SquareRequest (round trip)") { try SquareRequest(urlString: url) }
@@ -43,6 +51,10 @@ enum ParserTargets {
     // MARK: Swipe
 
     static let swipeCallback = FuzzTarget.text("swipe-callback", "SwipeResponse(callbackURLString:)") { input in
+        FuzzCheck.expect(
+            SwipeResponse.fastPathAgrees(input) != false,
+            "the one-pass Swipe parser reads another answer than the general parser"
+        )
         guard let response = FuzzCheck.parse(input, "SwipeResponse", { try SwipeResponse(callbackURLString: input) })
         else { return }
         FuzzCheck.checkCallback(response, input: input)
@@ -76,6 +88,10 @@ enum ParserTargets {
     // MARK: SoftPOS
 
     static let softPOSCallback = FuzzTarget.text("softpos-callback", "SoftPOSResponse(callbackURLString:)") { input in
+        FuzzCheck.expect(
+            SoftPOSResponse.fastPathAgrees(input) != false,
+            "the one-pass SoftPOS parser reads another answer than the general parser"
+        )
         guard
             let response = FuzzCheck.parse(input, "SoftPOSResponse", { try SoftPOSResponse(callbackURLString: input) })
         else { return }
@@ -91,6 +107,10 @@ enum ParserTargets {
     static let softPOSRequest = FuzzTarget.text("softpos-request", "SoftPOSRequest(urlString:)") { input in
         guard let request = FuzzCheck.parse(input, "SoftPOSRequest", { try SoftPOSRequest(urlString: input) })
         else { return }
+        FuzzCheck.expect(
+            (try? request.urlString()) == (try? request.generalURLString()),
+            "the one-pass SoftPOS builder writes another URL than the general builder"
+        )
         FuzzCheck.isSafeToShow(String(describing: request), input: input, what: "a SoftPOSRequest's description")
         guard let url = try? request.urlString() else { return }
         let again = FuzzCheck.parse(url, "SoftPOSRequest (round trip)") { try SoftPOSRequest(urlString: url) }
@@ -100,6 +120,10 @@ enum ParserTargets {
     // MARK: SumUp
 
     static let sumUpCallback = FuzzTarget.text("sumup-callback", "SumUpResponse(callbackURLString:)") { input in
+        FuzzCheck.expect(
+            SumUpResponse.fastPathAgrees(input) != false,
+            "the one-pass SumUp parser reads another answer than the general parser"
+        )
         guard let response = FuzzCheck.parse(input, "SumUpResponse", { try SumUpResponse(callbackURLString: input) })
         else { return }
         FuzzCheck.checkCallback(response, input: input)

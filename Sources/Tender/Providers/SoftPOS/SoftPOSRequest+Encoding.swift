@@ -19,7 +19,7 @@ extension SoftPOSRequest {
     /// The request URL as text; see ``url()``.
     ///
     /// The JSON and its percent-encoding are written in one pass into one buffer of exactly the right size
-    /// (``SoftPOSPayloadLayout``); the bytes are those of ``generalURLString()`` (the tests compare the two).
+    /// (`SoftPOSPayloadLayout`); the bytes are those of `generalURLString()` (the tests compare the two).
     public func urlString() throws -> String {
         let responseURL = try checkedResponseURL()
         let url = percentEncodedJSONURL(

@@ -8,7 +8,7 @@ extension SoftPOSResponse {
     ///
     /// The usual answer (one `result` parameter holding the host's `result`, keys and strings without escapes) is
     /// read in one pass over the URL's bytes; anything else goes through the general parser
-    /// (``init(generalCallbackURLString:)``), which also words every error. Both give the same result (the tests
+    /// (`init(generalCallbackURLString:)`), which also words every error. Both give the same result (the tests
     /// compare them).
     /// - Throws: ``SoftPOSError``; its message names the field and the rule, never the value.
     public init(callbackURLString: String) throws {
@@ -24,6 +24,13 @@ extension SoftPOSResponse {
     package static func parsedOnFastPath(_ callbackURLString: String) -> SoftPOSResponse? {
         var text = callbackURLString
         return text.withUTF8 { try? SoftPOSResponse(commonShape: $0) }
+    }
+
+    /// Whether the one-pass parser, when it reads `callbackURLString` at all, reads what the general parser reads;
+    /// `nil` when it leaves the URL to the general parser. The fuzz targets check it on every input.
+    package static func fastPathAgrees(_ callbackURLString: String) -> Bool? {
+        guard let fast = parsedOnFastPath(callbackURLString) else { return nil }
+        return (try? SoftPOSResponse(generalCallbackURLString: callbackURLString)) == fast
     }
 
     /// Parses a callback URL with the general parser: the query split into decoded items, the result JSON into a

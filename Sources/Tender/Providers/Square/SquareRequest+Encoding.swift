@@ -20,7 +20,7 @@ extension SquareRequest {
     /// The request URL as text; see ``url()``.
     ///
     /// The JSON and its percent-encoding are written in one pass into one buffer of exactly the right size
-    /// (``SquarePayloadLayout``); the bytes are those of ``generalURLString()``, which builds a `JSONValue`,
+    /// (`SquarePayloadLayout`); the bytes are those of `generalURLString()`, which builds a `JSONValue`,
     /// serializes it and percent-encodes the text (the tests compare the two).
     public func urlString() throws -> String {
         let callback = try checkedWireCallbackURL()

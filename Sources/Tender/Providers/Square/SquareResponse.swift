@@ -75,7 +75,7 @@ public struct SquareResponse: PaymentCallback {
     /// Parses a callback URL given as text, exactly as received.
     ///
     /// The usual reply (one `data` parameter; strict JSON of keys and strings without escapes) is read in one pass
-    /// over the URL's bytes; anything else goes through the general parser (``init(generalCallbackURLString:)``),
+    /// over the URL's bytes; anything else goes through the general parser (`init(generalCallbackURLString:)`),
     /// which also words every error. Both give the same result (the tests compare them).
     /// - Throws: ``SquareError`` with one of the SDK's response codes (8–11) and a message naming the problem.
     public init(callbackURLString: String) throws {
@@ -91,6 +91,13 @@ public struct SquareResponse: PaymentCallback {
     package static func parsedOnFastPath(_ callbackURLString: String) -> SquareResponse? {
         var text = callbackURLString
         return text.withUTF8 { try? SquareResponse(commonShape: $0) }
+    }
+
+    /// Whether the one-pass parser, when it reads `callbackURLString` at all, reads what the general parser reads;
+    /// `nil` when it leaves the URL to the general parser. The fuzz targets check it on every input.
+    package static func fastPathAgrees(_ callbackURLString: String) -> Bool? {
+        guard let fast = parsedOnFastPath(callbackURLString) else { return nil }
+        return (try? SquareResponse(generalCallbackURLString: callbackURLString)) == fast
     }
 
     /// Parses a callback URL with the general parser: the URL split into parts, its query into decoded items, the

@@ -14,6 +14,13 @@ extension SumUpResponse {
         try self.init(checking: read)
     }
 
+    /// Whether the one-pass reader, when it reads `callbackURLString` at all, reads what the general reader reads;
+    /// `nil` when it leaves the URL to the general reader. The fuzz targets check it on every input.
+    package static func fastPathAgrees(_ callbackURLString: String) -> Bool? {
+        guard let fast = readCommonCallback(callbackURLString) else { return nil }
+        return (try? readCallback(callbackURLString)) == fast
+    }
+
     /// Reads the result parameters of a callback URL with the general reader (``QueryParameters``).
     /// - Throws: ``SumUpError`` when the URL cannot be read.
     static func readCallback(_ callbackURLString: String) throws -> ReadCallback {

@@ -15,6 +15,13 @@ extension SwipeResponse {
         self = try SwipeResponse.checked(&read)
     }
 
+    /// Whether the one-pass reader, when it reads `callbackURLString` at all, reads what the general reader reads;
+    /// `nil` when it leaves the URL to the general reader. The fuzz targets check it on every input.
+    package static func fastPathAgrees(_ callbackURLString: String) -> Bool? {
+        guard let fast = readCommonCallback(callbackURLString) else { return nil }
+        return (try? readCallback(callbackURLString)) == fast
+    }
+
     /// Reads the result parameters of a callback URL with the general reader (``QueryParameters``): every name
     /// and value decoded, then the `ifcc_` ones collected.
     /// - Throws: ``SwipeError`` when the URL cannot be read, or a result parameter has no value or is repeated.
