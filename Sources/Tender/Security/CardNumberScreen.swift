@@ -98,7 +98,7 @@ package enum CardNumberScreen {
 
     /// Whether the text has at least as many digits as the shortest card number: most text has not, and is
     /// then screened without a copy.
-    private static func hasEnoughDigits(_ utf8: some Sequence<UInt8>) -> Bool {
+    package static func hasEnoughDigits(_ utf8: some Sequence<UInt8>) -> Bool {
         // Native strings are counted in place: iterating a UTF-8 view costs several times more.
         if let answer = utf8.withContiguousStorageIfAvailable({ hasEnoughDigits(bytes: $0) }) { return answer }
         var count = 0

@@ -1,3 +1,5 @@
+import Tender
+
 /// What must never reach the journal or a log (SEC-9): card numbers, and text without bound.
 enum Redaction {
     /// Bounds `text` to `limit` characters and masks every card number in it.
@@ -13,10 +15,8 @@ enum Redaction {
     /// A card number is a run of 13–19 digits, possibly grouped by single spaces or hyphens
     /// (`4111 1111 1111 1111`), that passes the Luhn check.
     static func maskingCardNumbers(_ text: String) -> String {
-        // Fewer than 13 digits in all cannot make a card number (digits are ASCII: one byte each).
-        var digitCount = 0
-        for byte in text.utf8 where byte &- UInt8(ascii: "0") < 10 { digitCount += 1 }
-        guard digitCount >= 13 else { return text }
+        // Fewer than 13 digits in all cannot make a card number.
+        guard CardNumberScreen.hasEnoughDigits(text.utf8) else { return text }
         var scalars = Array(text.unicodeScalars)
         var changed = false
         var index = 0
