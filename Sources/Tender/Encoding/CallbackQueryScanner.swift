@@ -142,11 +142,7 @@ package enum CallbackQueryScanner {
         equal expected: UnsafeBufferPointer<UInt8>
     ) -> Bool {
         guard expected.count == bytes.count else { return false }
-        var offset = 0
-        for byte in bytes {
-            guard byte == expected[offset] else { return false }
-            offset += 1
-        }
-        return true
+        guard let base = bytes.base.baseAddress, let other = expected.baseAddress else { return true }  // both empty
+        return memoryEquals(base + bytes.startIndex, other, bytes.count)
     }
 }

@@ -63,9 +63,15 @@ struct URLByteRanges {
         }
     }
 
-    /// The host within the authority, as ``URLParts/host`` finds it; `nil` without an authority.
+    /// The host within the authority (``URLParts/host``); `nil` without an authority.
     func host(in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        guard let authority else { return nil }
+        authority.map { URLByteRanges.host(of: $0, in: bytes) }
+    }
+
+    /// The host within the authority at `authority` of `bytes`: without user information (up to the last `@`) and
+    /// port (after the last `:`, unless the host is an IP literal in `[…]`). The delimiters are ASCII, so searching
+    /// bytes finds them exactly where a walk over scalars would.
+    static func host(of authority: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int> {
         var start = authority.lowerBound
         var end = authority.upperBound
         if let at = bytes[authority].lastIndex(of: UInt8(ascii: "@")) { start = at + 1 }
@@ -193,14 +199,8 @@ enum PercentDecodingBytes {
         return true
     }
 
-    /// The value of a hex digit, or 16 or more for any other byte.
     @inline(__always)
-    private static func hexValue(_ byte: UInt8) -> UInt8 {
-        let digit = byte &- UInt8(ascii: "0")
-        if digit < 10 { return digit }
-        let letter = (byte | 0x20) &- UInt8(ascii: "a")
-        return letter < 6 ? letter &+ 10 : 16
-    }
+    private static func hexValue(_ byte: UInt8) -> UInt8 { PercentEncoding.hexDigitValue(byte) }
 }
 
 extension UnsafeBufferPointer<UInt8> {
@@ -231,10 +231,10 @@ extension UnsafeBufferPointer<UInt8> {
         return memoryEquals(base + range.lowerBound, base + other.lowerBound, range.count)
     }
 
-    /// The text of the bytes at `range`, which are valid UTF-8.
+    /// The text of the bytes at `range`, which are valid UTF-8 (``CallbackQueryScanner/text(_:)``).
     @inline(__always)
     func text(_ range: Range<Int>) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: self[range]), as: UTF8.self)
+        CallbackQueryScanner.text(UnsafeBufferPointer(rebasing: self[range]))
     }
 
     /// Whether `byte` is at `range` (a vectorised search).
@@ -259,8 +259,9 @@ extension UnsafeBufferPointer<UInt8> {
     }
 }
 
+/// Whether `count` bytes at `left` and at `right` are the same.
 @inline(__always)
-private func memoryEquals(_ left: UnsafePointer<UInt8>, _ right: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+func memoryEquals(_ left: UnsafePointer<UInt8>, _ right: UnsafePointer<UInt8>, _ count: Int) -> Bool {
     for offset in 0..<count where left[offset] != right[offset] { return false }
     return true
 }

@@ -124,11 +124,16 @@ public enum PercentEncoding: Sendable {
 
     @inline(__always)
     private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        default: return nil
-        }
+        let value = hexDigitValue(byte)
+        return value < 16 ? value : nil
+    }
+
+    /// The value of a hex digit (either case), or 16 or more for any other byte: no branch on the letter's case.
+    @inline(__always)
+    static func hexDigitValue(_ byte: UInt8) -> UInt8 {
+        let digit = byte &- UInt8(ascii: "0")
+        if digit < 10 { return digit }
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")
+        return letter < 6 ? letter &+ 10 : 16
     }
 }

@@ -81,18 +81,10 @@ package struct URLParts: Sendable, Hashable {
 
     /// The host: the authority without user information and port; `nil` without an authority.
     package var host: String? {
-        guard let authority else { return nil }
-        let utf8 = authority.utf8
-        var start = utf8.startIndex
-        var end = utf8.endIndex
-        // The delimiters are ASCII: searching bytes finds them exactly where a walk over scalars would.
-        if let at = utf8.lastIndex(of: UInt8(ascii: "@")) { start = utf8.index(after: at) }
-        if start < end, utf8[start] == UInt8(ascii: "[") {
-            if let close = utf8[start...].firstIndex(of: UInt8(ascii: "]")) { end = utf8.index(after: close) }
-        } else if let colon = utf8[start...].lastIndex(of: UInt8(ascii: ":")) {
-            end = colon
+        guard var authority else { return nil }
+        return authority.withUTF8 { bytes in
+            URLParts.text(bytes[URLByteRanges.host(of: 0..<bytes.count, in: bytes)])
         }
-        return String(decoding: utf8[start..<end], as: UTF8.self)
     }
 
     /// The URL string again, exactly as split.
