@@ -63,6 +63,22 @@ struct FuzzRegressionTests {
         #expect(!CardNumberScreen.containsCardNumber(error?.message ?? ""), "\(error?.message ?? "")")
     }
 
+    @Test(
+        "a callback_url with '//' before the marker decodes to a request that sends it again (square-request; square §1.3)"
+    )
+    func squareRequestDoubleSlashBeforeMarker() throws {
+        // The target's input (Corpus/square-request/regression-double-slash-before-marker), its data decoded.
+        let data =
+            #"{"sdk_version":"3.5.0","version":"1.3","client_id":"8M4Qn6MyR4BZmy-app://@@@@@@@@@@@@@@@@@@@@@@@@@@"#
+            + #"DeS0c41L3g","amount_money":{"amount":100,"currency_code":"USD"},"#
+            + #""callback_url":"my-app:\/\/perform-callba\/\/square_request","options":{"supported_tender_types":[],"#
+            + #""clear_default_fees":false,"auto_return":false,"disable_cnp":false,"skip_receipt":false}}"#
+        let request = try SquareRequest(urlString: SquareRequest.urlPrefix + PercentEncoding.encode(data))
+        #expect(request.callbackURL.absoluteString == "my-app://perform-callba//")
+        #expect(try request.wireCallbackURL() == "my-app://perform-callba//square_request")
+        #expect(try SquareRequest(urlString: try request.urlString()) == request)
+    }
+
     @Test("an unknown currency code is quoted masked and cut short (SEC-9)")
     func currencyCodeMasked() {
         let error = #expect(throws: MoneyError.self) {

@@ -289,6 +289,35 @@ struct SquareRequestDecodingTests {
     }
 
     @Test(
+        "a marked callback_url decodes to the URL the marker was added to, which marks to the same bytes (square §1.3)",
+        arguments: [
+            ("my-app://perform-callback/square_request", "my-app://perform-callback"),
+            ("my-app://square_request?x=1", "my-app://?x=1"),
+            ("my-app://h/a/square_request", "my-app://h/a"),
+            ("my-app://h//square_request", "my-app://h//"),
+            ("my-app://h/a//square_request?q", "my-app://h/a//?q"),
+        ]
+    )
+    func markedCallback(wire: String, callback: String) throws {
+        var object = try SquareFixtures.data(of: SquareFixtures.request())
+        object["callback_url"] = .string(wire)
+        let url =
+            "square-commerce-v1://payment/create?data=" + PercentEncoding.encode(JSONValue.object(object).serialized())
+        let request = try SquareRequest(urlString: url)
+        #expect(request.callbackURL.absoluteString == callback)
+        #expect(request.dialect.marksCallbackURL)
+        #expect(try request.wireCallbackURL() == wire)
+        #expect(try SquareRequest(url: try request.url()) == request)
+    }
+
+    @Test("the SDK's decode strips the slash before the marker even where encode did not add it (square §1.3)")
+    func sdkDecode() {
+        #expect(SquareCallbackMarker.decode("my-app://h//square_request") == "my-app://h/")
+        #expect(SquareCallbackMarker.original(of: "my-app://h//square_request") == "my-app://h//")
+        #expect(SquareCallbackMarker.decode("my-app://h/a/square_request") == "my-app://h/a")
+    }
+
+    @Test(
         "the common mistakes of web integrations are named (square §4)",
         arguments: [
             (#"{"note":"x"}"#, "'notes'"), (#"{"currency":"USD"}"#, "currency_code"),

@@ -42,6 +42,21 @@ public enum SquareCallbackMarker: Sendable {
     ///
     /// A callback URL that ended in `/` before marking comes back without it: the two cannot be told apart.
     public static func decode(_ markedURL: String) -> String {
+        unmarked(markedURL, keepingSlash: { _ in false })
+    }
+
+    /// The callback URL that ``encode(_:)`` turns into `markedURL`: ``decode(_:)``, except that when the path
+    /// left would still end in `/`, the `/` before the marker stays. `my-app://h/a//square_request` comes from
+    /// `my-app://h/a//` (`my-app://h/a/` is sent as `my-app://h/a/square_request`), so
+    /// `encode(original(of: url)) == url` for every URL that `encode` writes. A request decoder needs this;
+    /// ``decode(_:)`` keeps the SDK's rule.
+    static func original(of markedURL: String) -> String {
+        unmarked(markedURL, keepingSlash: { $0.hasSuffix("/") })
+    }
+
+    /// Removes the marker: the host if it is the marker, otherwise the last path component and the `/` before
+    /// it, unless `keepingSlash` says so for the path that would be left.
+    private static func unmarked(_ markedURL: String, keepingSlash: (String) -> Bool) -> String {
         guard var parts = try? URLParts(markedURL) else { return markedURL }
         if parts.host == marker, parts.authority == marker {
             parts.authority = ""
@@ -49,6 +64,7 @@ public enum SquareCallbackMarker: Sendable {
         }
         guard parts.path == "/" + marker || parts.path.hasSuffix("/" + marker) else { return markedURL }
         parts.path.removeLast(marker.count + 1)
+        if keepingSlash(parts.path) { parts.path += "/" }
         return parts.string
     }
 

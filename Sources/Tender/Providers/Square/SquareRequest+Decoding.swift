@@ -6,7 +6,10 @@ extension SquareRequest {
     /// Decoding is strict: exactly one `data` parameter, strict JSON (no duplicate keys), the key types of
     /// spec §1.2, no unknown keys (so the common mistakes of spec §4, such as `note` or `currency`, are
     /// named), a known ISO 4217 currency. The dialect is read back from what is present; a marked callback URL
-    /// is unmarked, so `SquareRequest(url: try request.url()) == request`.
+    /// is unmarked to the URL the marker was added to (spec §1.3), so the decoded request sends the same
+    /// `callback_url` again and `SquareRequest(url: try request.url()) == request`. One form cannot come back:
+    /// marking sends `my-app://cb/` and `my-app://cb` alike (`my-app://cb/square_request`), which decodes
+    /// as `my-app://cb`.
     /// - Throws: ``SquareError`` with ``SquareError/Code/invalidRequestData`` and a message naming the problem.
     public init(url: URL) throws {
         try self.init(urlString: url.absoluteString)
@@ -123,7 +126,7 @@ extension SquareRequest {
             throw invalid("The request data has no 'callback_url'.")
         }
         let marked = SquareCallbackMarker.isMarked(wireCallback)
-        let callbackText = marked ? SquareCallbackMarker.decode(wireCallback) : wireCallback
+        let callbackText = marked ? SquareCallbackMarker.original(of: wireCallback) : wireCallback
         guard let callbackURL = URL(string: callbackText) else {
             throw invalid("'callback_url' is not a URL.")
         }
