@@ -22,8 +22,12 @@ struct DecodeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let forced = try provider.map(DecodeCommand.provider(named:))
-        guard let kind = PaymentURLKind.detect(url, provider: forced) else {
+        guard let kind = PaymentURLKind.detect(url, provider: forced) ?? forced.flatMap({ callbackKind(of: $0) })
+        else {
             if let forced {
+                if let owner = (try? URLParts(url)).flatMap({ PaymentProvider(appURLScheme: $0.scheme) }) {
+                    throw CLIError("This URL is a \(owner) request, not a \(forced) request or callback.")
+                }
                 throw CLIError("This URL is not a \(forced) request or callback.")
             }
             throw CLIError(
@@ -31,6 +35,13 @@ struct DecodeCommand: AsyncParsableCommand {
             )
         }
         Output.line(try DecodeCommand.describe(url, as: kind).text)
+    }
+
+    /// With a forced provider, a URL on the app's own scheme whose parameters detection cannot read (a bad
+    /// percent-escape, say) is that provider's callback, so its parser says what is wrong with it.
+    private func callbackKind(of provider: PaymentProvider) -> PaymentURLKind? {
+        guard let parts = try? URLParts(url), PaymentProvider(appURLScheme: parts.scheme) == nil else { return nil }
+        return PaymentURLKind(provider: provider, direction: .response)
     }
 
     static func provider(named name: String) throws -> PaymentProvider {

@@ -330,19 +330,31 @@ struct ProviderDecodeCLITests {
         }
     }
 
-    @Test("--provider forces a provider; a URL of another is refused")
+    @Test("--provider forces a provider; a URL of another is refused, and its parser says why")
     func forcedProvider() async throws {
         let object = try await decodeJSON(["--provider", "sumup", "my-app://x?smp-status=success"])
         #expect(object["outcome"] == .string("approved"))
         _ = try await expectBadInput(
             ["decode", "--provider", "swipe", "my-app://x?smp-status=success"],
-            mentioning: "swipe"
+            mentioning: "no ifcc_responseType"
         )
+        _ = try await expectBadInput(
+            ["decode", "--provider", "swipe", "square-commerce-v1://payment/create?data=%7B%7D"],
+            mentioning: "is a square request, not a swipe"
+        )
+        _ = try await expectBadInput(["decode", "--provider", "sumup", "callback"], mentioning: "not a sumup")
         _ = try await expectBadInput(
             ["decode", "--provider", "paypal", "my-app://x?smp-status=success"],
             mentioning: "paypal"
         )
         _ = try await expectBadInput(["decode", "my-app://x?smp-status=maybe"], mentioning: "smp-status")
+        // A bad percent-escape stops detection; with --provider, the provider's parser names it.
+        for (provider, url) in [
+            ("swipe", "my-app://x?ifcc_responseType=%ZZ"), ("sumup", "my-app://x?smp-status=%G1"),
+            ("square", "my-app://x?data=%"), ("softpos", "my-app://x?result=%%7B%7D"),
+        ] {
+            _ = try await expectBadInput(["decode", "--provider", provider, url], mentioning: "percent-escape")
+        }
         _ = try await expectBadInput(["decode", SoftPOSCLIFixtures.callback(#"{"result":{"refusalCode":"00"}}"#)])
     }
 }
