@@ -195,10 +195,10 @@ struct CallbackTests {
         let harness = try Harness()
         let prepared = try harness.coordinator.prepare(SquareFixture.request())
         let before = try harness.journal.dump()
-        // A query that cannot even be split (an invalid percent-escape) is recognisable as no provider's.
-        let unreadable = "tender-test://payment-done/square_request?data=%ZZ"
+        // An invalid percent-escape in a value of no provider's parameters leaves the URL no provider's.
         for url in [
-            "my-app://settings", "https://example.com/?x=1", "not a url", "", prepared.url.absoluteString, unreadable,
+            "my-app://settings", "https://example.com/?x=1", "not a url", "", prepared.url.absoluteString,
+            "tender-test://payment-done?x=%ZZ",
         ] {
             #expect(try harness.coordinator.handleCallback(url) == nil)
             if let parsed = URL(string: url) { #expect(harness.coordinator.handle(parsed) == false) }
@@ -208,6 +208,9 @@ struct CallbackTests {
             "tender-test://payment-done/square_request?data=%7B%22status%22%3A%22ok%22%2C%22status%22%3A%22ok%22%2C%22state%22%3A%22\(token)%22%7D",
             "tender-test://payment-done/square_request?data=%7B%22status%22%3A%22maybe%22%7D",
             "tender-test://payment-done/square_request?data=1&data=2",
+            // Detection reads names only: Square's data with an invalid percent-escape is a malformed reply.
+            "tender-test://payment-done/square_request?data=%ZZ",
+            "tender-test://payment-done/square_request?data=%7B%7D&x=%ZZ",
         ]
         for url in malformed {
             expectError(.malformedCallback, "\(url.suffix(12))") { try harness.coordinator.handleCallback(url) }

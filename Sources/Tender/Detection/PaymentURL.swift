@@ -39,17 +39,40 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
             guard provider == nil || provider == owner else { return nil }
             return PaymentURLKind(provider: owner, direction: .request)
         }
-        guard let query = try? QueryParameters(percentEncodedQuery: parts.query ?? "") else { return nil }
+        let query = ParameterNames(parts.query ?? "")
         let candidates: [(PaymentProvider, Bool)] = [
-            (.square, query.contains("data")),
-            (.swipe, query.contains("ifcc_responseType") || query.contains("$ifcc_responseType")),
-            (.sumUp, query.contains("smp-status")),
-            (.softPOS, query.contains("result") || query.values(named: "error").contains(where: isJSONObjectText)),
+            (.square, query.names.contains("data")),
+            (.swipe, query.names.contains("ifcc_responseType") || query.names.contains("$ifcc_responseType")),
+            (.sumUp, query.names.contains("smp-status")),
+            (.softPOS, query.names.contains("result") || query.errorValues.contains(where: isJSONObjectText)),
         ]
         for (candidate, matches) in candidates where matches && (provider == nil || provider == candidate) {
             return PaymentURLKind(provider: candidate, direction: .response)
         }
         return nil
+    }
+
+    /// The decoded names of a query's parameters, and the values of those named `error`, read without deciding
+    /// whether the query is valid: a value with a bad percent-escape does not hide its name, so the provider's
+    /// parser, not detection, says what is wrong with it. A name or `error` value that cannot be decoded is left out.
+    private struct ParameterNames {
+        var names: Set<String> = []
+        var errorValues: [String] = []
+
+        init(_ query: String) {
+            var text = query
+            text.withUTF8 { bytes in
+                func decoded(_ range: Range<Int>) -> String? {
+                    try? PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: bytes[range]))
+                }
+                var items = QueryByteItems(bytes, query: 0..<bytes.count)
+                while let item = items.next() {
+                    guard let name = decoded(item.name) else { continue }
+                    names.insert(name)
+                    if name == "error", let value = item.value.flatMap(decoded) { errorValues.append(value) }
+                }
+            }
+        }
     }
 
     /// Whether a parameter value looks like a JSON object, so that an OAuth-style `error=access_denied` is not

@@ -69,6 +69,26 @@ struct OutcomeModelTests {
         #expect(PaymentURLKind.detect("my-app://oauth?error=access_denied&error_description=Denied") == nil)
     }
 
+    @Test(
+        "detection reads parameter names only: a bad percent-escape in a value leaves the provider's parser to say so"
+    )
+    func detectionReadsNamesOnly() throws {
+        let cases: [(String, PaymentProvider)] = [
+            ("my-app://cb?data=%ZZ", .square), ("my-app://cb?ifcc_responseType=approved%G1", .swipe),
+            ("my-app://cb?smp-status=success&smp-tx-code=%", .sumUp), ("my-app://cb?result=%7B%2", .softPOS),
+            ("my-app://cb?%24ifcc_responseType=%ZZ", .swipe),
+        ]
+        for (url, provider) in cases {
+            #expect(PaymentURLKind.detect(url) == PaymentURLKind(provider: provider, direction: .response), "\(url)")
+            let error = #expect(throws: (any Error).self) { try PaymentCallbacks.parse(url) }
+            #expect(!(error is CallbackDetectionError), "\(url)")
+        }
+        // A name that cannot be decoded is no name; a value-less or unreadable `error` is not SoftPOS's JSON.
+        for url in ["my-app://cb?d%ZZata=x", "my-app://cb?error", "my-app://cb?error=%7B%ZZ", "my-app://cb?x=%ZZ"] {
+            #expect(PaymentURLKind.detect(url) == nil, "\(url)")
+        }
+    }
+
     @Test("forcing another provider refuses the URL")
     func forcedProvider() {
         #expect(PaymentURLKind.detect("my-app://cb?smp-status=success", provider: .swipe) == nil)
