@@ -47,14 +47,21 @@ public struct QueryParameters: Sendable, Hashable, RandomAccessCollection {
 
     /// The items of a query's UTF-8 bytes. Splits on bytes, not Characters: a combining mark after `&` or `=`
     /// must not hide the delimiter.
+    /// An error names the parameter it is in (its name masked and cut short, SEC-9), never its value.
     private static func items(in bytes: UnsafeBufferPointer<UInt8>) throws -> [Item] {
-        func decode(_ range: Range<Int>) throws -> String {
-            try PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: bytes[range]))
+        func decode(_ range: Range<Int>, in place: @autoclosure () -> String) throws -> String {
+            do {
+                return try PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: bytes[range]))
+            } catch let error as QueryError {
+                throw QueryError(error.code, "In \(place()): \(error.message)")
+            }
         }
         var items: [Item] = []
         var segments = QueryByteItems(bytes, query: 0..<bytes.count)
         while let segment = segments.next() {
-            items.append(Item(name: try decode(segment.name), value: try segment.value.map(decode)))
+            let name = try decode(segment.name, in: "the name of parameter \(items.count + 1)")
+            let value = try segment.value.map { try decode($0, in: "the value of '\(CardNumberScreen.excerpt(name))'") }
+            items.append(Item(name: name, value: value))
         }
         return items
     }

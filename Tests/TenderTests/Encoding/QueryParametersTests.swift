@@ -40,6 +40,21 @@ struct QueryParametersTests {
         #expect(throws: QueryError.self) { try QueryParameters(percentEncodedQuery: "%FF=1") }
     }
 
+    @Test("an invalid escape's error names its parameter, never its value, and masks a card number in the name")
+    func errorNamesTheParameter() throws {
+        func message(_ query: String) -> String? {
+            (#expect(throws: QueryError.self) { try QueryParameters(percentEncodedQuery: query) })?.message
+        }
+        let value = message("a=1&smp-status=ab%ZZcd")
+        #expect(value?.hasPrefix("In the value of 'smp-status': ") == true)
+        #expect(value?.contains("offset 2") == true)
+        #expect(value?.contains("abcd") == false)
+        #expect(message("a=1&b%2=x")?.hasPrefix("In the name of parameter 2: ") == true)
+        #expect(message("a=1&b=%FF")?.contains("'b'") == true)
+        let masked = try #require(message("4111111111111111=%ZZ"))
+        #expect(!CardNumberScreen.containsCardNumber(masked))
+    }
+
     @Test("building a query encodes every name and value with the unreserved set")
     func building() {
         var query: QueryParameters = ["amount": "10.00", "email": "jane+x@example.com"]
