@@ -37,8 +37,8 @@ struct DecodeCommand: AsyncParsableCommand {
         Output.line(try DecodeCommand.describe(url, as: kind).text)
     }
 
-    /// With a forced provider, a URL on the app's own scheme whose parameters detection cannot read (a bad
-    /// percent-escape, say) is that provider's callback, so its parser says what is wrong with it.
+    /// With a forced provider, a URL on an app's own scheme without that provider's parameters is read as its
+    /// callback all the same, so the provider's parser says what is missing or wrong.
     private func callbackKind(of provider: PaymentProvider) -> PaymentURLKind? {
         guard let parts = try? URLParts(url), PaymentProvider(appURLScheme: parts.scheme) == nil else { return nil }
         return PaymentURLKind(provider: provider, direction: .response)

@@ -47,6 +47,7 @@ public struct QueryParameters: Sendable, Hashable, RandomAccessCollection {
 
     /// The items of a query's UTF-8 bytes. Splits on bytes, not Characters: a combining mark after `&` or `=`
     /// must not hide the delimiter.
+    ///
     /// An error names the parameter it is in (its name masked and cut short, SEC-9), never its value.
     private static func items(in bytes: UnsafeBufferPointer<UInt8>) throws -> [Item] {
         func decode(_ range: Range<Int>, in place: @autoclosure () -> String) throws -> String {
