@@ -301,9 +301,7 @@ struct PercentEncodedJSONWriter: PercentEncodedJSONSink {
 
     @inline(__always)
     private static func percent(_ byte: UInt8, _ out: inout UnsafeMutablePointer<UInt8>) {
-        out[0] = UInt8(ascii: "%")
-        out[1] = upperHex(byte >> 4)
-        out[2] = upperHex(byte & 0x0F)
+        PercentEncoding.writeEscape(byte, at: out)
         out += 3
     }
 
@@ -353,8 +351,8 @@ struct PercentEncodedJSONWriter: PercentEncodedJSONSink {
             out[0] = UInt8(ascii: "u")
             out[1] = UInt8(ascii: "0")
             out[2] = UInt8(ascii: "0")
-            out[3] = lowerHex(byte >> 4)
-            out[4] = lowerHex(byte & 0x0F)
+            out[3] = JSONValue.lowerHexDigit(byte >> 4)
+            out[4] = JSONValue.lowerHexDigit(byte & 0x0F)
         }
         if width == 4 { out += 1 }
         if width == 8 { out += 5 }
@@ -384,16 +382,6 @@ struct PercentEncodedJSONWriter: PercentEncodedJSONSink {
             count += 1
         }
         return count
-    }
-
-    @inline(__always)
-    static func upperHex(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") - 10 + value
-    }
-
-    @inline(__always)
-    static func lowerHex(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value
     }
 }
 

@@ -67,10 +67,16 @@ extension JSONValue {
         case 0x0D: output.append(UInt8(ascii: "r"))
         case 0x09: output.append(UInt8(ascii: "t"))
         default:
-            let hex: (UInt8) -> UInt8 = { $0 < 10 ? UInt8(ascii: "0") + $0 : UInt8(ascii: "a") - 10 + $0 }
             output.append(contentsOf: [
-                UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex(byte >> 4), hex(byte & 0x0F),
+                UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), lowerHexDigit(byte >> 4),
+                lowerHexDigit(byte & 0x0F),
             ])
         }
+    }
+
+    /// The lower-case hex digit of a value below 16, as `\u00xx` escapes are written.
+    @inline(__always)
+    static func lowerHexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value
     }
 }

@@ -10,45 +10,61 @@
 public enum PercentEncoding: Sendable {
     /// Percent-encodes text, keeping only the RFC 3986 unreserved characters.
     public static func encode(_ text: some StringProtocol) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(text.utf8.count)
-        appendEncoded(text.utf8, to: &output)
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    /// Appends the percent-encoded form of UTF-8 bytes.
-    static func appendEncoded(_ bytes: some Sequence<UInt8>, to output: inout [UInt8]) {
-        let done: Void? = bytes.withContiguousStorageIfAvailable { appendEncoded(buffer: $0, to: &output) }
-        guard done == nil else { return }
-        for byte in bytes {
-            if isUnreserved(byte) {
-                output.append(byte)
-            } else {
-                output.append(contentsOf: [UInt8(ascii: "%"), hexDigit(byte >> 4), hexDigit(byte & 0x0F)])
-            }
+        var text = String(text)
+        return text.withUTF8 { bytes in
+            let count = encodedCount(bytes)
+            guard count > 0 else { return "" }
+            return String(unsafeUninitializedCapacity: count) { encode(bytes, into: $0, at: 0) }
         }
     }
 
-    /// Encodes contiguous bytes in one pass over memory grown once, with no check per byte appended.
-    private static func appendEncoded(buffer: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-        let start = output.count
-        output.append(contentsOf: repeatElement(0, count: buffer.count * 3))
-        let end = output.withUnsafeMutableBufferPointer { out -> Int in
-            var index = start
-            for byte in buffer {
+    /// How many bytes the percent-encoded form of `bytes` has: one per unreserved byte, three per other byte.
+    static func encodedCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var count = bytes.count
+        for byte in bytes where !isUnreserved(byte) { count += 2 }
+        return count
+    }
+
+    /// Writes the percent-encoded form of `bytes` into `buffer` from `offset`; returns the offset after it.
+    static func encode(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        into buffer: UnsafeMutableBufferPointer<UInt8>,
+        at offset: Int
+    ) -> Int {
+        var index = offset
+        // With room for the worst case (three bytes each) nothing is checked per byte; otherwise every write is.
+        if bytes.count <= (buffer.count - offset) / 3 {
+            for byte in bytes {
                 if isUnreserved(byte) {
-                    out[index] = byte
+                    buffer[index] = byte
                     index += 1
                 } else {
-                    out[index] = UInt8(ascii: "%")
-                    out[index + 1] = hexDigit(byte >> 4)
-                    out[index + 2] = hexDigit(byte & 0x0F)
+                    writeEscape(byte, at: buffer.baseAddress! + index)
                     index += 3
                 }
             }
             return index
         }
-        output.removeSubrange(end...)
+        for byte in bytes {
+            if isUnreserved(byte) {
+                precondition(index < buffer.count, "PercentEncoding: the buffer is shorter than the encoded text")
+                buffer[index] = byte
+                index += 1
+            } else {
+                precondition(index + 3 <= buffer.count, "PercentEncoding: the buffer is shorter than the encoded text")
+                writeEscape(byte, at: buffer.baseAddress! + index)
+                index += 3
+            }
+        }
+        return index
+    }
+
+    /// Writes `%XX` for a byte, upper-case hex, at `out`, which has room for three bytes.
+    @inline(__always)
+    static func writeEscape(_ byte: UInt8, at out: UnsafeMutablePointer<UInt8>) {
+        out[0] = UInt8(ascii: "%")
+        out[1] = hexDigit(byte >> 4)
+        out[2] = hexDigit(byte & 0x0F)
     }
 
     /// The upper-case hex digit of a value below 16.

@@ -72,10 +72,10 @@ package enum QueryText {
         /// Adds the percent-encoded form of UTF-8 bytes.
         private mutating func addEncoded(bytes: UnsafeBufferPointer<UInt8>) {
             guard let buffer else {
-                count += QueryText.encodedCount(bytes)
+                count += PercentEncoding.encodedCount(bytes)
                 return
             }
-            count = QueryText.encode(bytes, into: buffer, at: count)
+            count = PercentEncoding.encode(bytes, into: buffer, at: count)
         }
 
         /// Adds one byte.
@@ -104,54 +104,5 @@ package enum QueryText {
             pairs(&sink)
             return sink.count
         }
-    }
-
-    /// How many bytes the percent-encoded form of `bytes` has: one per unreserved byte, three per other byte.
-    static func encodedCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var count = bytes.count
-        for byte in bytes where !PercentEncoding.isUnreserved(byte) { count += 2 }
-        return count
-    }
-
-    /// Writes the percent-encoded form of `bytes` into `buffer` from `offset`; returns the offset after it.
-    static func encode(
-        _ bytes: UnsafeBufferPointer<UInt8>,
-        into buffer: UnsafeMutableBufferPointer<UInt8>,
-        at offset: Int
-    ) -> Int {
-        var index = offset
-        // With room for the worst case (three bytes each) nothing is checked per byte; otherwise every write is.
-        if bytes.count <= (buffer.count - offset) / 3 {
-            for byte in bytes {
-                if PercentEncoding.isUnreserved(byte) {
-                    buffer[index] = byte
-                    index += 1
-                } else {
-                    writeEscape(byte, into: buffer, at: index)
-                    index += 3
-                }
-            }
-            return index
-        }
-        for byte in bytes {
-            if PercentEncoding.isUnreserved(byte) {
-                precondition(index < buffer.count, "QueryText: the pairs changed between passes")
-                buffer[index] = byte
-                index += 1
-            } else {
-                precondition(index + 3 <= buffer.count, "QueryText: the pairs changed between passes")
-                writeEscape(byte, into: buffer, at: index)
-                index += 3
-            }
-        }
-        return index
-    }
-
-    /// Writes `%XX` for a byte, upper-case hex, at `index`.
-    @inline(__always)
-    private static func writeEscape(_ byte: UInt8, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int) {
-        buffer[index] = UInt8(ascii: "%")
-        buffer[index + 1] = PercentEncoding.hexDigit(byte >> 4)
-        buffer[index + 2] = PercentEncoding.hexDigit(byte & 0x0F)
     }
 }
