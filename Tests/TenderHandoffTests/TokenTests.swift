@@ -26,11 +26,56 @@ struct TokenTests {
         #expect(OneTimeToken.digest(of: token.value) == token.digest)
     }
 
+    @Test("a token is its generator's four words, least significant byte first, in base64url")
+    func tokenEncoding() {
+        var generator = CountingGenerator()
+        let token = OneTimeToken.generate(using: &generator)
+        var bytes: [UInt8] = []
+        for word in CountingGenerator.words {
+            for shift in stride(from: 0, to: 64, by: 8) {
+                bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+            }
+        }
+        #expect(token.value == Self.foundationBase64URL(bytes))
+        #expect(generator.calls == 4)
+    }
+
+    @Test("a journal's UUID text is uuidString in lower case, and reads back")
+    func uuidJournalText() {
+        for _ in 0..<1000 {
+            let uuid = UUID.random()
+            #expect(uuid.journalText == uuid.uuidString.lowercased())
+            #expect(UUID(journalText: uuid.journalText) == uuid)
+        }
+        let fixed = UUID(uuid: (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 255))
+        #expect(fixed.journalText == "00010203-0405-0607-0809-0a0b0c0d0eff")
+    }
+
+    static func foundationBase64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
     @Test("a token's description never shows it")
     func tokenDescription() {
         let token = OneTimeToken.generate()
         #expect(!String(describing: token).contains(token.value))
         #expect(!String(reflecting: token.description).contains(token.value))
+    }
+}
+
+/// A generator of four fixed words, counting its calls.
+struct CountingGenerator: RandomNumberGenerator {
+    static let words: [UInt64] = [
+        0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210, 0x00FF_00FF_00FF_00FF, 0xDEAD_BEEF_0BAD_F00D,
+    ]
+    var calls = 0
+
+    mutating func next() -> UInt64 {
+        defer { calls += 1 }
+        return Self.words[calls % Self.words.count]
     }
 }
 

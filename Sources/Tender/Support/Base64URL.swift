@@ -4,19 +4,36 @@ package enum Base64URL {
 
     /// The unpadded base64url text of `bytes`.
     package static func encode(_ bytes: some Collection<UInt8>) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var iterator = bytes.makeIterator()
-        while let first = iterator.next() {
-            let second = iterator.next()
-            let third = iterator.next()
-            let chunk = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
-            output.append(alphabet[Int(chunk >> 18 & 0x3F)])
-            output.append(alphabet[Int(chunk >> 12 & 0x3F)])
-            if second != nil { output.append(alphabet[Int(chunk >> 6 & 0x3F)]) }
-            if third != nil { output.append(alphabet[Int(chunk & 0x3F)]) }
+        if let text = bytes.withContiguousStorageIfAvailable({ encode(buffer: $0) }) { return text }
+        return Array(bytes).withUnsafeBufferPointer { encode(buffer: $0) }
+    }
+
+    private static func encode(buffer bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let length = bytes.count / 3 * 4 + [0, 2, 3][bytes.count % 3]
+        return alphabet.withUnsafeBufferPointer { alphabet in
+            String(unsafeUninitializedCapacity: length) { output in
+                var written = 0
+                var index = 0
+                while index < bytes.count {
+                    let second = index + 1 < bytes.count ? bytes[index + 1] : nil
+                    let third = index + 2 < bytes.count ? bytes[index + 2] : nil
+                    let chunk = UInt32(bytes[index]) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
+                    output[written] = alphabet[Int(chunk >> 18 & 0x3F)]
+                    output[written + 1] = alphabet[Int(chunk >> 12 & 0x3F)]
+                    written += 2
+                    if second != nil {
+                        output[written] = alphabet[Int(chunk >> 6 & 0x3F)]
+                        written += 1
+                    }
+                    if third != nil {
+                        output[written] = alphabet[Int(chunk & 0x3F)]
+                        written += 1
+                    }
+                    index += 3
+                }
+                return written
+            }
         }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// `count` bytes from the system's CSPRNG (`SystemRandomNumberGenerator`), base64url-encoded.

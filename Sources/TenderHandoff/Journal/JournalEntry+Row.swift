@@ -125,6 +125,27 @@ extension UUID {
         return UUID(uuid: uuid)
     }
 
+    /// The UUID as the journal writes it: `8-4-4-4-12` lower-case hexadecimal digits. What
+    /// `uuidString.lowercased()` gives, without its formatting through `snprintf` and a second string.
+    var journalText: String {
+        let digits = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { output in
+                var position = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        output[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    output[position] = digits[Int(byte >> 4)]
+                    output[position + 1] = digits[Int(byte & 0x0F)]
+                    position += 2
+                }
+                return position
+            }
+        }
+    }
+
     /// Reads a UUID as the journal writes it, `8-4-4-4-12` hexadecimal digits in either case; `nil` for any
     /// other text. The same values as `UUID(uuidString:)`, without its `sscanf`.
     init?(journalText text: String) {

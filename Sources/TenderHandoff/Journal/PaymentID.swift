@@ -17,7 +17,7 @@ public struct PaymentID: RawRepresentable, Sendable, Hashable, Codable, Comparab
 
     /// A new random identifier (a lower-case UUID).
     public init() {
-        rawValue = UUID.random().uuidString.lowercased()
+        rawValue = UUID.random().journalText
     }
 
     /// Validates an identifier given as text.

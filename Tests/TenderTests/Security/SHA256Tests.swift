@@ -59,7 +59,10 @@ struct SHA256Tests {
         ]
     )
     func boundaries(length: Int, digest: String) {
+        // Each way in: a sequence gathered first, contiguous bytes read in place, a string's own UTF-8.
         #expect(Self.hex(SHA256.hash(repeatElement(UInt8(ascii: "a"), count: length))) == digest)
+        #expect(Self.hex(SHA256.hash([UInt8](repeating: UInt8(ascii: "a"), count: length))) == digest)
+        #expect(Self.hex(SHA256.hash(String(repeating: "a", count: length))) == digest)
     }
 
     /// RFC 7636 Appendix B: the verifier from 32 given octets, and its S256 challenge.
@@ -124,6 +127,8 @@ struct SHA256Tests {
                 .replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "=", with: "")
             #expect(Base64URL.encode(bytes) == foundation)
+            // A collection without contiguous storage goes through a copy: the same text.
+            #expect(Base64URL.encode(bytes.lazy.map { $0 }) == foundation)
         }
     }
 
