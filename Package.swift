@@ -27,6 +27,8 @@ let package = Package(
             dependencies: [
                 "Tender",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the journal's writing connection (see JournalWriter).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         // Models of the POS apps, for apps' own tests and for the sandbox.

@@ -126,6 +126,39 @@ struct JournalTests {
         #expect(try journal.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM handoff_token") } == 2)
     }
 
+    @Test("a statement that fails mid-transaction rolls it back whole, names SQLite's error, and the journal goes on")
+    func failedStatement() throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: clock)
+        func draft(_ digest: UInt8) -> HandoffDraft {
+            HandoffDraft(
+                id: PaymentID(),
+                provider: .square,
+                amount: Money(minorUnits: 100, currency: .usd),
+                endpoints: ["tender-test://done"],
+                tokenDigest: [UInt8](repeating: digest, count: 32),
+                expiresAt: clock.now().addingTimeInterval(900)
+            )
+        }
+        _ = try journal.begin(draft(1), reopening: false)
+        // The same token digest again: the payment row goes in, then the token's insert breaks its primary key.
+        let clash = draft(1)
+        do {
+            _ = try journal.begin(clash, reopening: false)
+            Issue.record("a second payment with the same token digest was written")
+        } catch let error as HandoffError {
+            #expect(error.code == .storageFailed)
+            #expect(error.message.contains("SQLite error 1555"), "\(error.message)")  // SQLITE_CONSTRAINT_PRIMARYKEY
+        }
+        #expect(try journal.entry(clash.id) == nil)
+        // The same prepared statements, reset after the failure, serve the next payment.
+        let next = draft(2)
+        #expect(try journal.begin(next, reopening: false).entry.state == .pending)
+        #expect(try journal.markOpened(next.id)?.openedAt != nil)
+        #expect(try journal.entries().count == 2)
+    }
+
     @Test("a manual resolution is the only change to a terminal payment, and it is recorded (REL-2)")
     func manualResolution() throws {
         let directory = TemporaryDirectory()

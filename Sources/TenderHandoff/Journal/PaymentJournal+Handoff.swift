@@ -43,22 +43,23 @@ extension PaymentJournal {
     /// existing one when the rules allow it. One transaction; nothing is written if it fails.
     func begin(_ draft: HandoffDraft, reopening: Bool) throws -> (entry: JournalEntry, reopened: Bool) {
         let now = clock.now()
-        return try write("begin") { db in
+        return try write("begin") { writer in
             // A new payment is written at once; the insert does nothing when the ID exists (`ON CONFLICT DO NOTHING`).
-            if let inserted = try PaymentJournal.fetchEntry(
-                db.cachedStatement(sql: PaymentJournal.insertPayment),
+            if let inserted = try writer.entry(
+                .insertPayment,
                 [
-                    draft.id.rawValue, UUID.random().uuidString.lowercased(), draft.provider.rawValue,
-                    draft.amount.minorUnits, draft.amount.currency.code,
-                    PaymentJournal.encodeEndpoints(draft.endpoints.sorted()), now.journalTime, now.journalTime,
-                    draft.expiresAt.journalTime,
+                    .text(draft.id.rawValue), .text(UUID.random().journalText),
+                    .text(draft.provider.rawValue), .integer(draft.amount.minorUnits),
+                    .text(draft.amount.currency.code),
+                    .text(PaymentJournal.encodeEndpoints(draft.endpoints.sorted())), .integer(now.journalTime),
+                    .integer(now.journalTime), .integer(draft.expiresAt.journalTime),
                 ]
             ) {
-                try PaymentJournal.insertToken(db, draft, at: now)
-                try PaymentJournal.recordEvent(db, draft.id, at: now, kind: "begun", from: nil, to: .pending)
+                try PaymentJournal.insertToken(writer, draft, at: now)
+                try PaymentJournal.recordEvent(writer, draft.id, at: now, kind: "begun", from: nil, to: .pending)
                 return (inserted, false)
             }
-            if let existing = try PaymentJournal.fetchEntry(db, draft.id) {
+            if let existing = try writer.entry(draft.id) {
                 guard existing.provider == draft.provider, existing.amount == draft.amount else {
                     throw HandoffError(
                         .paymentMismatch,
@@ -84,17 +85,19 @@ extension PaymentJournal {
                 default:
                     break
                 }
-                let endpoints = Array(Set(try PaymentJournal.endpoints(db, draft.id) + draft.endpoints)).sorted()
-                try PaymentJournal.insertToken(db, draft, at: now)
+                let endpoints = Array(Set(try PaymentJournal.endpoints(writer, draft.id) + draft.endpoints)).sorted()
+                try PaymentJournal.insertToken(writer, draft, at: now)
                 let reopened = try PaymentJournal.transition(
-                    db,
+                    writer,
                     existing,
                     to: .pending,
                     outcome: nil,
                     at: now,
                     kind: "reopened",
-                    extra: "handoff_count = handoff_count + 1, expires_at = ?, callback_endpoints = ?",
-                    extraArguments: [draft.expiresAt.journalTime, PaymentJournal.encodeEndpoints(endpoints)]
+                    extra: .reopening,
+                    extraValues: [
+                        .integer(draft.expiresAt.journalTime), .text(PaymentJournal.encodeEndpoints(endpoints)),
+                    ]
                 )
                 return (reopened, true)
             }
@@ -106,28 +109,14 @@ extension PaymentJournal {
         }
     }
 
-    /// A new payment, returned as written; nothing when its ID exists.
-    private static let insertPayment = """
-        INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints, state,
-            created_at, updated_at, expires_at)
-        VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
-        ON CONFLICT (id) DO NOTHING
-        RETURNING \(JournalEntry.Column.selection)
-        """
-
     /// Notes that the opener reported the POS app open: a fact about the hand-off, not a change of state
     /// (the callback may already have been recorded when the opener returns).
     /// - Returns: the entry as it stands after the note, or `nil` if it is gone.
     @discardableResult
     func markOpened(_ id: PaymentID) throws -> JournalEntry? {
         let now = clock.now()
-        return try write("opened") { db in
-            try PaymentJournal.fetchEntry(
-                db.cachedStatement(
-                    sql: "UPDATE payment SET opened_at = ? WHERE id = ? RETURNING \(JournalEntry.Column.selection)"
-                ),
-                [now.journalTime, id.rawValue]
-            )
+        return try write("opened") { writer in
+            try writer.entry(.markOpened, [.integer(now.journalTime), .text(id.rawValue)])
         }
     }
 
@@ -135,12 +124,12 @@ extension PaymentJournal {
     /// earlier hand-off of it ever opened, ``PaymentState/unknown`` if one did (it may have charged).
     func markOpenFailed(_ id: PaymentID) throws -> JournalEntry? {
         let now = clock.now()
-        return try write("open_failed") { db in
-            guard let entry = try PaymentJournal.fetchEntry(db, id), entry.state == .pending else {
-                return try PaymentJournal.fetchEntry(db, id)
+        return try write("open_failed") { writer in
+            guard let entry = try writer.entry(id), entry.state == .pending else {
+                return try writer.entry(id)
             }
             let state: PaymentState = entry.openedAt == nil ? .notOpened : .unknown
-            return try PaymentJournal.transition(db, entry, to: state, outcome: nil, at: now, kind: "open_failed")
+            return try PaymentJournal.transition(writer, entry, to: state, outcome: nil, at: now, kind: "open_failed")
         }
     }
 
@@ -148,11 +137,12 @@ extension PaymentJournal {
     /// Returns the entry as it stands (already recorded, if the callback won the race).
     func markTimedOut(_ id: PaymentID) throws -> (entry: JournalEntry, changed: Bool) {
         let now = clock.now()
-        return try write("timed_out") { db in
-            let entry = try PaymentJournal.requireEntry(db, id)
+        return try write("timed_out") { writer in
+            let entry = try PaymentJournal.requireEntry(writer, id)
             guard entry.state == .pending else { return (entry, false) }
             return (
-                try PaymentJournal.transition(db, entry, to: .unknown, outcome: nil, at: now, kind: "timed_out"), true
+                try PaymentJournal.transition(writer, entry, to: .unknown, outcome: nil, at: now, kind: "timed_out"),
+                true
             )
         }
     }
@@ -163,26 +153,25 @@ extension PaymentJournal {
         let now = clock.now()
         // A read first: unsolicited and duplicate callbacks (forgeries, replays) never take the write lock. One
         // statement, on the writing connection, whose page cache the hand-off's own writes keep warm.
-        let found: (entry: JournalEntry, endpoints: String?)? = try readOnWriter { db in
-            let statement = try db.cachedStatement(sql: PaymentJournal.entryByToken)
-            return try StatementCursor(statement, arguments: [Data(digest)]) { row in
+        let found: (entry: JournalEntry, endpoints: String?)? = try readOnWriter { writer in
+            try writer.rows(.entryByToken, [.blob(digest)]) { row in
                 (
                     try JournalEntry(statement: row),
                     String.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn)
                 )
             }
-            .all().first
+            .first
         }
         guard let found else { return (.unsolicited, nil) }
         guard found.entry.state.acceptsCallback else { return (.duplicate, found.entry) }
         let issued = try PaymentJournal.decodeEndpoints(found.endpoints, of: found.entry.id)
-        return try write("callback") { db in
+        return try write("callback") { writer in
             // The update is guarded by the state and revision just read (and the endpoints and expiry change only
             // with the revision): it applies as decided, or changes nothing when another task or process changed
             // the payment meanwhile.
             let decided = PaymentJournal.decide(facts, for: found.entry, issued: issued, at: now)
             if let entry = try PaymentJournal.transitionIfUnchanged(
-                db,
+                writer,
                 found.entry,
                 to: decided.state,
                 outcome: decided.outcome,
@@ -192,12 +181,12 @@ extension PaymentJournal {
                 return (decided.disposition, entry)
             }
             // Changed meanwhile: read again under the write lock, and decide again.
-            guard let entry = try PaymentJournal.fetchEntry(db, found.entry.id) else { return (.unsolicited, nil) }
+            guard let entry = try writer.entry(found.entry.id) else { return (.unsolicited, nil) }
             guard entry.state.acceptsCallback else { return (.duplicate, entry) }
-            let issued = try PaymentJournal.endpoints(db, entry.id)
+            let issued = try PaymentJournal.endpoints(writer, entry.id)
             let again = PaymentJournal.decide(facts, for: entry, issued: issued, at: now)
             let updated = try PaymentJournal.transition(
-                db,
+                writer,
                 entry,
                 to: again.state,
                 outcome: again.outcome,
@@ -225,16 +214,7 @@ extension PaymentJournal {
         return (.recorded, .completed, reported)
     }
 
-    /// The payment a token digest was issued for, with its callback endpoints (at ``endpointsColumn``), in one
-    /// statement.
-    private static let entryByToken = """
-        SELECT \(JournalEntry.Column.selection.split(separator: ", ").map { "payment." + $0 }.joined(separator: ", ")),
-            payment.callback_endpoints
-        FROM handoff_token JOIN payment ON payment.id = handoff_token.payment_id
-        WHERE handoff_token.token_hash = ?
-        """
-
-    /// Where ``entryByToken`` puts the callback endpoints: after the entry's columns.
+    /// Where ``WriterSQL/entryByToken`` puts the callback endpoints: after the entry's columns.
     private static let endpointsColumn = CInt(JournalEntry.Column.allCases.count)
 
     /// SEC-5: every field the POS app echoes must equal what was sent. Of the provider-independent fields,
@@ -244,19 +224,18 @@ extension PaymentJournal {
         return amount == entry.amount
     }
 
-    static func insertToken(_ db: Database, _ draft: HandoffDraft, at now: Date) throws {
-        try db.cachedStatement(sql: "INSERT INTO handoff_token (token_hash, payment_id, issued_at) VALUES (?, ?, ?)")
-            .execute(
-                arguments: [Data(draft.tokenDigest), draft.id.rawValue, now.journalTime]
-            )
+    static func insertToken(_ writer: JournalWriter, _ draft: HandoffDraft, at now: Date) throws {
+        try writer.execute(
+            .insertToken,
+            [.blob(draft.tokenDigest), .text(draft.id.rawValue), .integer(now.journalTime)]
+        )
     }
 
-    static func endpoints(_ db: Database, _ id: PaymentID) throws -> [String] {
-        let text = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT callback_endpoints FROM payment WHERE id = ?"),
-            arguments: [id.rawValue]
-        )
-        return try decodeEndpoints(text, of: id)
+    static func endpoints(_ writer: JournalWriter, _ id: PaymentID) throws -> [String] {
+        let text = try writer.rows(.endpointsByID, [.text(id.rawValue)]) { row in
+            String.fromStatement(row, atUncheckedIndex: 0)
+        }
+        return try decodeEndpoints(text.first ?? nil, of: id)
     }
 
     /// The callback endpoints as the journal stores them: a JSON array of strings.

@@ -24,6 +24,8 @@ public final class PaymentJournal: Sendable {
 
     let pool: DatabasePool
     let faults: StorageFaults?
+    /// The statements of ``write(_:_:)`` and ``readOnWriter(_:)``, prepared once on the writing connection.
+    let writerStatements = WriterStatements()
 
     /// Opens (creating if needed) the journal at `path`, with its parent directory.
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/journalCorrupt`` when the file is damaged or is
@@ -139,15 +141,11 @@ public final class PaymentJournal: Sendable {
     @discardableResult
     public func acknowledge(_ entry: JournalEntry) throws -> Bool {
         let now = clock.now()
-        return try write("acknowledge") { db in
-            try db.execute(
-                sql: """
-                    UPDATE payment SET acknowledged_at = ?
-                    WHERE id = ? AND revision = ? AND state <> 'pending' AND acknowledged_at IS NULL
-                    """,
-                arguments: [now.journalTime, entry.id.rawValue, entry.revision]
-            )
-            return db.changesCount == 1
+        return try write("acknowledge") { writer in
+            try writer.execute(
+                .acknowledge,
+                [.integer(now.journalTime), .text(entry.id.rawValue), .integer(entry.revision)]
+            ) == 1
         }
     }
 
@@ -160,27 +158,22 @@ public final class PaymentJournal: Sendable {
     func recordVerification(of entry: JournalEntry, _ verdict: PaymentVerdict) throws -> JournalEntry {
         let now = clock.now()
         let note = Redaction.redact(verdict.reason, limit: 1024)
-        return try write("verify") { db in
-            let assurance = verdict.kind == .confirmed ? ", outcome_assurance = 'verified_with_provider'" : ""
-            let delivery = verdict.kind == .contradicted ? ", acknowledged_at = NULL" : ""
-            try db.execute(
-                sql: """
-                    UPDATE payment SET verification = ?, verified_at = ?, verification_note = ?,
-                        revision = revision + 1, updated_at = ?\(assurance)\(delivery)
-                    WHERE id = ? AND revision = ? AND state = 'completed' AND outcome_source = 'callback'
-                    """,
-                arguments: [
-                    verdict.kind.rawValue, now.journalTime, note, now.journalTime, entry.id.rawValue, entry.revision,
+        return try write("verify") { writer in
+            let changed = try writer.execute(
+                .verification(verdict.kind),
+                [
+                    .text(verdict.kind.rawValue), .integer(now.journalTime), .text(note), .integer(now.journalTime),
+                    .text(entry.id.rawValue), .integer(entry.revision),
                 ]
             )
-            guard db.changesCount == 1 else {
+            guard changed == 1 else {
                 throw HandoffError(
                     .notVerifiable,
                     "Payment \(entry.id) changed while it was being verified; nothing was recorded. Verify it again."
                 )
             }
             try PaymentJournal.recordEvent(
-                db,
+                writer,
                 entry.id,
                 at: now,
                 kind: verdict.kind == .confirmed ? "verified" : "contradicted",
@@ -188,7 +181,7 @@ public final class PaymentJournal: Sendable {
                 to: entry.state,
                 note: note
             )
-            return try PaymentJournal.requireEntry(db, entry.id)
+            return try PaymentJournal.requireEntry(writer, entry.id)
         }
     }
 
@@ -204,23 +197,23 @@ public final class PaymentJournal: Sendable {
         let now = clock.now()
         let outcome = RecordedOutcome(status: status, transactionID: transactionID, source: .manual)
         let note = Redaction.redact(note, limit: 1024)
-        return try write("resolve") { db in
-            guard let entry = try PaymentJournal.fetchEntry(db, id) else {
+        return try write("resolve") { writer in
+            guard let entry = try writer.entry(id) else {
                 throw HandoffError(
                     .paymentNotFound,
                     "No payment has the ID \(id); run 'tender journal list' to see them."
                 )
             }
             return try PaymentJournal.transition(
-                db,
+                writer,
                 entry,
                 to: .resolved,
                 outcome: outcome,
                 at: now,
                 kind: "resolved",
                 note: note,
-                extra: "resolved_at = ?, resolved_from_state = ?, resolution_note = ?",
-                extraArguments: [now.journalTime, entry.state.rawValue, note]
+                extra: .resolution,
+                extraValues: [.integer(now.journalTime), .text(entry.state.rawValue), .text(note)]
             )
         }
     }
@@ -231,16 +224,8 @@ public final class PaymentJournal: Sendable {
     @discardableResult
     public func prune(retention: Duration = .seconds(90 * 86_400)) throws -> Int {
         let cutoff = clock.now().addingTimeInterval(-retention.timeInterval)
-        return try write("prune") { db in
-            try db.execute(
-                sql: """
-                    DELETE FROM payment
-                    WHERE state IN ('completed', 'tampered', 'late', 'resolved', 'not_opened')
-                      AND acknowledged_at IS NOT NULL AND updated_at < ?
-                    """,
-                arguments: [cutoff.journalTime]
-            )
-            return db.changesCount
+        return try write("prune") { writer in
+            try writer.execute(.prune, [.integer(cutoff.journalTime)])
         }
     }
 
@@ -250,17 +235,15 @@ public final class PaymentJournal: Sendable {
     @discardableResult
     public func expireOverduePayments() throws -> [JournalEntry] {
         let now = clock.now()
-        return try write("expire") { db in
-            let ids = try String.fetchAll(
-                db,
-                sql: "SELECT id FROM payment WHERE state = 'pending' AND expires_at <= ? ORDER BY created_at, id",
-                arguments: [now.journalTime]
-            )
+        return try write("expire") { writer in
+            let ids = try writer.rows(.overdueIDs, [.integer(now.journalTime)]) { row in
+                String.fromStatement(row, atUncheckedIndex: 0)
+            }
             var expired: [JournalEntry] = []
             for raw in ids {
-                let entry = try PaymentJournal.requireEntry(db, PaymentID(validating: raw))
+                let entry = try PaymentJournal.requireEntry(writer, PaymentID(validating: raw ?? ""))
                 expired.append(
-                    try PaymentJournal.transition(db, entry, to: .unknown, outcome: nil, at: now, kind: "expired")
+                    try PaymentJournal.transition(writer, entry, to: .unknown, outcome: nil, at: now, kind: "expired")
                 )
             }
             return expired
@@ -272,20 +255,21 @@ public final class PaymentJournal: Sendable {
     /// Runs one write transaction (BEGIN IMMEDIATE), with the fault injector's say just before commit; rolls it
     /// back whole when anything in it fails.
     ///
-    /// The transaction's own statements are prepared once per connection and kept (GRDB's `write` prepares its
-    /// `BEGIN` and `COMMIT` anew for every transaction).
-    func write<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
+    /// Every statement in it, `BEGIN` and `COMMIT` included, is one of ``WriterSQL``'s, prepared once per journal.
+    func write<T>(_ operation: String, _ body: (JournalWriter) throws -> T) throws -> T {
         do {
             return try pool.writeWithoutTransaction { db in
-                try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+                let writer = JournalWriter(db: db, statements: writerStatements)
+                try writer.execute(.begin)
                 do {
-                    let result = try body(db)
+                    let result = try body(writer)
                     try faults?.willCommit(operation)
-                    try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+                    try writer.execute(.commit)
                     return result
                 } catch {
-                    // The first error is the one to report; a failed rollback leaves nothing more to do here.
-                    if db.isInsideTransaction { try? db.rollback() }
+                    // The first error is the one to report; a failed rollback leaves nothing more to do here. SQLite
+                    // may have rolled back already (a full disk does): then there is no transaction left to end.
+                    if db.isInsideTransaction { _ = try? writer.execute(.rollback) }
                     throw error
                 }
             }
@@ -299,9 +283,11 @@ public final class PaymentJournal: Sendable {
     /// Runs `body` on the writing connection outside any transaction: each of its statements is its own read
     /// (SQLite's write lock is not taken), serialised with this process's writes. For one-statement reads on
     /// the hot path: a reading connection's page cache is emptied by every write, the writer's is not.
-    func readOnWriter<T>(_ body: (Database) throws -> T) throws -> T {
+    func readOnWriter<T>(_ body: (JournalWriter) throws -> T) throws -> T {
         do {
-            return try pool.writeWithoutTransaction(body)
+            return try pool.writeWithoutTransaction { db in
+                try body(JournalWriter(db: db, statements: writerStatements))
+            }
         } catch let error as HandoffError {
             throw error
         } catch {
@@ -359,8 +345,8 @@ public final class PaymentJournal: Sendable {
 
     private static let entryByID = "SELECT \(JournalEntry.Column.selection) FROM payment WHERE id = ?"
 
-    static func requireEntry(_ db: Database, _ id: PaymentID) throws -> JournalEntry {
-        guard let entry = try fetchEntry(db, id) else {
+    static func requireEntry(_ writer: JournalWriter, _ id: PaymentID) throws -> JournalEntry {
+        guard let entry = try writer.entry(id) else {
             throw HandoffError(.paymentNotFound, "No payment has the ID \(id); run 'tender journal list' to see them.")
         }
         return entry
@@ -372,18 +358,18 @@ public final class PaymentJournal: Sendable {
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/storageFailed`` when the payment changed since `entry`.
     @discardableResult
     static func transition(
-        _ db: Database,
+        _ writer: JournalWriter,
         _ entry: JournalEntry,
         to state: PaymentState,
         outcome: RecordedOutcome?,
         at now: Date,
         kind: String,
         note: String? = nil,
-        extra: String? = nil,
-        extraArguments: StatementArguments = []
+        extra: TransitionExtra = .none,
+        extraValues: [JournalValue] = []
     ) throws -> JournalEntry {
         let updated = try transitionIfUnchanged(
-            db,
+            writer,
             entry,
             to: state,
             outcome: outcome,
@@ -391,7 +377,7 @@ public final class PaymentJournal: Sendable {
             kind: kind,
             note: note,
             extra: extra,
-            extraArguments: extraArguments
+            extraValues: extraValues
         )
         guard let updated else {
             throw HandoffError(
@@ -402,46 +388,39 @@ public final class PaymentJournal: Sendable {
         return updated
     }
 
-    /// ``transition(_:_:to:outcome:at:kind:note:extra:extraArguments:)``, or `nil` (nothing changed, nothing
+    /// ``transition(_:_:to:outcome:at:kind:note:extra:extraValues:)``, or `nil` (nothing changed, nothing
     /// recorded) when the payment changed since `entry` was read.
     static func transitionIfUnchanged(
-        _ db: Database,
+        _ writer: JournalWriter,
         _ entry: JournalEntry,
         to state: PaymentState,
         outcome: RecordedOutcome?,
         at now: Date,
         kind: String,
         note: String? = nil,
-        extra: String? = nil,
-        extraArguments: StatementArguments = []
+        extra: TransitionExtra = .none,
+        extraValues: [JournalValue] = []
     ) throws -> JournalEntry? {
-        var sql = "UPDATE payment SET state = ?, revision = revision + 1, updated_at = ?, acknowledged_at = NULL"
-        var arguments: StatementArguments = [state.rawValue, now.journalTime]
+        var values: [JournalValue] = [.text(state.rawValue), .integer(now.journalTime)]
         if let outcome {
-            sql += """
-                , outcome_status = ?, outcome_amount_minor_units = ?, outcome_currency = ?, outcome_transaction_id = ?,
-                outcome_error_code = ?, outcome_message = ?, outcome_assurance = ?, outcome_source = ?
-                """
-            arguments += [
-                outcome.status.rawValue, outcome.amount?.minorUnits, outcome.amount?.currency.code,
-                outcome.transactionID, outcome.errorCode, outcome.message, outcome.assurance.rawValue,
-                outcome.source.rawValue,
+            values += [
+                .text(outcome.status.rawValue), .integer(outcome.amount?.minorUnits),
+                .text(outcome.amount?.currency.code),
+                .text(outcome.transactionID), .text(outcome.errorCode), .text(outcome.message),
+                .text(outcome.assurance.rawValue), .text(outcome.source.rawValue),
             ]
         }
-        if let extra {
-            sql += ", " + extra
-            arguments += extraArguments
+        values += extraValues
+        values += [.text(entry.id.rawValue), .text(entry.state.rawValue), .integer(entry.revision)]
+        guard let updated = try writer.entry(.transition(outcome: outcome != nil, extra: extra), values) else {
+            return nil
         }
-        sql += " WHERE id = ? AND state = ? AND revision = ? RETURNING \(JournalEntry.Column.selection)"
-        arguments += [entry.id.rawValue, entry.state.rawValue, entry.revision]
-        // Cached: the few shapes of this update are compiled once per connection, not once per payment.
-        guard let updated = try fetchEntry(db.cachedStatement(sql: sql), arguments) else { return nil }
-        try recordEvent(db, entry.id, at: now, kind: kind, from: entry.state, to: state, note: note)
+        try recordEvent(writer, entry.id, at: now, kind: kind, from: entry.state, to: state, note: note)
         return updated
     }
 
     static func recordEvent(
-        _ db: Database,
+        _ writer: JournalWriter,
         _ id: PaymentID,
         at now: Date,
         kind: String,
@@ -449,12 +428,12 @@ public final class PaymentJournal: Sendable {
         to: PaymentState,
         note: String? = nil
     ) throws {
-        try db.cachedStatement(
-            sql:
-                "INSERT INTO payment_event (payment_id, at, kind, from_state, to_state, note) VALUES (?, ?, ?, ?, ?, ?)"
-        )
-        .execute(
-            arguments: [id.rawValue, now.journalTime, kind, from?.rawValue, to.rawValue, note]
+        try writer.execute(
+            .insertEvent,
+            [
+                .text(id.rawValue), .integer(now.journalTime), .text(kind), .text(from?.rawValue), .text(to.rawValue),
+                .text(note),
+            ]
         )
     }
 }
