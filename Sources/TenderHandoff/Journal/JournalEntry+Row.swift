@@ -213,7 +213,7 @@ final class StatementCursor<Element>: DatabaseCursor {
         try read(sqliteStatement)
     }
 
-    /// Runs the statement to its end (as a change with `RETURNING` must be) and returns every row read.
+    /// Runs the statement to its end and returns every row read.
     func all() throws -> [Element] {
         var elements: [Element] = []
         while let element = try next() { elements.append(element) }
@@ -222,8 +222,7 @@ final class StatementCursor<Element>: DatabaseCursor {
 }
 
 extension PaymentJournal {
-    /// Runs `statement` (a query, or a change with `RETURNING` ``JournalEntry/Column/selection``) to its end and
-    /// returns the entries it produced.
+    /// Runs `statement` (a query of ``JournalEntry/Column/selection``) to its end and returns the entries it produced.
     static func fetchEntries(_ statement: Statement, _ arguments: StatementArguments = []) throws -> [JournalEntry] {
         try StatementCursor(statement, arguments: arguments) { try JournalEntry(statement: $0) }.all()
     }

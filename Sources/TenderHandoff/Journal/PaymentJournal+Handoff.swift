@@ -45,7 +45,7 @@ extension PaymentJournal {
         let now = clock.now()
         return try write("begin") { writer in
             // A new payment is written at once; the insert does nothing when the ID exists (`ON CONFLICT DO NOTHING`).
-            if let inserted = try writer.entry(
+            let inserted = try writer.execute(
                 .insertPayment,
                 [
                     .text(draft.id.rawValue), .text(UUID.random().journalText),
@@ -54,10 +54,11 @@ extension PaymentJournal {
                     .text(PaymentJournal.encodeEndpoints(draft.endpoints.sorted())), .integer(now.journalTime),
                     .integer(now.journalTime), .integer(draft.expiresAt.journalTime),
                 ]
-            ) {
+            )
+            if inserted == 1 {
                 try PaymentJournal.insertToken(writer, draft, at: now)
                 try PaymentJournal.recordEvent(writer, draft.id, at: now, kind: "begun", from: nil, to: .pending)
-                return (inserted, false)
+                return (try PaymentJournal.requireEntry(writer, draft.id), false)
             }
             if let existing = try writer.entry(draft.id) {
                 guard existing.provider == draft.provider, existing.amount == draft.amount else {
@@ -116,7 +117,8 @@ extension PaymentJournal {
     func markOpened(_ id: PaymentID) throws -> JournalEntry? {
         let now = clock.now()
         return try write("opened") { writer in
-            try writer.entry(.markOpened, [.integer(now.journalTime), .text(id.rawValue)])
+            try writer.execute(.markOpened, [.integer(now.journalTime), .text(id.rawValue)])
+            return try writer.entry(id)
         }
     }
 

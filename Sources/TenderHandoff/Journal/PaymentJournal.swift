@@ -354,7 +354,7 @@ public final class PaymentJournal: Sendable {
 
     /// The one way a payment's state changes: an update guarded by the state and revision just read, so a
     /// concurrent change makes it fail instead of overwriting; the history row goes in the same transaction.
-    /// Returns the entry as the update left it (`RETURNING`: no second read).
+    /// Returns the entry as the update left it, read in the same transaction.
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/storageFailed`` when the payment changed since `entry`.
     @discardableResult
     static func transition(
@@ -412,11 +412,9 @@ public final class PaymentJournal: Sendable {
         }
         values += extraValues
         values += [.text(entry.id.rawValue), .text(entry.state.rawValue), .integer(entry.revision)]
-        guard let updated = try writer.entry(.transition(outcome: outcome != nil, extra: extra), values) else {
-            return nil
-        }
+        guard try writer.execute(.transition(outcome: outcome != nil, extra: extra), values) == 1 else { return nil }
         try recordEvent(writer, entry.id, at: now, kind: kind, from: entry.state, to: state, note: note)
-        return updated
+        return try requireEntry(writer, entry.id)
     }
 
     static func recordEvent(
