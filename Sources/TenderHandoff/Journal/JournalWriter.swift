@@ -151,7 +151,8 @@ struct JournalWriter {
     let db: Database
     let statements: WriterStatements
 
-    /// Runs a change, or a query whose rows are not wanted, to its end. Returns how many rows it changed.
+    /// Runs a statement whose rows are not wanted to its end. Returns how many rows it changed, if it is a change
+    /// (`INSERT`, `UPDATE` or `DELETE`; for any other statement, the count of the last change before it).
     @discardableResult
     func execute(_ sql: WriterSQL, _ values: [JournalValue] = []) throws -> Int {
         try step(sql, values) { _ in }
