@@ -25,6 +25,15 @@ let package = Package(
             ],
             path: "Benchmarks/TenderBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        // The journal's instructions per payment, counted under valgrind's callgrind (see its main.swift).
+        .executableTarget(
+            name: "JournalInstructions",
+            dependencies: [
+                .product(name: "Tender", package: "tender"),
+                .product(name: "TenderHandoff", package: "tender"),
+            ],
+            path: "Benchmarks/JournalInstructions"
+        ),
     ]
 )

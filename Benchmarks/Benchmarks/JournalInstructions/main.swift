@@ -1,0 +1,40 @@
+// Pays Square requests through the hand-off's write-ahead and callback, with nothing else in the loop, so that
+// valgrind's callgrind can count the journal's instructions per payment (docs/PERFORMANCE.md, "Where the journal's
+// extra time goes"). Synchronous on purpose: callgrind runs one thread at a time and counts the same for the same
+// binary and inputs, whatever else the machine does.
+//
+//   swift build -c release --package-path Benchmarks --product JournalInstructions
+//   for n in 500 1000; do
+//       TMPDIR=/dev/shm valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//           Benchmarks/.build/release/JournalInstructions $n
+//   done
+//
+// Instructions per payment: the difference of the two totals ("I refs") divided by 500.
+import Foundation
+import Tender
+import TenderHandoff
+
+let count = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 500
+let folder = NSTemporaryDirectory() + "/tender-instructions-\(getpid())"
+defer { try? FileManager.default.removeItem(atPath: folder) }
+// prepare(_:) never opens anything: the opener is not used.
+let coordinator = HandoffCoordinator(
+    journal: try PaymentJournal(path: folder + "/journal.sqlite"),
+    opener: PrintingOpener()
+)
+let request = SquareRequest(
+    applicationID: "sq0idp-TenderBenchmarks",
+    callbackURL: URL(string: "tender-bench://done")!,
+    amount: Money(minorUnits: 1250, currency: .usd)
+)
+for _ in 0..<count {
+    let prepared = try coordinator.prepare(request)
+    // The POS app's part: the token, from the request as Point of Sale decodes it, answered at once.
+    guard let token = try SquareRequest(url: prepared.url).state else { fatalError("no state in \(prepared)") }
+    let answer = #"{"status":"ok","transaction_id":"TX-BENCHMARK","state":"\#(token)"}"#
+    let receipt = try coordinator.handleCallback(
+        "tender-bench://done/square_request?data=" + PercentEncoding.encode(answer)
+    )
+    guard receipt?.disposition == .recorded else { fatalError("not recorded: \(String(describing: receipt))") }
+}
+print("\(count) payments written ahead and answered")
