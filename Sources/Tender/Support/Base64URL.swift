@@ -9,7 +9,7 @@ package enum Base64URL {
     }
 
     private static func encode(buffer bytes: UnsafeBufferPointer<UInt8>) -> String {
-        let length = bytes.count / 3 * 4 + [0, 2, 3][bytes.count % 3]
+        let length = (bytes.count * 4 + 2) / 3  // four characters per three bytes, no padding
         return alphabet.withUnsafeBufferPointer { alphabet in
             String(unsafeUninitializedCapacity: length) { output in
                 var written = 0

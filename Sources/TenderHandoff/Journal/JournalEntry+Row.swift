@@ -128,7 +128,7 @@ extension UUID {
     /// The UUID as the journal writes it: `8-4-4-4-12` lower-case hexadecimal digits. What
     /// `uuidString.lowercased()` gives, without its formatting through `snprintf` and a second string.
     var journalText: String {
-        let digits = Array("0123456789abcdef".utf8)
+        let digits = UUID.lowerHexDigits
         return withUnsafeBytes(of: uuid) { bytes in
             String(unsafeUninitializedCapacity: 36) { output in
                 var position = 0
@@ -145,6 +145,8 @@ extension UUID {
             }
         }
     }
+
+    private static let lowerHexDigits = Array("0123456789abcdef".utf8)
 
     /// Reads a UUID as the journal writes it, `8-4-4-4-12` hexadecimal digits in either case; `nil` for any
     /// other text. The same values as `UUID(uuidString:)`, without its `sscanf`.

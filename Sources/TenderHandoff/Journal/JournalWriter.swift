@@ -69,7 +69,6 @@ enum WriterSQL: Hashable {
     case overdueIDs
 
     var text: String {
-        let entry = JournalEntry.Column.selection
         switch self {
         case .begin: return "BEGIN IMMEDIATE TRANSACTION"
         case .commit: return "COMMIT TRANSACTION"
@@ -85,7 +84,7 @@ enum WriterSQL: Hashable {
         case .insertEvent:
             return
                 "INSERT INTO payment_event (payment_id, at, kind, from_state, to_state, note) VALUES (?, ?, ?, ?, ?, ?)"
-        case .entryByID: return "SELECT \(entry) FROM payment WHERE id = ?"
+        case .entryByID: return PaymentJournal.entryByID
         case .entryByToken:
             let columns = JournalEntry.Column.allCases.map { "payment." + $0.name }.joined(separator: ", ")
             return """
@@ -170,14 +169,9 @@ struct JournalWriter {
         return rows
     }
 
-    /// The first entry a query of ``JournalEntry/Column/selection`` produced, if any.
-    func entry(_ sql: WriterSQL, _ values: [JournalValue]) throws -> JournalEntry? {
-        try rows(sql, values) { try JournalEntry(statement: $0) }.first
-    }
-
     /// The entry with this ID, if any.
     func entry(_ id: PaymentID) throws -> JournalEntry? {
-        try entry(.entryByID, [.text(id.rawValue)])
+        try rows(.entryByID, [.text(id.rawValue)]) { try JournalEntry(statement: $0) }.first
     }
 
     private func step(_ sql: WriterSQL, _ values: [JournalValue], row: (SQLiteStatement) throws -> Void) throws {

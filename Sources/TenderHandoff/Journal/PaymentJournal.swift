@@ -343,7 +343,8 @@ public final class PaymentJournal: Sendable {
         try fetchEntry(db.cachedStatement(sql: entryByID), [id.rawValue])
     }
 
-    private static let entryByID = "SELECT \(JournalEntry.Column.selection) FROM payment WHERE id = ?"
+    /// The entry with an ID: on a reading connection here, and as ``WriterSQL/entryByID`` on the writing one.
+    static let entryByID = "SELECT \(JournalEntry.Column.selection) FROM payment WHERE id = ?"
 
     static func requireEntry(_ writer: JournalWriter, _ id: PaymentID) throws -> JournalEntry {
         guard let entry = try writer.entry(id) else {
