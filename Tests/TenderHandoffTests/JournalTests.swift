@@ -138,7 +138,7 @@ struct JournalTests {
                 amount: Money(minorUnits: 100, currency: .usd),
                 endpoints: ["tender-test://done"],
                 tokenDigest: [UInt8](repeating: digest, count: 32),
-                expiresAt: clock.now().addingTimeInterval(900)
+                lifetime: .seconds(900)
             )
         }
         _ = try journal.begin(draft(1), reopening: false)
@@ -157,6 +157,35 @@ struct JournalTests {
         #expect(try journal.begin(next, reopening: false).entry.state == .pending)
         #expect(try journal.markOpened(next.id)?.openedAt != nil)
         #expect(try journal.entries().count == 2)
+    }
+
+    @Test("a payment expires exactly its expiry after it was written, even when the clock moves between readings")
+    func expiryFromCreation() throws {
+        /// A clock that moves 0.7 ms every time it is read, as a busy machine's would between two readings.
+        final class TickingClock: HandoffClock, @unchecked Sendable {
+            // @unchecked: `current` is guarded by `lock`.
+            private let lock = NSLock()
+            private var current = Date(timeIntervalSince1970: 1_800_000_000)
+            func now() -> Date {
+                lock.withLock {
+                    current = current.addingTimeInterval(0.0007)
+                    return current
+                }
+            }
+            func sleep(until deadline: Date) async throws {}
+        }
+        let directory = TemporaryDirectory()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: TickingClock())
+        let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
+        let first = try coordinator.prepare(SquareFixture.request(), expiresIn: .seconds(90))
+        #expect(first.entry.expiresAt.timeIntervalSince(first.entry.createdAt) == 90)
+        let again = try coordinator.prepare(
+            SquareFixture.request(),
+            id: first.entry.id,
+            reopening: true,
+            expiresIn: .seconds(60)
+        )
+        #expect(again.entry.expiresAt.timeIntervalSince(again.entry.updatedAt) == 60)
     }
 
     @Test("a manual resolution is the only change to a terminal payment, and it is recorded (REL-2)")

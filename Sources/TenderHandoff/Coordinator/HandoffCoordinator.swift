@@ -203,7 +203,7 @@ public final class HandoffCoordinator: Sendable {
             amount: request.amount,
             endpoints: endpoints,
             tokenDigest: token.digest,
-            expiresAt: clock.now().addingTimeInterval(expiry.timeInterval)
+            lifetime: expiry
         )
         do {
             let (entry, reopened) = try journal.begin(draft, reopening: reopening)

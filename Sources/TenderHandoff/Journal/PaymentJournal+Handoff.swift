@@ -10,7 +10,9 @@ struct HandoffDraft: Sendable {
     /// Callback endpoints (scheme, host, path): never full URLs.
     var endpoints: [String]
     var tokenDigest: [UInt8]
-    var expiresAt: Date
+    /// How long after it is written the hand-off expires: measured from the same instant as the payment's
+    /// `created_at` (or, reopened, its `updated_at`), so that `expires_at` is exactly that much later.
+    var lifetime: Duration
 }
 
 /// What the journal needs to know about a callback: never the token itself.
@@ -43,6 +45,7 @@ extension PaymentJournal {
     /// existing one when the rules allow it. One transaction; nothing is written if it fails.
     func begin(_ draft: HandoffDraft, reopening: Bool) throws -> (entry: JournalEntry, reopened: Bool) {
         let now = clock.now()
+        let expiresAt = now.addingTimeInterval(draft.lifetime.timeInterval)
         return try write("begin") { writer in
             // A new payment is written at once; the insert does nothing when the ID exists (`ON CONFLICT DO NOTHING`).
             let inserted = try writer.execute(
@@ -52,7 +55,7 @@ extension PaymentJournal {
                     .text(draft.provider.rawValue), .integer(draft.amount.minorUnits),
                     .text(draft.amount.currency.code),
                     .text(PaymentJournal.encodeEndpoints(draft.endpoints.sorted())), .integer(now.journalTime),
-                    .integer(now.journalTime), .integer(draft.expiresAt.journalTime),
+                    .integer(now.journalTime), .integer(expiresAt.journalTime),
                 ]
             )
             if inserted == 1 {
@@ -97,7 +100,7 @@ extension PaymentJournal {
                     kind: "reopened",
                     extra: .reopening,
                     extraValues: [
-                        .integer(draft.expiresAt.journalTime), .text(PaymentJournal.encodeEndpoints(endpoints)),
+                        .integer(expiresAt.journalTime), .text(PaymentJournal.encodeEndpoints(endpoints)),
                     ]
                 )
                 return (reopened, true)
