@@ -14,27 +14,49 @@ import Foundation
 import Tender
 import TenderHandoff
 
-let count = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 500
-let folder = NSTemporaryDirectory() + "/tender-instructions-\(getpid())"
-defer { try? FileManager.default.removeItem(atPath: folder) }
-// prepare(_:) never opens anything: the opener is not used.
-let coordinator = HandoffCoordinator(
-    journal: try PaymentJournal(path: folder + "/journal.sqlite"),
-    opener: PrintingOpener()
-)
-let request = SquareRequest(
-    applicationID: "sq0idp-TenderBenchmarks",
-    callbackURL: URL(string: "tender-bench://done")!,
-    amount: Money(minorUnits: 1250, currency: .usd)
-)
-for _ in 0..<count {
-    let prepared = try coordinator.prepare(request)
-    // The POS app's part: the token, from the request as Point of Sale decodes it, answered at once.
-    guard let token = try SquareRequest(url: prepared.url).state else { fatalError("no state in \(prepared)") }
-    let answer = #"{"status":"ok","transaction_id":"TX-BENCHMARK","state":"\#(token)"}"#
-    let receipt = try coordinator.handleCallback(
-        "tender-bench://done/square_request?data=" + PercentEncoding.encode(answer)
+let arguments = CommandLine.arguments.dropFirst()
+guard arguments.count <= 1, let count = arguments.isEmpty ? 500 : arguments.first.flatMap({ Int($0) }), count > 0
+else {
+    FileHandle.standardError.write(
+        Data("usage: JournalInstructions [PAYMENTS] (a whole number above 0; 500 if left out)\n".utf8)
     )
-    guard receipt?.disposition == .recorded else { fatalError("not recorded: \(String(describing: receipt))") }
+    exit(2)
 }
-print("\(count) payments written ahead and answered")
+/// Pays `count` payments on a journal in a new temporary folder, removed afterwards.
+func payments(_ count: Int) throws {
+    let folder = NSTemporaryDirectory() + "/tender-instructions-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // prepare(_:) never opens anything: the opener is not used.
+    let coordinator = HandoffCoordinator(
+        journal: try PaymentJournal(path: folder + "/journal.sqlite"),
+        opener: PrintingOpener()
+    )
+    let request = SquareRequest(
+        applicationID: "sq0idp-TenderBenchmarks",
+        callbackURL: URL(string: "tender-bench://done")!,
+        amount: Money(minorUnits: 1250, currency: .usd)
+    )
+    for _ in 0..<count {
+        let prepared = try coordinator.prepare(request)
+        // The POS app's part: the token, from the request as Point of Sale decodes it, answered at once.
+        guard let token = try SquareRequest(url: prepared.url).state else { throw Failure("no state in \(prepared)") }
+        let answer = #"{"status":"ok","transaction_id":"TX-BENCHMARK","state":"\#(token)"}"#
+        let receipt = try coordinator.handleCallback(
+            "tender-bench://done/square_request?data=" + PercentEncoding.encode(answer)
+        )
+        guard receipt?.disposition == .recorded else { throw Failure("not recorded: \(String(describing: receipt))") }
+    }
+}
+
+struct Failure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+do {
+    try payments(count)
+    print("\(count) payments written ahead and answered")
+} catch {
+    FileHandle.standardError.write(Data("JournalInstructions: \(error)\n".utf8))
+    exit(1)
+}
