@@ -26,14 +26,15 @@ let package = Package(
             path: "Benchmarks/TenderBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-        // The journal's instructions per payment, counted under valgrind's callgrind (see its main.swift).
+        // The journal's instructions per payment, counted under valgrind's callgrind (see its main.swift). Not in
+        // Benchmarks/: the benchmark plugin runs every executable target there as a benchmark.
         .executableTarget(
             name: "JournalInstructions",
             dependencies: [
                 .product(name: "Tender", package: "tender"),
                 .product(name: "TenderHandoff", package: "tender"),
             ],
-            path: "Benchmarks/JournalInstructions"
+            path: "Tools/JournalInstructions"
         ),
     ]
 )
