@@ -188,6 +188,96 @@ struct JournalTests {
         #expect(again.entry.expiresAt.timeIntervalSince(again.entry.updatedAt) == 60)
     }
 
+    @Test("every change returns the entry exactly as the journal then reads it, though it builds it instead of reading")
+    func changesReturnStoredEntries() async throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: clock)
+        let coordinator = HandoffCoordinator(
+            journal: journal,
+            opener: ScriptedOpener(),
+            configuration: .init(expiry: .seconds(600), handoffTimeout: .seconds(60))
+        )
+        /// The entry as a reading connection finds it now.
+        func stored(_ entry: JournalEntry) throws -> JournalEntry? { try journal.entry(entry.id) }
+
+        // A new payment; clock readings with a fraction of a millisecond, which the journal drops.
+        clock.advance(by: 0.0004)
+        let first = try coordinator.prepare(SquareFixture.request())
+        #expect(try stored(first.entry) == first.entry)
+        clock.advance(by: 1.2345)
+        let opened = try #require(try journal.markOpened(first.entry.id))
+        #expect(try stored(opened) == opened)
+        // Reopened: one more hand-off, a new expiry, the opening kept.
+        clock.advance(by: 2.5)
+        let again = try coordinator.prepare(SquareFixture.request(), id: first.entry.id, reopening: true)
+        #expect(again.entry.handoffCount == 2 && again.entry.openedAt != nil)
+        #expect(try stored(again.entry) == again.entry)
+        // The callback.
+        clock.advance(by: 0.0017)
+        let reply = try SquareFixture.reply(to: again.url, transactionID: "TX-REOPENED")
+        let recorded = try #require(try coordinator.handleCallback(reply)?.entry)
+        #expect(recorded.state == .completed && recorded.revision == 3)
+        #expect(recorded.outcome?.transactionID == "TX-REOPENED")
+        #expect(try stored(recorded) == recorded)
+        let verified = try journal.recordVerification(of: recorded, .contradicted("the server has no such payment"))
+        #expect(try stored(verified) == verified)
+        clock.advance(by: 3)
+        // A note by hand with a NUL, which SQLite would cut the text at: kept whole, as U+FFFD.
+        let resolved = try coordinator.resolve(first.entry.id, as: .declined, note: "checked\u{0}by hand")
+        #expect(resolved.resolution?.note == "checked\u{FFFD}by hand")
+        #expect(try stored(resolved) == resolved)
+
+        // Expired and timed out.
+        let second = try coordinator.prepare(SquareFixture.request())
+        clock.advance(by: 601)
+        let expired = try #require(try journal.expireOverduePayments().first)
+        #expect(expired.id == second.entry.id && expired.state == .unknown)
+        #expect(try stored(expired) == expired)
+        let third = try coordinator.prepare(SquareFixture.request())
+        let timedOut = try journal.markTimedOut(third.entry.id)
+        #expect(timedOut.changed && timedOut.entry.state == .unknown)
+        #expect(try stored(timedOut.entry) == timedOut.entry)
+    }
+
+    @Test("a state change decided from an entry read before the opening was noted does not apply")
+    func transitionGuardsOpening() throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: clock)
+        let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
+        let id = try coordinator.prepare(SquareFixture.request()).entry.id
+        // The callback's lookup reads the entry outside the write lock; the opening is noted before it writes.
+        let readBefore = try #require(try journal.entry(id))
+        clock.advance(by: 1)
+        _ = try journal.markOpened(id)
+        let stale = try journal.write("test") { writer in
+            try PaymentJournal.transitionIfUnchanged(
+                writer,
+                readBefore,
+                to: .unknown,
+                outcome: nil,
+                at: clock.now(),
+                kind: "timed_out"
+            )
+        }
+        #expect(stale == nil)
+        #expect(try journal.entry(id)?.state == .pending)
+        let current = try #require(try journal.entry(id))
+        let changed = try journal.write("test") { writer in
+            try PaymentJournal.transitionIfUnchanged(
+                writer,
+                current,
+                to: .unknown,
+                outcome: nil,
+                at: clock.now(),
+                kind: "timed_out"
+            )
+        }
+        #expect(changed != nil && changed?.openedAt == current.openedAt)
+        #expect(try journal.entry(id) == changed)
+    }
+
     @Test("a manual resolution is the only change to a terminal payment, and it is recorded (REL-2)")
     func manualResolution() throws {
         let directory = TemporaryDirectory()

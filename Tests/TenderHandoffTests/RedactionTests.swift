@@ -27,4 +27,23 @@ struct RedactionTests {
         let long = String(repeating: "a", count: 5000)
         #expect(Redaction.redact(long, limit: 1024)?.count == 1025)
     }
+
+    @Test("a NUL becomes U+FFFD: SQLite would read the text only up to it")
+    func nul() {
+        #expect(Redaction.redact("TX\u{0}1\u{0}", limit: 256) == "TX\u{FFFD}1\u{FFFD}")
+        #expect(Redaction.redact("é\u{0}4111111111111111", limit: 256) == "é\u{FFFD}************1111")
+    }
+
+    @Test("redacting redacted text changes nothing, so an outcome read back from the journal is the one written")
+    func idempotent() {
+        let samples = [
+            "TXN-1", "", "4111111111111111", "a\u{0}b", "card 4111 1111 1111 1111 and 5555555555554444",
+            String(repeating: "é", count: 300), String(repeating: "1", count: 250) + " 4111111111111111",
+            String(repeating: "x", count: 248) + "4111111111111111", "\u{0}" + String(repeating: "7", count: 400),
+        ]
+        for sample in samples {
+            let once = Redaction.redact(sample, limit: 256)
+            #expect(Redaction.redact(once, limit: 256) == once, "\(sample.prefix(40))")
+        }
+    }
 }

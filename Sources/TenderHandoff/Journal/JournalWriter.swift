@@ -11,8 +11,29 @@ enum JournalValue {
 
     /// An integer, or SQL `NULL` for `nil`.
     static func integer(_ value: Int?) -> JournalValue { value.map { .integer(Int64($0)) } ?? .null }
+    /// A time as the journal stores it (milliseconds since 1970), or SQL `NULL` for `nil`.
+    static func time(_ value: Date?) -> JournalValue { value.map { .integer($0.journalTime) } ?? .null }
     /// Text, or SQL `NULL` for `nil`.
     static func text(_ value: String?) -> JournalValue { value.map { .text($0) } ?? .null }
+}
+
+/// What a state change writes beyond state, revision and outcome, with its values.
+enum TransitionChange {
+    /// Nothing more.
+    case none
+    /// A new hand-off of the payment: one more hand-off, a new expiry, the callback endpoints (JSON, as stored).
+    case reopening(expiresAt: Date, endpoints: String)
+    /// A decision by hand: resolved at the change's time, from the state the payment was in, with the change's note.
+    case resolution
+
+    /// The shape of the update that writes it.
+    var extra: TransitionExtra {
+        switch self {
+        case .none: .none
+        case .reopening: .reopening
+        case .resolution: .resolution
+        }
+    }
 }
 
 /// How a state change's update is widened beyond state, revision and outcome: the shapes of
@@ -38,9 +59,10 @@ enum TransitionExtra: Hashable {
 /// Every statement the journal runs on its writing connection. Each is prepared once per journal and then only
 /// bound and stepped (``JournalWriter``): no lookup by SQL text, no per-statement bookkeeping of GRDB's.
 ///
-/// A change is followed by ``entryByID`` in the same transaction when its caller needs the entry, rather than by a
-/// `RETURNING` clause: SQLite gathers `RETURNING` rows in a temporary table, which costs more than the read (about
-/// 40,000 instructions a statement against 17,000, counted with callgrind).
+/// A new payment's entry and a state change's are built in Swift from what was read and written (see
+/// `PaymentJournal.transitionIfUnchanged`); other changes are followed by ``entryByID`` in the same transaction when
+/// their caller needs the entry. Never by a `RETURNING` clause: SQLite gathers `RETURNING` rows in a temporary table,
+/// which costs more than the read (about 40,000 instructions a statement against 17,000, counted with callgrind).
 enum WriterSQL: Hashable {
     case begin, commit, rollback
     /// A new payment; nothing when its ID exists. Nine values.
@@ -57,7 +79,8 @@ enum WriterSQL: Hashable {
     case endpointsByID
     /// The opening noted: time, ID.
     case markOpened
-    /// The one way a payment's state changes (see `PaymentJournal.transitionIfUnchanged`).
+    /// The one way a payment's state changes (see `PaymentJournal.transitionIfUnchanged`): guarded by the state,
+    /// revision and opening time read.
     case transition(outcome: Bool, extra: TransitionExtra)
     /// The app's acknowledgement: time, ID, revision.
     case acknowledge
@@ -104,7 +127,10 @@ enum WriterSQL: Hashable {
                     """
             }
             if let assignments = extra.assignments { sql += ", " + assignments }
-            return sql + " WHERE id = ? AND state = ? AND revision = ?"
+            // `opened_at` is the one column of an entry that changes without a new revision (besides
+            // `acknowledged_at`, which this update clears): guarding it too makes the entry the update leaves exactly
+            // the one read plus what the update writes.
+            return sql + " WHERE id = ? AND state = ? AND revision = ? AND opened_at IS ?"
         case .acknowledge:
             return """
                 UPDATE payment SET acknowledged_at = ?

@@ -48,20 +48,38 @@ extension PaymentJournal {
         let expiresAt = now.addingTimeInterval(draft.lifetime.timeInterval)
         return try write("begin") { writer in
             // A new payment is written at once; the insert does nothing when the ID exists (`ON CONFLICT DO NOTHING`).
+            let created = JournalEntry(
+                id: draft.id,
+                idempotencyKey: UUID.random(),
+                provider: draft.provider,
+                amount: draft.amount,
+                state: .pending,
+                outcome: nil,
+                revision: 1,
+                handoffCount: 1,
+                createdAt: Date(journalTime: now.journalTime),
+                updatedAt: Date(journalTime: now.journalTime),
+                expiresAt: Date(journalTime: expiresAt.journalTime),
+                openedAt: nil,
+                acknowledgedAt: nil,
+                resolution: nil,
+                verification: nil
+            )
             let inserted = try writer.execute(
                 .insertPayment,
                 [
-                    .text(draft.id.rawValue), .text(UUID.random().journalText),
-                    .text(draft.provider.rawValue), .integer(draft.amount.minorUnits),
-                    .text(draft.amount.currency.code),
-                    .text(PaymentJournal.encodeEndpoints(draft.endpoints.sorted())), .integer(now.journalTime),
-                    .integer(now.journalTime), .integer(expiresAt.journalTime),
+                    .text(created.id.rawValue), .text(created.idempotencyKey.journalText),
+                    .text(created.provider.rawValue), .integer(created.amount.minorUnits),
+                    .text(created.amount.currency.code),
+                    .text(PaymentJournal.encodeEndpoints(draft.endpoints.sorted())), .time(created.createdAt),
+                    .time(created.updatedAt), .time(created.expiresAt),
                 ]
             )
             if inserted == 1 {
                 try PaymentJournal.insertToken(writer, draft, at: now)
                 try PaymentJournal.recordEvent(writer, draft.id, at: now, kind: "begun", from: nil, to: .pending)
-                return (try PaymentJournal.requireEntry(writer, draft.id), false)
+                // The row is what the insert wrote, with the schema's defaults (revision 1, one hand-off).
+                return (PaymentJournal.checked(created, writer), false)
             }
             if let existing = try writer.entry(draft.id) {
                 guard existing.provider == draft.provider, existing.amount == draft.amount else {
@@ -98,10 +116,7 @@ extension PaymentJournal {
                     outcome: nil,
                     at: now,
                     kind: "reopened",
-                    extra: .reopening,
-                    extraValues: [
-                        .integer(expiresAt.journalTime), .text(PaymentJournal.encodeEndpoints(endpoints)),
-                    ]
+                    change: .reopening(expiresAt: expiresAt, endpoints: PaymentJournal.encodeEndpoints(endpoints))
                 )
                 return (reopened, true)
             }

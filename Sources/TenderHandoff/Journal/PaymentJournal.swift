@@ -212,8 +212,7 @@ public final class PaymentJournal: Sendable {
                 at: now,
                 kind: "resolved",
                 note: note,
-                extra: .resolution,
-                extraValues: [.integer(now.journalTime), .text(entry.state.rawValue), .text(note)]
+                change: .resolution
             )
         }
     }
@@ -353,9 +352,9 @@ public final class PaymentJournal: Sendable {
         return entry
     }
 
-    /// The one way a payment's state changes: an update guarded by the state and revision just read, so a
-    /// concurrent change makes it fail instead of overwriting; the history row goes in the same transaction.
-    /// Returns the entry as the update left it, read in the same transaction.
+    /// The one way a payment's state changes: an update guarded by the state, revision and opening time just read,
+    /// so a concurrent change makes it fail instead of overwriting; the history row goes in the same transaction.
+    /// Returns the entry as the update left it.
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/storageFailed`` when the payment changed since `entry`.
     @discardableResult
     static func transition(
@@ -366,8 +365,7 @@ public final class PaymentJournal: Sendable {
         at now: Date,
         kind: String,
         note: String? = nil,
-        extra: TransitionExtra = .none,
-        extraValues: [JournalValue] = []
+        change: TransitionChange = .none
     ) throws -> JournalEntry {
         let updated = try transitionIfUnchanged(
             writer,
@@ -377,8 +375,7 @@ public final class PaymentJournal: Sendable {
             at: now,
             kind: kind,
             note: note,
-            extra: extra,
-            extraValues: extraValues
+            change: change
         )
         guard let updated else {
             throw HandoffError(
@@ -389,8 +386,12 @@ public final class PaymentJournal: Sendable {
         return updated
     }
 
-    /// ``transition(_:_:to:outcome:at:kind:note:extra:extraValues:)``, or `nil` (nothing changed, nothing
-    /// recorded) when the payment changed since `entry` was read.
+    /// ``transition(_:_:to:outcome:at:kind:note:change:)``, or `nil` (nothing changed, nothing recorded) when the
+    /// payment changed since `entry` was read.
+    ///
+    /// The entry returned is built here, not read back: every column of an entry either changes only with a new
+    /// revision, or is `opened_at` (guarded too), or is `acknowledged_at` (which the update clears). So when the
+    /// guarded update applies, the row holds `entry` with exactly what the update wrote.
     static func transitionIfUnchanged(
         _ writer: JournalWriter,
         _ entry: JournalEntry,
@@ -399,10 +400,10 @@ public final class PaymentJournal: Sendable {
         at now: Date,
         kind: String,
         note: String? = nil,
-        extra: TransitionExtra = .none,
-        extraValues: [JournalValue] = []
+        change: TransitionChange = .none
     ) throws -> JournalEntry? {
-        var values: [JournalValue] = [.text(state.rawValue), .integer(now.journalTime)]
+        let time = Date(journalTime: now.journalTime)
+        var values: [JournalValue] = [.text(state.rawValue), .time(time)]
         if let outcome {
             values += [
                 .text(outcome.status.rawValue), .integer(outcome.amount?.minorUnits),
@@ -411,11 +412,38 @@ public final class PaymentJournal: Sendable {
                 .text(outcome.assurance.rawValue), .text(outcome.source.rawValue),
             ]
         }
-        values += extraValues
-        values += [.text(entry.id.rawValue), .text(entry.state.rawValue), .integer(entry.revision)]
-        guard try writer.execute(.transition(outcome: outcome != nil, extra: extra), values) == 1 else { return nil }
+        var updated = entry
+        updated.state = state
+        updated.revision += 1
+        updated.updatedAt = time
+        updated.acknowledgedAt = nil
+        if let outcome { updated.outcome = outcome }
+        switch change {
+        case .none:
+            break
+        case .reopening(let expiresAt, let endpoints):
+            let expiry = Date(journalTime: expiresAt.journalTime)
+            values += [.time(expiry), .text(endpoints)]
+            updated.handoffCount += 1
+            updated.expiresAt = expiry
+        case .resolution:
+            values += [.time(time), .text(entry.state.rawValue), .text(note)]
+            updated.resolution = JournalEntry.Resolution(resolvedAt: time, previousState: entry.state, note: note)
+        }
+        values += [
+            .text(entry.id.rawValue), .text(entry.state.rawValue), .integer(entry.revision), .time(entry.openedAt),
+        ]
+        guard try writer.execute(.transition(outcome: outcome != nil, extra: change.extra), values) == 1 else {
+            return nil
+        }
         try recordEvent(writer, entry.id, at: now, kind: kind, from: entry.state, to: state, note: note)
-        return try requireEntry(writer, entry.id)
+        return checked(updated, writer)
+    }
+
+    /// `entry`, after checking in debug builds (the tests') that it is the row the writing connection now reads.
+    static func checked(_ entry: JournalEntry, _ writer: JournalWriter) -> JournalEntry {
+        assert((try? writer.entry(entry.id)) == entry, "the entry built for \(entry.id) is not the row written")
+        return entry
     }
 
     static func recordEvent(
