@@ -123,7 +123,9 @@ final class SQLiteFloor {
     private let schema: Schema
     private var database: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
-    private var counter = 0
+    /// Where the rows' random values come from: SplitMix64, seeded once, so that the floor spends nothing on a system
+    /// generator (Foundation's `UUID()` opens `/dev/urandom` for every UUID on Linux).
+    private var random = UInt64(truncatingIfNeeded: Date().timeIntervalSince1970.bitPattern)
 
     init(path: String, schema: Schema) throws {
         self.schema = schema
@@ -155,11 +157,17 @@ final class SQLiteFloor {
 
     /// Three transactions, each committed (and synced).
     func payment() throws {
-        counter += 1
-        let id = "payment-\(counter)"
+        // The values the journal's rows have: a payment ID and an idempotency key of random UUID text (the benchmark's
+        // payments use `PaymentID()`), and a token hash of 32 random bytes (a SHA-256). Their randomness and length
+        // decide which pages each insert dirties, and so how many WAL frames each commit writes and syncs.
+        let id = uuidText()
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         var token = [UInt8](repeating: 0, count: 32)
-        withUnsafeBytes(of: counter) { token.replaceSubrange(0..<8, with: $0) }
+        token.withUnsafeMutableBytes { bytes in
+            for offset in stride(from: 0, to: 32, by: 8) {
+                bytes.storeBytes(of: next(), toByteOffset: offset, as: UInt64.self)
+            }
+        }
         switch schema {
         case .oneRow:
             try transaction {
@@ -187,7 +195,7 @@ final class SQLiteFloor {
                     VALUES (?, ?, 'square', 1250, 'USD', '["tender-bench://done/square_request"]', 'pending', ?, ?, ?)
                     """,
                     [
-                        .text(id), .text(UUID().uuidString.lowercased()), .integer(now), .integer(now),
+                        .text(id), .text(uuidText()), .integer(now), .integer(now),
                         .integer(now + 900_000),
                     ]
                 )
@@ -211,6 +219,33 @@ final class SQLiteFloor {
                 try event(id, now, "callback", from: "pending", to: "completed")
             }
             try transaction { try run("UPDATE payment SET opened_at = ? WHERE id = ?", [.integer(now), .text(id)]) }
+        }
+    }
+
+    /// SplitMix64's next value.
+    private func next() -> UInt64 {
+        random &+= 0x9E37_79B9_7F4A_7C15
+        var z = random
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A random UUID's text as the journal writes it: 8-4-4-4-12 lower-case hexadecimal digits.
+    private func uuidText() -> String {
+        let words = [next(), next()]
+        return String(unsafeUninitializedCapacity: 36) { output in
+            var position = 0
+            for digit in 0..<32 {
+                if digit == 8 || digit == 12 || digit == 16 || digit == 20 {
+                    output[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let nibble = UInt8(truncatingIfNeeded: words[digit / 16] >> UInt64(60 - 4 * (digit % 16))) & 0x0F
+                output[position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+                position += 1
+            }
+            return position
         }
     }
 
