@@ -56,6 +56,58 @@ enum JournalBenchmarks {
             try? FileManager.default.removeItem(atPath: folder)
         }
 
+        // The two in one run, a payment of each in turn (which goes first alternates): a slower or faster spell of the
+        // disk's fsync falls on both alike, so the ratio of their medians is steadier than that of two runs.
+        let pair = Box<(HandoffCoordinator, ReplyingOpener, SQLiteFloor)>()
+        let alternating = Benchmark.Configuration(
+            metrics: [.wallClock, JournalBenchmarks.tenderMetric, JournalBenchmarks.floorMetric],
+            timeUnits: .microseconds,
+            warmupIterations: 10,
+            scalingFactor: .one,
+            maxDuration: .seconds(20),
+            maxIterations: 2_000
+        )
+        Benchmark("Journal payment · TenderHandoff and the floor, alternating", configuration: alternating) {
+            benchmark in
+            let (coordinator, _, floor) = pair.value!
+            let request = SquareRequest(
+                applicationID: "sq0idp-TenderBenchmarks",
+                callbackURL: URL(string: "tender-bench://done")!,
+                amount: Money(minorUnits: 1250, currency: .usd)
+            )
+            let clock = ContinuousClock()
+            for iteration in benchmark.scaledIterations {
+                var tender = Duration.zero
+                var floorTime = Duration.zero
+                for turn in iteration % 2 == 0 ? [0, 1] : [1, 0] {
+                    let start = clock.now
+                    if turn == 0 {
+                        let entry = try await coordinator.pay(request)
+                        precondition(entry.state == .completed, "the benchmark payment ended \(entry.state)")
+                        tender = clock.now - start
+                    } else {
+                        try floor.payment()
+                        floorTime = clock.now - start
+                    }
+                }
+                benchmark.measurement(JournalBenchmarks.tenderMetric, JournalBenchmarks.nanoseconds(tender))
+                benchmark.measurement(JournalBenchmarks.floorMetric, JournalBenchmarks.nanoseconds(floorTime))
+            }
+        } setup: {
+            try? FileManager.default.removeItem(atPath: folder)
+            let opener = ReplyingOpener()
+            let coordinator = HandoffCoordinator(
+                journal: try PaymentJournal(path: folder + "/journal.sqlite"),
+                opener: opener
+            )
+            opener.coordinator.value = coordinator
+            pair.value = (coordinator, opener, try SQLiteFloor(path: folder + "/floor.sqlite", schema: .journalRows))
+        } teardown: {
+            pair.value?.1.coordinator.value = nil
+            pair.value = nil
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+
         for schema in SQLiteFloor.Schema.allCases {
             let floor = Box<SQLiteFloor>()
             Benchmark("Journal payment · SQLite floor, \(schema.rawValue)", configuration: configuration) { benchmark in
@@ -70,6 +122,17 @@ enum JournalBenchmarks {
                 try? FileManager.default.removeItem(atPath: folder)
             }
         }
+    }
+}
+
+extension JournalBenchmarks {
+    /// A payment through TenderHandoff, in nanoseconds, in the alternating benchmark.
+    static let tenderMetric = BenchmarkMetric.custom("TenderHandoff payment (ns)", useScalingFactor: false)
+    /// A payment of the SQLite floor with the journal's rows, in nanoseconds, in the alternating benchmark.
+    static let floorMetric = BenchmarkMetric.custom("SQLite floor payment (ns)", useScalingFactor: false)
+
+    static func nanoseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000)
     }
 }
 
