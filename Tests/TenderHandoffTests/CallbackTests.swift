@@ -26,12 +26,15 @@ struct Harness {
 struct CallbackTests {
     @Test("the genuine callback is recorded once, redacted, and its replay is a duplicate (SEC-2)")
     func recordedThenDuplicate() throws {
-        let harness = try Harness()
+        let faults = StorageFaults()
+        let harness = try Harness(faults: faults)
         let prepared = try harness.coordinator.prepare(SquareFixture.request())
         let token = try SquareFixture.token(in: prepared.url)
         let reply = try SquareFixture.reply(to: prepared.url)
 
+        let writes = faults.writeCount
         let first = try #require(try harness.coordinator.handleCallback(reply))
+        #expect(faults.writeCount == writes + 1)
         #expect(first.disposition == .recorded)
         #expect(first.paymentID == prepared.entry.id)
         #expect(first.entry?.state == .completed)
@@ -39,6 +42,7 @@ struct CallbackTests {
         #expect(first.entry?.outcome?.transactionID == "TXN-1")
 
         let before = try harness.journal.dump()
+        let bytesBefore = harness.journal.fileBytes()
         let second = try #require(try harness.coordinator.handleCallback(reply))
         #expect(second.disposition == .duplicate)
         #expect(second.entry == first.entry)
@@ -46,6 +50,9 @@ struct CallbackTests {
         let contradicting = try SquareFixture.reply(to: prepared.url, errorCode: "payment_canceled")
         #expect(try harness.coordinator.handleCallback(contradicting)?.disposition == .duplicate)
         #expect(try harness.journal.dump() == before)
+        // Replays end their transactions without a commit: nothing written, nothing synced.
+        #expect(faults.writeCount == writes + 1)
+        #expect(harness.journal.fileBytes() == bytesBefore)
         #expect(!harness.journal.fileBytes().contains(token))
     }
 
@@ -65,9 +72,12 @@ struct CallbackTests {
 
     @Test("forged and missing tokens change nothing: the journal is the same before and after (SEC-3)")
     func forgeries() throws {
-        let harness = try Harness()
+        let faults = StorageFaults()
+        let harness = try Harness(faults: faults)
         let prepared = try harness.coordinator.prepare(SquareFixture.request())
         let before = try harness.journal.dump()
+        let bytesBefore = harness.journal.fileBytes()
+        let writesBefore = faults.writeCount
         let forged = [
             try SquareFixture.reply(to: prepared.url, token: .some(nil)),  // no state at all
             try SquareFixture.reply(to: prepared.url, token: ""),
@@ -85,6 +95,9 @@ struct CallbackTests {
         }
         #expect(try harness.journal.dump() == before)
         #expect(try harness.journal.entry(prepared.entry.id)?.state == .pending)
+        // Their transactions end without a commit: not one byte of the files changed, nothing was synced.
+        #expect(faults.writeCount == writesBefore)
+        #expect(harness.journal.fileBytes() == bytesBefore)
     }
 
     @Test("the right token on another callback URL is tampered, never completed (SEC-5)")

@@ -247,7 +247,7 @@ struct JournalTests {
         let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: clock)
         let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
         let id = try coordinator.prepare(SquareFixture.request()).entry.id
-        // The callback's lookup reads the entry outside the write lock; the opening is noted before it writes.
+        // An entry read before the opening was noted, as by a caller that read it outside the change's transaction.
         let readBefore = try #require(try journal.entry(id))
         clock.advance(by: 1)
         _ = try journal.markOpened(id)

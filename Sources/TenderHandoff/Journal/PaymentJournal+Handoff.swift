@@ -168,52 +168,33 @@ extension PaymentJournal {
     }
 
     /// Records a callback: one guarded transition of the payment its token belongs to (SEC-2), or nothing.
+    ///
+    /// One transaction: the lookup by token, then the change decided from what it read. A callback that changes
+    /// nothing (forged, replayed) ends its transaction without a commit, so nothing is written or synced for it.
     func recordCallback(_ facts: CallbackFacts) throws -> (disposition: CallbackDisposition, entry: JournalEntry?) {
         guard let digest = facts.tokenDigest else { return (.unsolicited, nil) }
         let now = clock.now()
-        // A read first: unsolicited and duplicate callbacks (forgeries, replays) never take the write lock. One
-        // statement, on the writing connection, whose page cache the hand-off's own writes keep warm.
-        let found: (entry: JournalEntry, endpoints: String?)? = try readOnWriter { writer in
-            try writer.rows(.entryByToken, [.blob(digest)]) { row in
+        return try transaction("callback") { writer in
+            let found = try writer.rows(.entryByToken, [.blob(digest)]) { row in
                 (
-                    try JournalEntry(statement: row),
-                    String.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn)
+                    entry: try JournalEntry(statement: row),
+                    endpoints: String.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn)
                 )
             }
             .first
-        }
-        guard let found else { return (.unsolicited, nil) }
-        guard found.entry.state.acceptsCallback else { return (.duplicate, found.entry) }
-        let issued = try PaymentJournal.decodeEndpoints(found.endpoints, of: found.entry.id)
-        return try write("callback") { writer in
-            // The update is guarded by the state and revision just read (and the endpoints and expiry change only
-            // with the revision): it applies as decided, or changes nothing when another task or process changed
-            // the payment meanwhile.
+            guard let found else { return ((.unsolicited, nil), commit: false) }
+            guard found.entry.state.acceptsCallback else { return ((.duplicate, found.entry), commit: false) }
+            let issued = try PaymentJournal.decodeEndpoints(found.endpoints, of: found.entry.id)
             let decided = PaymentJournal.decide(facts, for: found.entry, issued: issued, at: now)
-            if let entry = try PaymentJournal.transitionIfUnchanged(
+            let entry = try PaymentJournal.transition(
                 writer,
                 found.entry,
                 to: decided.state,
                 outcome: decided.outcome,
                 at: now,
                 kind: "callback"
-            ) {
-                return (decided.disposition, entry)
-            }
-            // Changed meanwhile: read again under the write lock, and decide again.
-            guard let entry = try writer.entry(found.entry.id) else { return (.unsolicited, nil) }
-            guard entry.state.acceptsCallback else { return (.duplicate, entry) }
-            let issued = try PaymentJournal.endpoints(writer, entry.id)
-            let again = PaymentJournal.decide(facts, for: entry, issued: issued, at: now)
-            let updated = try PaymentJournal.transition(
-                writer,
-                entry,
-                to: again.state,
-                outcome: again.outcome,
-                at: now,
-                kind: "callback"
             )
-            return (again.disposition, updated)
+            return ((decided.disposition, entry), commit: true)
         }
     }
 

@@ -24,7 +24,7 @@ public final class PaymentJournal: Sendable {
 
     let pool: DatabasePool
     let faults: StorageFaults?
-    /// The statements of ``write(_:_:)`` and ``readOnWriter(_:)``, prepared once on the writing connection.
+    /// The statements of ``transaction(_:_:)``, prepared once on the writing connection.
     let writerStatements = WriterStatements()
 
     /// Opens (creating if needed) the journal at `path`, with its parent directory.
@@ -256,14 +256,24 @@ public final class PaymentJournal: Sendable {
     ///
     /// Every statement in it, `BEGIN` and `COMMIT` included, is one of ``WriterSQL``'s, prepared once per journal.
     func write<T>(_ operation: String, _ body: (JournalWriter) throws -> T) throws -> T {
+        try transaction(operation) { writer in (try body(writer), commit: true) }
+    }
+
+    /// ``write(_:_:)`` whose body also says whether to commit: one that wrote nothing may end with a rollback instead,
+    /// which is not a write (the fault injector is not asked).
+    func transaction<T>(_ operation: String, _ body: (JournalWriter) throws -> (T, commit: Bool)) throws -> T {
         do {
             return try pool.writeWithoutTransaction { db in
                 let writer = JournalWriter(db: db, statements: writerStatements)
                 try writer.execute(.begin)
                 do {
-                    let result = try body(writer)
-                    try faults?.willCommit(operation)
-                    try writer.execute(.commit)
+                    let (result, commit) = try body(writer)
+                    if commit {
+                        try faults?.willCommit(operation)
+                        try writer.execute(.commit)
+                    } else {
+                        try writer.execute(.rollback)
+                    }
                     return result
                 } catch {
                     // The first error is the one to report; a failed rollback leaves nothing more to do here. SQLite
@@ -276,21 +286,6 @@ public final class PaymentJournal: Sendable {
             throw error
         } catch {
             throw PaymentJournal.storageError(error, writing: true)
-        }
-    }
-
-    /// Runs `body` on the writing connection outside any transaction: each of its statements is its own read
-    /// (SQLite's write lock is not taken), serialised with this process's writes. For one-statement reads on
-    /// the hot path: a reading connection's page cache is emptied by every write, the writer's is not.
-    func readOnWriter<T>(_ body: (JournalWriter) throws -> T) throws -> T {
-        do {
-            return try pool.writeWithoutTransaction { db in
-                try body(JournalWriter(db: db, statements: writerStatements))
-            }
-        } catch let error as HandoffError {
-            throw error
-        } catch {
-            throw PaymentJournal.storageError(error, writing: false)
         }
     }
 
