@@ -20,8 +20,68 @@ struct JournalTests {
         }
         #expect(mode == "wal")
         #expect(synchronous == 2)  // FULL
-        #expect(migrations == ["v1", "v2"])
+        #expect(migrations == ["v1", "v2", "v3"])
         #expect(try journal.integrityCheck() == ["ok"])
+    }
+
+    @Test("no statement a payment runs builds a temporary b-tree (v3: checks without IN lists)")
+    func noEphemeralTables() throws {
+        let directory = TemporaryDirectory()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: ManualClock())
+        var statements: [WriterSQL] = [
+            .insertPayment, .insertToken, .insertEvent, .entryByID, .entryByToken, .endpointsByID, .markOpened,
+            .acknowledge, .verification(.confirmed), .verification(.contradicted), .overdueIDs,
+        ]
+        // Not `.prune`: it runs at launch, and deleting through the cascade to the token table needs one.
+        for outcome in [false, true] {
+            for extra in [TransitionExtra.none, .reopening, .resolution] {
+                statements.append(.transition(outcome: outcome, extra: extra))
+            }
+        }
+        try journal.pool.read { db in
+            for statement in statements {
+                let parameters = StatementArguments(
+                    Array(repeating: DatabaseValue.null, count: statement.text.filter { $0 == "?" }.count)
+                )
+                let opcodes = try Row.fetchAll(db, sql: "EXPLAIN " + statement.text, arguments: parameters).map {
+                    $0["opcode"] as String?
+                }
+                #expect(opcodes.contains("Insert") || opcodes.contains("ResultRow") || opcodes.contains("Delete"))
+                #expect(!opcodes.contains("OpenEphemeral"), "\(statement)")
+            }
+        }
+    }
+
+    @Test("the rebuilt payment table still refuses states, outcomes and sources outside the state machine")
+    func checksStillHold() throws {
+        let directory = TemporaryDirectory()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: ManualClock())
+        let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
+        let id = try coordinator.prepare(SquareFixture.request()).entry.id.rawValue
+        let refused = [
+            "UPDATE payment SET state = 'paid' WHERE id = ?",
+            "UPDATE payment SET state = 'completed' WHERE id = ?",  // an ended state needs an outcome
+            "UPDATE payment SET outcome_status = 'approved' WHERE id = ?",  // an outcome needs its source
+            "UPDATE payment SET outcome_status = 'ok', outcome_source = 'callback' WHERE id = ?",
+            "UPDATE payment SET outcome_status = 'approved', outcome_source = 'guess' WHERE id = ?",
+            "UPDATE payment SET verification = 'maybe' WHERE id = ?",
+        ]
+        for sql in refused {
+            #expect(throws: DatabaseError.self, "\(sql)") {
+                try journal.pool.write { db in try db.execute(sql: sql, arguments: [id]) }
+            }
+        }
+        try journal.pool.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE payment SET state = 'late', outcome_status = 'declined', outcome_source = 'manual',
+                        outcome_assurance = 'reported_by_pos_app'
+                    WHERE id = ?
+                    """,
+                arguments: [id]
+            )
+        }
+        #expect(try journal.entry(PaymentID(validating: id))?.state == .late)
     }
 
     @Test("a file that is not a journal is reported as corrupt, not replaced (REL-7)")

@@ -111,7 +111,7 @@ struct VerificationTests {
         #expect(verifier.keys.isEmpty)
     }
 
-    @Test("a journal written before verification existed opens, migrates to v2 and keeps its payments (REL-7)")
+    @Test("a journal written before verification existed opens, migrates to v3 and keeps its payments (REL-7)")
     func migratesFromV1() throws {
         let directory = TemporaryDirectory()
         let path = directory.path("journal.sqlite")
@@ -127,6 +127,14 @@ struct VerificationTests {
                     """,
                 arguments: [UUID().uuidString]
             )
+            try db.execute(
+                sql: "INSERT INTO handoff_token (token_hash, payment_id, issued_at) VALUES (?, 'order-1', 0)",
+                arguments: [Data(repeating: 7, count: 32)]
+            )
+            try db.execute(
+                sql:
+                    "INSERT INTO payment_event (payment_id, at, kind, to_state) VALUES ('order-1', 0, 'begun', 'pending')"
+            )
         }
         try queue.close()
         let journal = try PaymentJournal(path: path, clock: ManualClock())
@@ -134,7 +142,16 @@ struct VerificationTests {
         #expect(entry.amount == Money(minorUnits: 1250, currency: .usd))
         #expect(entry.verification == nil)
         let applied = try journal.pool.read { db in try PaymentJournal.migrator.appliedMigrations(db) }
-        #expect(applied == ["v1", "v2"])
+        #expect(applied == ["v1", "v2", "v3"])
         #expect(try journal.integrityCheck() == ["ok"])
+        // v3 rebuilt the payment table: its token and history still belong to it, and go with it.
+        try journal.pool.write { db in
+            #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM handoff_token WHERE payment_id = 'order-1'") == 1)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM payment_event WHERE payment_id = 'order-1'") == 1)
+            try db.execute(sql: "DELETE FROM payment WHERE id = 'order-1'")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM handoff_token") == 0)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM payment_event") == 0)
+        }
     }
 }

@@ -175,7 +175,7 @@ final class ReplyingOpener: PaymentURLOpener, @unchecked Sendable {
 
 /// The floor: the journal's three commits per payment through SQLite's C API with prepared statements, nothing
 /// else. `one row`: a single table, one insert and two updates of its row. `journal rows`: the journal's own schema
-/// (`PaymentJournal+Schema.swift`, v1: three tables, four indexes) and the rows it writes — the payment, its token
+/// (`PaymentJournal+Schema.swift`, migrations v1 to v3: three tables, four indexes) and the rows it writes — the payment, its token
 /// and an event; the outcome and a second event; the opening.
 final class SQLiteFloor {
     enum Schema: String, CaseIterable {
@@ -210,6 +210,7 @@ final class SQLiteFloor {
         case .journalRows:
             try execute(PaymentJournal.schemaV1)
             try execute(PaymentJournal.schemaV2)
+            try execute(PaymentJournal.schemaV3)
         }
     }
 
