@@ -111,10 +111,10 @@ extension JournalEntry {
 }
 
 extension UUID {
-    /// A random (version 4) UUID from the system's generator: what `UUID()` makes, without the file it opens and
-    /// closes for each one on Linux.
+    /// A random (version 4) UUID from the system's generator, in one request: what `UUID()` makes, without the file
+    /// it opens and closes for each one on Linux.
     static func random() -> UUID {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SystemRandomBlocks()
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &uuid) { bytes in
             bytes.storeBytes(of: generator.next() as UInt64, as: UInt64.self)

@@ -9,9 +9,10 @@ struct OneTimeToken: Sendable, Hashable, CustomStringConvertible {
     /// The token as it goes on the wire.
     let value: String
 
-    /// A fresh token from `SystemRandomNumberGenerator` (arc4random_buf on Apple platforms, getrandom(2) on Linux).
+    /// A fresh token from the system's CSPRNG (arc4random_buf on Apple platforms, getrandom(2) on Linux), in one
+    /// request.
     static func generate() -> OneTimeToken {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SystemRandomBlocks()
         return generate(using: &generator)
     }
 
