@@ -250,14 +250,8 @@ struct JournalTests {
 
     @Test("every change returns the entry exactly as the journal then reads it, though it builds it instead of reading")
     func changesReturnStoredEntries() async throws {
-        let directory = TemporaryDirectory()
-        let clock = ManualClock()
-        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: clock)
-        let coordinator = HandoffCoordinator(
-            journal: journal,
-            opener: ScriptedOpener(),
-            configuration: .init(expiry: .seconds(600), handoffTimeout: .seconds(60))
-        )
+        let harness = try Harness(configuration: .init(expiry: .seconds(600), handoffTimeout: .seconds(60)))
+        let (clock, journal, coordinator) = (harness.clock, harness.journal, harness.coordinator)
         /// The entry as a reading connection finds it now.
         func stored(_ entry: JournalEntry) throws -> JournalEntry? { try journal.entry(entry.id) }
 

@@ -43,13 +43,7 @@ enum JournalBenchmarks {
             }
         } setup: {
             try? FileManager.default.removeItem(atPath: folder)
-            let opener = ReplyingOpener()
-            let coordinator = HandoffCoordinator(
-                journal: try PaymentJournal(path: folder + "/journal.sqlite"),
-                opener: opener
-            )
-            opener.coordinator.value = coordinator
-            journal.value = (coordinator, opener)
+            journal.value = try ReplyingOpener.coordinator(journalAt: folder + "/journal.sqlite")
         } teardown: {
             journal.value?.1.coordinator.value = nil
             journal.value = nil
@@ -95,12 +89,7 @@ enum JournalBenchmarks {
             }
         } setup: {
             try? FileManager.default.removeItem(atPath: folder)
-            let opener = ReplyingOpener()
-            let coordinator = HandoffCoordinator(
-                journal: try PaymentJournal(path: folder + "/journal.sqlite"),
-                opener: opener
-            )
-            opener.coordinator.value = coordinator
+            let (coordinator, opener) = try ReplyingOpener.coordinator(journalAt: folder + "/journal.sqlite")
             pair.value = (coordinator, opener, try SQLiteFloor(path: folder + "/floor.sqlite", schema: .journalRows))
         } teardown: {
             pair.value?.1.coordinator.value = nil
@@ -149,6 +138,14 @@ final class Box<Value>: @unchecked Sendable {
 /// and answers on the callback URL the benchmark's request names.
 final class ReplyingOpener: PaymentURLOpener, @unchecked Sendable {
     let coordinator = Box<HandoffCoordinator>()
+
+    /// A coordinator on a new journal at `path`, and the opener that answers for it.
+    static func coordinator(journalAt path: String) throws -> (HandoffCoordinator, ReplyingOpener) {
+        let opener = ReplyingOpener()
+        let coordinator = HandoffCoordinator(journal: try PaymentJournal(path: path), opener: opener)
+        opener.coordinator.value = coordinator
+        return (coordinator, opener)
+    }
 
     /// `"state":"` as it appears, percent-encoded, in a Square request URL.
     private static let stateMarker = Array("%22state%22%3A%22".utf8)
