@@ -38,6 +38,44 @@ struct CoordinatorTests {
         #expect(harness.log.events.map(\.kind) == [.begun, .opened, .recorded, .acknowledged])
     }
 
+    @Test("pay returns the entry exactly as the journal holds it, whenever the answer comes")
+    func payReturnsStoredEntry() async throws {
+        /// How the stand-in POS app answers.
+        enum Answer: CaseIterable { case duringOpening, duringOpeningThenAcknowledgedElsewhere, afterOpening }
+        for answer in Answer.allCases {
+            let box = CoordinatorBox()
+            let opener = ScriptedOpener { url in
+                guard let coordinator = box.coordinator, let reply = try? SquareFixture.reply(to: url) else {
+                    return false
+                }
+                switch answer {
+                case .duringOpening:
+                    _ = try? coordinator.handleCallback(reply)
+                case .duringOpeningThenAcknowledgedElsewhere:
+                    // Recorded here, then acknowledged by another coordinator on the file (another process): the
+                    // payment is no longer the entry the answer left, and pay must read it.
+                    let entry = try? coordinator.handleCallback(reply)?.entry
+                    let other = try? PaymentJournal(path: box.path, clock: ManualClock())
+                    if let entry { _ = try? other?.acknowledge(entry) }
+                case .afterOpening:
+                    Task {
+                        try? await Task.sleep(for: .milliseconds(20))
+                        _ = try? coordinator.handleCallback(reply)
+                    }
+                }
+                return true
+            }
+            let harness = try Harness(opener: opener)
+            box.path = harness.journal.path
+            box.coordinator = harness.coordinator
+            let entry = try await harness.coordinator.pay(SquareFixture.request())
+            #expect(entry.state == .completed, "\(answer)")
+            #expect(entry.openedAt != nil, "\(answer)")
+            #expect((entry.acknowledgedAt != nil) == (answer == .duringOpeningThenAcknowledgedElsewhere), "\(answer)")
+            #expect(try harness.journal.entry(entry.id) == entry, "\(answer)")
+        }
+    }
+
     @Test(
         "no callback within the time-out: unknown, the POS app is not opened again, a later callback still matches (REL-5)"
     )

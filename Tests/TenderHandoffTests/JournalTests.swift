@@ -30,6 +30,7 @@ struct JournalTests {
         let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: ManualClock())
         var statements: [WriterSQL] = [
             .insertPayment, .insertToken, .insertEvent, .entryByID, .entryByToken, .endpointsByID, .markOpened,
+            .markOpenedIfUnchanged,
             .acknowledge, .verification(.confirmed), .verification(.contradicted), .overdueIDs,
         ]
         // Not `.prune`: it runs at launch, and deleting through the cascade to the token table needs one.

@@ -131,7 +131,7 @@ public final class HandoffCoordinator: Sendable {
         }
         emit(.opened, id, Request.provider)
         let opened: JournalEntry?
-        do { opened = try journal.markOpened(id) } catch {
+        do { opened = try journal.markOpened(id, answered: waiters.answer(for: id)) } catch {
             emit(.storageFailed, id, Request.provider)
             opened = nil
         }
@@ -142,9 +142,10 @@ public final class HandoffCoordinator: Sendable {
             return opened
         }
 
-        let arrived = waiters.hasArrived(id) ? true : await waitForCallback(id, until: deadline)
+        let arrived = waiters.answer(for: id) != nil ? true : await waitForCallback(id, until: deadline)
         try Task.checkCancellation()
-        if arrived, let entry = try journal.entry(id), entry.state != .pending {
+        // The entry the answer left, as `handleCallback` recorded it in this process; read when it came otherwise.
+        if arrived, let entry = try waiters.answer(for: id) ?? journal.entry(id), entry.state != .pending {
             return entry
         }
         let (entry, changed) = try journal.markTimedOut(id)
@@ -289,7 +290,7 @@ public final class HandoffCoordinator: Sendable {
         emit(event, result.entry?.id, provider)
         // Wake a waiting pay whenever the payment has its answer, even one recorded by another process.
         if let entry = result.entry, entry.state != .pending {
-            waiters.signal(entry.id)
+            waiters.signal(entry)
         }
         return CallbackReceipt(
             disposition: result.disposition,

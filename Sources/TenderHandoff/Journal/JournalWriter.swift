@@ -79,6 +79,8 @@ enum WriterSQL: Hashable {
     case endpointsByID
     /// The opening noted: time, ID.
     case markOpened
+    /// The opening noted on an entry known to be as read: time, ID, revision, opening time, acknowledgement time.
+    case markOpenedIfUnchanged
     /// The one way a payment's state changes (see `PaymentJournal.transitionIfUnchanged`): guarded by the state,
     /// revision and opening time read.
     case transition(outcome: Bool, extra: TransitionExtra)
@@ -117,6 +119,12 @@ enum WriterSQL: Hashable {
                 """
         case .endpointsByID: return "SELECT callback_endpoints FROM payment WHERE id = ?"
         case .markOpened: return "UPDATE payment SET opened_at = ? WHERE id = ?"
+        case .markOpenedIfUnchanged:
+            // Every column of an entry changes with its revision but these two (see `transitionIfUnchanged`).
+            return """
+                UPDATE payment SET opened_at = ?
+                WHERE id = ? AND revision = ? AND opened_at IS ? AND acknowledged_at IS ?
+                """
         case .transition(let outcome, let extra):
             var sql = "UPDATE payment SET state = ?, revision = revision + 1, updated_at = ?, acknowledged_at = NULL"
             if outcome {

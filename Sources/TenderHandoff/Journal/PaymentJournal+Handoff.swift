@@ -130,11 +130,25 @@ extension PaymentJournal {
 
     /// Notes that the opener reported the POS app open: a fact about the hand-off, not a change of state
     /// (the callback may already have been recorded when the opener returns).
+    /// - Parameter answered: the entry the payment's answer left, when this process recorded it during the opening.
+    ///   If the payment is still that entry (same revision, opening and acknowledgement), the note is the only change
+    ///   and the entry is not read again.
     /// - Returns: the entry as it stands after the note, or `nil` if it is gone.
     @discardableResult
-    func markOpened(_ id: PaymentID) throws -> JournalEntry? {
+    func markOpened(_ id: PaymentID, answered: JournalEntry? = nil) throws -> JournalEntry? {
         let now = clock.now()
         return try write("opened") { writer in
+            if let answered, answered.id == id {
+                let values: [JournalValue] = [
+                    .integer(now.journalTime), .text(id.rawValue), .integer(answered.revision),
+                    .time(answered.openedAt), .time(answered.acknowledgedAt),
+                ]
+                if try writer.execute(.markOpenedIfUnchanged, values) == 1 {
+                    var entry = answered
+                    entry.openedAt = Date(journalTime: now.journalTime)
+                    return PaymentJournal.checked(entry, writer)
+                }
+            }
             try writer.execute(.markOpened, [.integer(now.journalTime), .text(id.rawValue)])
             return try writer.entry(id)
         }
