@@ -74,8 +74,10 @@ public actor SandboxServer {
                 throw error
             }
         }
-        // FlyingFox reports listening or fails fast (port taken); poll both, briefly.
-        let deadline = Date().addingTimeInterval(10)
+        // FlyingFox reports listening or fails fast (port taken); poll both. The deadline is for a start that hangs:
+        // on a loaded machine (a test suite under ThreadSanitizer on two cores) the tasks that bind and poll may not
+        // run for seconds, and 10 s once proved too short there.
+        let deadline = Date().addingTimeInterval(Self.listeningDeadline)
         while !(await server.isListening) {
             if let error = await failure.error {
                 throw SandboxError(
@@ -85,7 +87,9 @@ public actor SandboxServer {
             }
             guard Date() < deadline else {
                 task.cancel()
-                throw SandboxError("The sandbox did not start listening within 10 seconds.")
+                throw SandboxError(
+                    "The sandbox did not start listening within \(Int(Self.listeningDeadline)) seconds."
+                )
             }
             try await Task.sleep(nanoseconds: 2_000_000)
         }
@@ -121,6 +125,9 @@ public actor SandboxServer {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         return URL(string: "http://\(host):\(boundPort)")
     }
+
+    /// How long ``start()`` waits for the server to listen before it reports a start that hangs, in seconds.
+    static let listeningDeadline: TimeInterval = 30
 
     private static func address(host: String, port: UInt16) throws -> any SocketAddress {
         let ip = host == "localhost" ? "127.0.0.1" : host
