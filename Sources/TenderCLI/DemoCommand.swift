@@ -26,9 +26,13 @@ struct DemoCommand: AsyncParsableCommand {
     var seed: UInt64 = 1
 
     func run() async throws {
+        // 12 random base64url characters name the folder, which the demo prints: a UUID's first groups are all
+        // decimal digits often enough (1 run in about 10,000) to read as a card number, which output never shows.
         let temporary =
             journal == nil
-            ? FileManager.default.temporaryDirectory.appendingPathComponent("tender-demo-\(UUID().uuidString)") : nil
+            ? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "tender-demo-\(Base64URL.random(byteCount: 9))"
+            ) : nil
         defer { if let temporary { try? FileManager.default.removeItem(at: temporary) } }
         if let temporary { try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true) }
         let path = journal ?? temporary!.appendingPathComponent("journal.sqlite").path

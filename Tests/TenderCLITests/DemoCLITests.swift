@@ -55,6 +55,12 @@ struct DemoCLITests {
         #expect(rows[8][4] == "duplicate" && rows[8][5] == "unchanged")
         #expect(result.stdout.contains("stayed completed: the forgery and the replay changed nothing"))
         #expect(!CardNumberScreen.containsCardNumber(result.stdout))
+        // The temporary folder it prints is named by 12 base64url characters: too few digits, however random, for
+        // a card number (a UUID's digits and hyphens made one about 1 run in 10,000).
+        let folder = result.stdout.split(separator: "\n").first { $0.hasPrefix("Journal: ") }?
+            .split(separator: "/").first { $0.hasPrefix("tender-demo-") }
+        let name = try #require(folder).dropFirst("tender-demo-".count)
+        #expect(name.count == 12 && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
     }
 
     @Test("the same seed gives the same table; another seed other transaction IDs")
