@@ -36,9 +36,10 @@ package enum Base64URL {
         }
     }
 
-    /// `count` bytes from the system's CSPRNG (`SystemRandomNumberGenerator`), base64url-encoded.
+    /// `count` bytes from the system's CSPRNG (``SystemRandomBlocks``, one request), base64url-encoded.
     package static func random(byteCount count: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return encode((0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { SystemRandomBlocks.fill($0) }
+        return encode(bytes)
     }
 }

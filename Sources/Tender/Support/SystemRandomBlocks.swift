@@ -28,8 +28,14 @@ package struct SystemRandomBlocks: RandomNumberGenerator {
         return withUnsafeBytes(of: block) { $0.load(fromByteOffset: remaining * 8, as: UInt64.self) }
     }
 
-    /// Fills `buffer` (at most 256 bytes) from the system's CSPRNG.
+    /// Fills `buffer` from the system's CSPRNG: one request for each 256 bytes (`getentropy`'s most).
     static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard buffer.count <= 256 else {
+            for start in stride(from: 0, to: buffer.count, by: 256) {
+                fill(UnsafeMutableRawBufferPointer(rebasing: buffer[start..<min(start + 256, buffer.count)]))
+            }
+            return
+        }
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
         #if canImport(Darwin)
         arc4random_buf(base, buffer.count)
