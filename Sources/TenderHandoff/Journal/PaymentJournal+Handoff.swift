@@ -57,9 +57,9 @@ extension PaymentJournal {
                 outcome: nil,
                 revision: 1,
                 handoffCount: 1,
-                createdAt: Date(journalTime: now.journalTime),
-                updatedAt: Date(journalTime: now.journalTime),
-                expiresAt: Date(journalTime: expiresAt.journalTime),
+                createdAt: now.inJournal,
+                updatedAt: now.inJournal,
+                expiresAt: expiresAt.inJournal,
                 openedAt: nil,
                 acknowledgedAt: nil,
                 resolution: nil,
@@ -145,7 +145,7 @@ extension PaymentJournal {
                 ]
                 if try writer.execute(.markOpenedIfUnchanged, values) == 1 {
                     var entry = answered
-                    entry.openedAt = Date(journalTime: now.journalTime)
+                    entry.openedAt = now.inJournal
                     return PaymentJournal.checked(entry, writer)
                 }
             }

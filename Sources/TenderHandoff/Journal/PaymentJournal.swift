@@ -397,7 +397,7 @@ public final class PaymentJournal: Sendable {
         note: String? = nil,
         change: TransitionChange = .none
     ) throws -> JournalEntry? {
-        let time = Date(journalTime: now.journalTime)
+        let time = now.inJournal
         var values: [JournalValue] = [.text(state.rawValue), .time(time)]
         if let outcome {
             values += [
@@ -417,7 +417,7 @@ public final class PaymentJournal: Sendable {
         case .none:
             break
         case .reopening(let expiresAt, let endpoints):
-            let expiry = Date(journalTime: expiresAt.journalTime)
+            let expiry = expiresAt.inJournal
             values += [.time(expiry), .text(endpoints)]
             updated.handoffCount += 1
             updated.expiresAt = expiry
@@ -467,4 +467,7 @@ extension Date {
     init(journalTime: Int64) {
         self.init(timeIntervalSince1970: TimeInterval(journalTime) / 1000)
     }
+
+    /// The time as the journal stores and reads it back: to the millisecond, rounded down.
+    var inJournal: Date { Date(journalTime: journalTime) }
 }
