@@ -31,15 +31,8 @@ enum JournalBenchmarks {
         let journal = Box<(HandoffCoordinator, ReplyingOpener)>()
         Benchmark("Journal payment · TenderHandoff", configuration: configuration) { benchmark in
             let (coordinator, _) = journal.value!
-            let request = SquareRequest(
-                applicationID: "sq0idp-TenderBenchmarks",
-                callbackURL: URL(string: "tender-bench://done")!,
-                amount: Money(minorUnits: 1250, currency: .usd)
-            )
             for _ in benchmark.scaledIterations {
-                let entry = try await coordinator.pay(request)
-                precondition(entry.state == .completed, "the benchmark payment ended \(entry.state)")
-                blackHole(entry)
+                blackHole(try await JournalBenchmarks.pay(on: coordinator))
             }
         } setup: {
             try? FileManager.default.removeItem(atPath: folder)
@@ -64,11 +57,6 @@ enum JournalBenchmarks {
         Benchmark("Journal payment · TenderHandoff and the floor, alternating", configuration: alternating) {
             benchmark in
             let (coordinator, _, floor) = pair.value!
-            let request = SquareRequest(
-                applicationID: "sq0idp-TenderBenchmarks",
-                callbackURL: URL(string: "tender-bench://done")!,
-                amount: Money(minorUnits: 1250, currency: .usd)
-            )
             let clock = ContinuousClock()
             for iteration in benchmark.scaledIterations {
                 var tender = Duration.zero
@@ -76,8 +64,7 @@ enum JournalBenchmarks {
                 for turn in iteration % 2 == 0 ? [0, 1] : [1, 0] {
                     let start = clock.now
                     if turn == 0 {
-                        let entry = try await coordinator.pay(request)
-                        precondition(entry.state == .completed, "the benchmark payment ended \(entry.state)")
+                        _ = try await JournalBenchmarks.pay(on: coordinator)
                         tender = clock.now - start
                     } else {
                         try floor.payment()
@@ -119,6 +106,20 @@ extension JournalBenchmarks {
     static let tenderMetric = BenchmarkMetric.custom("TenderHandoff payment (ns)", useScalingFactor: false)
     /// A payment of the SQLite floor with the journal's rows, in nanoseconds, in the alternating benchmark.
     static let floorMetric = BenchmarkMetric.custom("SQLite floor payment (ns)", useScalingFactor: false)
+
+    /// The Square request every journal benchmark pays, made once: its making is not the journal's cost.
+    static let request = SquareRequest(
+        applicationID: "sq0idp-TenderBenchmarks",
+        callbackURL: URL(string: "tender-bench://done")!,
+        amount: Money(minorUnits: 1250, currency: .usd)
+    )
+
+    /// One payment of ``request`` through `coordinator`, which must complete.
+    static func pay(on coordinator: HandoffCoordinator) async throws -> JournalEntry {
+        let entry = try await coordinator.pay(request)
+        precondition(entry.state == .completed, "the benchmark payment ended \(entry.state)")
+        return entry
+    }
 
     static func nanoseconds(_ duration: Duration) -> Int {
         Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000)
