@@ -34,17 +34,35 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
     ///   - urlString: the URL, exactly as received or sent.
     ///   - provider: when given, only that provider is considered.
     public static func detect(_ urlString: String, provider: PaymentProvider? = nil) -> PaymentURLKind? {
-        guard let parts = try? URLParts(urlString) else { return nil }
-        if let owner = PaymentProvider(appURLScheme: parts.scheme) {
+        var text = urlString
+        return text.withUTF8 { detect(bytes: $0, provider: provider) }
+    }
+
+    /// ``detect(_:provider:)`` on the UTF-8 bytes of a URL string, in one pass and without making a `String` for
+    /// the common callbacks.
+    ///
+    /// A parameter name is compared after percent-decoding, as the provider's parser decodes it; a name that
+    /// cannot be decoded is left out, so the provider's parser, not detection, says what is wrong with it. Comparing
+    /// decoded bytes with the ASCII names is exactly `String` comparison: no other text is canonically equivalent
+    /// to them (of the ASCII characters, only `K`, `;` and `` ` `` have a non-ASCII equivalent, and no name holds one).
+    static func detect(bytes: UnsafeBufferPointer<UInt8>, provider: PaymentProvider?) -> PaymentURLKind? {
+        guard let ranges = URLByteRanges(bytes) else { return nil }
+        if let owner = POSAppSchemes.provider(bytes, ranges.scheme) {
             guard provider == nil || provider == owner else { return nil }
             return PaymentURLKind(provider: owner, direction: .request)
         }
-        let query = ParameterNames(parts.query ?? "")
+        var found = CallbackParameters()
+        if let query = ranges.query {
+            var items = QueryByteItems(bytes, query: query)
+            while let item = items.next() {
+                found.note(item, in: bytes)
+            }
+        }
         let candidates: [(PaymentProvider, Bool)] = [
-            (.square, query.names.contains("data")),
-            (.swipe, query.names.contains("ifcc_responseType") || query.names.contains("$ifcc_responseType")),
-            (.sumUp, query.names.contains("smp-status")),
-            (.softPOS, query.names.contains("result") || query.errorValues.contains(where: isJSONObjectText)),
+            (.square, found.squareData),
+            (.swipe, found.swipeResponseType),
+            (.sumUp, found.sumUpStatus),
+            (.softPOS, found.softPOSResult || found.jsonError),
         ]
         for (candidate, matches) in candidates where matches && (provider == nil || provider == candidate) {
             return PaymentURLKind(provider: candidate, direction: .response)
@@ -52,27 +70,56 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    /// The decoded names of a query's parameters, and the values of those named `error`, read without deciding
-    /// whether the query is valid: a value with a bad percent-escape does not hide its name, so the provider's
-    /// parser, not detection, says what is wrong with it. A name or `error` value that cannot be decoded is left out.
-    private struct ParameterNames {
-        var names: Set<String> = []
-        var errorValues: [String] = []
+    /// Which of the parameters that mark a callback a query has, by their percent-decoded names.
+    private struct CallbackParameters {
+        /// Square's `data`.
+        var squareData = false
+        /// Swipe's `ifcc_responseType`, or FileMaker's `$ifcc_responseType`.
+        var swipeResponseType = false
+        /// SumUp's `smp-status`.
+        var sumUpStatus = false
+        /// SoftPOS's `result`.
+        var softPOSResult = false
+        /// An `error` whose value is a JSON object: SoftPOS's lenient error parameter, not an OAuth-style one.
+        var jsonError = false
 
-        init(_ query: String) {
-            var text = query
-            text.withUTF8 { bytes in
-                func decoded(_ range: Range<Int>) -> String? {
-                    try? PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: bytes[range]))
-                }
-                var items = QueryByteItems(bytes, query: 0..<bytes.count)
-                while let item = items.next() {
-                    guard let name = decoded(item.name) else { continue }
-                    names.insert(name)
-                    if name == "error", let value = item.value.flatMap(decoded) { errorValues.append(value) }
-                }
+        /// Notes one `name=value` item of the query.
+        mutating func note(_ item: QueryByteItem, in bytes: UnsafeBufferPointer<UInt8>) {
+            guard item.name.count <= CallbackParameters.longestEncodedName else { return }
+            if !bytes.contains(UInt8(ascii: "%"), in: item.name) {
+                note(name: UnsafeBufferPointer(rebasing: bytes[item.name]), item, in: bytes)
+                return
+            }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: item.name.count) { buffer in
+                guard let count = PercentDecodingBytes.decode(bytes, item.name, into: buffer) else { return }
+                note(name: UnsafeBufferPointer(rebasing: buffer[..<count]), item, in: bytes)
             }
         }
+
+        /// Notes an item by its decoded name; reads an `error` value only while no JSON one has been seen.
+        private mutating func note(
+            name: UnsafeBufferPointer<UInt8>,
+            _ item: QueryByteItem,
+            in bytes: UnsafeBufferPointer<UInt8>
+        ) {
+            let whole = 0..<name.count
+            if name.matches(whole, "data") {
+                squareData = true
+            } else if name.matches(whole, "ifcc_responseType") || name.matches(whole, "$ifcc_responseType") {
+                swipeResponseType = true
+            } else if name.matches(whole, "smp-status") {
+                sumUpStatus = true
+            } else if name.matches(whole, "result") {
+                softPOSResult = true
+            } else if name.matches(whole, "error"), !jsonError, let value = item.value {
+                let text = try? PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: bytes[value]))
+                jsonError = PaymentURLKind.isJSONObjectText(text)
+            }
+        }
+
+        /// The longest a name that decodes to one of the names above can be: `$ifcc_responseType` with every
+        /// byte escaped.
+        private static let longestEncodedName = 3 * "$ifcc_responseType".utf8.count
     }
 
     /// Whether a parameter value looks like a JSON object, so that an OAuth-style `error=access_denied` is not

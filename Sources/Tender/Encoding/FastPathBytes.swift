@@ -86,13 +86,21 @@ struct URLByteRanges {
 
 /// The URL schemes of the POS apps (``PaymentProvider/appURLScheme``), compared on bytes.
 enum POSAppSchemes {
-    /// The schemes, lower-case.
-    private static let schemes: [[UInt8]] = PaymentProvider.all.compactMap { $0.appURLScheme.map { Array($0.utf8) } }
+    /// Each provider with its scheme, lower-case.
+    private static let schemes: [(provider: PaymentProvider, scheme: [UInt8])] = PaymentProvider.all.compactMap {
+        provider in provider.appURLScheme.map { (provider, Array($0.utf8)) }
+    }
 
     /// Whether the valid scheme at `range` is a POS app's (compared case-insensitively, as
     /// ``PaymentProvider/init(appURLScheme:)`` does: a valid scheme is ASCII, so lower-casing is per byte).
     static func contains(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        schemes.contains { scheme in
+        provider(bytes, range) != nil
+    }
+
+    /// The provider whose POS app owns the valid scheme at `range`, as ``PaymentProvider/init(appURLScheme:)``
+    /// finds it.
+    static func provider(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> PaymentProvider? {
+        schemes.first { _, scheme in
             guard scheme.count == range.count else { return false }
             for (offset, byte) in scheme.enumerated() {
                 var other = bytes[range.lowerBound + offset]
@@ -100,7 +108,7 @@ enum POSAppSchemes {
                 guard other == byte else { return false }
             }
             return true
-        }
+        }?.provider
     }
 }
 
