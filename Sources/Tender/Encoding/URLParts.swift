@@ -105,6 +105,23 @@ package struct URLParts: Sendable, Hashable {
         return copy.string
     }
 
+    /// The endpoint of a URL string (``endpoint``) without splitting it into parts: the text before its query and
+    /// fragment. `nil` when it has no valid scheme (where ``init(_:)`` throws).
+    package static func endpoint(of string: String) -> String? {
+        var string = string
+        return string.withUTF8 { bytes in
+            // The parts are contiguous: scheme, `:`, `//` and the authority when there is one, then the path.
+            URLByteRanges(bytes).map { URLParts.text(bytes[..<$0.path.upperBound]) }
+        }
+    }
+
+    /// Whether a string can be split at all: whether it starts with a valid scheme and `:` (``init(_:)`` does not
+    /// throw).
+    package static func splits(_ string: String) -> Bool {
+        var string = string
+        return string.withUTF8 { URLByteRanges($0) != nil }
+    }
+
     /// Appends an already percent-encoded `name=value` pair to the query (with `&` when it has one).
     package mutating func appendQuery(_ encodedPair: String) {
         if let query, !query.isEmpty {

@@ -187,7 +187,7 @@ public final class HandoffCoordinator: Sendable {
         }
         for endpoint in endpoints {
             // SEC-12: a callback URL needs a scheme, and it must be the app's, not a POS app's.
-            guard let scheme = try? URLParts(endpoint).scheme, PaymentProvider(appURLScheme: scheme) == nil else {
+            guard CallbackURLRules.problem(with: endpoint, named: "The callback URL") == nil else {
                 throw HandoffError(
                     .invalidRequest,
                     "The callback URL must use your app's own registered scheme, not a POS app's."
@@ -251,10 +251,12 @@ public final class HandoffCoordinator: Sendable {
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/malformedCallback`` when the URL looks like a
     ///   callback but fails strict parsing (nothing is recorded), or a storage error.
     public func handleCallback(_ urlString: String) throws -> CallbackReceipt? {
-        guard let kind = PaymentURLKind.detect(urlString), kind.direction == .response else { return nil }
+        guard let kind = PaymentURLKind.detect(urlString), kind.direction == .response,
+            let parser = PaymentCallbacks.types[kind.provider]
+        else { return nil }
         let callback: any PaymentCallback
         do {
-            callback = try PaymentCallbacks.parse(urlString, provider: kind.provider)
+            callback = try parser.init(callbackURLString: urlString)
         } catch {
             emit(.malformed, nil, kind.provider)
             throw HandoffError(.malformedCallback, "The \(kind.provider) callback cannot be read: \(error)")
@@ -262,7 +264,7 @@ public final class HandoffCoordinator: Sendable {
         let provider = type(of: callback).provider
         let token = callback.correlationToken.flatMap { $0.isEmpty ? nil : $0 }
         let reported = RecordedOutcome(callback.outcome, removing: token)
-        let endpoint = (try? URLParts(urlString).endpoint) ?? ""
+        let endpoint = URLParts.endpoint(of: urlString) ?? ""
         let facts = CallbackFacts(
             provider: provider,
             endpoint: endpoint,

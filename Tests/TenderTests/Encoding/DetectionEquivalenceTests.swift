@@ -82,6 +82,18 @@ struct DetectionEquivalenceTests {
         #expect(tally.kinds.count == 9, "answers seen: \(tally.kinds)")
     }
 
+    @Test("the endpoint read on bytes is the endpoint of the parts (property)")
+    func endpoint() async {
+        let pieces = Gen.element(of: ["/", "//", "?", "#", "@", ":", "a", "B", "é", "\u{301}", "%2F", "x=1", "&"])
+            .array(of: 0...8)
+        await propertyCheck(count: 3000, input: Gen.element(of: Self.starts), pieces) { start, pieces in
+            let url = (start ?? "") + pieces.compactMap { $0 }.joined()
+            let parts = try? URLParts(url)
+            #expect(URLParts.endpoint(of: url) == parts?.endpoint, "\(url.debugDescription)")
+            #expect(URLParts.splits(url) == (parts != nil), "\(url.debugDescription)")
+        }
+    }
+
     @Test("common callbacks and requests are detected as before")
     func examples() {
         let urls = [

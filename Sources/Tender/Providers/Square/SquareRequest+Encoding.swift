@@ -62,7 +62,8 @@ extension SquareRequest {
 
     /// The callback endpoint (scheme, host, path) on which Point of Sale answers.
     public func callbackEndpoints() throws -> [String] {
-        [try URLParts(try wireCallbackURL()).endpoint]
+        let callbackURL = try wireCallbackURL()
+        return [try URLParts.endpoint(of: callbackURL) ?? URLParts(callbackURL).endpoint]
     }
 
     /// A copy that carries `token` in `state`, which Point of Sale echoes in its callback.
