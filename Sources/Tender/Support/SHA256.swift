@@ -17,50 +17,52 @@ package enum SHA256 {
     /// The digest of contiguous bytes: whole blocks straight from `message`, the padded tail (§5.1.1: one 1 bit,
     /// zeros, then the length in bits as a 64-bit big-endian number) from a 128-byte buffer.
     private static func hash(bytes message: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var state = initialHash
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+        // The running hash and the message schedule live in one scratch buffer: no allocation but the digest's.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 8 + 64) { scratch in
+            let state = UnsafeMutableBufferPointer(rebasing: scratch[0..<8])
+            let schedule = UnsafeMutableBufferPointer(rebasing: scratch[8..<72])
+            for index in 0..<8 { state[index] = initialHash[index] }
             roundConstants.withUnsafeBufferPointer { constants in
-                state.withUnsafeMutableBufferPointer { state in
-                    let wholeBlocks = message.count / 64
-                    for block in 0..<wholeBlocks {
+                let wholeBlocks = message.count / 64
+                for block in 0..<wholeBlocks {
+                    compress(
+                        state,
+                        UnsafeBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]),
+                        schedule,
+                        constants
+                    )
+                }
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+                    let rest = message.count - wholeBlocks * 64
+                    for index in 0..<rest { tail[index] = message[wholeBlocks * 64 + index] }
+                    tail[rest] = 0x80
+                    let tailLength = rest + 1 > 56 ? 128 : 64
+                    for index in (rest + 1)..<(tailLength - 8) { tail[index] = 0 }
+                    let bits = UInt64(message.count) &* 8
+                    for index in 0..<8 {
+                        tail[tailLength - 8 + index] = UInt8(truncatingIfNeeded: bits >> UInt64(56 - index * 8))
+                    }
+                    let blocks = UnsafeBufferPointer(tail)
+                    for offset in stride(from: 0, to: tailLength, by: 64) {
                         compress(
                             state,
-                            UnsafeBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]),
+                            UnsafeBufferPointer(rebasing: blocks[offset..<(offset + 64)]),
                             schedule,
                             constants
                         )
                     }
-                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
-                        let rest = message.count - wholeBlocks * 64
-                        for index in 0..<rest { tail[index] = message[wholeBlocks * 64 + index] }
-                        tail[rest] = 0x80
-                        let tailLength = rest + 1 > 56 ? 128 : 64
-                        for index in (rest + 1)..<(tailLength - 8) { tail[index] = 0 }
-                        let bits = UInt64(message.count) &* 8
-                        for index in 0..<8 {
-                            tail[tailLength - 8 + index] = UInt8(truncatingIfNeeded: bits >> UInt64(56 - index * 8))
-                        }
-                        let blocks = UnsafeBufferPointer(tail)
-                        for offset in stride(from: 0, to: tailLength, by: 64) {
-                            compress(
-                                state,
-                                UnsafeBufferPointer(rebasing: blocks[offset..<(offset + 64)]),
-                                schedule,
-                                constants
-                            )
-                        }
-                    }
                 }
             }
+            return [UInt8](unsafeUninitializedCapacity: 32) { digest, count in
+                for (index, word) in state.enumerated() {
+                    digest[index * 4] = UInt8(truncatingIfNeeded: word >> 24)
+                    digest[index * 4 + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                    digest[index * 4 + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                    digest[index * 4 + 3] = UInt8(truncatingIfNeeded: word)
+                }
+                count = 32
+            }
         }
-        var digest = [UInt8](repeating: 0, count: 32)
-        for (index, word) in state.enumerated() {
-            digest[index * 4] = UInt8(truncatingIfNeeded: word >> 24)
-            digest[index * 4 + 1] = UInt8(truncatingIfNeeded: word >> 16)
-            digest[index * 4 + 2] = UInt8(truncatingIfNeeded: word >> 8)
-            digest[index * 4 + 3] = UInt8(truncatingIfNeeded: word)
-        }
-        return digest
     }
 
     /// §6.2.2: one 512-bit block into the running hash, with `schedule` (64 words) as scratch.
