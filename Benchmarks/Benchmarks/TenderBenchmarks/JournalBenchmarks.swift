@@ -149,25 +149,45 @@ final class ReplyingOpener: PaymentURLOpener, @unchecked Sendable {
     }
 
     /// `"state":"` as it appears, percent-encoded, in a Square request URL.
-    private static let stateMarker = Array("%22state%22%3A%22".utf8)
-    private static let quote = Array("%22".utf8)
+    private static let stateMarker: StaticString = "%22state%22%3A%22"
     static let callbackURL = "tender-bench://done/square_request"
+    /// The answer's URL around its token: `data` is `{"status":"ok","transaction_id":"TX-BENCHMARK","state":"…"}`,
+    /// percent-encoded once here. The POS app's own work is not the journal's cost, so it does as little as it can.
+    private static let replyPrefix =
+        callbackURL + "?data=" + PercentEncoding.encode(#"{"status":"ok","transaction_id":"TX-BENCHMARK","state":""#)
+    private static let replySuffix = PercentEncoding.encode(#""}"#)
 
     func open(_ url: URL) async -> Bool {
-        let bytes = Array(url.absoluteString.utf8)
-        guard let start = Self.index(of: Self.stateMarker, in: bytes, from: 0).map({ $0 + Self.stateMarker.count }),
-            let end = Self.index(of: Self.quote, in: bytes, from: start)
-        else { return false }
-        let token = String(decoding: bytes[start..<end], as: UTF8.self)
-        let data = #"{"status":"ok","transaction_id":"TX-BENCHMARK","state":"\#(token)"}"#
-        let reply = Self.callbackURL + "?data=" + PercentEncoding.encode(data)
-        _ = try? coordinator.value?.handleCallback(reply)
+        guard let token = Self.token(in: url.absoluteString) else { return false }
+        _ = try? coordinator.value?.handleCallback(Self.replyPrefix + PercentEncoding.encode(token) + Self.replySuffix)
         return true
     }
 
-    private static func index(of needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
-        guard bytes.count >= needle.count, start <= bytes.count - needle.count else { return nil }
-        return (start...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+    /// The request's `state`: the text between the marker and the next `%22` (a token is base64url, so it holds
+    /// no escape).
+    static func token(in request: String) -> String? {
+        var request = request
+        return request.withUTF8 { bytes -> String? in
+            guard let start = find(stateMarker, in: bytes, from: 0).map({ $0 + stateMarker.utf8CodeUnitCount }),
+                let end = find("%22", in: bytes, from: start)
+            else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
+    }
+
+    /// The offset of `needle` in `bytes` at or after `start`: `memchr` for its first byte, then `memcmp`.
+    private static func find(_ needle: StaticString, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        let count = needle.utf8CodeUnitCount
+        var position = start
+        while position + count <= bytes.count {
+            guard let hit = memchr(base + position, Int32(needle.utf8Start.pointee), bytes.count - count + 1 - position)
+            else { return nil }
+            let offset = UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+            if memcmp(base + offset, needle.utf8Start, count) == 0 { return offset }
+            position = offset + 1
+        }
+        return nil
     }
 }
 
