@@ -136,6 +136,42 @@ struct CallbackTests {
         #expect(!CallbackEndpoint.matches("1x://done", anyOf: ["1x://done"]))
     }
 
+    @Test("the stored endpoints' shortcut answers as parsing and matching them does, for every pair (SEC-5)")
+    func storedEndpoints() {
+        let endpoints = [
+            "tender-test://payment-done/square_request", "TENDER-TEST://Payment-Done/square_request", "my-app:done",
+            "my-app://done/a\"b", "my-app://done/a\\b", "my-app://done/\u{1}", "my-app://dóne/é", "no-scheme", "",
+            "my-app://done/x/y", "1x://done",
+        ]
+        let id = PaymentID()
+        // Every stored form: Tender's encoding of one or two endpoints, slashes escaped as an older writer might,
+        // each endpoint between `["` and `"]` unescaped, and text that is no JSON array of strings.
+        var stored: [String?] = [nil, "", "[]", "[1]", "not json", #"["a""#]
+        for first in endpoints {
+            stored.append(PaymentJournal.encodeEndpoints([first]))
+            stored.append(PaymentJournal.encodeEndpoints([first]).replacingOccurrences(of: "/", with: "\\/"))
+            stored.append(PaymentJournal.encodeEndpoints(["other://x", first]))
+            stored.append(#"[""# + first + #""]"#)
+        }
+        var shortcuts = 0
+        for endpoint in endpoints {
+            for text in stored {
+                let parsed = Result { try PaymentJournal.decodeEndpoints(text, of: id) }
+                    .map { CallbackEndpoint.matches(endpoint, anyOf: $0) }
+                let answer = Result { try PaymentJournal.issued(endpoint, stored: text, of: id) }
+                switch (parsed, answer) {
+                case (.success(let expected), .success(let actual)):
+                    #expect(actual == expected, "\(endpoint.debugDescription) in \(String(describing: text))")
+                    if actual, text == PaymentJournal.encodeEndpoints([endpoint]) { shortcuts += 1 }
+                case (.failure, .failure): break
+                default:
+                    Issue.record("\(endpoint.debugDescription) in \(String(describing: text)): \(parsed) \(answer)")
+                }
+            }
+        }
+        #expect(shortcuts >= 4)
+    }
+
     @Test("an echoed amount or currency that differs from the request is tampered (SEC-5)")
     func echoedAmount() throws {
         let harness = try Harness()

@@ -198,8 +198,8 @@ extension PaymentJournal {
             .first
             guard let found else { return ((.unsolicited, nil), commit: false) }
             guard found.entry.state.acceptsCallback else { return ((.duplicate, found.entry), commit: false) }
-            let issued = try PaymentJournal.decodeEndpoints(found.endpoints, of: found.entry.id)
-            let decided = PaymentJournal.decide(facts, for: found.entry, issued: issued, at: now)
+            let issued = try PaymentJournal.issued(facts.endpoint, stored: found.endpoints, of: found.entry.id)
+            let decided = PaymentJournal.decide(facts, for: found.entry, endpointIssued: issued, at: now)
             let entry = try PaymentJournal.transition(
                 writer,
                 found.entry,
@@ -216,17 +216,32 @@ extension PaymentJournal {
     static func decide(
         _ facts: CallbackFacts,
         for entry: JournalEntry,
-        issued: [String],
+        endpointIssued: Bool,
         at now: Date
     ) -> (disposition: CallbackDisposition, state: PaymentState, outcome: RecordedOutcome) {
         let reported = facts.reportedInCurrency(entry.amount.currency)
-        if facts.provider != entry.provider || !CallbackEndpoint.matches(facts.endpoint, anyOf: issued)
-            || !PaymentJournal.echoesMatch(reported, entry)
-        {
+        if facts.provider != entry.provider || !endpointIssued || !PaymentJournal.echoesMatch(reported, entry) {
             return (.tampered, .tampered, reported)
         }
         if now >= entry.expiresAt { return (.late, .late, reported) }
         return (.recorded, .completed, reported)
+    }
+
+    /// Whether a callback arrived on one of the endpoints issued for its payment (SEC-5), given as the journal stores
+    /// them (``encodeEndpoints(_:)``).
+    /// - Throws: ``HandoffError/Code/journalCorrupt`` when the stored endpoints cannot be read.
+    static func issued(_ endpoint: String, stored text: String?, of id: PaymentID) throws -> Bool {
+        // The common case without parsing: one endpoint, stored as `["…"]` around the very text received. A JSON
+        // string holds such text as it is when it has no `"`, `\` or control character, so the stored array is exactly
+        // [endpoint]; and identical text matches once it splits as a URL (``CallbackEndpoint/matches(_:anyOf:)``).
+        if let text, text.utf8.count == endpoint.utf8.count + 4, text.hasPrefix(#"[""#), text.hasSuffix(#""]"#),
+            text.utf8.dropFirst(2).dropLast(2).elementsEqual(endpoint.utf8),
+            !endpoint.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }),
+            URLParts.splits(endpoint)
+        {
+            return true
+        }
+        return CallbackEndpoint.matches(endpoint, anyOf: try decodeEndpoints(text, of: id))
     }
 
     /// Where ``WriterSQL/entryByToken`` puts the callback endpoints: after the entry's columns.
