@@ -263,7 +263,8 @@ public final class HandoffCoordinator: Sendable {
         }
         let provider = type(of: callback).provider
         let token = callback.correlationToken.flatMap { $0.isEmpty ? nil : $0 }
-        let reported = RecordedOutcome(callback.outcome, removing: token)
+        let outcome = callback.outcome
+        let reported = RecordedOutcome(outcome, removing: token)
         let endpoint = URLParts.endpoint(of: urlString) ?? ""
         let facts = CallbackFacts(
             provider: provider,
@@ -271,7 +272,9 @@ public final class HandoffCoordinator: Sendable {
             tokenDigest: token.map(OneTimeToken.digest(of:)),
             reported: reported,
             reportedInCurrency: { currency in
-                RecordedOutcome(callback.outcome(assumingCurrency: currency), removing: token)
+                // Only Swipe reads its amount differently in a currency; the others report the same outcome again.
+                let read = callback.outcome(assumingCurrency: currency)
+                return read == outcome ? reported : RecordedOutcome(read, removing: token)
             }
         )
         let result: (disposition: CallbackDisposition, entry: JournalEntry?)
