@@ -234,14 +234,25 @@ extension PaymentJournal {
         // The common case without parsing: one endpoint, stored as `["…"]` around the very text received. A JSON
         // string holds such text as it is when it has no `"`, `\` or control character, so the stored array is exactly
         // [endpoint]; and identical text matches once it splits as a URL (``CallbackEndpoint/matches(_:anyOf:)``).
-        if let text, text.utf8.count == endpoint.utf8.count + 4, text.hasPrefix(#"[""#), text.hasSuffix(#""]"#),
-            text.utf8.dropFirst(2).dropLast(2).elementsEqual(endpoint.utf8),
-            !endpoint.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }),
-            URLParts.splits(endpoint)
-        {
-            return true
-        }
+        if let text, storesExactly(text, endpoint), URLParts.splits(endpoint) { return true }
         return CallbackEndpoint.matches(endpoint, anyOf: try decodeEndpoints(text, of: id))
+    }
+
+    /// Whether `text` is `["`, the bytes of `endpoint`, `"]`, and `endpoint` has no `"`, `\` or control character.
+    private static func storesExactly(_ text: String, _ endpoint: String) -> Bool {
+        var text = text
+        var endpoint = endpoint
+        return text.withUTF8 { stored in
+            endpoint.withUTF8 { received in
+                guard stored.count == received.count + 4, let storedBase = stored.baseAddress,
+                    stored[0] == UInt8(ascii: "["), stored[1] == UInt8(ascii: "\""),
+                    stored[stored.count - 2] == UInt8(ascii: "\""), stored[stored.count - 1] == UInt8(ascii: "]")
+                else { return false }
+                guard let receivedBase = received.baseAddress else { return true }  // `[""]`: the empty endpoint
+                return memcmp(storedBase + 2, receivedBase, received.count) == 0
+                    && !received.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 })
+            }
+        }
     }
 
     /// Where ``WriterSQL/entryByToken`` puts the callback endpoints: after the entry's columns.
