@@ -21,11 +21,23 @@ let package = Package(
                 .product(name: "Tender", package: "tender"),
                 .product(name: "TenderHandoff", package: "tender"),
                 .product(name: "TenderSandbox", package: "tender"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "JournalHarness",
             ],
             path: "Benchmarks/TenderBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // What the journal's benchmark and JournalPairs share: the request, the stand-in POS app, the SQLite floor.
+        .target(
+            name: "JournalHarness",
+            dependencies: [
+                .product(name: "Tender", package: "tender"),
+                .product(name: "TenderHandoff", package: "tender"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Tools/JournalHarness"
+        ),
+        // The alternating pairs in a plain executable, without the benchmark harness (see its main.swift).
+        .executableTarget(name: "JournalPairs", dependencies: ["JournalHarness"], path: "Tools/JournalPairs"),
         // The journal's instructions per payment, counted under valgrind's callgrind (see its main.swift). Not in
         // Benchmarks/: the benchmark plugin runs every executable target there as a benchmark.
         .executableTarget(

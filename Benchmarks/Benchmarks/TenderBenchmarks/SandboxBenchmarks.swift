@@ -1,5 +1,6 @@
 import Benchmark
 import Foundation
+import JournalHarness
 import TenderSandbox
 
 #if canImport(FoundationNetworking)
