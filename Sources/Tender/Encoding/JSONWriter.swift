@@ -44,10 +44,7 @@ extension JSONValue {
             var run = 0
             for index in 0..<bytes.count {
                 let byte = bytes[index]
-                guard
-                    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-                        || (byte == UInt8(ascii: "/") && escapingSlashes)
-                else { continue }
+                guard needsEscape(byte, escapingSlashes: escapingSlashes) else { continue }
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
                 appendEscape(byte, to: &output)
                 run = index + 1
@@ -55,6 +52,14 @@ extension JSONValue {
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether ``serialized(escapingSlashes:)`` writes a byte of a string escaped: `"`, `\`, a control character, and
+    /// `/` with `escapingSlashes`. Every other byte is written as it is.
+    @inline(__always)
+    package static func needsEscape(_ byte: UInt8, escapingSlashes: Bool) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+            || (byte == UInt8(ascii: "/") && escapingSlashes)
     }
 
     private static func appendEscape(_ byte: UInt8, to output: inout [UInt8]) {

@@ -231,14 +231,15 @@ extension PaymentJournal {
     /// them (``encodeEndpoints(_:)``).
     /// - Throws: ``HandoffError/Code/journalCorrupt`` when the stored endpoints cannot be read.
     static func issued(_ endpoint: String, stored text: String?, of id: PaymentID) throws -> Bool {
-        // The common case without parsing: one endpoint, stored as `["…"]` around the very text received. A JSON
-        // string holds such text as it is when it has no `"`, `\` or control character, so the stored array is exactly
+        // The common case without parsing: the stored text is exactly what ``encodeEndpoints(_:)`` writes for the
+        // one endpoint received (`["…"]` around it, as its text has nothing to escape), so the issued endpoints are
         // [endpoint]; and identical text matches once it splits as a URL (``CallbackEndpoint/matches(_:anyOf:)``).
         if let text, storesExactly(text, endpoint), URLParts.splits(endpoint) { return true }
         return CallbackEndpoint.matches(endpoint, anyOf: try decodeEndpoints(text, of: id))
     }
 
-    /// Whether `text` is `["`, the bytes of `endpoint`, `"]`, and `endpoint` has no `"`, `\` or control character.
+    /// Whether `text` is `["`, the bytes of `endpoint`, `"]`, and ``encodeEndpoints(_:)`` writes `endpoint` as it is:
+    /// then `text` is what it writes for `[endpoint]`.
     private static func storesExactly(_ text: String, _ endpoint: String) -> Bool {
         var text = text
         var endpoint = endpoint
@@ -250,7 +251,7 @@ extension PaymentJournal {
                 else { return false }
                 guard let receivedBase = received.baseAddress else { return true }  // `[""]`: the empty endpoint
                 return memcmp(storedBase + 2, receivedBase, received.count) == 0
-                    && !received.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 })
+                    && !received.contains(where: { JSONValue.needsEscape($0, escapingSlashes: false) })
             }
         }
     }
