@@ -129,7 +129,7 @@ struct CallbackTests {
         #expect(!CallbackEndpoint.matches("tender-test://payment-done/Square_Request", anyOf: issued))
         #expect(!CallbackEndpoint.matches("tender-test://payment-done/square_request/x", anyOf: issued))
         #expect(!CallbackEndpoint.matches("tender-test://user@payment-done/square_request", anyOf: issued))
-        // The very text issued matches at once; text that is no URL never matches, even itself.
+        // The very text issued matches, among others; text that is no URL never matches, even itself.
         #expect(CallbackEndpoint.matches(issued[0], anyOf: ["other://x"] + issued))
         #expect(!CallbackEndpoint.matches("", anyOf: [""]))
         #expect(!CallbackEndpoint.matches("payment-done/square_request", anyOf: ["payment-done/square_request"]))

@@ -300,10 +300,6 @@ extension PaymentJournal {
 enum CallbackEndpoint {
     /// Scheme and host compare case-insensitively (RFC 3986 §6.2.2.1), the path exactly.
     static func matches(_ received: String, anyOf issued: [String]) -> Bool {
-        // The common case: the very text issued. Identical bytes split into identical parts.
-        if issued.contains(where: { $0.utf8.elementsEqual(received.utf8) }), URLParts.splits(received) {
-            return true
-        }
         guard let received = try? URLParts(received) else { return false }
         return issued.contains { candidate in
             guard let candidate = try? URLParts(candidate) else { return false }
