@@ -45,6 +45,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Tender", package: "tender"),
                 .product(name: "TenderHandoff", package: "tender"),
+                "JournalHarness",
             ],
             path: "Tools/JournalInstructions"
         ),

@@ -11,6 +11,7 @@
 //
 // Instructions per payment: the difference of the two totals ("I refs") divided by 500.
 import Foundation
+import JournalHarness
 import Tender
 import TenderHandoff
 
@@ -31,18 +32,13 @@ func payments(_ count: Int) throws {
         journal: try PaymentJournal(path: folder + "/journal.sqlite"),
         opener: PrintingOpener()
     )
-    let request = SquareRequest(
-        applicationID: "sq0idp-TenderBenchmarks",
-        callbackURL: URL(string: "tender-bench://done")!,
-        amount: Money(minorUnits: 1250, currency: .usd)
-    )
     for _ in 0..<count {
-        let prepared = try coordinator.prepare(request)
+        let prepared = try coordinator.prepare(JournalPayments.request)
         // The POS app's part: the token, from the request as Point of Sale decodes it, answered at once.
         guard let token = try SquareRequest(url: prepared.url).state else { throw Failure("no state in \(prepared)") }
         let answer = #"{"status":"ok","transaction_id":"TX-BENCHMARK","state":"\#(token)"}"#
         let receipt = try coordinator.handleCallback(
-            "tender-bench://done/square_request?data=" + PercentEncoding.encode(answer)
+            ReplyingOpener.callbackURL + "?data=" + PercentEncoding.encode(answer)
         )
         guard receipt?.disposition == .recorded else { throw Failure("not recorded: \(String(describing: receipt))") }
     }
