@@ -1,4 +1,5 @@
-/// Percent-encoded query text built in one buffer: the pairs are measured first, then written once.
+/// Percent-encoded query text built in one buffer: the pairs are written once, into room enough for the longest
+/// text they could make, and the `String` is made of what was written.
 ///
 /// This is the one writer of query text in Tender's query layer: ``QueryParameters/percentEncodedQuery`` and the
 /// request builders (which write their URL prefix into the same buffer) both go through ``make(prefix:pairs:)``,
@@ -7,11 +8,11 @@
 /// Every name and value is encoded with ``PercentEncoding/isUnreserved(_:)`` as the only literal bytes and
 /// every other UTF-8 byte as `%XX` (upper-case hex), exactly as ``PercentEncoding/encode(_:)`` does.
 package enum QueryText {
-    /// Receives a query's pairs: first to measure them, then to write them.
+    /// Receives a query's pairs: first to bound their length, then to write them.
     package struct Sink: ~Copyable {
-        /// Where the text goes; `nil` while measuring.
+        /// Where the text goes; `nil` while bounding.
         fileprivate let buffer: UnsafeMutableBufferPointer<UInt8>?
-        /// The bytes measured or written so far.
+        /// The bytes written so far; while bounding, the most the pairs so far can write.
         fileprivate var count: Int
         /// Whether a pair has been added, so that the next one needs `&`.
         fileprivate var hasPair = false
@@ -35,10 +36,16 @@ package enum QueryText {
 
         /// Adds one pair whose name is a literal: the same text as ``add(_:_:)-(String,_)`` with
         /// `String(describing: name)`, without making a `String` of the name.
+        ///
+        /// - Parameter name: a literal of RFC 3986 unreserved characters only (`A–Z a–z 0–9 - . _ ~`), as every
+        ///   parameter name of the POS apps is: it is written as it is. Debug builds, and so the tests, check it.
         package mutating func add(_ name: StaticString, _ value: String) {
             if hasPair { put(UInt8(ascii: "&")) }
             hasPair = true
-            name.withUTF8Buffer { addEncoded(bytes: $0) }
+            name.withUTF8Buffer { bytes in
+                assert(bytes.allSatisfy(PercentEncoding.isUnreserved), "QueryText: \(name) needs percent-encoding")
+                addVerbatim(bytes: bytes)
+            }
             put(UInt8(ascii: "="))
             addEncoded(value)
         }
@@ -46,21 +53,29 @@ package enum QueryText {
         /// Adds text as it is, with no encoding (the URL before the query).
         fileprivate mutating func addVerbatim(_ text: String) {
             var text = text
-            text.withUTF8 { bytes in
-                guard let buffer else {
-                    count += bytes.count
-                    return
-                }
-                precondition(bytes.count <= buffer.count - count, "QueryText: the pairs changed between passes")
-                if let source = bytes.baseAddress {
-                    (buffer.baseAddress! + count).update(from: source, count: bytes.count)
-                }
-                count += bytes.count
-            }
+            text.withUTF8 { addVerbatim(bytes: $0) }
         }
 
-        /// Adds the percent-encoded form of text.
+        /// Adds bytes as they are.
+        private mutating func addVerbatim(bytes: UnsafeBufferPointer<UInt8>) {
+            guard let buffer else {
+                count += bytes.count
+                return
+            }
+            precondition(bytes.count <= buffer.count - count, "QueryText: the pairs changed between passes")
+            if let source = bytes.baseAddress {
+                (buffer.baseAddress! + count).update(from: source, count: bytes.count)
+            }
+            count += bytes.count
+        }
+
+        /// Adds the percent-encoded form of text; while bounding, three bytes for each of its bytes, the most
+        /// percent-encoding makes of one.
         private mutating func addEncoded(_ text: String) {
+            guard buffer != nil else {
+                count += 3 * text.utf8.count
+                return
+            }
             // Native strings are read in place; anything else is made contiguous first.
             let done: Void? = text.utf8.withContiguousStorageIfAvailable { addEncoded(bytes: $0) }
             if done == nil {
@@ -72,7 +87,7 @@ package enum QueryText {
         /// Adds the percent-encoded form of UTF-8 bytes.
         private mutating func addEncoded(bytes: UnsafeBufferPointer<UInt8>) {
             guard let buffer else {
-                count += PercentEncoding.encodedCount(bytes)
+                count += 3 * bytes.count
                 return
             }
             count = PercentEncoding.encode(bytes, into: buffer, at: count)
@@ -91,12 +106,14 @@ package enum QueryText {
 
     /// `prefix` followed by the pairs `pairs` adds, joined by `&`, each name and value percent-encoded.
     ///
-    /// `pairs` runs twice, once to measure and once to write, and must add the same pairs both times (a
-    /// precondition stops it from writing past what was measured).
+    /// `pairs` runs twice, once to bound the length and once to write, and must add the same pairs both times (a
+    /// precondition stops it from writing past the bound). The text is written once, straight into the storage
+    /// of the `String`, which is allocated at the bound: at most three times the length of the names and values,
+    /// and as long as the text when none needs escaping. Measuring exactly instead would read every byte twice.
     package static func make(prefix: String, pairs: (inout Sink) -> Void) -> String {
-        var measure = Sink(buffer: nil, count: prefix.utf8.count)
-        pairs(&measure)
-        let capacity = measure.count
+        var bound = Sink(buffer: nil, count: prefix.utf8.count)
+        pairs(&bound)
+        let capacity = bound.count
         guard capacity > 0 else { return "" }
         return String(unsafeUninitializedCapacity: capacity) { buffer in
             var sink = Sink(buffer: buffer, count: 0)
