@@ -71,21 +71,28 @@ package enum CallbackQueryScanner {
                 var plainName = true
                 var valueHasPercent = false
                 while index < end {
+                    // Most bytes are none of `#`, `%`, `&`, `=` or non-ASCII: skip to the next that is, a word at a
+                    // time.
+                    index = ByteWords.firstMarked(
+                        in: bytes,
+                        from: index,
+                        to: end,
+                        ByteWords.querySpecialLanes,
+                        orByte: isDelimiterOrSpecial
+                    )
+                    guard index < end else { break }
                     let byte = bytes[index]
-                    // Most bytes are none of `%`, `&`, `=` or non-ASCII: one test lets them through.
-                    if isDelimiterOrSpecial(byte) {
-                        if byte == UInt8(ascii: "&") { break }
-                        if byte == UInt8(ascii: "#") {
-                            atFragment = true  // the query ends here
-                            break
-                        }
-                        if equals >= 0 {
-                            if byte == UInt8(ascii: "%") { valueHasPercent = true }
-                        } else if byte == UInt8(ascii: "=") {
-                            equals = index
-                        } else {
-                            plainName = false  // `%` or a byte of a non-ASCII character in the name
-                        }
+                    if byte == UInt8(ascii: "&") { break }
+                    if byte == UInt8(ascii: "#") {
+                        atFragment = true  // the query ends here
+                        break
+                    }
+                    if equals >= 0 {
+                        if byte == UInt8(ascii: "%") { valueHasPercent = true }
+                    } else if byte == UInt8(ascii: "=") {
+                        equals = index
+                    } else {
+                        plainName = false  // `%` or a byte of a non-ASCII character in the name
                     }
                     index += 1
                 }
@@ -108,9 +115,10 @@ package enum CallbackQueryScanner {
         return scanned ?? false
     }
 
-    /// Whether a byte is `#`, `%`, `&`, `=` or not ASCII: the bytes the scanner must look at.
+    /// Whether a byte is `#`, `%`, `&`, `=` or not ASCII: the bytes the scanner must look at (byte by byte; see
+    /// ``ByteWords/querySpecialLanes(_:)`` for eight at a time).
     @inline(__always)
-    private static func isDelimiterOrSpecial(_ byte: UInt8) -> Bool {
+    static func isDelimiterOrSpecial(_ byte: UInt8) -> Bool {
         // Bits 0x23 (`#`), 0x25 (`%`), 0x26 (`&`) and 0x3D (`=`) of the bytes below 0x40.
         let special: UInt64 = 1 << 0x23 | 1 << 0x25 | 1 << 0x26 | 1 << 0x3D
         return byte >= 0x80 || (byte < 0x40 && special >> UInt64(byte) & 1 == 1)

@@ -150,7 +150,8 @@ struct QueryByteItems: IteratorProtocol {
 
 /// Strict percent-decoding of bytes, as ``PercentEncoding/decode(_:)`` does it, into a caller's buffer.
 enum PercentDecodingBytes {
-    /// Decodes `range` of `bytes` into `output` (at least `range.count` bytes).
+    /// Decodes `range` of `bytes` into `output` (at least `range.count` bytes). The range is cut from a
+    /// `String`'s UTF-8 at ASCII bytes, as every query value is, so it holds whole UTF-8 sequences.
     /// - Returns: how many bytes were written, or `nil` for an escape that is not `%` and two hex digits, or for
     ///   decoded bytes that are not valid UTF-8 (where ``PercentEncoding`` throws).
     static func decode(
@@ -158,12 +159,16 @@ enum PercentDecodingBytes {
         _ range: Range<Int>,
         into output: UnsafeMutableBufferPointer<UInt8>
     ) -> Int? {
+        precondition(output.count >= range.count, "PercentDecodingBytes: the output is shorter than the range")
         guard let base = bytes.baseAddress, let out = output.baseAddress else { return range.isEmpty ? 0 : nil }
         // Pointers and wrapping arithmetic: every offset stays within `range`, so nothing can overflow.
         var input = base + range.lowerBound
         let end = base + range.upperBound
         var next = out
-        var bits: UInt8 = 0  // every byte or-ed: bit 7 set means text beyond ASCII
+        // Every decoded escape or-ed: bit 7 set means an escape made a byte beyond ASCII. The bytes between escapes
+        // are cut from a `String` at ASCII delimiters, so they are whole UTF-8 sequences; only an escape can make
+        // the text invalid.
+        var escaped: UInt8 = 0
         while input < end {
             var byte = input.pointee
             if byte == UInt8(ascii: "%") {
@@ -172,17 +177,27 @@ enum PercentDecodingBytes {
                 let low = hexValue(input[2])
                 guard high | low < 16 else { return nil }
                 byte = high &<< 4 | low
+                escaped |= byte
                 input += 3
+            } else if end - input >= 8 {
+                // A run of bytes that need no decoding, eight at a time: the bytes before the first `%` of the word
+                // are copied as they are. All eight are stored, and those from the `%` on are written over next:
+                // the output has room, as it is at least as long as the range and never ahead of the input.
+                let word = ByteWords.load(input)
+                let run = ByteWords.first(ByteWords.lanes(of: UInt8(ascii: "%"), in: word))  // 1...8
+                ByteWords.store(word, at: next)
+                input += run
+                next += run
+                continue
             } else {
                 input += 1
             }
             next.pointee = byte
             next += 1
-            bits |= byte
         }
         let count = next - out
-        if bits >= 0x80 {
-            // Rare: text beyond ASCII, checked as the general path checks it.
+        if escaped >= 0x80 {
+            // Rare: an escaped byte beyond ASCII, so the text is checked as the general path checks it.
             guard String(validating: UnsafeBufferPointer(start: out, count: count), as: UTF8.self) != nil else {
                 return nil
             }
@@ -254,24 +269,34 @@ extension UnsafeBufferPointer<UInt8> {
     /// Whether every byte at `range` is in `lower...upper`.
     @inline(__always)
     func allBytes(_ range: Range<Int>, in lower: UInt8, _ upper: UInt8) -> Bool {
-        for index in range where self[index] < lower || self[index] > upper { return false }
-        return true
+        precondition(upper < 0x80, "allBytes: the bounds must be ASCII")
+        let outside = ByteWords.firstMarked(
+            in: self,
+            from: range.lowerBound,
+            to: range.upperBound,
+            { ~ByteWords.lanes(in: $0, from: lower, through: upper) & ByteWords.allLanes },
+            orByte: { $0 < lower || $0 > upper }
+        )
+        return outside == range.upperBound
     }
 
     /// How many ASCII digits the bytes at `range` hold.
     @inline(__always)
     func digitCount(_ range: Range<Int>) -> Int {
-        var count = 0
-        for index in range where isASCIIDigit(self[index]) { count += 1 }
-        return count
+        ByteWords.countMarked(
+            in: self,
+            from: range.lowerBound,
+            to: range.upperBound,
+            { ByteWords.lanes(in: $0, from: UInt8(ascii: "0"), through: UInt8(ascii: "9")) },
+            orByte: isASCIIDigit
+        )
     }
 }
 
 /// Whether `count` bytes at `left` and at `right` are the same.
 @inline(__always)
 func memoryEquals(_ left: UnsafePointer<UInt8>, _ right: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-    for offset in 0..<count where left[offset] != right[offset] { return false }
-    return true
+    ByteWords.equal(left, right, count: count)
 }
 
 /// Whether a byte is an ASCII digit.

@@ -96,7 +96,23 @@ struct JSONByteReader {
         guard let base = bytes.baseAddress else { throw FastPathUnsupported() }
         let start = position
         var index = position
-        var bits: UInt8 = 0
+        // Eight bytes at a time up to the first that ends or stops the fast path (`"`, `\`, a control character),
+        // then byte by byte from it.
+        var high: UInt64 = 0  // the words' bytes read, or-ed
+        while bytes.count - index >= 8 {
+            let word = ByteWords.load(base + index)
+            let stops = ByteWords.jsonStringStopLanes(word)
+            if stops == 0 {
+                high |= word
+                index += 8
+                continue
+            }
+            let run = ByteWords.first(stops)  // 0...7
+            high |= word & ((1 &<< (UInt64(run) &* 8)) &- 1)
+            index += run
+            break
+        }
+        var bits: UInt8 = high & ByteWords.allLanes == 0 ? 0 : 0x80
         while index < bytes.count {
             let byte = base[index]
             if byte == UInt8(ascii: "\"") {

@@ -21,42 +21,102 @@ public enum PercentEncoding: Sendable {
     /// How many bytes the percent-encoded form of `bytes` has: one per unreserved byte, three per other byte.
     static func encodedCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var count = bytes.count
-        for byte in bytes where !isUnreserved(byte) { count += 2 }
+        var index = 0
+        if let base = bytes.baseAddress {
+            // Eight bytes at a time: two more for each lane that is not unreserved.
+            while bytes.count - index >= 8 {
+                count +=
+                    2 * ByteWords.count(~ByteWords.unreservedLanes(ByteWords.load(base + index)) & ByteWords.allLanes)
+                index += 8
+            }
+            let left = bytes.count - index
+            if left > 0, bytes.count >= 8 {
+                // The last few: the word that ends with them, moved down so that they are its first lanes.
+                let skipped = UInt64(8 - left) &* 8
+                let tail = ByteWords.load(base + bytes.count - 8) >> skipped
+                count += 2 * ByteWords.count(~ByteWords.unreservedLanes(tail) & ByteWords.allLanes >> skipped)
+                return count
+            }
+        }
+        while index < bytes.count {
+            if !isUnreserved(bytes[index]) { count += 2 }
+            index += 1
+        }
         return count
     }
 
     /// Writes the percent-encoded form of `bytes` into `buffer` from `offset`; returns the offset after it.
+    ///
+    /// Eight bytes are read at a time: a word of unreserved bytes is written as it is, in one store; a word with
+    /// others is written byte by byte. The room left in `buffer` is checked once a word, for what that word needs.
     static func encode(
         _ bytes: UnsafeBufferPointer<UInt8>,
         into buffer: UnsafeMutableBufferPointer<UInt8>,
         at offset: Int
     ) -> Int {
-        var index = offset
-        // With room for the worst case (three bytes each) nothing is checked per byte; otherwise every write is.
-        if bytes.count <= (buffer.count - offset) / 3 {
-            for byte in bytes {
-                if isUnreserved(byte) {
-                    buffer[index] = byte
-                    index += 1
-                } else {
-                    writeEscape(byte, at: buffer.baseAddress! + index)
-                    index += 3
+        guard let input = bytes.baseAddress else { return offset }
+        precondition(offset >= 0 && offset <= buffer.count, "PercentEncoding: the offset is outside the buffer")
+        guard let output = buffer.baseAddress else {
+            preconditionFailure("PercentEncoding: the buffer is shorter than the encoded text")
+        }
+        var (index, written) = (0, offset)
+        while bytes.count - index >= 8 {
+            let word = ByteWords.load(input + index)
+            let unreserved = ByteWords.unreservedLanes(word)
+            if unreserved == ByteWords.allLanes {
+                precondition(
+                    buffer.count - written >= 8,
+                    "PercentEncoding: the buffer is shorter than the encoded text"
+                )
+                ByteWords.store(word, at: output + written)
+                written += 8
+            } else {
+                let needed = 8 + 2 * ByteWords.count(~unreserved & ByteWords.allLanes)
+                precondition(
+                    buffer.count - written >= needed,
+                    "PercentEncoding: the buffer is shorter than the encoded text"
+                )
+                for lane in 0..<8 {
+                    let byte = input[index + lane]
+                    if unreserved >> UInt64(lane &* 8 &+ 7) & 1 == 1 {
+                        output[written] = byte
+                        written += 1
+                    } else {
+                        writeEscape(byte, at: output + written)
+                        written += 3
+                    }
                 }
             }
-            return index
+            index += 8
         }
-        for byte in bytes {
-            if isUnreserved(byte) {
-                precondition(index < buffer.count, "PercentEncoding: the buffer is shorter than the encoded text")
-                buffer[index] = byte
-                index += 1
-            } else {
-                precondition(index + 3 <= buffer.count, "PercentEncoding: the buffer is shorter than the encoded text")
-                writeEscape(byte, at: buffer.baseAddress! + index)
-                index += 3
+        let left = bytes.count - index
+        if left > 0, bytes.count >= 8, buffer.count - written >= 8 {
+            // The last few, when they are all unreserved and the buffer has room for a word: the word that ends
+            // with them, moved down so that they are its first lanes, in one store.
+            let skipped = UInt64(8 - left) &* 8
+            let tail = ByteWords.load(input + bytes.count - 8) >> skipped
+            if ByteWords.leadingCount(ByteWords.unreservedLanes(tail)) >= left {
+                ByteWords.store(tail, at: output + written)
+                return written + left
             }
         }
-        return index
+        while index < bytes.count {
+            let byte = input[index]
+            if isUnreserved(byte) {
+                precondition(written < buffer.count, "PercentEncoding: the buffer is shorter than the encoded text")
+                output[written] = byte
+                written += 1
+            } else {
+                precondition(
+                    buffer.count - written >= 3,
+                    "PercentEncoding: the buffer is shorter than the encoded text"
+                )
+                writeEscape(byte, at: output + written)
+                written += 3
+            }
+            index += 1
+        }
+        return written
     }
 
     /// Writes `%XX` for a byte, upper-case hex, at `out`, which has room for three bytes.

@@ -287,16 +287,14 @@ public struct SquareResponse: PaymentCallback {
         _ range: Range<Int>
     ) throws(FastPathUnsupported) -> String {
         guard (1...128).contains(range.count) else { throw FastPathUnsupported() }
-        for index in range {
-            switch bytes[index] {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                UInt8(ascii: ":"):
-                continue
-            default:
-                throw FastPathUnsupported()
-            }
-        }
+        let other = ByteWords.firstMarked(
+            in: bytes,
+            from: range.lowerBound,
+            to: range.upperBound,
+            { ~ByteWords.identifierLanes($0) & ByteWords.allLanes },
+            orByte: { !SquareResponse.isIdentifierByte($0) }
+        )
+        guard other == range.upperBound else { throw FastPathUnsupported() }
         let text = bytes.text(range)
         // Fewer digits than the shortest card number cannot hold one.
         if bytes.digitCount(range) >= CardNumberScreen.lengths.lowerBound, CardNumberScreen.containsCardNumber(text) {
@@ -323,16 +321,19 @@ public struct SquareResponse: PaymentCallback {
     static func isIdentifier(_ text: String) -> Bool {
         let utf8 = text.utf8
         guard (1...128).contains(utf8.count) else { return false }
-        return !CardNumberScreen.containsCardNumber(text)
-            && utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                    UInt8(ascii: ":"):
-                    return true
-                default:
-                    return false
-                }
-            }
+        return !CardNumberScreen.containsCardNumber(text) && utf8.allSatisfy(isIdentifierByte)
+    }
+
+    /// Whether a byte may be in an identifier: an ASCII letter or digit, `_`, `-`, `.` or `:` (byte by byte; see
+    /// ``ByteWords/identifierLanes(_:)`` for eight at a time).
+    static func isIdentifierByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: ":"):
+            true
+        default:
+            false
+        }
     }
 }
