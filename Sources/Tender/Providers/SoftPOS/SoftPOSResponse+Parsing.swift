@@ -121,7 +121,7 @@ extension SoftPOSResponse {
             }
         }
         guard let result else { throw FastPathUnsupported() }
-        let correlationToken = token.map(bytes.text)
+        let correlationToken = token.map { bytes.text($0) }  // not `map(bytes.text)`, which allocates a closure context
         if let correlationToken, !Correlation.isValidToken(correlationToken) { throw FastPathUnsupported() }
         let hostResult = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: result.count) { buffer in
             PercentDecodingBytes.decode(bytes, result, into: buffer).flatMap { count in

@@ -261,7 +261,8 @@ public struct SquareResponse: PaymentCallback {
         } while try reader.nextMember()
         guard reader.isAtEnd(), let status else { throw FastPathUnsupported() }
 
-        self.state = state.map(json.text)
+        // Not `state.map(json.text)`: the method reference is a closure whose context is allocated on the heap.
+        self.state = state.map { json.text($0) }
         hasCallbackMarker = marked
         if json.matches(status, "ok") {
             self.transactionID = try transactionID.map { range throws(FastPathUnsupported) in
