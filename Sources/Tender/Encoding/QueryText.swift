@@ -42,9 +42,13 @@ package enum QueryText {
         package mutating func add(_ name: StaticString, _ value: String) {
             if hasPair { put(UInt8(ascii: "&")) }
             hasPair = true
-            name.withUTF8Buffer { bytes in
+            if name.hasPointerRepresentation {
+                // Read in place; `withUTF8Buffer` costs more than the copy.
+                let bytes = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
                 assert(bytes.allSatisfy(PercentEncoding.isUnreserved), "QueryText: \(name) needs percent-encoding")
                 addVerbatim(bytes: bytes)
+            } else {
+                name.withUTF8Buffer { addVerbatim(bytes: $0) }  // a literal of one character
             }
             put(UInt8(ascii: "="))
             addEncoded(value)
