@@ -171,6 +171,23 @@ enum ByteWords {
         return total
     }
 
+    /// Copies `count` bytes from `source` to `target` (which do not overlap), eight at a time when there are eight:
+    /// for the short runs of URL text, cheaper than a call to `memmove`.
+    @inline(__always)
+    static func copy(_ source: UnsafePointer<UInt8>, to target: UnsafeMutablePointer<UInt8>, count: Int) {
+        guard count >= 8 else {
+            for offset in 0..<count { target[offset] = source[offset] }
+            return
+        }
+        var offset = 0
+        while count - offset > 8 {
+            store(load(source + offset), at: target + offset)
+            offset += 8
+        }
+        // The last eight, which may overlap the words already copied.
+        store(load(source + count - 8), at: target + count - 8)
+    }
+
     /// Whether `count` bytes at `left` and at `right` are the same, compared eight at a time when there are eight.
     @inline(__always)
     static func equal(_ left: UnsafePointer<UInt8>, _ right: UnsafePointer<UInt8>, count: Int) -> Bool {

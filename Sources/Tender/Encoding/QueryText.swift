@@ -40,18 +40,38 @@ package enum QueryText {
         /// - Parameter name: a literal of RFC 3986 unreserved characters only (`A–Z a–z 0–9 - . _ ~`), as every
         ///   parameter name of the POS apps is: it is written as it is. Debug builds, and so the tests, check it.
         package mutating func add(_ name: StaticString, _ value: String) {
-            if hasPair { put(UInt8(ascii: "&")) }
-            hasPair = true
-            if name.hasPointerRepresentation {
-                // Read in place; `withUTF8Buffer` costs more than the copy.
-                let bytes = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-                assert(bytes.allSatisfy(PercentEncoding.isUnreserved), "QueryText: \(name) needs percent-encoding")
-                addVerbatim(bytes: bytes)
-            } else {
-                name.withUTF8Buffer { addVerbatim(bytes: $0) }  // a literal of one character
+            guard name.hasPointerRepresentation else {
+                // A literal of one character.
+                name.withUTF8Buffer { add(literal: $0) }
+                addEncoded(value)
+                return
             }
-            put(UInt8(ascii: "="))
+            // Read in place; `withUTF8Buffer` costs more than the copy.
+            add(literal: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
             addEncoded(value)
+        }
+
+        /// Adds `&` unless this is the first pair, the name as it is, and `=`, with one check of the room left.
+        private mutating func add(literal name: UnsafeBufferPointer<UInt8>) {
+            assert(name.allSatisfy(PercentEncoding.isUnreserved), "QueryText: a name needs percent-encoding")
+            let separator = hasPair ? 1 : 0
+            hasPair = true
+            guard let buffer else {
+                count += separator + name.count + 1
+                return
+            }
+            precondition(
+                separator + name.count + 1 <= buffer.count - count,
+                "QueryText: the pairs changed between passes"
+            )
+            var next = buffer.baseAddress! + count
+            if separator == 1 {
+                next.pointee = UInt8(ascii: "&")
+                next += 1
+            }
+            if let source = name.baseAddress { ByteWords.copy(source, to: next, count: name.count) }
+            next[name.count] = UInt8(ascii: "=")
+            count += separator + name.count + 1
         }
 
         /// Adds text as it is, with no encoding (the URL before the query).

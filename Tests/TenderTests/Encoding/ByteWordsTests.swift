@@ -100,6 +100,13 @@ struct ByteWordsTests {
                     #expect(buffer.matches(range, other) == bytes[range].elementsEqual(bytes[other]))
                 }
                 #expect(buffer.matches(range, range))
+                var copied = [UInt8](repeating: 0xEE, count: range.count + 2)
+                if let base = buffer.baseAddress {
+                    copied.withUnsafeMutableBufferPointer { target in
+                        ByteWords.copy(base + range.lowerBound, to: target.baseAddress! + 1, count: range.count)
+                    }
+                }
+                #expect(copied == [0xEE] + bytes[range] + [0xEE])
             }
         }
     }

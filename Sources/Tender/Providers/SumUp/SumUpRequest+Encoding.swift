@@ -78,7 +78,14 @@ extension SumUpRequest {
             return text
         }
         let success = try checked(callbackSuccess, "callbacksuccess")
-        let fail = try checked(callbackFail, "callbackfail")
+        // The same URL for both, as it usually is, is checked once: the rules read the text only (the name is only
+        // in the message).
+        let fail =
+            if let success, let callbackFail, callbackFail.absoluteString == success {
+                success
+            } else {
+                try checked(callbackFail, "callbackfail")
+            }
         if let foreignTransactionID, !SumUpRequest.isForeignTransactionID(foreignTransactionID) {
             throw SumUpError(
                 .invalidForeignTransactionID,
@@ -106,7 +113,7 @@ extension SumUpRequest {
     static func isAffiliateKey(_ text: String) -> Bool {
         var text = text
         // Read in place: iterating the UTF-8 view costs several times more.
-        return (1...256).contains(text.utf8.count) && text.withUTF8 { $0.allSatisfy { (0x21...0x7E).contains($0) } }
+        return (1...256).contains(text.utf8.count) && text.withUTF8 { $0.allBytes(0..<$0.count, in: 0x21, 0x7E) }
     }
 
     /// The endpoints (scheme, host, path) of ``callbackSuccess`` and ``callbackFail``, success first, without

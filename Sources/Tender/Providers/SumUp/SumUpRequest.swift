@@ -82,7 +82,7 @@ public struct SumUpRequest: PaymentRequest {
         var text = text
         // Read in place: iterating the UTF-8 view costs several times more.
         return (1...maximumForeignTransactionIDLength).contains(text.utf8.count)
-            && text.withUTF8 { $0.allSatisfy { (0x20...0x7E).contains($0) } }
+            && text.withUTF8 { $0.allBytes(0..<$0.count, in: 0x20, 0x7E) }
             && !CardNumberScreen.containsCardNumber(text)
     }
 }
