@@ -115,6 +115,15 @@ struct SumUpRequestTests {
             )
             let error = #expect(throws: SumUpError.self) { try request.url() }
             #expect(error?.code == .invalidCallbackURL)
+            // Beside a valid callbacksuccess, the bad callbackfail is still checked; the same bad URL for both is
+            // reported for callbacksuccess, checked first.
+            var both = request
+            both.callbackSuccess = URL(string: "my-app://ok")
+            let failOnly = #expect(throws: SumUpError.self) { try both.url() }
+            #expect(failOnly?.code == .invalidCallbackURL && failOnly?.message.contains("callbackfail") == true)
+            both.callbackSuccess = URL(string: url)
+            let same = #expect(throws: SumUpError.self) { try both.url() }
+            #expect(same?.code == .invalidCallbackURL && same?.message.contains("callbacksuccess") == true)
         }
     }
 
