@@ -33,11 +33,8 @@ enum ByteWords {
     @inline(__always)
     static func unreservedLanes(_ word: UInt64) -> UInt64 {
         let low = word & lowBits
-        // A letter of either case is a lower-case letter once 0x20 is set.
-        let letters = lanes(low | ones &* 0x20, from: 0x61, through: 0x7A)
-        let digitsDashDot = lanes(low, from: 0x30, through: 0x39) | lanes(low, from: 0x2D, through: 0x2E)
-        let marks = lanes(low, equalTo: 0x5F) | lanes(low, equalTo: 0x7E)
-        return (letters | digitsDashDot | marks) & ~word & allLanes
+        let marks = lanes(low, equalTo: 0x5F) | lanes(low, equalTo: 0x7E)  // `_` and `~`
+        return (lettersDigitsDashDot(low, digitsThrough: 0x39) | marks) & ~word & allLanes
     }
 
     /// The lanes of the bytes of `word` allowed in a URL scheme after its first letter (`A–Z a–z 0–9 + - .`), as
@@ -45,10 +42,7 @@ enum ByteWords {
     @inline(__always)
     static func schemeLanes(_ word: UInt64) -> UInt64 {
         let low = word & lowBits
-        let letters = lanes(low | ones &* 0x20, from: 0x61, through: 0x7A)
-        // `+` 0x2B, then `-` 0x2D and `.` 0x2E.
-        let others = lanes(low, from: 0x30, through: 0x39) | lanes(low, from: 0x2D, through: 0x2E)
-        return (letters | others | lanes(low, equalTo: 0x2B)) & ~word & allLanes
+        return (lettersDigitsDashDot(low, digitsThrough: 0x39) | lanes(low, equalTo: 0x2B)) & ~word & allLanes  // `+`
     }
 
     /// The lanes of the bytes of `word` the callback query scanner stops at: `#`, `%`, `&`, `=`, and every byte of
@@ -81,10 +75,17 @@ enum ByteWords {
     @inline(__always)
     static func identifierLanes(_ word: UInt64) -> UInt64 {
         let low = word & lowBits
-        let letters = lanes(low | ones &* 0x20, from: 0x61, through: 0x7A)
-        // `-` 0x2D and `.` 0x2E; the digits 0x30–0x39 and `:` 0x3A; `_` 0x5F.
-        let others = lanes(low, from: 0x2D, through: 0x2E) | lanes(low, from: 0x30, through: 0x3A)
-        return (letters | others | lanes(low, equalTo: 0x5F)) & ~word & allLanes
+        // The digits and `:` 0x3A, which follows `9`; `_` 0x5F.
+        return (lettersDigitsDashDot(low, digitsThrough: 0x3A) | lanes(low, equalTo: 0x5F)) & ~word & allLanes
+    }
+
+    /// The lanes of the 7-bit bytes of `low` that are ASCII letters of either case, `-`, `.`, or in `0`…`last`
+    /// (`9`, or `:` right after it): what the unreserved, scheme and identifier classes have in common.
+    @inline(__always)
+    private static func lettersDigitsDashDot(_ low: UInt64, digitsThrough last: UInt8) -> UInt64 {
+        // A letter of either case is a lower-case letter once 0x20 is set; `-` 0x2D and `.` 0x2E are neighbours.
+        lanes(low | ones &* 0x20, from: 0x61, through: 0x7A) | lanes(low, from: 0x2D, through: 0x2E)
+            | lanes(low, from: 0x30, through: last)
     }
 
     /// The lanes of the bytes of `word` equal to the ASCII byte `byte`.
