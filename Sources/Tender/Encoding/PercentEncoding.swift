@@ -49,6 +49,8 @@ public enum PercentEncoding: Sendable {
     ///
     /// Eight bytes are read at a time: a word of unreserved bytes is written as it is, in one store; a word with
     /// others is written byte by byte. The room left in `buffer` is checked once a word, for what that word needs.
+    /// When the buffer has room to spare, up to seven bytes after the returned offset may be written over (the last
+    /// few bytes go out as one word); nothing outside `buffer` ever is.
     static func encode(
         _ bytes: UnsafeBufferPointer<UInt8>,
         into buffer: UnsafeMutableBufferPointer<UInt8>,
