@@ -79,6 +79,29 @@ struct FuzzRegressionTests {
         #expect(try SquareRequest(urlString: try request.urlString()) == request)
     }
 
+    @Test(
+        "a callback_url with user information and an empty host keeps them through url() and decoding (square-request; square §1.3)"
+    )
+    func squareRequestMarkerBesideUserInformation() throws {
+        // The target's input (Corpus/square-request/regression-marker-beside-user-information), its data decoded,
+        // with the run of U+FFFD in the query shortened to `hello=world`. The marker used to replace the whole
+        // authority when the host was empty, so `request@` was lost on the way back.
+        let data =
+            #"{"sdk_version":"3.5.0","version":"1.3","client_id":"8M4Qn6MyR4BZDeS0alse1L3g","#
+            + #""amount_money":{"amount":100,"currency_code":"USD"},"#
+            + #""callback_url":"my-app:\/\/request@\/square_request?hello=world","options":{"#
+            + #""supported_tender_types":["CREDIT_CARD"],"clear_default_fees":false,"auto_return":false,"#
+            + #""disable_cnp":false,"skip_receipt":false}}"#
+        let request = try SquareRequest(urlString: SquareRequest.urlPrefix + PercentEncoding.encode(data))
+        #expect(request.callbackURL.absoluteString == "my-app://request@?hello=world")
+        // As NSURLComponents sets the host in the SDK: the user information stays before it.
+        #expect(try request.wireCallbackURL() == "my-app://request@square_request?hello=world")
+        #expect(try request.urlString() == request.generalURLString())
+        #expect(try SquareRequest(urlString: try request.urlString()) == request)
+        #expect(try SquareCallbackMarker.encode("my-app://:8080") == "my-app://square_request:8080")
+        #expect(SquareCallbackMarker.decode("my-app://me@square_request:1?x") == "my-app://me@:1?x")
+    }
+
     @Test("an unknown currency code is quoted masked and cut short (SEC-9)")
     func currencyCodeMasked() {
         let error = #expect(throws: MoneyError.self) {

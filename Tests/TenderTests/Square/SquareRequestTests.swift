@@ -296,6 +296,11 @@ struct SquareRequestDecodingTests {
             ("my-app://h/a/square_request", "my-app://h/a"),
             ("my-app://h//square_request", "my-app://h//"),
             ("my-app://h/a//square_request?q", "my-app://h/a//?q"),
+            // The marker as the host keeps user information and a port around it, as NSURLComponents does.
+            ("my-app://me@square_request?x=1", "my-app://me@?x=1"),
+            ("my-app://square_request:8080", "my-app://:8080"),
+            // A host that is the marker itself, marked with a path component.
+            ("my-app://square_request/square_request", "my-app://square_request"),
         ]
     )
     func markedCallback(wire: String, callback: String) throws {

@@ -11,7 +11,9 @@ public enum SquareCallbackMarker: Sendable {
     ///
     /// With a host, one path component is appended (`my-app://request?x=1` →
     /// `my-app://request/square_request?x=1`); with an empty host the marker becomes the host
-    /// (`my-app://` → `my-app://square_request`). The query and fragment stay as they are.
+    /// (`my-app://` → `my-app://square_request`), and user information and a port stay around it, as
+    /// `NSURLComponents` keeps them when the SDK sets the host (`my-app://me@` → `my-app://me@square_request`).
+    /// The query and fragment stay as they are.
     /// - Throws: ``SquareError`` with ``SquareError/Code/invalidRequestCallbackURL`` for the forms the SDK
     ///   silently drops or treats unpredictably: no scheme, no `//` (`my-app:callback`), or an empty host
     ///   with a path (`my-app:///x`).
@@ -30,19 +32,25 @@ public enum SquareCallbackMarker: Sendable {
                     "The callback URL has an empty host followed by a path ('\(parts.scheme):///…'), which iOS reads inconsistently; put a host after '//'."
                 )
             }
-            parts.authority = marker
+            parts.authority = replacingHost(of: parts.authority ?? "", with: marker)
         } else {
             parts.path += parts.path.hasSuffix("/") ? marker : "/" + marker
         }
         return parts.string
     }
 
-    /// Removes the marker (the SDK's `decode`): an empty host again if the marker is the host, otherwise the
-    /// last path component and one trailing `/`. A URL without the marker is returned unchanged.
+    /// Removes the marker (the SDK's `decode`): an empty host again if the marker is the host (user information
+    /// and a port stay), otherwise the last path component and one trailing `/`. A URL without the marker is
+    /// returned unchanged.
     ///
     /// A callback URL that ended in `/` before marking comes back without it: the two cannot be told apart.
     public static func decode(_ markedURL: String) -> String {
-        unmarked(markedURL, keepingSlash: { _ in false })
+        guard var parts = try? URLParts(markedURL) else { return markedURL }
+        if parts.host == marker {
+            parts.authority = replacingHost(of: parts.authority ?? "", with: "")
+            return parts.string
+        }
+        return unmarkedPath(markedURL, parts, keepingSlash: { _ in false })
     }
 
     /// The callback URL that ``encode(_:)`` turns into `markedURL`: ``decode(_:)``, except that when the path
@@ -50,18 +58,38 @@ public enum SquareCallbackMarker: Sendable {
     /// `my-app://h/a//` (`my-app://h/a/` is sent as `my-app://h/a/square_request`), so
     /// `encode(original(of: url)) == url` for every URL that `encode` writes. A request decoder needs this;
     /// ``decode(_:)`` keeps the SDK's rule.
+    ///
+    /// `encode` makes the marker the host only for an empty host without a path; a host that is the marker with a
+    /// path after it (`my-app://square_request/square_request`, from `my-app://square_request`) had the path
+    /// marker appended, and loses that.
     static func original(of markedURL: String) -> String {
-        unmarked(markedURL, keepingSlash: { $0.hasSuffix("/") })
-    }
-
-    /// Removes the marker: the host if it is the marker, otherwise the last path component and the `/` before
-    /// it, unless `keepingSlash` says so for the path that would be left.
-    private static func unmarked(_ markedURL: String, keepingSlash: (String) -> Bool) -> String {
         guard var parts = try? URLParts(markedURL) else { return markedURL }
-        if parts.host == marker, parts.authority == marker {
-            parts.authority = ""
+        if parts.host == marker, parts.path.isEmpty {
+            parts.authority = replacingHost(of: parts.authority ?? "", with: "")
             return parts.string
         }
+        return unmarkedPath(markedURL, parts, keepingSlash: { $0.hasSuffix("/") })
+    }
+
+    /// `authority` with its host (after any user information, before any port) replaced by `host`.
+    private static func replacingHost(of authority: String, with host: String) -> String {
+        var authority = authority
+        return authority.withUTF8 { bytes in
+            // The host is cut at ASCII delimiters, so the pieces around it are whole UTF-8 sequences.
+            let range = URLByteRanges.host(of: 0..<bytes.count, in: bytes)
+            return String(decoding: bytes[..<range.lowerBound], as: UTF8.self) + host
+                + String(decoding: bytes[range.upperBound...], as: UTF8.self)
+        }
+    }
+
+    /// Removes the last path component when it is the marker, and the `/` before it unless `keepingSlash` says so
+    /// for the path that would be left; any other URL is returned unchanged.
+    private static func unmarkedPath(
+        _ markedURL: String,
+        _ parts: URLParts,
+        keepingSlash: (String) -> Bool
+    ) -> String {
+        var parts = parts
         guard parts.path == "/" + marker || parts.path.hasSuffix("/" + marker) else { return markedURL }
         parts.path.removeLast(marker.count + 1)
         if keepingSlash(parts.path) { parts.path += "/" }
@@ -90,7 +118,8 @@ public enum SquareCallbackMarker: Sendable {
     /// into strings; `nil` when the general code must decide (it then throws, or the path is not ASCII).
     ///
     /// The marker goes where ``encode(_:)`` puts it: after the path (with a `/` unless the path ends in one) when
-    /// there is a host, as the host when the host is empty and there is no path.
+    /// there is a host, as the host (between any user information and port) when the host is empty and there is no
+    /// path.
     static func fastWireCallbackURL(_ callbackURL: String, marking: Bool) -> String? {
         var text = callbackURL
         return text.withUTF8 { bytes -> String? in
@@ -101,9 +130,10 @@ public enum SquareCallbackMarker: Sendable {
             let replacing: Range<Int>
             let slash: Bool
             if host.isEmpty {
-                guard ranges.path.isEmpty, let authority = ranges.authority else { return nil }
-                insertion = authority.lowerBound
-                replacing = authority
+                // The marker becomes the host, between any user information and port.
+                guard ranges.path.isEmpty else { return nil }
+                insertion = host.lowerBound
+                replacing = host
                 slash = false
             } else {
                 // `hasSuffix("/")` compares Characters: on ASCII, that is the last byte.
