@@ -114,15 +114,13 @@ enum ByteWords {
     }
 
     /// The index of the first byte in `start..<end` of `bytes` whose lane `classify` marks, or `end` when there is
-    /// none. Eight bytes are read at a time; the last few are read as the word that ends at `end` (when `bytes`
-    /// has eight before it) with the lanes before `start` ignored, or one by one.
+    /// none. Eight bytes are read at a time, and the last few as one word too (``tailLanes(_:from:to:_:)``).
     @inline(__always)
     static func firstMarked(
         in bytes: UnsafeBufferPointer<UInt8>,
         from start: Int,
         to end: Int,
-        _ classify: (UInt64) -> UInt64,
-        orByte isMarked: (UInt8) -> Bool
+        _ classify: (UInt64) -> UInt64
     ) -> Int {
         guard start < end, let base = bytes.baseAddress else { return end }
         var index = start
@@ -131,27 +129,19 @@ enum ByteWords {
             if marked != 0 { return index + first(marked) }
             index += 8
         }
-        let left = end - index
-        guard left > 0 else { return end }
-        if end >= 8 {
-            // The word ending at `end`: its first `8 - left` lanes were read already.
-            let skipped = UInt64(8 - left) &* 8
-            let marked = (classify(load(base + end - 8)) >> skipped) << skipped
-            return marked == 0 ? end : end - 8 + first(marked)
-        }
-        while index < end, !isMarked(base[index]) { index += 1 }
-        return index
+        guard index < end else { return end }
+        let marked = tailLanes(base, from: index, to: end, classify)
+        return marked == 0 ? end : index + first(marked)
     }
 
-    /// How many bytes in `start..<end` of `bytes` have their lane marked by `classify`; see
-    /// ``firstMarked(in:from:to:_:orByte:)`` for how the bytes are read.
+    /// How many bytes in `start..<end` of `bytes` have their lane marked by `classify`, read as
+    /// ``firstMarked(in:from:to:_:)`` reads them.
     @inline(__always)
     static func countMarked(
         in bytes: UnsafeBufferPointer<UInt8>,
         from start: Int,
         to end: Int,
-        _ classify: (UInt64) -> UInt64,
-        orByte isMarked: (UInt8) -> Bool
+        _ classify: (UInt64) -> UInt64
     ) -> Int {
         guard start < end, let base = bytes.baseAddress else { return 0 }
         var (index, total) = (start, 0)
@@ -159,17 +149,33 @@ enum ByteWords {
             total += count(classify(load(base + index)))
             index += 8
         }
-        let left = end - index
-        guard left > 0 else { return total }
-        if end >= 8 {
-            let skipped = UInt64(8 - left) &* 8
-            return total + count((classify(load(base + end - 8)) >> skipped) << skipped)
-        }
-        while index < end {
-            if isMarked(base[index]) { total += 1 }
-            index += 1
-        }
-        return total
+        guard index < end else { return total }
+        return total + count(tailLanes(base, from: index, to: end, classify))
+    }
+
+    /// The lanes `classify` marks for the last few bytes, `index..<end` (one to seven), as the first lanes of a
+    /// word; the lanes after them are cleared. The word is the eight bytes that end at `end`, moved down, when
+    /// there are eight from the start of the buffer; otherwise the bytes gathered one by one.
+    @inline(__always)
+    private static func tailLanes(
+        _ base: UnsafePointer<UInt8>,
+        from index: Int,
+        to end: Int,
+        _ classify: (UInt64) -> UInt64
+    ) -> UInt64 {
+        let unused = UInt64(8 - (end - index)) &* 8  // bits of the lanes after the bytes
+        let word = end >= 8 ? load(base + end - 8) >> unused : gathered(base + index, count: end - index)
+        // The lanes after the bytes hold zeros, which a class may mark: they are cleared.
+        return classify(word) & allLanes >> unused
+    }
+
+    /// Fewer than eight bytes as the first lanes of a word, the others zero: for a buffer too short to read a word
+    /// from. Kept out of line, so that the loops it ends stay small where they are inlined.
+    @inline(never)
+    private static func gathered(_ bytes: UnsafePointer<UInt8>, count: Int) -> UInt64 {
+        var word: UInt64 = 0
+        for offset in 0..<count { word |= UInt64(bytes[offset]) << (UInt64(offset) &* 8) }
+        return word
     }
 
     /// Copies `count` bytes from `source` to `target` (which do not overlap), eight at a time when there are eight:

@@ -73,13 +73,7 @@ package enum CallbackQueryScanner {
                 while index < end {
                     // Most bytes are none of `#`, `%`, `&`, `=` or non-ASCII: skip to the next that is, a word at a
                     // time.
-                    index = ByteWords.firstMarked(
-                        in: bytes,
-                        from: index,
-                        to: end,
-                        ByteWords.querySpecialLanes,
-                        orByte: isDelimiterOrSpecial
-                    )
+                    index = ByteWords.firstMarked(in: bytes, from: index, to: end, ByteWords.querySpecialLanes)
                     guard index < end else { break }
                     let byte = bytes[index]
                     if byte == UInt8(ascii: "&") { break }
@@ -113,15 +107,6 @@ package enum CallbackQueryScanner {
             return true
         }
         return scanned ?? false
-    }
-
-    /// Whether a byte is `#`, `%`, `&`, `=` or not ASCII: the bytes the scanner must look at (byte by byte; see
-    /// ``ByteWords/querySpecialLanes(_:)`` for eight at a time).
-    @inline(__always)
-    static func isDelimiterOrSpecial(_ byte: UInt8) -> Bool {
-        // Bits 0x23 (`#`), 0x25 (`%`), 0x26 (`&`) and 0x3D (`=`) of the bytes below 0x40.
-        let special: UInt64 = 1 << 0x23 | 1 << 0x25 | 1 << 0x26 | 1 << 0x3D
-        return byte >= 0x80 || (byte < 0x40 && special >> UInt64(byte) & 1 == 1)
     }
 
     /// The text of bytes cut from a `String` at ASCII delimiters (so whole UTF-8 sequences), as

@@ -270,26 +270,18 @@ extension UnsafeBufferPointer<UInt8> {
     @inline(__always)
     func allBytes(_ range: Range<Int>, in lower: UInt8, _ upper: UInt8) -> Bool {
         precondition(upper < 0x80, "allBytes: the bounds must be ASCII")
-        let outside = ByteWords.firstMarked(
-            in: self,
-            from: range.lowerBound,
-            to: range.upperBound,
-            { ~ByteWords.lanes(in: $0, from: lower, through: upper) & ByteWords.allLanes },
-            orByte: { $0 < lower || $0 > upper }
-        )
+        let outside = ByteWords.firstMarked(in: self, from: range.lowerBound, to: range.upperBound) {
+            ~ByteWords.lanes(in: $0, from: lower, through: upper) & ByteWords.allLanes
+        }
         return outside == range.upperBound
     }
 
     /// How many ASCII digits the bytes at `range` hold.
     @inline(__always)
     func digitCount(_ range: Range<Int>) -> Int {
-        ByteWords.countMarked(
-            in: self,
-            from: range.lowerBound,
-            to: range.upperBound,
-            { ByteWords.lanes(in: $0, from: UInt8(ascii: "0"), through: UInt8(ascii: "9")) },
-            orByte: isASCIIDigit
-        )
+        ByteWords.countMarked(in: self, from: range.lowerBound, to: range.upperBound) {
+            ByteWords.lanes(in: $0, from: UInt8(ascii: "0"), through: UInt8(ascii: "9"))
+        }
     }
 }
 

@@ -20,29 +20,10 @@ public enum PercentEncoding: Sendable {
 
     /// How many bytes the percent-encoded form of `bytes` has: one per unreserved byte, three per other byte.
     static func encodedCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var count = bytes.count
-        var index = 0
-        if let base = bytes.baseAddress {
-            // Eight bytes at a time: two more for each lane that is not unreserved.
-            while bytes.count - index >= 8 {
-                count +=
-                    2 * ByteWords.count(~ByteWords.unreservedLanes(ByteWords.load(base + index)) & ByteWords.allLanes)
-                index += 8
-            }
-            let left = bytes.count - index
-            if left > 0, bytes.count >= 8 {
-                // The last few: the word that ends with them, moved down so that they are its first lanes.
-                let skipped = UInt64(8 - left) &* 8
-                let tail = ByteWords.load(base + bytes.count - 8) >> skipped
-                count += 2 * ByteWords.count(~ByteWords.unreservedLanes(tail) & ByteWords.allLanes >> skipped)
-                return count
-            }
+        let escaped = ByteWords.countMarked(in: bytes, from: 0, to: bytes.count) {
+            ~ByteWords.unreservedLanes($0) & ByteWords.allLanes
         }
-        while index < bytes.count {
-            if !isUnreserved(bytes[index]) { count += 2 }
-            index += 1
-        }
-        return count
+        return bytes.count + 2 * escaped
     }
 
     /// Writes the percent-encoded form of `bytes` into `buffer` from `offset`; returns the offset after it.

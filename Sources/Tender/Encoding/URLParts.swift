@@ -50,13 +50,9 @@ package struct URLParts: Sendable, Hashable {
     package static func schemeEnd(in bytes: UnsafeBufferPointer<UInt8>) throws -> Int {
         // The common case in one pass: scheme bytes up to the first byte that is not one, which must be `:` (not
         // itself a scheme byte, so the first `:`). Otherwise find out which error it is.
-        let end = ByteWords.firstMarked(
-            in: bytes,
-            from: 0,
-            to: bytes.count,
-            { ~ByteWords.schemeLanes($0) & ByteWords.allLanes },
-            orByte: { !isSchemeByte($0) }
-        )
+        let end = ByteWords.firstMarked(in: bytes, from: 0, to: bytes.count) {
+            ~ByteWords.schemeLanes($0) & ByteWords.allLanes
+        }
         if end > 0, end < bytes.count, bytes[end] == UInt8(ascii: ":"), isLetter(bytes[0]) { return end }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
             throw QueryError(.invalidURL, "The URL has no scheme; write it as scheme://host/path.")

@@ -133,13 +133,7 @@ struct ByteWordsTests {
             let (start, end) = (min(a, b, bytes.count), min(max(a, b), bytes.count))
             let expected = bytes[start..<end].firstIndex(where: Self.isQuerySpecial) ?? end
             let found = bytes.withUnsafeBufferPointer {
-                ByteWords.firstMarked(
-                    in: $0,
-                    from: start,
-                    to: end,
-                    ByteWords.querySpecialLanes,
-                    orByte: CallbackQueryScanner.isDelimiterOrSpecial
-                )
+                ByteWords.firstMarked(in: $0, from: start, to: end, ByteWords.querySpecialLanes)
             }
             #expect(found == expected, "\(bytes) \(start)..<\(end)")
         }

@@ -288,13 +288,9 @@ public struct SquareResponse: PaymentCallback {
         _ range: Range<Int>
     ) throws(FastPathUnsupported) -> String {
         guard (1...128).contains(range.count) else { throw FastPathUnsupported() }
-        let other = ByteWords.firstMarked(
-            in: bytes,
-            from: range.lowerBound,
-            to: range.upperBound,
-            { ~ByteWords.identifierLanes($0) & ByteWords.allLanes },
-            orByte: { !SquareResponse.isIdentifierByte($0) }
-        )
+        let other = ByteWords.firstMarked(in: bytes, from: range.lowerBound, to: range.upperBound) {
+            ~ByteWords.identifierLanes($0) & ByteWords.allLanes
+        }
         guard other == range.upperBound else { throw FastPathUnsupported() }
         let text = bytes.text(range)
         // Fewer digits than the shortest card number cannot hold one.
