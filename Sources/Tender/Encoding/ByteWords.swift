@@ -134,6 +134,43 @@ enum ByteWords {
         return marked == 0 ? end : index + first(marked)
     }
 
+    /// The bytes in a range whose lanes a class marks, one after another, for a loop that stops at many of them:
+    /// each word is read and classified once, and its marks are then taken one at a time, where calling
+    /// ``firstMarked(in:from:to:_:)`` again after each would read the word again.
+    struct Marks {
+        /// The buffer's first byte; `nil` for an empty buffer, which has no marks.
+        private let base: UnsafePointer<UInt8>?
+        /// The end of the range.
+        private let end: Int
+        /// The index of the byte in the first lane of ``pending``.
+        private var wordStart: Int
+        /// The marks of the current word not yet handed out.
+        private var pending: UInt64 = 0
+
+        /// The marks of the bytes in `start..<end` of `bytes`, none read yet.
+        init(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) {
+            base = bytes.baseAddress
+            self.end = end
+            wordStart = start &- 8
+        }
+
+        /// The index of the next byte whose lane `classify` marks, or `nil` when there is none before the end. The
+        /// same class must be given on every call.
+        @inline(__always)
+        mutating func next(_ classify: (UInt64) -> UInt64) -> Int? {
+            while pending == 0 {
+                wordStart &+= 8
+                guard wordStart < end, let base else { return nil }
+                pending =
+                    end &- wordStart >= 8
+                    ? classify(load(base + wordStart)) : tailLanes(base, from: wordStart, to: end, classify)
+            }
+            let index = wordStart &+ first(pending)
+            pending &= pending &- 1  // the lowest mark taken
+            return index
+        }
+    }
+
     /// How many bytes in `start..<end` of `bytes` have their lane marked by `classify`, read as
     /// ``firstMarked(in:from:to:_:)`` reads them.
     @inline(__always)

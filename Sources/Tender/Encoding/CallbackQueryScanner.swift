@@ -58,29 +58,20 @@ package enum CallbackQueryScanner {
             guard bytes.count <= maximumBytes, let colon = try? URLParts.schemeEnd(in: bytes) else { return false }
             // The query: after the first `?` that comes before the first `#` (after the scheme), up to that `#`.
             let end = bytes.count
-            var index = colon + 1
-            while index < end, bytes[index] != UInt8(ascii: "?") {
-                if bytes[index] == UInt8(ascii: "#") { return true }  // a fragment and no query: no pairs
-                index += 1
+            let question = ByteWords.firstMarked(in: bytes, from: colon + 1, to: end) {
+                ByteWords.lanes(of: UInt8(ascii: "?"), in: $0) | ByteWords.lanes(of: UInt8(ascii: "#"), in: $0)
             }
-            index += 1
-            var atFragment = false
-            while index < end, !atFragment {
-                let start = index
-                var equals = -1
-                var plainName = true
-                var valueHasPercent = false
-                while index < end {
-                    // Most bytes are none of `#`, `%`, `&`, `=` or non-ASCII: skip to the next that is, a word at a
-                    // time.
-                    index = ByteWords.firstMarked(in: bytes, from: index, to: end, ByteWords.querySpecialLanes)
-                    guard index < end else { break }
-                    let byte = bytes[index]
-                    if byte == UInt8(ascii: "&") { break }
-                    if byte == UInt8(ascii: "#") {
-                        atFragment = true  // the query ends here
-                        break
-                    }
+            guard question < end, bytes[question] == UInt8(ascii: "?") else { return true }  // no query: no pairs
+            // The pairs: each special byte (`#`, `%`, `&`, `=`, or not ASCII) in turn, from one word read at a time.
+            var marks = ByteWords.Marks(in: bytes, from: question + 1, to: end)
+            var start = question + 1
+            var equals = -1
+            var plainName = true
+            var valueHasPercent = false
+            while true {
+                let index = marks.next(ByteWords.querySpecialLanes) ?? end
+                let byte = index < end ? bytes[index] : UInt8(ascii: "&")
+                guard byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") else {
                     if equals >= 0 {
                         if byte == UInt8(ascii: "%") { valueHasPercent = true }
                     } else if byte == UInt8(ascii: "=") {
@@ -88,21 +79,23 @@ package enum CallbackQueryScanner {
                     } else {
                         plainName = false  // `%` or a byte of a non-ASCII character in the name
                     }
-                    index += 1
+                    continue
                 }
-                let segmentEnd = index
-                index += 1  // past the `&`
-                guard segmentEnd > start else { continue }  // an empty segment: `a=1&&b=2`
-                guard plainName else { return false }
-                let pair =
-                    equals >= 0
-                    ? Pair(
-                        name: bytes[start..<equals],
-                        value: bytes[(equals + 1)..<segmentEnd],
-                        valueHasPercent: valueHasPercent
-                    )
-                    : Pair(name: bytes[start..<segmentEnd], value: nil, valueHasPercent: false)
-                guard visit(pair) else { return false }
+                // The end of a pair: the next `&`, the `#` that ends the query, or the end of the URL.
+                if index > start {  // not an empty segment, as in `a=1&&b=2`
+                    guard plainName else { return false }
+                    let pair =
+                        equals >= 0
+                        ? Pair(
+                            name: bytes[start..<equals],
+                            value: bytes[(equals + 1)..<index],
+                            valueHasPercent: valueHasPercent
+                        )
+                        : Pair(name: bytes[start..<index], value: nil, valueHasPercent: false)
+                    guard visit(pair) else { return false }
+                }
+                guard byte == UInt8(ascii: "&"), index < end else { break }
+                (start, equals, plainName, valueHasPercent) = (index + 1, -1, true, false)
             }
             return true
         }

@@ -139,6 +139,23 @@ struct ByteWordsTests {
         }
     }
 
+    @Test("the marks handed out one by one are the bytes the rule marks, in order, for any range (property)")
+    func marksOneByOne() async {
+        let bytes = Gen.element(of: [0x61, 0x25, 0x26, 0x3D, 0x23, 0xC3, 0xA9, 0x2F, 0x30] as [UInt8]).array(of: 0...40)
+        await propertyCheck(count: 3000, input: bytes, Gen.int(in: 0...40), Gen.int(in: 0...40)) { bytes, a, b in
+            let bytes = bytes.compactMap { $0 }
+            let (start, end) = (min(a, b, bytes.count), min(max(a, b), bytes.count))
+            let expected = Array(bytes[start..<end].indices.filter { Self.isQuerySpecial(bytes[$0]) })
+            let found = bytes.withUnsafeBufferPointer { buffer in
+                var marks = ByteWords.Marks(in: buffer, from: start, to: end)
+                var found: [Int] = []
+                while let index = marks.next(ByteWords.querySpecialLanes) { found.append(index) }
+                return found
+            }
+            #expect(found == expected, "\(bytes) \(start)..<\(end)")
+        }
+    }
+
     /// Percent-encoding byte by byte, as the unreserved set defines it (square §1.4).
     static func referenceEncoding(_ bytes: [UInt8]) -> [UInt8] {
         let hex = Array("0123456789ABCDEF".utf8)
