@@ -28,8 +28,10 @@ public enum PercentEncoding: Sendable {
 
     /// Writes the percent-encoded form of `bytes` into `buffer` from `offset`; returns the offset after it.
     ///
-    /// Eight bytes are read at a time: a word of unreserved bytes is written as it is, in one store; a word with
-    /// others is written byte by byte. The room left in `buffer` is checked once a word, for what that word needs.
+    /// Eight bytes are read at a time and stored as they are, in one store: the unreserved bytes they start with are
+    /// kept, and the first other byte is then written over with its escape; the next word starts after it. The room
+    /// left in `buffer` is checked before each store and each escape. The last few bytes go out as one word when
+    /// they are all unreserved and the buffer has room for it, and otherwise one by one.
     /// When the buffer has room to spare, up to seven bytes after the returned offset may be written over (the last
     /// few bytes go out as one word); nothing outside `buffer` ever is.
     static func encode(
@@ -44,33 +46,19 @@ public enum PercentEncoding: Sendable {
         }
         var (index, written) = (0, offset)
         while bytes.count - index >= 8 {
+            // The word from `index` is stored whole; the unreserved bytes it starts with are kept, and the first
+            // other byte, if any, is written over with its escape. The next word starts after it.
+            precondition(buffer.count - written >= 8, "PercentEncoding: the buffer is shorter than the encoded text")
             let word = ByteWords.load(input + index)
-            let unreserved = ByteWords.unreservedLanes(word)
-            if unreserved == ByteWords.allLanes {
-                precondition(
-                    buffer.count - written >= 8,
-                    "PercentEncoding: the buffer is shorter than the encoded text"
-                )
-                ByteWords.store(word, at: output + written)
-                written += 8
-            } else {
-                let needed = 8 + 2 * ByteWords.count(~unreserved & ByteWords.allLanes)
-                precondition(
-                    buffer.count - written >= needed,
-                    "PercentEncoding: the buffer is shorter than the encoded text"
-                )
-                for lane in 0..<8 {
-                    let byte = input[index + lane]
-                    if unreserved >> UInt64(lane &* 8 &+ 7) & 1 == 1 {
-                        output[written] = byte
-                        written += 1
-                    } else {
-                        writeEscape(byte, at: output + written)
-                        written += 3
-                    }
-                }
-            }
-            index += 8
+            let run = ByteWords.leadingCount(ByteWords.unreservedLanes(word))
+            ByteWords.store(word, at: output + written)
+            written += run
+            index += run
+            guard run < 8 else { continue }
+            precondition(buffer.count - written >= 3, "PercentEncoding: the buffer is shorter than the encoded text")
+            writeEscape(input[index], at: output + written)
+            written += 3
+            index += 1
         }
         let left = bytes.count - index
         if left > 0, bytes.count >= 8, buffer.count - written >= 8 {
