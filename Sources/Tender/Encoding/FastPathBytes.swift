@@ -296,3 +296,24 @@ func memoryEquals(_ left: UnsafePointer<UInt8>, _ right: UnsafePointer<UInt8>, _
 func isASCIIDigit(_ byte: UInt8) -> Bool {
     byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
 }
+
+/// A `String`-backed enumeration whose raw values are also given as static strings, so that text is matched against
+/// them byte by byte. A test checks, for every conforming type, that the two spellings agree and that
+/// ``init(matching:)`` finds what `init(rawValue:)` finds.
+protocol StaticRawValues: CaseIterable, RawRepresentable where RawValue == String {
+    /// The raw value as a static string.
+    var staticRawValue: StaticString { get }
+}
+
+extension StaticRawValues {
+    /// The case whose raw value is exactly `text`, byte for byte: what `init(rawValue:)` finds, without its search
+    /// through strings (which costs more than the rest of a short callback's checks).
+    init?(matching text: String) {
+        var text = text
+        let found = text.withUTF8 { bytes -> Self? in
+            Self.allCases.first { bytes.matches(0..<bytes.count, $0.staticRawValue) }
+        }
+        guard let found else { return nil }
+        self = found
+    }
+}

@@ -18,6 +18,8 @@ package enum CardNumberScreen {
 
     /// Whether the text contains a Luhn-valid run of 13–19 digits.
     package static func containsCardNumber(_ text: some StringProtocol) -> Bool {
+        // Shorter than the shortest card number: nothing to look at.
+        guard text.utf8.count >= lengths.lowerBound else { return false }
         guard hasEnoughDigits(text.utf8), !isCanonicalUUID(text.utf8) else { return false }
         let bytes = Array(text.utf8)
         return runs(in: bytes).contains { run in isSuspicious(run.map { bytes[$0] }) }
@@ -27,7 +29,7 @@ package enum CardNumberScreen {
     ///
     /// The result never contains a card number: what is left of a masked run is `X`s and at most four digits.
     package static func masking(_ text: String) -> String {
-        guard hasEnoughDigits(text.utf8) else { return text }
+        guard text.utf8.count >= lengths.lowerBound, hasEnoughDigits(text.utf8) else { return text }
         var bytes = Array(text.utf8)
         var changed = false
         for run in runs(in: bytes) where isSuspicious(run.map { bytes[$0] }) {

@@ -4,6 +4,22 @@ package enum UntrustedText {
     /// Whether text is 1–`maximumLength` Unicode scalars with no control characters (C0, DEL, C1). With
     /// `allowingLineBreaks`, tab, line feed and carriage return are accepted (for messages).
     package static func isPlain(_ text: String, maximumLength: Int, allowingLineBreaks: Bool = false) -> Bool {
+        var text = text
+        // Read in place, byte by byte, while the text is ASCII: one scalar per byte, and the control characters are
+        // the bytes below 0x20 and 0x7F. At the first byte beyond ASCII, the text is read scalar by scalar.
+        let ascii = text.withUTF8 { bytes -> Bool? in
+            guard !bytes.isEmpty else { return false }
+            for byte in bytes {
+                switch byte {
+                case 0x20...0x7E: continue
+                case 0x09, 0x0A, 0x0D: guard allowingLineBreaks else { return false }
+                case 0x80...: return nil
+                default: return false
+                }
+            }
+            return bytes.count <= maximumLength
+        }
+        if let ascii { return ascii }
         let scalars = text.unicodeScalars
         guard !scalars.isEmpty else { return false }
         var count = 0
@@ -20,22 +36,20 @@ package enum UntrustedText {
     }
 
     /// Whether text is 1–`maximumLength` ASCII letters, digits, or characters from `punctuation`.
-    package static func isIdentifier(_ text: String, maximumLength: Int, punctuation: String = "") -> Bool {
-        let utf8 = text.utf8
-        guard (1...maximumLength).contains(utf8.count) else { return false }
-        // `punctuation` is a few bytes: searching them costs less than building a set of them. Both strings are
-        // read in place, which costs less than iterating their UTF-8 views.
+    package static func isIdentifier(_ text: String, maximumLength: Int, punctuation: StaticString = "") -> Bool {
         var text = text
-        var punctuation = punctuation
+        // Read in place, byte by byte: iterating the UTF-8 view costs several times more. `punctuation` is a few
+        // bytes, and searching them costs less than building a set of them.
         return text.withUTF8 { bytes in
-            punctuation.withUTF8 { extra in
+            guard (1...maximumLength).contains(bytes.count) else { return false }
+            return punctuation.withUTF8Buffer { extra in
                 bytes.allSatisfy { byte in
                     switch byte {
                     case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                         UInt8(ascii: "0")...UInt8(ascii: "9"):
-                        return true
+                        true
                     default:
-                        return extra.contains(byte)
+                        extra.contains(byte)
                     }
                 }
             }

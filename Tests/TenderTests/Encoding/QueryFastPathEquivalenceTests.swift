@@ -92,7 +92,7 @@ struct QueryFastPathEquivalenceTests {
     @Test("every Swipe result field is found by the bytes of its name, and only by them")
     func swipeFieldNames() async {
         for field in SwipeResponse.ResultField.allCases {
-            #expect(field.staticName.description == field.rawValue)
+            #expect(field.staticRawValue.description == field.rawValue)
             let bytes = Array(field.rawValue.utf8)
             let found = bytes.withUnsafeBufferPointer { SwipeResponse.ResultField($0[...]) }
             #expect(found == field)
@@ -104,6 +104,31 @@ struct QueryFastPathEquivalenceTests {
             let found = bytes.withUnsafeBufferPointer { SwipeResponse.ResultField($0[...]) }
             #expect(found == SwipeResponse.ResultField(rawValue: name))
         }
+    }
+
+    /// Checks ``StaticRawValues`` for one enumeration: each static spelling is the raw value, and matching finds
+    /// what `init(rawValue:)` finds, for every raw value, near misses of each, and random text of their letters.
+    static func checkStaticRawValues<Value: StaticRawValues & Equatable>(_: Value.Type) async {
+        var texts = ["", "$", "é", "approvéd", "success\u{0}"]
+        for value in Value.allCases {
+            let raw = value.rawValue
+            #expect(value.staticRawValue.description == raw)
+            texts += [raw, raw.uppercased(), raw.capitalized, "$" + raw, raw + " ", " " + raw, String(raw.dropLast())]
+            texts += [String(raw.dropFirst()), raw + raw, raw.replacingOccurrences(of: "e", with: "é")]
+        }
+        for text in texts { #expect(Value(matching: text) == Value(rawValue: text), "\(text)") }
+        let letters = Array(Set(Value.allCases.flatMap(\.rawValue)))
+        await propertyCheck(count: 1000, input: Gen.element(of: letters).array(of: 0...13)) { characters in
+            let text = String(characters.compactMap { $0 })
+            #expect(Value(matching: text) == Value(rawValue: text))
+        }
+    }
+
+    @Test("enumerations are matched by the bytes of their raw values exactly as init(rawValue:) matches them")
+    func staticRawValues() async {
+        await Self.checkStaticRawValues(SwipeResponse.ResponseType.self)
+        await Self.checkStaticRawValues(SwipeResponse.ResultField.self)
+        await Self.checkStaticRawValues(SumUpResponse.Status.self)
     }
 
     // MARK: Request writers

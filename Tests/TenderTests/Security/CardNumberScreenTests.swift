@@ -27,6 +27,16 @@ struct CardNumberScreenTests {
         #expect(!CardNumberScreen.passesLuhn(changed))
     }
 
+    @Test("text shorter than the shortest card number has none; the shortest is still found, in a slice too")
+    func shortText() {
+        let card = "4222222222222"  // 13 digits, the shortest length the screen covers
+        #expect(CardNumberScreen.containsCardNumber(card))
+        #expect(CardNumberScreen.containsCardNumber(("x" + card + "x").dropFirst().dropLast()))
+        #expect(!CardNumberScreen.containsCardNumber(card.dropLast()))
+        #expect(CardNumberScreen.masking(card) == "XXXXXXXXX2222")
+        #expect(CardNumberScreen.masking(String(card.dropLast())) == String(card.dropLast()))
+    }
+
     @Test("a card number is found alone, inside text, and with spaces or dashes (SEC-9)", arguments: testCards)
     func findsCardNumbers(_ card: String) {
         #expect(CardNumberScreen.containsCardNumber(card))

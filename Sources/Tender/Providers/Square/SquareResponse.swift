@@ -17,6 +17,8 @@ public struct SquareResponse: PaymentCallback {
     /// ``PaymentProvider/square``.
     public static var provider: PaymentProvider { .square }
 
+    /// Whether the callback URL carried the `square_request` marker (``SquareCallbackMarker/isMarked(_:)``).
+    public var hasCallbackMarker: Bool
     /// Square's server transaction ID; missing for offline, cash or other tenders.
     public var transactionID: String?
     /// The ID Point of Sale generated on the device (`client_id` of the Connect v2 transaction).
@@ -25,23 +27,6 @@ public struct SquareResponse: PaymentCallback {
     public var state: String?
     /// The error Point of Sale reported, or `nil` for a successful payment.
     public var error: SquareAPIError?
-    /// Whether the callback URL carried the `square_request` marker (``SquareCallbackMarker/isMarked(_:)``).
-    public var hasCallbackMarker: Bool
-
-    /// Creates a response directly (for tests and simulators).
-    public init(
-        transactionID: String? = nil,
-        clientTransactionID: String? = nil,
-        state: String? = nil,
-        error: SquareAPIError? = nil,
-        hasCallbackMarker: Bool = true
-    ) {
-        self.transactionID = transactionID
-        self.clientTransactionID = clientTransactionID
-        self.state = state
-        self.error = error
-        self.hasCallbackMarker = hasCallbackMarker
-    }
 
     /// Whether the payment succeeded (`isSuccessResponse`): exactly when there is no ``error``.
     public var isSuccess: Bool { error == nil }
@@ -69,6 +54,9 @@ public struct SquareResponse: PaymentCallback {
         )
     }
 
+}
+
+extension SquareResponse {
     /// The largest callback URL accepted, in UTF-8 bytes.
     static let maximumURLLength = 64 * 1024
 
@@ -262,21 +250,31 @@ public struct SquareResponse: PaymentCallback {
         guard reader.isAtEnd(), let status else { throw FastPathUnsupported() }
 
         // Not `state.map(json.text)`: the method reference is a closure whose context is allocated on the heap.
-        self.state = state.map { json.text($0) }
-        hasCallbackMarker = marked
+        let stateText = state.map { json.text($0) }
         if json.matches(status, "ok") {
-            self.transactionID = try transactionID.map { range throws(FastPathUnsupported) in
+            let transactionID = try transactionID.map { range throws(FastPathUnsupported) in
                 try SquareResponse.identifier(json, range)
             }
-            self.clientTransactionID = try clientTransactionID.map { range throws(FastPathUnsupported) in
+            let clientTransactionID = try clientTransactionID.map { range throws(FastPathUnsupported) in
                 try SquareResponse.identifier(json, range)
             }
-            error = nil
+            self.init(
+                hasCallbackMarker: marked,
+                transactionID: transactionID,
+                clientTransactionID: clientTransactionID,
+                state: stateText,
+                error: nil
+            )
         } else if json.matches(status, "error") {
             guard let errorCode else { throw FastPathUnsupported() }
-            self.transactionID = nil
-            self.clientTransactionID = nil
-            error = SquareAPIError(code: SquareAPIError.Code(rawValue: try SquareResponse.identifier(json, errorCode)))
+            let code = SquareAPIError.Code(rawValue: try SquareResponse.identifier(json, errorCode))
+            self.init(
+                hasCallbackMarker: marked,
+                transactionID: nil,
+                clientTransactionID: nil,
+                state: stateText,
+                error: SquareAPIError(code: code)
+            )
         } else {
             throw FastPathUnsupported()
         }
@@ -332,5 +330,29 @@ public struct SquareResponse: PaymentCallback {
         default:
             false
         }
+    }
+}
+
+// The public initializer is in an extension, so that the struct keeps its synthesized memberwise initializer, which
+// the public one calls: a hand-written initializer that assigns each stored property makes the compiler copy the
+// whole value at its end (a retain and a release of every string), where the synthesized one builds it in place.
+// The stored properties are declared in another order than the public initializer's parameters, so that the two
+// initializers differ.
+extension SquareResponse {
+    /// Creates a response directly (for tests and simulators).
+    public init(
+        transactionID: String? = nil,
+        clientTransactionID: String? = nil,
+        state: String? = nil,
+        error: SquareAPIError? = nil,
+        hasCallbackMarker: Bool = true
+    ) {
+        self.init(
+            hasCallbackMarker: hasCallbackMarker,
+            transactionID: transactionID,
+            clientTransactionID: clientTransactionID,
+            state: state,
+            error: error
+        )
     }
 }

@@ -30,6 +30,8 @@ public struct SumUpRequest: PaymentRequest {
     /// The App Store id of the SumUp app, for sending the merchant there when it is not installed.
     public static let appStoreID = 514_879_214
 
+    /// Whether SumUp skips its success screen (`skip-screen-success=true`; app 1.69 and later).
+    public var skipsSuccessScreen: Bool
     /// The amount to charge (`amount`, two decimals, and `currency`).
     public var amount: Money
     /// Your affiliate key, issued by SumUp and bound to your app's bundle id (`affiliate-key`).
@@ -47,31 +49,6 @@ public struct SumUpRequest: PaymentRequest {
     /// Your unique id for the payment, at most 128 printable ASCII characters (`foreign-tx-id`). SumUp echoes
     /// it in the callback (app 1.53.2 and later): the hand-off carries its token here.
     public var foreignTransactionID: String?
-    /// Whether SumUp skips its success screen (`skip-screen-success=true`; app 1.69 and later).
-    public var skipsSuccessScreen: Bool
-
-    /// Creates a request.
-    public init(
-        amount: Money,
-        affiliateKey: String,
-        title: String? = nil,
-        callbackSuccess: URL? = nil,
-        callbackFail: URL? = nil,
-        receiptEmail: String? = nil,
-        receiptMobilePhone: String? = nil,
-        foreignTransactionID: String? = nil,
-        skipsSuccessScreen: Bool = false
-    ) {
-        self.amount = amount
-        self.affiliateKey = affiliateKey
-        self.title = title
-        self.callbackSuccess = callbackSuccess
-        self.callbackFail = callbackFail
-        self.receiptEmail = receiptEmail
-        self.receiptMobilePhone = receiptMobilePhone
-        self.foreignTransactionID = foreignTransactionID
-        self.skipsSuccessScreen = skipsSuccessScreen
-    }
 
     /// The longest `foreign-tx-id`, in characters (sumup §1).
     public static let maximumForeignTransactionIDLength = 128
@@ -84,5 +61,37 @@ public struct SumUpRequest: PaymentRequest {
         return (1...maximumForeignTransactionIDLength).contains(text.utf8.count)
             && text.withUTF8 { $0.allBytes(0..<$0.count, in: 0x20, 0x7E) }
             && !CardNumberScreen.containsCardNumber(text)
+    }
+}
+
+// The public initializer is in an extension, so that the struct keeps its synthesized memberwise initializer, which
+// the public one calls: a hand-written initializer that assigns each stored property makes the compiler copy the
+// whole value at its end (a retain and a release of every string), where the synthesized one builds it in place.
+// The stored properties are declared in another order than the public initializer's parameters, so that the two
+// initializers differ.
+extension SumUpRequest {
+    /// Creates a request.
+    public init(
+        amount: Money,
+        affiliateKey: String,
+        title: String? = nil,
+        callbackSuccess: URL? = nil,
+        callbackFail: URL? = nil,
+        receiptEmail: String? = nil,
+        receiptMobilePhone: String? = nil,
+        foreignTransactionID: String? = nil,
+        skipsSuccessScreen: Bool = false
+    ) {
+        self.init(
+            skipsSuccessScreen: skipsSuccessScreen,
+            amount: amount,
+            affiliateKey: affiliateKey,
+            title: title,
+            callbackSuccess: callbackSuccess,
+            callbackFail: callbackFail,
+            receiptEmail: receiptEmail,
+            receiptMobilePhone: receiptMobilePhone,
+            foreignTransactionID: foreignTransactionID
+        )
     }
 }

@@ -9,9 +9,11 @@ extension SumUpResponse {
     public init(callbackURLString: String) throws {
         // The common case in one pass over the bytes; anything unusual, and every unreadable URL, through the
         // general reader. Both give the same ``ReadCallback`` for every URL the fast one reads.
-        let read =
-            try SumUpResponse.readCommonCallback(callbackURLString) ?? SumUpResponse.readCallback(callbackURLString)
-        try self.init(checking: read)
+        if let read = SumUpResponse.readCommonCallback(callbackURLString) {
+            try self.init(checking: read)
+        } else {
+            try self.init(checking: SumUpResponse.readCallback(callbackURLString))
+        }
     }
 
     /// Whether the one-pass reader, when it reads `callbackURLString` at all, reads what the general reader reads;
@@ -89,7 +91,7 @@ extension SumUpResponse {
 
     /// Checks the result parameters of a callback and makes the response: the rules of sumup §2, SEC-6 and SEC-9,
     /// the same whichever reader read them.
-    private init(checking read: ReadCallback) throws {
+    private init(checking read: borrowing ReadCallback) throws {
         // SEC-6: each result parameter at most once; an empty value counts as absent.
         func value(_ slot: ReadCallback.Slot, _ name: String) throws -> String? {
             switch slot {
@@ -107,7 +109,7 @@ extension SumUpResponse {
         guard let statusText = try value(read.status, "smp-status") else {
             throw SumUpError(.invalidStatus, "The callback has no smp-status: it is not a SumUp answer.")
         }
-        guard let status = Status(rawValue: statusText) else {
+        guard let status = Status(matching: statusText) else {
             throw SumUpError(.invalidStatus, "smp-status must be success, failed or invalidstate.")
         }
         let code = try value(read.transactionCode, "smp-tx-code")
@@ -196,6 +198,17 @@ extension SumUpResponse {
                 case .message: message = newValue
                 }
             }
+        }
+    }
+}
+
+extension SumUpResponse.Status: StaticRawValues {
+    /// The raw value as a static string.
+    var staticRawValue: StaticString {
+        switch self {
+        case .success: "success"
+        case .failed: "failed"
+        case .invalidState: "invalidstate"
         }
     }
 }

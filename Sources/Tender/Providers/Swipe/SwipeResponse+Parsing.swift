@@ -12,7 +12,7 @@ extension SwipeResponse {
         // reader. Both give the same ``ReadCallback`` for every URL the fast one reads.
         var read =
             try SwipeResponse.readCommonCallback(callbackURLString) ?? SwipeResponse.readCallback(callbackURLString)
-        self = try SwipeResponse.checked(&read)
+        try self.init(checking: &read)
     }
 
     /// Whether the one-pass reader, when it reads `callbackURLString` at all, reads what the general reader reads;
@@ -117,7 +117,7 @@ extension SwipeResponse {
             return true
         }
         guard scanned, fields[.responseType]?.utf8.first != UInt8(ascii: "$") else { return nil }
-        return ReadCallback(fields: fields, isFileMaker: dollarNames, token: .success(token))
+        return ReadCallback(fields: consume fields, isFileMaker: dollarNames, token: .success(token))
     }
 
     /// The first of two optional amounts that is present but not two-decimal text.
@@ -147,7 +147,7 @@ extension SwipeResponse {
     /// Checks the result parameters of a callback and makes the response: the rules of swipe §2 and SEC-9, the
     /// same whichever reader read them.
     /// - Parameter read: what a reader found; its fields are moved out (left `nil`) rather than copied.
-    private static func checked(_ read: inout ReadCallback) throws -> SwipeResponse {
+    private init(checking read: inout ReadCallback) throws {
         let (typeText, card, amount) = (
             read.fields.responseType.take(), read.fields.redactedCardNumber.take(), read.fields.amount.take()
         )
@@ -160,7 +160,7 @@ extension SwipeResponse {
         guard let typeText else {
             throw SwipeError(.invalidResponseType, "The callback has no ifcc_responseType: it is not a Swipe answer.")
         }
-        guard let responseType = ResponseType(rawValue: typeText) else {
+        guard let responseType = ResponseType(matching: typeText) else {
             throw SwipeError(
                 .invalidResponseType,
                 "ifcc_responseType must be approved, cancelled, declined or error."
@@ -250,7 +250,8 @@ extension SwipeResponse {
         case .failure(let error): throw SwipeError(.invalidCorrelationToken, error.message)
         }
 
-        return SwipeResponse(
+        self.init(
+            isFileMakerFormat: read.isFileMaker,
             responseType: responseType,
             amount: amount,
             currency: currency,
@@ -260,7 +261,6 @@ extension SwipeResponse {
             taxAmount: taxAmount,
             taxRate: taxRate,
             tipAmount: tipAmount,
-            isFileMakerFormat: read.isFileMaker,
             correlationToken: token
         )
     }
@@ -301,7 +301,7 @@ extension SwipeResponse {
 
 extension SwipeResponse {
     /// The `ifcc_` result parameters Tender reads, without the prefix; the raw value is the name.
-    enum ResultField: String, CaseIterable {
+    enum ResultField: String, StaticRawValues {
         case responseType, amount, redactedCardNumber, cardType, currency, transactionId, taxAmount, taxRate, tipAmount
 
         /// The field whose name (without `ifcc_`) is exactly these bytes.
@@ -331,12 +331,11 @@ extension SwipeResponse {
 
         /// Whether the bytes are this field's name.
         private func nameIs(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-            CallbackQueryScanner.bytes(bytes, equal: staticName)
+            CallbackQueryScanner.bytes(bytes, equal: staticRawValue)
         }
 
-        /// The raw value as a static string, which can be compared without a copy; a test checks that the two are
-        /// the same for every field.
-        var staticName: StaticString {
+        /// The raw value as a static string, which can be compared without a copy.
+        var staticRawValue: StaticString {
             switch self {
             case .responseType: "responseType"
             case .amount: "amount"
@@ -397,5 +396,17 @@ extension SwipeResponse {
         var isFileMaker: Bool
         /// The correlation token, or why it cannot be one.
         var token: Result<String?, CorrelationError>
+    }
+}
+
+extension SwipeResponse.ResponseType: StaticRawValues {
+    /// The raw value as a static string.
+    var staticRawValue: StaticString {
+        switch self {
+        case .approved: "approved"
+        case .cancelled: "cancelled"
+        case .declined: "declined"
+        case .error: "error"
+        }
     }
 }
