@@ -40,15 +40,33 @@ package enum QueryText {
         /// - Parameter name: a literal of RFC 3986 unreserved characters only (`A–Z a–z 0–9 - . _ ~`), as every
         ///   parameter name of the POS apps is: it is written as it is. Debug builds, and so the tests, check it.
         package mutating func add(_ name: StaticString, _ value: String) {
+            add(name: name)
+            addEncoded(value)
+        }
+
+        /// Adds one pair whose name is a literal (as ``add(_:_:)-(StaticString,_)``) and whose value is an amount
+        /// in hundredths, written as two-decimal text (``TwoDecimalAmount/text(hundredths:)``) in place: the same
+        /// text as adding that `String`, whose digits and `.` need no encoding, without making it.
+        package mutating func add(_ name: StaticString, hundredths: Int) {
+            add(name: name)
+            let length = TwoDecimalAmount.textLength(hundredths: hundredths)
+            guard let buffer else {
+                count += length
+                return
+            }
+            precondition(length <= buffer.count - count, "QueryText: the pairs changed between passes")
+            count += TwoDecimalAmount.write(hundredths: hundredths, at: buffer.baseAddress! + count)
+        }
+
+        /// Adds `&` unless this is the first pair, the literal name as it is, and `=`.
+        private mutating func add(name: StaticString) {
             guard name.hasPointerRepresentation else {
                 // A literal of one character.
                 name.withUTF8Buffer { add(literal: $0) }
-                addEncoded(value)
                 return
             }
             // Read in place; `withUTF8Buffer` costs more than the copy.
             add(literal: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            addEncoded(value)
         }
 
         /// Adds `&` unless this is the first pair, the name as it is, and `=`, with one check of the room left.

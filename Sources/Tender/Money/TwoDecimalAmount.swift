@@ -32,34 +32,50 @@ package enum TwoDecimalAmount {
 
     /// The text of an amount in hundredths: 1099 → `"10.99"`, 5 → `"0.05"`.
     package static func text(hundredths: Int) -> String {
+        String(unsafeUninitializedCapacity: textLength(hundredths: hundredths)) { buffer in
+            write(hundredths: hundredths, at: buffer.baseAddress!)
+        }
+    }
+
+    /// The length of ``text(hundredths:)``: its digits, at least three, and the `.`.
+    package static func textLength(hundredths: Int) -> Int {
         precondition(hundredths >= 0, "amounts on the wire have no sign")
-        // The decimal digits of `hundredths`, at least three, with `.` before the last two: `"\(whole)." + two
-        // fraction digits`, written into the string in place.
         var digits = 3
         var rest = hundredths / 1000
         while rest > 0 {
             digits += 1
             rest /= 10
         }
-        return String(unsafeUninitializedCapacity: digits + 1) { buffer in
-            var value = hundredths
-            var index = digits  // the last position; the `.` takes one more
-            for position in 0..<digits {
-                if position == 2 {
-                    buffer[index] = UInt8(ascii: ".")
-                    index -= 1
-                }
-                buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
+        return digits + 1
+    }
+
+    /// Writes ``text(hundredths:)`` at `start`, which has room for ``textLength(hundredths:)`` bytes: the decimal
+    /// digits of `hundredths`, with `.` before the last two. Returns the length written.
+    package static func write(hundredths: Int, at start: UnsafeMutablePointer<UInt8>) -> Int {
+        let length = textLength(hundredths: hundredths)
+        var value = hundredths
+        var index = length - 1  // the last position
+        for position in 0..<(length - 1) {
+            if position == 2 {
+                start[index] = UInt8(ascii: ".")
                 index -= 1
             }
-            return digits + 1
+            start[index] = UInt8(ascii: "0") + UInt8(value % 10)
+            value /= 10
+            index -= 1
         }
+        return length
     }
 
     /// Money as two-decimal text, exactly: `nil` when it is negative, too large for the format, or has
     /// a non-zero digit beyond the second decimal place (3 fils of KWD cannot be written).
     package static func text(_ money: Money) -> String? {
+        hundredths(money).map { text(hundredths: $0) }
+    }
+
+    /// Money in hundredths, as ``text(_:)`` writes it: `nil` when it is negative, too large for the format, or has
+    /// a non-zero digit beyond the second decimal place.
+    package static func hundredths(_ money: Money) -> Int? {
         guard money.minorUnits >= 0 else { return nil }
         let exponent = money.currency.exponent
         var hundredths = money.minorUnits
@@ -73,7 +89,7 @@ package enum TwoDecimalAmount {
             hundredths = product
         }
         guard hundredths < power(maximumIntegerDigits + 2) else { return nil }
-        return text(hundredths: hundredths)
+        return hundredths
     }
 
     /// Two-decimal text as money in a currency, exactly: `nil` when the text is not in the format, or when it

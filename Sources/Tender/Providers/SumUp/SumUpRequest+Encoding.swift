@@ -22,6 +22,7 @@ extension SumUpRequest {
         let checked = try checkedValues()
         // One buffer, measured first: the prefix and the same pairs that ``queryParameters()`` holds.
         let url = QueryText.make(prefix: SumUpRequest.urlPrefix) { sink in
+            sink.add("amount", hundredths: checked.hundredths)  // written in place, without a `String`
             forEachParameter(checked) { sink.add($0, $1) }
         }
         return try RequestURLLimit.checked(url) { SumUpError(.requestTooLong, $0) }
@@ -33,35 +34,41 @@ extension SumUpRequest {
     /// The amount as it goes on the wire, with exactly two decimals: `10.00`; `1000.00` for 1000 CLP.
     /// - Throws: ``SumUpError`` with ``SumUpError/Code/invalidAmount``.
     public func wireAmount() throws -> String {
-        guard amount.minorUnits >= 1, let text = TwoDecimalAmount.text(amount) else {
+        TwoDecimalAmount.text(hundredths: try wireHundredths())
+    }
+
+    /// The amount as it goes on the wire, in hundredths; see ``wireAmount()``.
+    private func wireHundredths() throws -> Int {
+        guard amount.minorUnits >= 1, let hundredths = TwoDecimalAmount.hundredths(amount) else {
             throw SumUpError(
                 .invalidAmount,
                 "The amount must be positive, at most 9999999999.99 and writable with two decimals; "
                     + "it is \(amount.decimalString) \(amount.currency.code)."
             )
         }
-        return text
+        return hundredths
     }
 
     /// The query parameters in wire order, after checking the request.
     package func queryParameters() throws -> QueryParameters {
         let checked = try checkedValues()
         var query = QueryParameters()
+        query.append(name: "amount", value: TwoDecimalAmount.text(hundredths: checked.hundredths))
         forEachParameter(checked) { query.append(name: $0.description, value: $1) }
         return query
     }
 
-    /// What the request's checks produce: the wire amount, and the text of the callback URLs once they are known
-    /// to be usable.
+    /// What the request's checks produce: the wire amount in hundredths, and the text of the callback URLs once
+    /// they are known to be usable.
     private struct CheckedValues {
-        var amount: String
+        var hundredths: Int
         var callbackSuccess: String?
         var callbackFail: String?
     }
 
     /// Checks the request in the order ``url()`` documents.
     private func checkedValues() throws -> CheckedValues {
-        let amountText = try wireAmount()
+        let hundredths = try wireHundredths()
         guard SumUpRequest.isAffiliateKey(affiliateKey) else {
             throw SumUpError(
                 .missingAffiliateKey,
@@ -92,12 +99,12 @@ extension SumUpRequest {
                 "foreign-tx-id must be 1–\(SumUpRequest.maximumForeignTransactionIDLength) printable ASCII characters."
             )
         }
-        return CheckedValues(amount: amountText, callbackSuccess: success, callbackFail: fail)
+        return CheckedValues(hundredths: hundredths, callbackSuccess: success, callbackFail: fail)
     }
 
-    /// Calls `body` with each parameter's name and value in wire order, absent ones left out.
+    /// Calls `body` with each parameter after `amount` (which goes first), its name and value in wire order,
+    /// absent ones left out.
     private func forEachParameter(_ checked: CheckedValues, _ body: (StaticString, String) -> Void) {
-        body("amount", checked.amount)
         body("currency", amount.currency.code)
         body("affiliate-key", affiliateKey)
         if let title { body("title", title) }

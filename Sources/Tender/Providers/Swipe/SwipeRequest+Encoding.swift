@@ -21,6 +21,7 @@ extension SwipeRequest {
         let checked = try checkedValues()
         // One buffer, measured first: the prefix and the same pairs that ``queryParameters()`` holds.
         let url = QueryText.make(prefix: SwipeRequest.urlPrefix) { sink in
+            sink.add("amount", hundredths: checked.hundredths)  // written in place, without a `String`
             forEachParameter(checked) { sink.add($0, $1) }
         }
         return try RequestURLLimit.checked(url) { SwipeError(.requestTooLong, $0) }
@@ -32,6 +33,11 @@ extension SwipeRequest {
     /// The amount as it goes on the wire, with exactly two decimals: `10.99`, `5.00`.
     /// - Throws: ``SwipeError`` when the amount cannot be sent (see ``url()``).
     public func wireAmount() throws -> String {
+        TwoDecimalAmount.text(hundredths: try wireHundredths())
+    }
+
+    /// The amount as it goes on the wire, in hundredths; see ``wireAmount()``.
+    private func wireHundredths() throws -> Int {
         guard amount.currency.exponent == 2 else {
             throw SwipeError(
                 .unsupportedCurrency,
@@ -39,34 +45,35 @@ extension SwipeRequest {
                     + "\(amount.currency.code) has \(amount.currency.exponent). Use the merchant account's currency, such as USD."
             )
         }
-        guard amount.minorUnits >= 1, let text = TwoDecimalAmount.text(amount) else {
+        guard amount.minorUnits >= 1, let hundredths = TwoDecimalAmount.hundredths(amount) else {
             throw SwipeError(
                 .invalidAmount,
                 "The amount must be between 0.01 and 9999999999.99; it is \(amount.decimalString)."
             )
         }
-        return text
+        return hundredths
     }
 
     /// The query parameters in wire order, after checking the request.
     package func queryParameters() throws -> QueryParameters {
         let checked = try checkedValues()
         var query = QueryParameters()
+        query.append(name: "amount", value: TwoDecimalAmount.text(hundredths: checked.hundredths))
         forEachParameter(checked) { query.append(name: $0.description, value: $1) }
         return query
     }
 
-    /// What the request's checks produce: the wire amount, and the text of ``returnURL`` once it is known to be
-    /// usable.
+    /// What the request's checks produce: the wire amount in hundredths, and the text of ``returnURL`` once it is
+    /// known to be usable.
     private struct CheckedValues {
-        var amount: String
+        var hundredths: Int
         var returnURL: String?
     }
 
     /// Checks the request in the order ``url()`` documents.
     private func checkedValues() throws -> CheckedValues {
-        let amount = try wireAmount()
-        guard let returnURL else { return CheckedValues(amount: amount, returnURL: nil) }
+        let hundredths = try wireHundredths()
+        guard let returnURL else { return CheckedValues(hundredths: hundredths, returnURL: nil) }
         let text = returnURL.absoluteString
         if let problem = CallbackURLRules.problem(with: text, named: "returnURL") {
             throw SwipeError(.invalidReturnURL, problem)
@@ -77,12 +84,12 @@ extension SwipeRequest {
                 "returnURL is set, so Swipe needs returnAppName too: your app's name as the customer sees it."
             )
         }
-        return CheckedValues(amount: amount, returnURL: text)
+        return CheckedValues(hundredths: hundredths, returnURL: text)
     }
 
-    /// Calls `body` with each parameter's name and value in wire order, absent ones left out.
+    /// Calls `body` with each parameter after `amount` (which goes first), its name and value in wire order,
+    /// absent ones left out.
     private func forEachParameter(_ checked: CheckedValues, _ body: (StaticString, String) -> Void) {
-        body("amount", checked.amount)
         if let email { body("email", email) }
         if let firstName { body("firstName", firstName) }
         if let lastName { body("lastName", lastName) }
