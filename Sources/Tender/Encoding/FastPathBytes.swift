@@ -300,6 +300,11 @@ func isASCIIDigit(_ byte: UInt8) -> Bool {
 /// A `String`-backed enumeration whose raw values are also given as static strings, so that text is matched against
 /// them byte by byte. A test checks, for every conforming type, that the two spellings agree and that
 /// ``init(matching:)`` finds what `init(rawValue:)` finds.
+///
+/// `init(rawValue:)` compares strings by canonical equivalence, bytes compare exactly: the two agree for raw values
+/// of ASCII characters other than `K`, `;` and `` ` ``, the only ASCII characters that a character beyond ASCII is
+/// canonically equivalent to (U+212A KELVIN SIGN, U+037E GREEK QUESTION MARK, U+1FEF GREEK VARIA). The test checks
+/// that every raw value is such text.
 protocol StaticRawValues: CaseIterable, RawRepresentable where RawValue == String {
     /// The raw value as a static string.
     var staticRawValue: StaticString { get }

@@ -109,10 +109,12 @@ struct QueryFastPathEquivalenceTests {
     /// Checks ``StaticRawValues`` for one enumeration: each static spelling is the raw value, and matching finds
     /// what `init(rawValue:)` finds, for every raw value, near misses of each, and random text of their letters.
     static func checkStaticRawValues<Value: StaticRawValues & Equatable>(_: Value.Type) async {
-        var texts = ["", "$", "é", "approvéd", "success\u{0}"]
+        var texts = ["", "$", "é", "approvéd", "success\u{0}", "\u{212A}", "\u{037E}", "\u{1FEF}"]
         for value in Value.allCases {
             let raw = value.rawValue
             #expect(value.staticRawValue.description == raw)
+            // ASCII without the three characters that text beyond ASCII can be canonically equivalent to.
+            #expect(raw.unicodeScalars.allSatisfy { $0.isASCII && !"K;`".unicodeScalars.contains($0) })
             texts += [raw, raw.uppercased(), raw.capitalized, "$" + raw, raw + " ", " " + raw, String(raw.dropLast())]
             texts += [String(raw.dropFirst()), raw + raw, raw.replacingOccurrences(of: "e", with: "é")]
         }

@@ -53,7 +53,6 @@ public struct SquareResponse: PaymentCallback {
             details: .square(self)
         )
     }
-
 }
 
 extension SquareResponse {

@@ -10,9 +10,12 @@ extension SwipeResponse {
     public init(callbackURLString: String) throws {
         // The common case in one pass over the bytes; anything unusual, and every refusal, through the general
         // reader. Both give the same ``ReadCallback`` for every URL the fast one reads.
-        var read =
-            try SwipeResponse.readCommonCallback(callbackURLString) ?? SwipeResponse.readCallback(callbackURLString)
-        try self.init(checking: &read)
+        if var read = SwipeResponse.readCommonCallback(callbackURLString) {
+            try self.init(checking: &read)
+        } else {
+            var read = try SwipeResponse.readCallback(callbackURLString)
+            try self.init(checking: &read)
+        }
     }
 
     /// Whether the one-pass reader, when it reads `callbackURLString` at all, reads what the general reader reads;
