@@ -55,7 +55,8 @@ package enum QueryText {
                 return
             }
             precondition(length <= buffer.count - count, "QueryText: the pairs changed between passes")
-            count += TwoDecimalAmount.write(hundredths: hundredths, at: buffer.baseAddress! + count)
+            TwoDecimalAmount.write(hundredths: hundredths, length: length, at: buffer.baseAddress! + count)
+            count += length
         }
 
         /// Adds `&` unless this is the first pair, the literal name as it is, and `=`.

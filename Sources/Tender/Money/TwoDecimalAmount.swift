@@ -32,8 +32,10 @@ package enum TwoDecimalAmount {
 
     /// The text of an amount in hundredths: 1099 → `"10.99"`, 5 → `"0.05"`.
     package static func text(hundredths: Int) -> String {
-        String(unsafeUninitializedCapacity: textLength(hundredths: hundredths)) { buffer in
-            write(hundredths: hundredths, at: buffer.baseAddress!)
+        let length = textLength(hundredths: hundredths)
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            write(hundredths: hundredths, length: length, at: buffer.baseAddress!)
+            return length
         }
     }
 
@@ -49,10 +51,10 @@ package enum TwoDecimalAmount {
         return digits + 1
     }
 
-    /// Writes ``text(hundredths:)`` at `start`, which has room for ``textLength(hundredths:)`` bytes: the decimal
-    /// digits of `hundredths`, with `.` before the last two. Returns the length written.
-    package static func write(hundredths: Int, at start: UnsafeMutablePointer<UInt8>) -> Int {
-        let length = textLength(hundredths: hundredths)
+    /// Writes ``text(hundredths:)`` at `start`: the decimal digits of `hundredths`, with `.` before the last two.
+    /// - Parameter length: ``textLength(hundredths:)``, which the caller has computed to make room for the text.
+    package static func write(hundredths: Int, length: Int, at start: UnsafeMutablePointer<UInt8>) {
+        assert(length == textLength(hundredths: hundredths), "TwoDecimalAmount: the length is not the text's")
         var value = hundredths
         var index = length - 1  // the last position
         for position in 0..<(length - 1) {
@@ -64,7 +66,6 @@ package enum TwoDecimalAmount {
             value /= 10
             index -= 1
         }
-        return length
     }
 
     /// Money as two-decimal text, exactly: `nil` when it is negative, too large for the format, or has

@@ -18,8 +18,6 @@ package enum CardNumberScreen {
 
     /// Whether the text contains a Luhn-valid run of 13–19 digits.
     package static func containsCardNumber(_ text: some StringProtocol) -> Bool {
-        // Shorter than the shortest card number: nothing to look at.
-        guard text.utf8.count >= lengths.lowerBound else { return false }
         guard hasEnoughDigits(text.utf8), !isCanonicalUUID(text.utf8) else { return false }
         let bytes = Array(text.utf8)
         return runs(in: bytes).contains { run in isSuspicious(run.map { bytes[$0] }) }
@@ -29,7 +27,7 @@ package enum CardNumberScreen {
     ///
     /// The result never contains a card number: what is left of a masked run is `X`s and at most four digits.
     package static func masking(_ text: String) -> String {
-        guard text.utf8.count >= lengths.lowerBound, hasEnoughDigits(text.utf8) else { return text }
+        guard hasEnoughDigits(text.utf8) else { return text }
         var bytes = Array(text.utf8)
         var changed = false
         for run in runs(in: bytes) where isSuspicious(run.map { bytes[$0] }) {
@@ -100,7 +98,10 @@ package enum CardNumberScreen {
 
     /// Whether the text has at least as many digits as the shortest card number: most text has not, and is
     /// then screened without a copy.
-    package static func hasEnoughDigits(_ utf8: some Sequence<UInt8>) -> Bool {
+    @inline(__always)  // so that the length check, which settles most fields, costs no call
+    package static func hasEnoughDigits(_ utf8: some Collection<UInt8>) -> Bool {
+        // Text shorter than the shortest card number is not read at all (a UTF-8 view knows its count).
+        guard utf8.count >= lengths.lowerBound else { return false }
         // Native strings are counted in place: iterating a UTF-8 view costs several times more.
         if let answer = utf8.withContiguousStorageIfAvailable({ hasEnoughDigits(bytes: $0) }) { return answer }
         var count = 0

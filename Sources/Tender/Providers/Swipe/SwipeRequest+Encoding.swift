@@ -21,8 +21,8 @@ extension SwipeRequest {
         let checked = try checkedValues()
         // One buffer, measured first: the prefix and the same pairs that ``queryParameters()`` holds.
         let url = QueryText.make(prefix: SwipeRequest.urlPrefix) { sink in
-            sink.add("amount", hundredths: checked.hundredths)  // written in place, without a `String`
-            forEachParameter(checked) { sink.add($0, $1) }
+            // The amount's digits are written in place, without a `String`.
+            forEachParameter(checked, amount: { sink.add($0, hundredths: $1) }, other: { sink.add($0, $1) })
         }
         return try RequestURLLimit.checked(url) { SwipeError(.requestTooLong, $0) }
     }
@@ -58,8 +58,11 @@ extension SwipeRequest {
     package func queryParameters() throws -> QueryParameters {
         let checked = try checkedValues()
         var query = QueryParameters()
-        query.append(name: "amount", value: TwoDecimalAmount.text(hundredths: checked.hundredths))
-        forEachParameter(checked) { query.append(name: $0.description, value: $1) }
+        forEachParameter(
+            checked,
+            amount: { query.append(name: $0.description, value: TwoDecimalAmount.text(hundredths: $1)) },
+            other: { query.append(name: $0.description, value: $1) }
+        )
         return query
     }
 
@@ -87,9 +90,14 @@ extension SwipeRequest {
         return CheckedValues(hundredths: hundredths, returnURL: text)
     }
 
-    /// Calls `body` with each parameter after `amount` (which goes first), its name and value in wire order,
-    /// absent ones left out.
-    private func forEachParameter(_ checked: CheckedValues, _ body: (StaticString, String) -> Void) {
+    /// Calls `amount` with the amount's name and its value in hundredths, then `other` with each other parameter's
+    /// name and value, in wire order, absent ones left out.
+    private func forEachParameter(
+        _ checked: CheckedValues,
+        amount amountBody: (StaticString, Int) -> Void,
+        other body: (StaticString, String) -> Void
+    ) {
+        amountBody("amount", checked.hundredths)
         if let email { body("email", email) }
         if let firstName { body("firstName", firstName) }
         if let lastName { body("lastName", lastName) }
