@@ -299,7 +299,7 @@ func isASCIIDigit(_ byte: UInt8) -> Bool {
 
 /// A `String`-backed enumeration whose raw values are also given as static strings, so that text is matched against
 /// them byte by byte. A test checks, for every conforming type, that the two spellings agree and that
-/// ``init(matching:)`` finds what `init(rawValue:)` finds.
+/// `init(matching:)` finds what `init(rawValue:)` finds.
 ///
 /// `init(rawValue:)` compares strings by canonical equivalence, bytes compare exactly: the two agree for raw values
 /// of ASCII characters other than `K`, `;` and `` ` ``, the only ASCII characters that a character beyond ASCII is
@@ -315,10 +315,16 @@ extension StaticRawValues {
     /// through strings (which costs more than the rest of a short callback's checks).
     init?(matching text: String) {
         var text = text
-        let found = text.withUTF8 { bytes -> Self? in
-            Self.allCases.first { bytes.matches(0..<bytes.count, $0.staticRawValue) }
+        guard let found = text.withUTF8({ Self(matching: $0) }) else { return nil }
+        self = found
+    }
+
+    /// The case whose raw value is exactly the text of these UTF-8 bytes, byte for byte, as `init(matching:)` of
+    /// a `String` finds it.
+    init?(matching bytes: UnsafeBufferPointer<UInt8>) {
+        guard let found = Self.allCases.first(where: { bytes.matches(0..<bytes.count, $0.staticRawValue) }) else {
+            return nil
         }
-        guard let found else { return nil }
         self = found
     }
 }

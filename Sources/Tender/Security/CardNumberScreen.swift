@@ -18,8 +18,13 @@ package enum CardNumberScreen {
 
     /// Whether the text contains a Luhn-valid run of 13–19 digits.
     package static func containsCardNumber(_ text: some StringProtocol) -> Bool {
-        guard hasEnoughDigits(text.utf8), !isCanonicalUUID(text.utf8) else { return false }
-        let bytes = Array(text.utf8)
+        containsCardNumber(utf8: text.utf8)
+    }
+
+    /// ``containsCardNumber(_:)`` of the UTF-8 bytes of text.
+    package static func containsCardNumber(utf8: some Collection<UInt8>) -> Bool {
+        guard hasEnoughDigits(utf8), !isCanonicalUUID(utf8) else { return false }
+        let bytes = Array(utf8)
         return runs(in: bytes).contains { run in isSuspicious(run.map { bytes[$0] }) }
     }
 

@@ -38,19 +38,27 @@ package enum UntrustedText {
     /// Whether text is 1–`maximumLength` ASCII letters, digits, or characters from `punctuation`.
     package static func isIdentifier(_ text: String, maximumLength: Int, punctuation: StaticString = "") -> Bool {
         var text = text
-        // Read in place, byte by byte: iterating the UTF-8 view costs several times more. `punctuation` is a few
-        // bytes, and searching them costs less than building a set of them.
-        return text.withUTF8 { bytes in
-            guard (1...maximumLength).contains(bytes.count) else { return false }
-            return punctuation.withUTF8Buffer { extra in
-                bytes.allSatisfy { byte in
-                    switch byte {
-                    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                        UInt8(ascii: "0")...UInt8(ascii: "9"):
-                        true
-                    default:
-                        extra.contains(byte)
-                    }
+        // Read in place, byte by byte: iterating the UTF-8 view costs several times more.
+        return text.withUTF8 { isIdentifier($0, maximumLength: maximumLength, punctuation: punctuation) }
+    }
+
+    /// ``isIdentifier(_:maximumLength:punctuation:)`` of the UTF-8 bytes of text: every byte is one character,
+    /// since the characters accepted are ASCII.
+    package static func isIdentifier(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        maximumLength: Int,
+        punctuation: StaticString = ""
+    ) -> Bool {
+        guard (1...maximumLength).contains(bytes.count) else { return false }
+        // `punctuation` is a few bytes, and searching them costs less than building a set of them.
+        return punctuation.withUTF8Buffer { extra in
+            bytes.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    true
+                default:
+                    extra.contains(byte)
                 }
             }
         }

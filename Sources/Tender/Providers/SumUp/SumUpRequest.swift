@@ -58,9 +58,15 @@ public struct SumUpRequest: PaymentRequest {
     public static func isForeignTransactionID(_ text: String) -> Bool {
         var text = text
         // Read in place: iterating the UTF-8 view costs several times more.
-        return (1...maximumForeignTransactionIDLength).contains(text.utf8.count)
-            && text.withUTF8 { $0.allBytes(0..<$0.count, in: 0x20, 0x7E) }
-            && !CardNumberScreen.containsCardNumber(text)
+        return text.withUTF8 { isForeignTransactionID($0) }
+    }
+
+    /// ``isForeignTransactionID(_:)`` of the UTF-8 bytes of text: every byte is one character, since the characters
+    /// accepted are ASCII.
+    static func isForeignTransactionID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        (1...maximumForeignTransactionIDLength).contains(bytes.count)
+            && bytes.allBytes(0..<bytes.count, in: 0x20, 0x7E)
+            && !CardNumberScreen.containsCardNumber(utf8: bytes)
     }
 }
 

@@ -5,22 +5,31 @@ extension SumUpResponse {
     static let maximumMessageLength = 1024
 
     /// Parses a callback URL given as text, exactly as received (sumup §2).
+    ///
+    /// The usual answer (result values without escapes, except in the message) is read and checked in one pass over
+    /// the URL's bytes; anything else goes through the general parser, which also words every error. Both give the
+    /// same response (the tests and the fuzz targets compare them).
     /// - Throws: ``SumUpError``; its message names the parameter and the rule, never the value.
     public init(callbackURLString: String) throws {
-        // The common case in one pass over the bytes; anything unusual, and every unreadable URL, through the
-        // general reader. Both give the same ``ReadCallback`` for every URL the fast one reads.
-        if let read = SumUpResponse.readCommonCallback(callbackURLString) {
-            try self.init(checking: read)
+        if let response = SumUpResponse.parsedOnFastPath(callbackURLString) {
+            self = response
         } else {
-            try self.init(checking: SumUpResponse.readCallback(callbackURLString))
+            try self.init(generalCallbackURLString: callbackURLString)
         }
     }
 
-    /// Whether the one-pass reader, when it reads `callbackURLString` at all, reads what the general reader reads;
-    /// `nil` when it leaves the URL to the general reader. The fuzz targets check it on every input.
+    /// Parses a callback URL with the general parser: the query split into decoded items (``QueryParameters``),
+    /// then the rules checked.
+    /// - Throws: ``SumUpError``, as ``init(callbackURLString:)``.
+    package init(generalCallbackURLString callbackURLString: String) throws {
+        try self.init(checking: SumUpResponse.readCallback(callbackURLString))
+    }
+
+    /// Whether the one-pass parser, when it reads `callbackURLString` at all, makes the response the general parser
+    /// makes; `nil` when it leaves the URL to the general parser. The fuzz targets check it on every input.
     package static func fastPathAgrees(_ callbackURLString: String) -> Bool? {
-        guard let fast = readCommonCallback(callbackURLString) else { return nil }
-        return (try? readCallback(callbackURLString)) == fast
+        guard let fast = parsedOnFastPath(callbackURLString) else { return nil }
+        return (try? SumUpResponse(generalCallbackURLString: callbackURLString)) == fast
     }
 
     /// Reads the result parameters of a callback URL with the general reader (``QueryParameters``).
@@ -48,18 +57,20 @@ extension SumUpResponse {
         )
     }
 
-    /// Reads the result parameters of a common callback URL in one pass over its bytes, or returns `nil` for the
-    /// general reader: whenever a name is not plain ASCII (or has a `%`) or a value does not decode.
+    /// The response if the callback URL has the usual shape, read and checked in one pass over its bytes
+    /// (``CallbackQueryScanner``); `nil` otherwise, whether the URL is valid or not: the general parser then decides.
     ///
-    /// For every URL it reads, the result is the general reader's: names are plain ASCII, so their bytes are
-    /// their decoded text and comparing bytes is comparing strings, and values are decoded by the same function.
-    static func readCommonCallback(_ callbackURLString: String) -> ReadCallback? {
-        var read = ReadCallback(
-            status: .absent,
-            transactionCode: .absent,
-            foreignTransactionID: .absent,
-            message: .absent
-        )
+    /// It refuses nothing itself, and gives up on anything unusual: a name that is not plain ASCII, a result
+    /// parameter twice or without `=`, `smp-status`, `smp-tx-code` or `foreign-tx-id` with an escape, a value
+    /// that does not decode, or any value the rules of ``init(checking:)`` refuse. It checks what it keeps by the
+    /// same rules, on the value's bytes, which are its text: names and those three values are then ASCII without
+    /// `%`, and the message is decoded by the general reader's function.
+    package static func parsedOnFastPath(_ callbackURLString: String) -> SumUpResponse? {
+        var status: Status?
+        var code: String?
+        var foreignID: String?
+        var message: String?
+        var seen: UInt8 = 0  // the fields' bits
         let scanned = CallbackQueryScanner.scan(callbackURLString, maximumBytes: SumUpResponse.maximumURLLength) {
             pair in
             let field: ReadCallback.Field
@@ -72,21 +83,57 @@ extension SumUpResponse {
             } else if pair.nameIs("smp-message") {
                 field = .message
             } else {
-                return pair.valueDecodes
+                return pair.valueDecodes  // the general reader requires every value to decode
             }
-            guard read[field] == .absent else {
-                read[field] = .repeated
-                return pair.valueDecodes
-            }
-            if pair.value == nil {
-                read[field] = .given(nil)
+            // SEC-6: once, with a value; an empty value counts as absent.
+            guard seen & field.rawValue == 0, let value = pair.value else { return false }
+            seen |= field.rawValue
+            if field == .message {
+                guard let text = pair.decodedValue() else { return false }
+                guard !text.isEmpty else { return true }
+                guard
+                    UntrustedText.isPlain(
+                        text,
+                        maximumLength: SumUpResponse.maximumMessageLength,
+                        allowingLineBreaks: true
+                    )
+                else { return false }
+                message = CardNumberScreen.masking(text)
                 return true
             }
-            guard let value = pair.decodedValue() else { return false }
-            read[field] = .given(value)
+            let bytes = UnsafeBufferPointer(rebasing: value)
+            guard !pair.valueHasPercent else { return false }
+            switch field {
+            case .status:
+                status = Status(matching: bytes)
+                return status != nil
+            case .transactionCode:
+                guard !bytes.isEmpty else { return true }
+                guard isTransactionCode(bytes), !CardNumberScreen.containsCardNumber(utf8: bytes) else { return false }
+                code = CallbackQueryScanner.text(bytes)
+            case .foreignTransactionID:
+                guard !bytes.isEmpty else { return true }
+                guard SumUpRequest.isForeignTransactionID(bytes) else { return false }
+                foreignID = CallbackQueryScanner.text(bytes)
+            case .message:
+                return false  // read above
+            }
             return true
         }
-        return scanned ? read : nil
+        guard scanned, let status else { return nil }
+        return SumUpResponse(status: status, transactionCode: code, foreignTransactionID: foreignID, message: message)
+    }
+
+    /// Whether the bytes of a value can be an `smp-tx-code`: 1–64 letters, digits, `-` or `_` (card numbers are
+    /// screened apart, as their refusal has its own error).
+    private static func isTransactionCode(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        UntrustedText.isIdentifier(bytes, maximumLength: 64, punctuation: "-_")
+    }
+
+    /// The same rule for text.
+    private static func isTransactionCode(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { isTransactionCode($0) }
     }
 
     /// Checks the result parameters of a callback and makes the response: the rules of sumup §2, SEC-6 and SEC-9,
@@ -120,7 +167,7 @@ extension SumUpResponse {
                     "smp-tx-code contains what could be a card number; the callback was refused and the value discarded."
                 )
             }
-            guard UntrustedText.isIdentifier(code, maximumLength: 64, punctuation: "-_") else {
+            guard SumUpResponse.isTransactionCode(code) else {
                 throw SumUpError(.invalidField, "smp-tx-code must be 1–64 letters, digits, '-' or '_'.")
             }
         }
@@ -154,8 +201,8 @@ extension SumUpResponse {
         self.init(status: status, transactionCode: code, foreignTransactionID: foreignID, message: message)
     }
 
-    /// What a reader found in a callback, before the rules are checked: each result parameter's values.
-    struct ReadCallback: Equatable {
+    /// What the general reader found in a callback, before the rules are checked: each result parameter's values.
+    struct ReadCallback {
         /// How often a parameter appears, and its value when it appears once.
         enum Slot: Equatable {
             /// The parameter is not there.
@@ -166,9 +213,12 @@ extension SumUpResponse {
             case repeated
         }
 
-        /// The result parameters.
-        enum Field {
-            case status, transactionCode, foreignTransactionID, message
+        /// The result parameters, each with a bit of its own.
+        enum Field: UInt8 {
+            case status = 1
+            case transactionCode = 2
+            case foreignTransactionID = 4
+            case message = 8
         }
 
         /// `smp-status`.
@@ -179,26 +229,6 @@ extension SumUpResponse {
         var foreignTransactionID: Slot
         /// `smp-message`.
         var message: Slot
-
-        /// The slot of a parameter.
-        subscript(field: Field) -> Slot {
-            get {
-                switch field {
-                case .status: status
-                case .transactionCode: transactionCode
-                case .foreignTransactionID: foreignTransactionID
-                case .message: message
-                }
-            }
-            set {
-                switch field {
-                case .status: status = newValue
-                case .transactionCode: transactionCode = newValue
-                case .foreignTransactionID: foreignTransactionID = newValue
-                case .message: message = newValue
-                }
-            }
-        }
     }
 }
 
