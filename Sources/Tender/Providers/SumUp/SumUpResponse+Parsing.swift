@@ -73,7 +73,7 @@ extension SumUpResponse {
         var seen: UInt8 = 0  // the fields' bits
         let scanned = CallbackQueryScanner.scan(callbackURLString, maximumBytes: SumUpResponse.maximumURLLength) {
             pair in
-            let field: ReadCallback.Field
+            let field: ResultParameter
             if pair.nameIs("smp-status") {
                 field = .status
             } else if pair.nameIs("smp-tx-code") {
@@ -88,21 +88,9 @@ extension SumUpResponse {
             // SEC-6: once, with a value; an empty value counts as absent.
             guard seen & field.rawValue == 0, let value = pair.value else { return false }
             seen |= field.rawValue
-            if field == .message {
-                guard let text = pair.decodedValue() else { return false }
-                guard !text.isEmpty else { return true }
-                guard
-                    UntrustedText.isPlain(
-                        text,
-                        maximumLength: SumUpResponse.maximumMessageLength,
-                        allowingLineBreaks: true
-                    )
-                else { return false }
-                message = CardNumberScreen.masking(text)
-                return true
-            }
+            // Only the message is decoded; the other values are read as their bytes, so they must have no escape.
+            guard field == .message || !pair.valueHasPercent else { return false }
             let bytes = UnsafeBufferPointer(rebasing: value)
-            guard !pair.valueHasPercent else { return false }
             switch field {
             case .status:
                 status = Status(matching: bytes)
@@ -116,7 +104,10 @@ extension SumUpResponse {
                 guard SumUpRequest.isForeignTransactionID(bytes) else { return false }
                 foreignID = CallbackQueryScanner.text(bytes)
             case .message:
-                return false  // read above
+                guard let text = pair.decodedValue() else { return false }
+                guard !text.isEmpty else { return true }
+                guard let kept = keptMessage(text) else { return false }
+                message = kept
             }
             return true
         }
@@ -134,6 +125,23 @@ extension SumUpResponse {
     private static func isTransactionCode(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { isTransactionCode($0) }
+    }
+
+    /// An `smp-message` as the response keeps it, card numbers masked; `nil` when it is not text of at most
+    /// ``maximumMessageLength`` characters without control characters other than line breaks.
+    private static func keptMessage(_ text: String) -> String? {
+        guard UntrustedText.isPlain(text, maximumLength: maximumMessageLength, allowingLineBreaks: true) else {
+            return nil
+        }
+        return CardNumberScreen.masking(text)
+    }
+
+    /// The result parameters, each with a bit of its own (the one-pass parser's record of those it has seen).
+    private enum ResultParameter: UInt8 {
+        case status = 1
+        case transactionCode = 2
+        case foreignTransactionID = 4
+        case message = 8
     }
 
     /// Checks the result parameters of a callback and makes the response: the rules of sumup §2, SEC-6 and SEC-9,
@@ -188,15 +196,13 @@ extension SumUpResponse {
         }
         var message = try value(read.message, "smp-message")
         if let text = message {
-            guard
-                UntrustedText.isPlain(text, maximumLength: SumUpResponse.maximumMessageLength, allowingLineBreaks: true)
-            else {
+            guard let kept = SumUpResponse.keptMessage(text) else {
                 throw SumUpError(
                     .invalidField,
                     "smp-message must be text of at most \(SumUpResponse.maximumMessageLength) characters without control characters."
                 )
             }
-            message = CardNumberScreen.masking(text)
+            message = kept
         }
         self.init(status: status, transactionCode: code, foreignTransactionID: foreignID, message: message)
     }
@@ -204,21 +210,13 @@ extension SumUpResponse {
     /// What the general reader found in a callback, before the rules are checked: each result parameter's values.
     struct ReadCallback {
         /// How often a parameter appears, and its value when it appears once.
-        enum Slot: Equatable {
+        enum Slot {
             /// The parameter is not there.
             case absent
             /// The parameter appears once: its decoded value, `nil` when it has no `=`.
             case given(String?)
             /// The parameter appears more than once.
             case repeated
-        }
-
-        /// The result parameters, each with a bit of its own.
-        enum Field: UInt8 {
-            case status = 1
-            case transactionCode = 2
-            case foreignTransactionID = 4
-            case message = 8
         }
 
         /// `smp-status`.
