@@ -4,7 +4,7 @@ import Testing
 @testable import Tender
 
 /// Inputs the fuzz targets (Fuzz/README.md) found breaking an invariant, kept as tests once fixed. Each input is
-/// also in the target's seed corpus (`Fuzz/Corpus/<target>/regression-*`), so the fuzzer replays it on every run.
+/// also in `Fuzz/Regressions/<target>/`, which `scripts/fuzz` replays before it fuzzes the target.
 @Suite("Fuzz regressions")
 struct FuzzRegressionTests {
     /// The `square-callback` target's input, exactly: its percent-escapes decode to an `error_code` of
@@ -67,7 +67,7 @@ struct FuzzRegressionTests {
         "a callback_url with '//' before the marker decodes to a request that sends it again (square-request; square §1.3)"
     )
     func squareRequestDoubleSlashBeforeMarker() throws {
-        // The target's input (Corpus/square-request/regression-double-slash-before-marker), its data decoded.
+        // The target's input (Fuzz/Regressions/square-request/double-slash-before-marker), its data decoded.
         let data =
             #"{"sdk_version":"3.5.0","version":"1.3","client_id":"8M4Qn6MyR4BZmy-app://@@@@@@@@@@@@@@@@@@@@@@@@@@"#
             + #"DeS0c41L3g","amount_money":{"amount":100,"currency_code":"USD"},"#
@@ -83,7 +83,7 @@ struct FuzzRegressionTests {
         "a callback_url with user information and an empty host keeps them through url() and decoding (square-request; square §1.3)"
     )
     func squareRequestMarkerBesideUserInformation() throws {
-        // The target's input (Corpus/square-request/regression-marker-beside-user-information), its data decoded,
+        // The target's input (Fuzz/Regressions/square-request/marker-beside-user-information), its data decoded,
         // with the run of U+FFFD in the query shortened to `hello=world`. The marker used to replace the whole
         // authority when the host was empty, so `request@` was lost on the way back.
         let data =
