@@ -21,11 +21,20 @@ let package = Package(
                 .product(name: "Tender", package: "tender"),
                 .product(name: "TenderHandoff", package: "tender"),
                 .product(name: "TenderSandbox", package: "tender"),
+                "CodecHarness",
                 "JournalHarness",
             ],
             path: "Benchmarks/TenderBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // What the codec benchmarks and CodecPairs share: each provider's codec and its Foundation baseline.
+        .target(
+            name: "CodecHarness",
+            dependencies: [.product(name: "Tender", package: "tender")],
+            path: "Tools/CodecHarness"
+        ),
+        // Each codec beside its baseline in alternating blocks, in a plain executable (see its main.swift).
+        .executableTarget(name: "CodecPairs", dependencies: ["CodecHarness"], path: "Tools/CodecPairs"),
         // What the journal's benchmark and JournalPairs share: the request, the stand-in POS app, the SQLite floor.
         .target(
             name: "JournalHarness",
