@@ -16,7 +16,7 @@ package enum TwoDecimalAmount {
     }
 
     /// ``hundredths(_:)`` of UTF-8 bytes.
-    private static func hundredths(bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    package static func hundredths(bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard bytes.count >= 4, bytes[bytes.count - 3] == UInt8(ascii: ".") else { return nil }
         let integer = bytes[..<(bytes.count - 3)]
         let fraction = bytes[(bytes.count - 2)...]

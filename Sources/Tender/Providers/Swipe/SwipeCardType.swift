@@ -35,11 +35,14 @@ public struct SwipeCardType: RawRepresentable, Sendable, Hashable, Codable, Cust
     static func isValid(_ text: String) -> Bool {
         var text = text
         // Read in place: iterating the UTF-8 view costs several times more.
-        return text.withUTF8 { utf8 in
-            guard (1...32).contains(utf8.count), let first = utf8.first, isLetter(first) else { return false }
-            return utf8.allSatisfy {
-                isLetter($0) || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
-            }
+        return text.withUTF8 { isValid($0) }
+    }
+
+    /// The same rule for UTF-8 bytes.
+    static func isValid(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard (1...32).contains(utf8.count), let first = utf8.first, isLetter(first) else { return false }
+        return utf8.allSatisfy {
+            isLetter($0) || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
         }
     }
 

@@ -6,23 +6,33 @@ extension SwipeResponse {
     static let fieldNames = ResultField.allCases.map(\.rawValue)
 
     /// Parses a callback URL given as text, exactly as received (swipe §2, §3).
+    ///
+    /// The usual answer (names without escapes, result values without escapes but for the transaction id, no `$`
+    /// before the values) is read and checked in one pass over the URL's bytes; anything else goes through the
+    /// general parser, which also words every error. Both give the same response (the tests and the fuzz targets
+    /// compare them).
     /// - Throws: ``SwipeError``; its message names the parameter and the rule, never the value.
     public init(callbackURLString: String) throws {
-        // The common case in one pass over the bytes; anything unusual, and every refusal, through the general
-        // reader. Both give the same ``ReadCallback`` for every URL the fast one reads.
-        if var read = SwipeResponse.readCommonCallback(callbackURLString) {
-            try self.init(checking: &read)
+        if let response = SwipeResponse.parsedOnFastPath(callbackURLString) {
+            self = response
         } else {
-            var read = try SwipeResponse.readCallback(callbackURLString)
-            try self.init(checking: &read)
+            try self.init(generalCallbackURLString: callbackURLString)
         }
     }
 
-    /// Whether the one-pass reader, when it reads `callbackURLString` at all, reads what the general reader reads;
-    /// `nil` when it leaves the URL to the general reader. The fuzz targets check it on every input.
+    /// Parses a callback URL with the general parser: the query split into decoded items (``QueryParameters``),
+    /// the `ifcc_` ones collected, then the rules checked.
+    /// - Throws: ``SwipeError``, as ``init(callbackURLString:)``.
+    package init(generalCallbackURLString callbackURLString: String) throws {
+        var read = try SwipeResponse.readCallback(callbackURLString)
+        try self.init(checking: &read)
+    }
+
+    /// Whether the one-pass parser, when it reads `callbackURLString` at all, makes the response the general parser
+    /// makes; `nil` when it leaves the URL to the general parser. The fuzz targets check it on every input.
     package static func fastPathAgrees(_ callbackURLString: String) -> Bool? {
-        guard let fast = readCommonCallback(callbackURLString) else { return nil }
-        return (try? readCallback(callbackURLString)) == fast
+        guard let fast = parsedOnFastPath(callbackURLString) else { return nil }
+        return (try? SwipeResponse(generalCallbackURLString: callbackURLString)) == fast
     }
 
     /// Reads the result parameters of a callback URL with the general reader (``QueryParameters``): every name
@@ -43,21 +53,11 @@ extension SwipeResponse {
         var fields = ResultFields()
         var dollarNames = false
         for item in query {
-            let (key, hasDollar): (String, Bool)
-            if item.name.utf8.allSatisfy({ $0 < 0x80 }) {
-                // ASCII: every byte is a Character, so comparing bytes is comparing Characters, without the cost.
-                let name = item.name.utf8
-                let dollar = name.first == UInt8(ascii: "$")
-                let rest = dollar ? name.dropFirst() : name[...]
-                guard SwipeResponse.hasIFCCPrefix(rest) else { continue }
-                (key, hasDollar) = (String(decoding: rest.dropFirst(5), as: UTF8.self), dollar)
-            } else {
-                var name = Substring(item.name)
-                let dollar = name.first == "$"
-                if dollar { name = name.dropFirst() }
-                guard name.hasPrefix("ifcc_") else { continue }
-                (key, hasDollar) = (String(name.dropFirst(5)), dollar)
-            }
+            var name = Substring(item.name)
+            let hasDollar = name.first == "$"
+            if hasDollar { name = name.dropFirst() }
+            guard name.hasPrefix("ifcc_") else { continue }
+            let key = String(name.dropFirst(5))
             dollarNames = dollarNames || hasDollar
             guard let field = ResultField(rawValue: key) else { continue }  // extensions Tender does not know
             guard let value = item.value else {
@@ -85,17 +85,27 @@ extension SwipeResponse {
         return ReadCallback(fields: fields, isFileMaker: dollarNames || dollarValues, token: token)
     }
 
-    /// Reads the result parameters of a common callback URL in one pass over its bytes, or returns `nil` for the
-    /// general reader: whenever a name is not plain ASCII (such as `%24ifcc_…`), a value does not decode, a result
-    /// parameter has no value or is repeated, the token parameter is repeated, has no value or is not a token, or
-    /// the response type starts with `$`.
+    /// The response if the callback URL has the usual shape, read and checked in one pass over its bytes
+    /// (``CallbackQueryScanner``); `nil` otherwise, whether the URL is valid or not: the general parser then decides.
     ///
-    /// For every URL it reads, the result is the general reader's: names are plain ASCII, so their bytes are
-    /// their decoded text and comparing bytes is comparing strings; values are decoded by the same function; and
-    /// a response type that does not start with the byte `$` does not start with the character `$` either, so
-    /// no value loses a `$`.
-    static func readCommonCallback(_ callbackURLString: String) -> ReadCallback? {
-        var fields = ResultFields()
+    /// It refuses nothing itself, and gives up on anything unusual: a name that is not plain ASCII (such as
+    /// `%24ifcc_…`), a result parameter twice or without `=`, a result value other than the transaction id with an
+    /// escape, a value that does not decode, the token parameter twice, without a value or not a token, a response
+    /// type that starts with `$` (the values' `$` of FileMaker form), or anything the rules of ``init(checking:)``
+    /// refuse. It checks what it keeps by the same rules: on the value's bytes, which are its text (ASCII names and
+    /// values without `%`), or on the text decoded by the general reader's function. It drops no `$`: the general
+    /// reader drops one only when the response type starts with it.
+    package static func parsedOnFastPath(_ callbackURLString: String) -> SwipeResponse? {
+        var responseType: ResponseType?
+        var amount: String?
+        var card: String?
+        var transactionID: String?
+        var taxAmount: String?
+        var taxRate: String?
+        var tipAmount: String?
+        var currency: Currency?
+        var cardType: SwipeCardType?
+        var seen: UInt16 = 0  // the fields' bits
         var dollarNames = false
         var token: String?
         var tokens = 0
@@ -115,12 +125,72 @@ extension SwipeResponse {
             guard let key = SwipeResponse.ifccKey(name) else { return pair.valueDecodes }
             dollarNames = dollarNames || dollar
             guard let field = ResultField(key) else { return pair.valueDecodes }
-            guard fields[field] == nil, let value = pair.decodedValue() else { return false }
-            fields[field] = value
+            // Once, with a value (an empty one is a value, which the rules refuse).
+            guard seen & field.bit == 0, let value = pair.value else { return false }
+            seen |= field.bit
+            // Only the transaction id is decoded; the other values are read as their bytes, so they must have no
+            // escape.
+            guard field == .transactionId || !pair.valueHasPercent else { return false }
+            let bytes = UnsafeBufferPointer(rebasing: value)
+            switch field {
+            case .responseType:
+                responseType = ResponseType(matching: bytes)
+                return responseType != nil
+            case .amount, .taxAmount, .tipAmount:
+                guard TwoDecimalAmount.hundredths(bytes: bytes) != nil else { return false }
+                let text = CallbackQueryScanner.text(bytes)
+                switch field {
+                case .amount: amount = text
+                case .taxAmount: taxAmount = text
+                default: tipAmount = text
+                }
+            case .redactedCardNumber:
+                guard isMaskedCardNumber(bytes) else { return false }
+                card = CallbackQueryScanner.text(bytes)
+            case .cardType:
+                guard SwipeCardType.isValid(bytes) else { return false }
+                cardType = SwipeCardType(rawValue: CallbackQueryScanner.text(bytes))
+            case .currency:
+                guard let known = try? Currency(code: CallbackQueryScanner.text(bytes)) else { return false }
+                currency = known
+            case .transactionId:
+                guard let text = pair.decodedValue(), isTransactionID(text) else { return false }
+                transactionID = text
+            case .taxRate:
+                let text = CallbackQueryScanner.text(bytes)
+                guard isRate(text) else { return false }
+                taxRate = text
+            }
             return true
         }
-        guard scanned, fields[.responseType]?.utf8.first != UInt8(ascii: "$") else { return nil }
-        return ReadCallback(fields: consume fields, isFileMaker: dollarNames, token: .success(token))
+        guard scanned, let responseType else { return nil }
+        // The rules between fields: an approved answer has an amount and a masked card number; any other has no
+        // amount, currency or card data; the amount can be expressed in the echoed currency.
+        if responseType == .approved {
+            guard let amount, card != nil else { return nil }
+            if let currency, TwoDecimalAmount.money(amount, currency: currency) == nil { return nil }
+        } else {
+            guard amount == nil, currency == nil, cardType == nil, card == nil else { return nil }
+        }
+        return SwipeResponse(
+            isFileMakerFormat: dollarNames,
+            responseType: responseType,
+            amount: amount,
+            currency: currency,
+            cardType: cardType,
+            redactedCardNumber: card,
+            transactionID: transactionID,
+            taxAmount: taxAmount,
+            taxRate: taxRate,
+            tipAmount: tipAmount,
+            correlationToken: token
+        )
+    }
+
+    /// Whether a decoded `ifcc_transactionId` can be kept: 1–255 characters without control characters, and no
+    /// card number in it (whose refusal has its own error in the general checks).
+    private static func isTransactionID(_ text: String) -> Bool {
+        UntrustedText.isPlain(text, maximumLength: 255) && !CardNumberScreen.containsCardNumber(text)
     }
 
     /// The first of two optional amounts that is present but not two-decimal text.
@@ -268,25 +338,19 @@ extension SwipeResponse {
         )
     }
 
-    /// Whether ASCII name bytes start with `ifcc_`, compared byte by byte (a generic `starts(with:)` costs
-    /// more here than reading the whole query).
-    private static func hasIFCCPrefix(_ name: Substring.UTF8View) -> Bool {
-        var bytes = name.makeIterator()
-        // "ifcc_"
-        for expected: UInt8 in [0x69, 0x66, 0x63, 0x63, 0x5F] where bytes.next() != expected { return false }
-        return true
-    }
-
     /// Whether a card number is masked as Swipe documents: one or more `X`, then exactly four digits; at most
     /// 19 characters, the longest card number (swipe §2).
     public static func isMaskedCardNumber(_ text: String) -> Bool {
         var text = text
         // Read in place: iterating the UTF-8 view costs several times more.
-        return text.withUTF8 { utf8 in
-            guard (5...19).contains(utf8.count) else { return false }
-            return utf8.dropLast(4).allSatisfy { $0 == UInt8(ascii: "X") }
-                && utf8.suffix(4).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-        }
+        return text.withUTF8 { isMaskedCardNumber($0) }
+    }
+
+    /// The same rule for UTF-8 bytes.
+    static func isMaskedCardNumber(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard (5...19).contains(utf8.count) else { return false }
+        return utf8.dropLast(4).allSatisfy { $0 == UInt8(ascii: "X") }
+            && utf8.suffix(4).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     /// A rate such as `8.5`: up to three integer digits, an optional fraction of up to four.
@@ -329,6 +393,21 @@ extension SwipeResponse {
                 self = second
             } else {
                 return nil
+            }
+        }
+
+        /// The field's own bit, for a record of the fields seen.
+        var bit: UInt16 {
+            switch self {
+            case .responseType: 1
+            case .amount: 2
+            case .redactedCardNumber: 4
+            case .cardType: 8
+            case .currency: 16
+            case .transactionId: 32
+            case .taxAmount: 64
+            case .taxRate: 128
+            case .tipAmount: 256
             }
         }
 
