@@ -52,7 +52,7 @@ public enum Codecs {
             do {
                 let (text, url) = (try buildText(), try build())
                 precondition(text == url.absoluteString, "\(name): the URL's text differs from the URL")
-                let built = try decodeRequest(try build().absoluteString)
+                let built = try decodeRequest(url.absoluteString)
                 let baseline = try decodeRequest(buildWithFoundation().absoluteString)
                 precondition(built == baseline, "\(name): the Foundation baseline builds another request")
                 let reply = try parse(callback)
