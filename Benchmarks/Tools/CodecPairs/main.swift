@@ -18,6 +18,13 @@ guard arguments.count <= 2, let rounds = arguments.isEmpty ? 100 : Int(arguments
     exit(2)
 }
 let only = arguments.count == 2 ? arguments[1] : nil
+let codecs = Codecs.all.filter { codec in only.map(codec.name.contains) ?? true }
+guard !codecs.isEmpty else {
+    let names = Codecs.all.map(\.name).joined(separator: ", ")
+    let message = "CodecPairs: no provider's name contains '\(only ?? "")'; the providers are \(names)\n"
+    FileHandle.standardError.write(Data(message.utf8))
+    exit(2)
+}
 guard let blockMilliseconds = Double(ProcessInfo.processInfo.environment["BLOCK_MS"] ?? "10"), blockMilliseconds > 0
 else {
     FileHandle.standardError.write(Data("CodecPairs: BLOCK_MS must be a number of milliseconds above 0\n".utf8))
@@ -74,7 +81,7 @@ func microseconds(_ seconds: Double) -> String { String(format: "%.2f µs", seco
 
 print("| provider | operation | Tender p0 | Tender p50 | Foundation p0 | Foundation p50 | ratio p50 | ratio p10–p90 |")
 print("|---|---|---|---|---|---|---|---|")
-for codec in Codecs.all where only.map(codec.name.contains) ?? true {
+for codec in codecs {
     codec.checkEquivalence()
     let operations: [(String, () -> Void, () -> Void)] = [
         ("build", { keep(try! codec.build()) }, { keep(codec.buildWithFoundation()) }),
