@@ -153,6 +153,58 @@ struct CoordinatorTests {
         }
     }
 
+    @Test("a payment reopened while the first pay still waits: both calls get the answer")
+    func reopenedWhileWaiting() async throws {
+        let opener = ScriptedOpener()
+        let harness = try Harness(
+            configuration: .init(expiry: .seconds(900), handoffTimeout: .seconds(60)),
+            opener: opener
+        )
+        let id = PaymentID(rawValue: "order-8")!
+        let first = Task { try await harness.coordinator.pay(SquareFixture.request(), id: id) }
+        await harness.clock.waitForSleepers(1)
+        let second = Task { try await harness.coordinator.pay(SquareFixture.request(), id: id, reopening: true) }
+        await harness.clock.waitForSleepers(2)
+        #expect(opener.opened.count == 2)
+
+        let reply = try SquareFixture.reply(to: opener.opened[1])
+        #expect(try harness.coordinator.handleCallback(reply)?.disposition == .recorded)
+        // Each call has its own waiter: the second's did not take the first's place, so neither hangs.
+        #expect(try await finished(second, within: 20)?.state == .completed)
+        #expect(try await finished(first, within: 20)?.state == .completed)
+        #expect(!harness.log.events.contains { $0.kind == .timedOut })
+    }
+
+    @Test("the first pay's time-out leaves a newer hand-off of the payment pending, waiting for its own (REL-5)")
+    func olderTimeOutSparesNewerHandoff() async throws {
+        let opener = ScriptedOpener()
+        let harness = try Harness(
+            configuration: .init(expiry: .seconds(900), handoffTimeout: .seconds(60)),
+            opener: opener
+        )
+        let id = PaymentID(rawValue: "order-9")!
+        let first = Task { try await harness.coordinator.pay(SquareFixture.request(), id: id) }
+        await harness.clock.waitForSleepers(1)
+        harness.clock.advance(by: 30)
+        let second = Task { try await harness.coordinator.pay(SquareFixture.request(), id: id, reopening: true) }
+        await harness.clock.waitForSleepers(2)
+
+        // The first hand-off's minute is up, the second's is half gone: the first call returns the payment as it
+        // stands, still pending, and the second keeps waiting.
+        harness.clock.advance(by: 30)
+        let firstEntry = try #require(try await finished(first, within: 20))
+        #expect(firstEntry.state == .pending)
+        #expect(firstEntry.handoffCount == 2)
+        #expect(try harness.journal.entry(id)?.state == .pending)
+        #expect(!harness.log.events.contains { $0.kind == .timedOut })
+        await harness.clock.waitForSleepers(1)
+        #expect(harness.clock.sleeperCount == 1)
+
+        let reply = try SquareFixture.reply(to: opener.opened[1])
+        #expect(try harness.coordinator.handleCallback(reply)?.disposition == .recorded)
+        #expect(try await finished(second, within: 20)?.state == .completed)
+    }
+
     @Test("an answer recorded by another process wakes the waiting pay when the app receives it too")
     func recordedElsewhere() async throws {
         let opener = ScriptedOpener()

@@ -290,7 +290,7 @@ struct JournalTests {
         #expect(expired.id == second.entry.id && expired.state == .unknown)
         #expect(try stored(expired) == expired)
         let third = try coordinator.prepare(SquareFixture.request())
-        let timedOut = try journal.markTimedOut(third.entry.id)
+        let timedOut = try journal.markTimedOut(third.entry.id, handoff: third.entry.handoffCount)
         #expect(timedOut.changed && timedOut.entry.state == .unknown)
         #expect(try stored(timedOut.entry) == timedOut.entry)
     }

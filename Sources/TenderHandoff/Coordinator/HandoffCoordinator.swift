@@ -94,7 +94,10 @@ public final class HandoffCoordinator: Sendable {
     /// Returns the journal entry once the callback is recorded (``PaymentState/completed``, or
     /// ``PaymentState/tampered`` or ``PaymentState/late``: check ``JournalEntry/state``), or when
     /// ``Configuration/handoffTimeout`` passes without one: the payment is then ``PaymentState/unknown``, and
-    /// the POS app is not opened again (REL-5). Acknowledge the entry once your app has acted on it
+    /// the POS app is not opened again (REL-5). If the payment was handed off again meanwhile (another call with
+    /// `reopening`), this call's time-out changes nothing: it returns the entry as it stands, and the newer call
+    /// waits for its own answer. Every call waiting for the payment returns its answer. Acknowledge the entry once
+    /// your app has acted on it
     /// (``acknowledge(_:)``); until then it is delivered again by ``recover()``.
     ///
     /// - Parameters:
@@ -113,13 +116,13 @@ public final class HandoffCoordinator: Sendable {
         let start = clock.now()
         let prepared = try prepare(request, id: id, reopening: reopening)
         let deadline = start.addingTimeInterval(min(configuration.handoffTimeout, configuration.expiry).timeInterval)
-        waiters.expect(id)
-        defer { waiters.forget(id) }
+        let ticket = waiters.expect(id)
+        defer { waiters.forget(ticket) }
 
         guard await opener.open(prepared.url) else {
             emit(.openFailed, id, Request.provider)
             let marked: JournalEntry?
-            do { marked = try journal.markOpenFailed(id) } catch {
+            do { marked = try journal.markOpenFailed(id, handoff: prepared.entry.handoffCount) } catch {
                 emit(.storageFailed, id, Request.provider)
                 marked = nil
             }
@@ -131,7 +134,7 @@ public final class HandoffCoordinator: Sendable {
         }
         emit(.opened, id, Request.provider)
         let opened: JournalEntry?
-        do { opened = try journal.markOpened(id, answered: waiters.answer(for: id)) } catch {
+        do { opened = try journal.markOpened(id, answered: waiters.answer(for: ticket)) } catch {
             emit(.storageFailed, id, Request.provider)
             opened = nil
         }
@@ -142,13 +145,15 @@ public final class HandoffCoordinator: Sendable {
             return opened
         }
 
-        let arrived = waiters.answer(for: id) != nil ? true : await waitForCallback(id, until: deadline)
+        let arrived = waiters.answer(for: ticket) != nil ? true : await waitForCallback(ticket, until: deadline)
         try Task.checkCancellation()
         // The entry the answer left, as `handleCallback` recorded it in this process; read when it came otherwise.
-        if arrived, let entry = try waiters.answer(for: id) ?? journal.entry(id), entry.state != .pending {
+        if arrived, let entry = try waiters.answer(for: ticket) ?? journal.entry(id), entry.state != .pending {
             return entry
         }
-        let (entry, changed) = try journal.markTimedOut(id)
+        // Only this call's hand-off times out: if the payment was handed off again meanwhile, the newer hand-off's
+        // call waits for its own answer, and this one returns the payment as it stands.
+        let (entry, changed) = try journal.markTimedOut(id, handoff: prepared.entry.handoffCount)
         if changed { emit(.timedOut, id, Request.provider) }
         return entry
     }
@@ -388,12 +393,12 @@ public final class HandoffCoordinator: Sendable {
 
     // MARK: Internals
 
-    private func waitForCallback(_ id: PaymentID, until deadline: Date) async -> Bool {
+    private func waitForCallback(_ ticket: OutcomeWaiters.Ticket, until deadline: Date) async -> Bool {
         let clock = self.clock
         let waiters = self.waiters
         return await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                await waiters.wait(for: id)
+                await waiters.wait(for: ticket)
                 return !Task.isCancelled
             }
             group.addTask {

@@ -3,61 +3,88 @@ import Foundation
 /// Lets `pay` await the callback that `handleCallback` records, in the same process.
 ///
 /// A payment is expected before its POS app is opened, so a callback that arrives before `pay` starts
-/// waiting is not missed.
+/// waiting is not missed. Each `pay` call has a waiter of its own (a ``Ticket``), so two calls for the same payment
+/// (a hand-off reopened while the first call still waits) each get the answer, and neither call's end or
+/// cancellation touches the other's waiter.
 final class OutcomeWaiters: @unchecked Sendable {
+    /// One `pay` call's waiter.
+    struct Ticket: Hashable, Sendable {
+        let id: PaymentID
+        fileprivate let number: Int
+    }
+
+    /// What one waiter holds: the entry its payment's answer left, once recorded, and the suspended `pay`.
+    private struct Waiter {
+        var arrived: JournalEntry?
+        var continuation: CheckedContinuation<Void, Never>?
+    }
+
     // @unchecked: every stored property is guarded by `lock`.
     private let lock = NSLock()
-    private var expected: Set<PaymentID> = []
-    /// The entry each expected payment's answer left, once it is recorded.
-    private var arrived: [PaymentID: JournalEntry] = [:]
-    private var continuations: [PaymentID: CheckedContinuation<Void, Never>] = [:]
+    private var issued = 0
+    private var waiters: [PaymentID: [Int: Waiter]] = [:]
 
-    func expect(_ id: PaymentID) {
+    /// Starts expecting the answer for `id`, for one `pay` call; pair it with ``forget(_:)``.
+    func expect(_ id: PaymentID) -> Ticket {
         lock.withLock {
-            expected.insert(id)
-            arrived[id] = nil
+            issued += 1
+            waiters[id, default: [:]][issued] = Waiter()
+            return Ticket(id: id, number: issued)
         }
     }
 
-    func forget(_ id: PaymentID) {
-        let continuation = lock.withLock {
-            expected.remove(id)
-            arrived[id] = nil
-            return continuations.removeValue(forKey: id)
-        }
-        continuation?.resume()
-    }
-
-    /// Wakes whoever waits for the payment of `entry`, the entry its recorded answer left.
-    func signal(_ entry: JournalEntry) {
+    /// Stops expecting for this ticket, waking its `pay` if it still waits.
+    func forget(_ ticket: Ticket) {
         let continuation = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            guard expected.contains(entry.id) else { return nil }
-            arrived[entry.id] = entry
-            return continuations.removeValue(forKey: entry.id)
+            let waiter = waiters[ticket.id]?.removeValue(forKey: ticket.number)
+            if waiters[ticket.id]?.isEmpty == true { waiters[ticket.id] = nil }
+            return waiter?.continuation
         }
         continuation?.resume()
     }
 
-    /// The entry the answer for `id` left, if it was signalled since it was expected: then ``wait(for:)`` would
-    /// return at once.
-    func answer(for id: PaymentID) -> JournalEntry? {
-        lock.withLock { arrived[id] }
+    /// Wakes every `pay` waiting for the payment of `entry`, the entry its recorded answer left.
+    func signal(_ entry: JournalEntry) {
+        let continuations = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            guard var forPayment = waiters[entry.id] else { return [] }
+            var woken: [CheckedContinuation<Void, Never>] = []
+            for number in forPayment.keys {
+                forPayment[number]?.arrived = entry
+                if let continuation = forPayment[number]?.continuation { woken.append(continuation) }
+                forPayment[number]?.continuation = nil
+            }
+            waiters[entry.id] = forPayment
+            return woken
+        }
+        for continuation in continuations { continuation.resume() }
     }
 
-    /// Returns when `id` is signalled, or when the task is cancelled.
-    func wait(for id: PaymentID) async {
+    /// The entry the answer for the ticket's payment left, if it was signalled since the ticket was issued: then
+    /// ``wait(for:)`` would return at once.
+    func answer(for ticket: Ticket) -> JournalEntry? {
+        lock.withLock { waiters[ticket.id]?[ticket.number]?.arrived }
+    }
+
+    /// Returns when the ticket's payment is signalled, when the ticket is forgotten, or when the task is cancelled.
+    func wait(for ticket: Ticket) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = lock.withLock { () -> Bool in
-                    if arrived[id] != nil || !expected.contains(id) || Task.isCancelled { return true }
-                    continuations[id] = continuation
+                    guard let waiter = waiters[ticket.id]?[ticket.number], waiter.arrived == nil, !Task.isCancelled
+                    else { return true }
+                    waiters[ticket.id]?[ticket.number]?.continuation = continuation
                     return false
                 }
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            let continuation = lock.withLock { continuations.removeValue(forKey: id) }
+            let continuation = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+                let waiting = waiters[ticket.id]?[ticket.number]?.continuation
+                waiters[ticket.id]?[ticket.number]?.continuation = nil
+                return waiting
+            }
             continuation?.resume()
         }
     }
+
 }

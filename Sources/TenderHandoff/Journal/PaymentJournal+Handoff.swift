@@ -156,10 +156,12 @@ extension PaymentJournal {
 
     /// Marks a pending payment whose POS app could not be opened (REL-1): ``PaymentState/notOpened`` if no
     /// earlier hand-off of it ever opened, ``PaymentState/unknown`` if one did (it may have charged).
-    func markOpenFailed(_ id: PaymentID) throws -> JournalEntry? {
+    /// - Parameter handoff: the hand-off whose opening failed (``JournalEntry/handoffCount`` when it was written):
+    ///   if the payment was handed off again since, it is left as it is.
+    func markOpenFailed(_ id: PaymentID, handoff: Int) throws -> JournalEntry? {
         let now = clock.now()
         return try write("open_failed") { writer in
-            guard let entry = try writer.entry(id), entry.state == .pending else {
+            guard let entry = try writer.entry(id), entry.state == .pending, entry.handoffCount == handoff else {
                 return try writer.entry(id)
             }
             let state: PaymentState = entry.openedAt == nil ? .notOpened : .unknown
@@ -169,11 +171,13 @@ extension PaymentJournal {
 
     /// Moves a still-pending payment to ``PaymentState/unknown`` after the hand-off time-out (REL-5).
     /// Returns the entry as it stands (already recorded, if the callback won the race).
-    func markTimedOut(_ id: PaymentID) throws -> (entry: JournalEntry, changed: Bool) {
+    /// - Parameter handoff: the hand-off that timed out (``JournalEntry/handoffCount`` when it was written): if the
+    ///   payment was handed off again since, the newer hand-off has a time-out of its own, and nothing changes.
+    func markTimedOut(_ id: PaymentID, handoff: Int) throws -> (entry: JournalEntry, changed: Bool) {
         let now = clock.now()
         return try write("timed_out") { writer in
             let entry = try PaymentJournal.requireEntry(writer, id)
-            guard entry.state == .pending else { return (entry, false) }
+            guard entry.state == .pending, entry.handoffCount == handoff else { return (entry, false) }
             return (
                 try PaymentJournal.transition(writer, entry, to: .unknown, outcome: nil, at: now, kind: "timed_out"),
                 true

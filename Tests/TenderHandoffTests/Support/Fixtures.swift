@@ -164,3 +164,20 @@ func expectError<R>(
         Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
     }
 }
+
+/// The value of `task` if it finishes within `seconds` of real time, `nil` if it does not: a test of something that
+/// could hang fails instead of hanging the run.
+func finished<T: Sendable>(_ task: Task<T, any Error>, within seconds: Double) async throws -> T? {
+    let done = Locked<Result<T, any Error>?>(nil)
+    let watcher = Task {
+        let result = await task.result
+        done.withLock { $0 = result }
+    }
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if let result = done.withLock({ $0 }) { return try result.get() }
+        try await Task.sleep(nanoseconds: 2_000_000)
+    }
+    watcher.cancel()
+    return nil
+}
