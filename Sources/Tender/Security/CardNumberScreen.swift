@@ -28,20 +28,26 @@ package enum CardNumberScreen {
         return runs(in: bytes).contains { run in isSuspicious(run.map { bytes[$0] }) }
     }
 
-    /// The text with every digit of a suspicious run, except its last four, replaced by `X`.
+    /// The text with every digit of a suspicious run, except its last four, replaced by `mask` (`X` unless told).
     ///
-    /// The result never contains a card number: what is left of a masked run is `X`s and at most four digits.
-    package static func masking(_ text: String) -> String {
-        guard hasEnoughDigits(text.utf8) else { return text }
+    /// The result never contains a card number: what is left of a masked run is masks and at most four digits. A
+    /// canonical UUID is left as it is, as ``containsCardNumber(_:)`` does not find one in it.
+    /// - Parameter mask: an ASCII character that is not a digit, a space or `-`.
+    package static func masking(_ text: String, mask: Unicode.Scalar = "X") -> String {
+        precondition(
+            mask.isASCII && !(("0"..."9").contains(mask) || mask == " " || mask == "-"),
+            "a mask that keeps runs"
+        )
+        guard hasEnoughDigits(text.utf8), !isCanonicalUUID(text.utf8) else { return text }
         var bytes = Array(text.utf8)
         var changed = false
         for run in runs(in: bytes) where isSuspicious(run.map { bytes[$0] }) {
             for index in run.dropLast(4) {
-                bytes[index] = UInt8(ascii: "X")
+                bytes[index] = UInt8(mask.value)
                 changed = true
             }
         }
-        // Only ASCII digits were replaced by an ASCII letter, so the bytes are still valid UTF-8.
+        // Only ASCII digits were replaced by an ASCII character, so the bytes are still valid UTF-8.
         return changed ? String(decoding: bytes, as: UTF8.self) : text
     }
 
