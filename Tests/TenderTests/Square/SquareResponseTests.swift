@@ -177,8 +177,23 @@ struct SquareResponseTests {
         )
         #expect(error.code.rawValue == "user_id_mismatch")
         #expect(error.code.canonical == .locationIDMismatch)
-        #expect(error.code.sdkErrorCode == SquareAPIError.Code.locationIDMismatch.sdkErrorCode)
+        #expect(error.code.explanation != nil)
         #expect(SquareAPIError.Code.locationIDMismatch.canonical == .locationIDMismatch)
+    }
+
+    @Test(
+        "the Register-era strings the SDK no longer maps give 0, as in the SDK, and keep their explanation (square §2.4)"
+    )
+    func retiredErrorCodes() throws {
+        for wire in ["user_id_mismatch", "client_not_authorized_for_user", "login_code_invalid"] {
+            let error = try #require(
+                try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"\#(wire)"}"#)).error
+            )
+            #expect(error.code.rawValue == wire)
+            #expect(error.code.sdkErrorCode == 0, "\(wire)")
+            #expect(error.code.sdkName == "SCCAPIErrorCodeUnknown", "\(wire)")
+            #expect(error.code.isKnown && error.code.explanation != nil, "\(wire)")
+        }
     }
 
     @Test("outcomes: success is approved, payment_canceled is cancelled, any other error is failed with its code")

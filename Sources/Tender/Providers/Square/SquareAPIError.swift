@@ -19,11 +19,12 @@ public struct SquareAPIError: TenderError {
         public static let payloadMissingOrInvalid = Code(rawValue: "data_invalid")
         /// Nobody is logged in to Point of Sale (3).
         public static let appNotLoggedIn = Code(rawValue: "not_logged_in")
-        /// Register-era login code error, removed in August 2016 (4).
+        /// Register-era login code error, removed in August 2016 (its number, 4, is unused: current SDKs give 0).
         public static let loginCodeInvalid = Code(rawValue: "login_code_invalid")
         /// `location_id` differs from the logged-in location (5; API 1.3).
         public static let locationIDMismatch = Code(rawValue: "location_id_mismatch")
-        /// The Register-era (API before 1.3) name of ``locationIDMismatch`` (5).
+        /// The Register-era (API before 1.3) name of ``locationIDMismatch`` (current SDKs give 0: their constant for
+        /// it now holds `location_id_mismatch`; ``canonical`` is ``locationIDMismatch``).
         public static let userIDMismatch = Code(rawValue: "user_id_mismatch")
         /// The account cannot take card payments yet (6).
         public static let userNotActivated = Code(rawValue: "user_not_active")
@@ -76,10 +77,13 @@ public struct SquareAPIError: TenderError {
             self == .userIDMismatch ? .locationIDMismatch : self
         }
 
-        /// The number in the official SDK's `SCCAPIErrorDomain`; 0 (`SCCAPIErrorCodeUnknown`) for unknown codes.
+        /// The number the official SDK (3.5.x) gives the code in `SCCAPIErrorDomain`; 0 (`SCCAPIErrorCodeUnknown`) for
+        /// unknown codes and for the three Register-era strings it no longer maps (`login_code_invalid`,
+        /// `user_id_mismatch`, `client_not_authorized_for_user`: square §2.4), which Tender still explains.
         public var sdkErrorCode: Int { Code.table[self]?.number ?? 0 }
 
-        /// The official `SCCAPIErrorCode` constant name, such as `SCCAPIErrorCodePaymentCanceled`.
+        /// The official `SCCAPIErrorCode` constant name the SDK gives the code, such as `SCCAPIErrorCodePaymentCanceled`
+        /// (`SCCAPIErrorCodeUnknown` where ``sdkErrorCode`` is 0).
         public var sdkName: String { Code.table[self]?.name ?? "SCCAPIErrorCodeUnknown" }
 
         /// What the code means and what to do, for known codes.
@@ -94,13 +98,14 @@ public struct SquareAPIError: TenderError {
             .appNotLoggedIn: (
                 3, "SCCAPIErrorCodeAppNotLoggedIn", "Nobody is logged in to Point of Sale: log in and try again."
             ),
-            .loginCodeInvalid: (4, "SCCAPIErrorCodeUnused", "Register-era login code error (no longer sent)."),
+            // The three Register-era strings the SDK no longer maps: 0, as it gives them (square §2.4).
+            .loginCodeInvalid: (0, "SCCAPIErrorCodeUnknown", "Register-era login code error (no longer sent)."),
             .locationIDMismatch: (
                 5, "SCCAPIErrorCodeLocationIDMismatch",
                 "The request's location differs from the location logged in to Point of Sale."
             ),
             .userIDMismatch: (
-                5, "SCCAPIErrorCodeLocationIDMismatch",
+                0, "SCCAPIErrorCodeUnknown",
                 "The request's location differs from the location logged in to Square Register (API before 1.3)."
             ),
             .userNotActivated: (
@@ -143,7 +148,7 @@ public struct SquareAPIError: TenderError {
                 "Point of Sale must be online to check the calling app: connect and try again."
             ),
             .clientNotAuthorizedForUser: (
-                17, "SCCAPIErrorCodeClientNotAuthorizedForUser",
+                0, "SCCAPIErrorCodeUnknown",
                 "Register-era error: the merchant had not authorised the app through OAuth."
             ),
             .unsupportedAPIVersion: (
