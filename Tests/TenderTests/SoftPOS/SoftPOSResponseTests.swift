@@ -177,17 +177,22 @@ struct SoftPOSResponseTests {
         expectError(#"{"error":{"description":"d","softposError":{"errorCode":99999999999999999999}}}"#, .invalidResult)
     }
 
-    @Test("refusal codes are read from numbers too, written with two digits like ISO 8583 (softpos §2)")
+    @Test("the host's refusal code is a string: a number is refused, so only the string 00 approves (softpos §2)")
     func numericRefusalCodes() throws {
+        for code in ["0", "-0", "0.0", "105", "5"] {
+            expectError(#"{"result":{"refusalCode":\#(code),"transactionId":"9","customMessage":{}}}"#, .invalidResult)
+        }
         #expect(
-            try parse(#"{"result":{"refusalCode":105,"transactionId":"","customMessage":{}}}"#).refusalCode == "105"
+            try parse(#"{"result":{"refusalCode":"0","transactionId":"9","customMessage":{}}}"#).outcome.status
+                == .declined
         )
-        #expect(try parse(#"{"result":{"refusalCode":5,"transactionId":"","customMessage":{}}}"#).refusalCode == "05")
-        let zero = try parse(#"{"result":{"refusalCode":0,"transactionId":"9","customMessage":{}}}"#)
-        #expect(zero.refusalCode == "00")
-        #expect(zero.outcome.status == .approved)
-        expectError(#"{"result":{"refusalCode":-1,"transactionId":"","customMessage":{}}}"#, .invalidResult)
         expectError(#"{"result":{"refusalCode":"0 0","transactionId":"","customMessage":{}}}"#, .invalidResult)
+        // An error's transactionResult, which never approves, still reads a number, with two digits like ISO 8583.
+        let report = try parse(
+            #"{"error":{"description":"d","transactionResult":{"refusalCode":5,"transactionId":"1"}}}"#
+        )
+        #expect(report.refusalCode == "05")
+        #expect(report.outcome.status != .approved)
     }
 
     @Test("exactly one result parameter; the lenient error parameter is read too (softpos §2, SEC-6)")

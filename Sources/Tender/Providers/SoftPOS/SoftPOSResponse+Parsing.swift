@@ -260,6 +260,11 @@ extension SoftPOSResponse {
     static func hostResult(_ value: JSONValue) throws -> HostResult {
         let object = try object(value, "result")
         guard let codeValue = object["refusalCode"] else { throw invalid("'result.refusalCode' is missing.") }
+        // The host's answer, the one that can approve, has its code as softpos §2 documents it: a string. A number
+        // is refused, so that nothing but the string "00" ever approves (`0`, `-0` and `0.0` would all read as 0).
+        guard codeValue.stringValue != nil else {
+            throw invalid("'result.refusalCode' must be a string such as \"00\", not \(codeValue.typeName).")
+        }
         let code = try refusalCode(codeValue, "result.refusalCode")
         guard let idValue = object["transactionId"] else { throw invalid("'result.transactionId' is missing.") }
         let id = try transactionID(idValue, "result.transactionId", allowingEmpty: code != approvedCode)
@@ -309,8 +314,9 @@ extension SoftPOSResponse {
         return report
     }
 
-    /// A refusal code: a string of 1–8 ASCII letters or digits, or (tolerated) a JSON integer, written with at
-    /// least two digits as ISO 8583 response codes are (`0` → `00`, `5` → `05`, `105` → `105`).
+    /// A refusal code: a string of 1–8 ASCII letters or digits, or (tolerated, in an error's `transactionResult`,
+    /// which never approves) a JSON integer, written with at least two digits as ISO 8583 response codes are
+    /// (`0` → `00`, `5` → `05`, `105` → `105`). The host's `result` takes strings only (``hostResult(_:)``).
     static func refusalCode(_ value: JSONValue, _ name: String) throws -> String {
         if let text = value.stringValue {
             guard UntrustedText.isIdentifier(text, maximumLength: 8) else {
