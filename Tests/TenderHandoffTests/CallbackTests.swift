@@ -228,6 +228,37 @@ struct CallbackTests {
         )
     }
 
+    @Test("an earlier hand-off's answer is late after its own expiry, though the payment was handed off again (SEC-4)")
+    func lateAfterReopen() throws {
+        let harness = try Harness(configuration: .init(expiry: .seconds(900)))
+        let id = PaymentID(rawValue: "order-late")!
+        let first = try harness.coordinator.prepare(SquareFixture.request(), id: id, expiresIn: .seconds(60))
+        harness.clock.advance(by: 120)
+        #expect(try harness.journal.expireOverduePayments().map(\.id) == [id])
+        let second = try harness.coordinator.prepare(SquareFixture.request(), id: id, reopening: true)
+        #expect(second.entry.expiresAt > harness.clock.now())
+
+        // The first token's hand-off expired 60 s ago: its answer is late, never a success, even though the
+        // payment's own expiry is now the second hand-off's, 15 minutes away.
+        let receipt = try #require(try harness.coordinator.handleCallback(try SquareFixture.reply(to: first.url)))
+        #expect(receipt.disposition == .late)
+        #expect(receipt.entry?.state == .late)
+        #expect(receipt.entry?.isApproved == false)
+    }
+
+    @Test("an earlier hand-off's answer within its own expiry is recorded after a reopen (SEC-4)")
+    func timelyAfterReopen() throws {
+        let harness = try Harness(configuration: .init(expiry: .seconds(900)))
+        let id = PaymentID(rawValue: "order-timely")!
+        let first = try harness.coordinator.prepare(SquareFixture.request(), id: id)
+        harness.clock.advance(by: 120)
+        _ = try harness.coordinator.prepare(SquareFixture.request(), id: id, reopening: true)
+        harness.clock.advance(by: 700)  // 820 s after the first hand-off: within its 900
+        let receipt = try #require(try harness.coordinator.handleCallback(try SquareFixture.reply(to: first.url)))
+        #expect(receipt.disposition == .recorded)
+        #expect(receipt.entry?.state == .completed)
+    }
+
     @Test("a clock that jumps back does not make a late callback timely, nor a timely one late")
     func clockJumps() throws {
         let harness = try Harness(configuration: .init(expiry: .seconds(300)))

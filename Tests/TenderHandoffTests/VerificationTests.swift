@@ -111,7 +111,7 @@ struct VerificationTests {
         #expect(verifier.keys.isEmpty)
     }
 
-    @Test("a journal written before verification existed opens, migrates to v3 and keeps its payments (REL-7)")
+    @Test("a journal written before verification existed opens, migrates to v4 and keeps its payments (REL-7)")
     func migratesFromV1() throws {
         let directory = TemporaryDirectory()
         let path = directory.path("journal.sqlite")
@@ -142,12 +142,14 @@ struct VerificationTests {
         #expect(entry.amount == Money(minorUnits: 1250, currency: .usd))
         #expect(entry.verification == nil)
         let applied = try journal.pool.read { db in try PaymentJournal.migrator.appliedMigrations(db) }
-        #expect(applied == ["v1", "v2", "v3"])
+        #expect(applied == ["v1", "v2", "v3", "v4"])
         #expect(try journal.integrityCheck() == ["ok"])
         // v3 rebuilt the payment table: its token and history still belong to it, and go with it.
         try journal.pool.write { db in
             #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM handoff_token WHERE payment_id = 'order-1'") == 1)
+            // v4: the token written before it expires with its payment, as it was checked until then.
+            #expect(try Int.fetchOne(db, sql: "SELECT expires_at FROM handoff_token WHERE payment_id = 'order-1'") == 1)
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM payment_event WHERE payment_id = 'order-1'") == 1)
             try db.execute(sql: "DELETE FROM payment WHERE id = 'order-1'")
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM handoff_token") == 0)

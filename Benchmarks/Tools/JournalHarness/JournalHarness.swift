@@ -159,6 +159,7 @@ public final class SQLiteFloor {
             try execute(PaymentJournal.schemaV1)
             try execute(PaymentJournal.schemaV2)
             try execute(PaymentJournal.schemaV3)
+            try execute(PaymentJournal.schemaV4)
         }
     }
 
@@ -212,8 +213,8 @@ public final class SQLiteFloor {
                     ]
                 )
                 try run(
-                    "INSERT INTO handoff_token (token_hash, payment_id, issued_at) VALUES (?, ?, ?)",
-                    [.blob(token), .text(id), .integer(now)]
+                    "INSERT INTO handoff_token (token_hash, payment_id, issued_at, expires_at) VALUES (?, ?, ?, ?)",
+                    [.blob(token), .text(id), .integer(now), .integer(now + 900_000)]
                 )
                 try event(id, now, "begun", from: nil, to: "pending")
             }

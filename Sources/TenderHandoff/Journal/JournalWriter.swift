@@ -67,13 +67,14 @@ enum WriterSQL: Hashable {
     case begin, commit, rollback
     /// A new payment; nothing when its ID exists. Nine values.
     case insertPayment
-    /// A token digest, its payment and the time: three values.
+    /// A token digest, its payment, the time and the token's expiry: four values.
     case insertToken
     /// A history row: payment, time, kind, from, to, note.
     case insertEvent
     /// The entry with an ID.
     case entryByID
-    /// The entry a token digest was issued for, with its callback endpoints after the entry's columns.
+    /// The entry a token digest was issued for, with its callback endpoints and the token's expiry after the entry's
+    /// columns.
     case entryByToken
     /// A payment's callback endpoints.
     case endpointsByID
@@ -105,7 +106,8 @@ enum WriterSQL: Hashable {
                 VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
                 ON CONFLICT (id) DO NOTHING
                 """
-        case .insertToken: return "INSERT INTO handoff_token (token_hash, payment_id, issued_at) VALUES (?, ?, ?)"
+        case .insertToken:
+            return "INSERT INTO handoff_token (token_hash, payment_id, issued_at, expires_at) VALUES (?, ?, ?, ?)"
         case .insertEvent:
             return
                 "INSERT INTO payment_event (payment_id, at, kind, from_state, to_state, note) VALUES (?, ?, ?, ?, ?, ?)"
@@ -113,7 +115,7 @@ enum WriterSQL: Hashable {
         case .entryByToken:
             let columns = JournalEntry.Column.allCases.map { "payment." + $0.name }.joined(separator: ", ")
             return """
-                SELECT \(columns), payment.callback_endpoints
+                SELECT \(columns), payment.callback_endpoints, handoff_token.expires_at
                 FROM handoff_token JOIN payment ON payment.id = handoff_token.payment_id
                 WHERE handoff_token.token_hash = ?
                 """

@@ -76,7 +76,7 @@ extension PaymentJournal {
                 ]
             )
             if inserted == 1 {
-                try PaymentJournal.insertToken(writer, draft, at: now)
+                try PaymentJournal.insertToken(writer, draft, at: now, expiresAt: expiresAt)
                 try PaymentJournal.recordEvent(writer, draft.id, at: now, kind: "begun", from: nil, to: .pending)
                 // The row is what the insert wrote, with the schema's defaults (revision 1, one hand-off).
                 return (PaymentJournal.checked(created, writer), false)
@@ -108,7 +108,7 @@ extension PaymentJournal {
                     break
                 }
                 let endpoints = Array(Set(try PaymentJournal.endpoints(writer, draft.id) + draft.endpoints)).sorted()
-                try PaymentJournal.insertToken(writer, draft, at: now)
+                try PaymentJournal.insertToken(writer, draft, at: now, expiresAt: expiresAt)
                 let reopened = try PaymentJournal.transition(
                     writer,
                     existing,
@@ -196,14 +196,23 @@ extension PaymentJournal {
             let found = try writer.rows(.entryByToken, [.blob(digest)]) { row in
                 (
                     entry: try JournalEntry(statement: row),
-                    endpoints: String.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn)
+                    endpoints: String.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn),
+                    tokenExpiry: Int64.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn + 1)
                 )
             }
             .first
             guard let found else { return ((.unsolicited, nil), commit: false) }
             guard found.entry.state.acceptsCallback else { return ((.duplicate, found.entry), commit: false) }
             let issued = try PaymentJournal.issued(facts.endpoint, stored: found.endpoints, of: found.entry.id)
-            let decided = PaymentJournal.decide(facts, for: found.entry, endpointIssued: issued, at: now)
+            // The token's own hand-off's expiry; a row without one (not written by Tender) has the payment's.
+            let expiresAt = found.tokenExpiry.map(Date.init(journalTime:)) ?? found.entry.expiresAt
+            let decided = PaymentJournal.decide(
+                facts,
+                for: found.entry,
+                endpointIssued: issued,
+                expiresAt: expiresAt,
+                at: now
+            )
             let entry = try PaymentJournal.transition(
                 writer,
                 found.entry,
@@ -216,18 +225,21 @@ extension PaymentJournal {
         }
     }
 
-    /// What a callback does to a payment that accepts one: tampered (SEC-5), late, or recorded.
+    /// What a callback does to a payment that accepts one: tampered (SEC-5), late (SEC-4), or recorded.
+    /// - Parameter expiresAt: when the hand-off the callback's token was issued for expired or expires: a payment
+    ///   handed off again has a later expiry, but an earlier hand-off's answer is late after its own.
     static func decide(
         _ facts: CallbackFacts,
         for entry: JournalEntry,
         endpointIssued: Bool,
+        expiresAt: Date,
         at now: Date
     ) -> (disposition: CallbackDisposition, state: PaymentState, outcome: RecordedOutcome) {
         let reported = facts.reportedInCurrency(entry.amount.currency)
         if facts.provider != entry.provider || !endpointIssued || !PaymentJournal.echoesMatch(reported, entry) {
             return (.tampered, .tampered, reported)
         }
-        if now >= entry.expiresAt { return (.late, .late, reported) }
+        if now >= expiresAt { return (.late, .late, reported) }
         return (.recorded, .completed, reported)
     }
 
@@ -270,10 +282,11 @@ extension PaymentJournal {
         return amount == entry.amount
     }
 
-    static func insertToken(_ writer: JournalWriter, _ draft: HandoffDraft, at now: Date) throws {
+    /// Writes a hand-off's token digest, with the hand-off's own expiry (SEC-4).
+    static func insertToken(_ writer: JournalWriter, _ draft: HandoffDraft, at now: Date, expiresAt: Date) throws {
         try writer.execute(
             .insertToken,
-            [.blob(draft.tokenDigest), .text(draft.id.rawValue), .integer(now.journalTime)]
+            [.blob(draft.tokenDigest), .text(draft.id.rawValue), .integer(now.journalTime), .time(expiresAt)]
         )
     }
 

@@ -15,6 +15,10 @@ extension PaymentJournal {
         migrator.registerMigration("v3") { db in
             try db.execute(sql: schemaV3)
         }
+        // SEC-4: each hand-off's token expires with its own hand-off, not with the payment's latest one.
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: schemaV4)
+        }
         return migrator
     }
 
@@ -132,5 +136,13 @@ extension PaymentJournal {
         DROP TABLE payment;
         ALTER TABLE payment_v3 RENAME TO payment;
         CREATE INDEX payment_by_state ON payment (state, updated_at);
+        """
+
+    /// Migration v4 (SEC-4): each token's own expiry, so that a callback for an earlier hand-off of a reopened
+    /// payment is late after that hand-off's expiry, however long the newer one runs. Tokens written before v4 take
+    /// their payment's expiry, which is what they were checked against until then.
+    @_spi(Benchmarks) public static let schemaV4 = """
+        ALTER TABLE handoff_token ADD COLUMN expires_at INTEGER;
+        UPDATE handoff_token SET expires_at = (SELECT expires_at FROM payment WHERE payment.id = handoff_token.payment_id);
         """
 }
