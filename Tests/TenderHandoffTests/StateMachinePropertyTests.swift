@@ -16,6 +16,8 @@ struct StateMachinePropertyTests {
         var state: PaymentState
         var expiresAt: Date
         var urls: [URL]
+        /// When each hand-off (each of ``urls``) expires: its answer is late after that (SEC-4).
+        var handoffExpiries: [Date]
         var outcome: RecordedOutcome?
     }
 
@@ -52,16 +54,19 @@ struct StateMachinePropertyTests {
                         id: prepared.entry.id,
                         state: .pending,
                         expiresAt: clock.now().addingTimeInterval(expiry),
-                        urls: [prepared.url]
+                        urls: [prepared.url],
+                        handoffExpiries: [clock.now().addingTimeInterval(expiry)]
                     )
                 )
                 tokens.append(try SquareFixture.token(in: prepared.url))
             case 2, 3:  // the POS app answers (ok or cancelled), from any of the payment's hand-offs
                 guard !payments.isEmpty else { continue }
                 let index = argument % payments.count
-                let url = payments[index].urls[argument % payments[index].urls.count]
+                let handoff = argument % payments[index].urls.count
+                let url = payments[index].urls[handoff]
                 let reply = try SquareFixture.reply(to: url, errorCode: value % 10 == 3 ? "payment_canceled" : nil)
-                try deliver(reply, to: &payments[index], tampered: false, coordinator, clock)
+                let expiresAt = payments[index].handoffExpiries[handoff]
+                try deliver(reply, to: &payments[index], tampered: false, expiresAt: expiresAt, coordinator, clock)
                 delivered.append(reply)
             case 4:  // a duplicate of a delivered callback
                 guard !delivered.isEmpty else { continue }
@@ -80,7 +85,8 @@ struct StateMachinePropertyTests {
                 guard !payments.isEmpty else { continue }
                 let index = argument % payments.count
                 let reply = try SquareFixture.reply(to: payments[index].urls[0], endpoint: "tender-test://elsewhere")
-                try deliver(reply, to: &payments[index], tampered: true, coordinator, clock)
+                let expiresAt = payments[index].handoffExpiries[0]
+                try deliver(reply, to: &payments[index], tampered: true, expiresAt: expiresAt, coordinator, clock)
             case 7:  // restart: a new process opens the journal and recovers
                 coordinator = HandoffCoordinator(
                     journal: try PaymentJournal(path: path, clock: clock),
@@ -114,6 +120,7 @@ struct StateMachinePropertyTests {
                     payments[index].state = .pending
                     payments[index].expiresAt = clock.now().addingTimeInterval(expiry)
                     payments[index].urls.append(prepared.url)
+                    payments[index].handoffExpiries.append(payments[index].expiresAt)
                     tokens.append(try SquareFixture.token(in: prepared.url))
                 }
             }
@@ -130,10 +137,12 @@ struct StateMachinePropertyTests {
     }
 
     /// Delivers a callback and checks its disposition against the model, then updates the model.
+    /// - Parameter expiresAt: when the hand-off whose token the callback carries expires.
     static func deliver(
         _ reply: String,
         to payment: inout ModelPayment,
         tampered: Bool,
+        expiresAt: Date,
         _ coordinator: HandoffCoordinator,
         _ clock: ManualClock
     ) throws {
@@ -144,7 +153,7 @@ struct StateMachinePropertyTests {
             expected = .duplicate
         } else if tampered {
             expected = .tampered
-        } else if clock.now() >= payment.expiresAt {
+        } else if clock.now() >= expiresAt {
             expected = .late
         } else {
             expected = .recorded
