@@ -5,14 +5,16 @@ import TenderHandoff
 /// The JSON and text forms of journal entries.
 enum EntryJSON {
     /// `payment_id`, `provider`, `state`, `outcome` (the accepted outcome: set only for completed and
-    /// resolved payments), `reported_outcome` (what the callback said, whatever the state), amounts and times.
+    /// resolved payments), `reported_outcome` (what the callback said, whatever the state, and kept by a
+    /// resolution), amounts and times. `transaction_id`, `error_code`, `message` are the payment's outcome's (the one
+    /// decided by hand, once resolved); `resolution.reported` has the callback's, when a resolution replaced it.
     static func object(_ entry: JournalEntry) -> JSONObject {
         var output = JSONOutput()
         output.set("payment_id", entry.id.rawValue)
         output.set("provider", entry.provider.rawValue)
         output.set("state", entry.state.rawValue)
         output.set("outcome", acceptedOutcome(entry)?.rawValue)
-        output.set("reported_outcome", entry.outcome?.status.rawValue)
+        output.set("reported_outcome", reportedOutcome(entry)?.status.rawValue)
         output.set("needs_reconciliation", entry.needsReconciliation)
         output.set("verification", entry.verification?.verdict.rawValue)
         output.set("amount", entry.amount.decimalString)
@@ -38,11 +40,28 @@ enum EntryJSON {
             object.set("resolved_at", timestamp(resolution.resolvedAt))
             object.set("previous_state", resolution.previousState.rawValue)
             object.set("note", resolution.note)
+            if let reported = resolution.reportedOutcome {
+                var fields = JSONOutput()
+                fields.set("outcome", reported.status.rawValue)
+                fields.set("transaction_id", reported.transactionID)
+                fields.set("error_code", reported.errorCode)
+                fields.set("message", reported.message)
+                object["reported"] = .object(fields.object)
+            } else {
+                object["reported"] = .null
+            }
             output["resolution"] = .object(object.object)
         } else {
             output["resolution"] = .null
         }
         return output.object
+    }
+
+    /// What the POS app's callback reported: the payment's outcome while it came from a callback, and the one a
+    /// resolution kept once it is resolved.
+    static func reportedOutcome(_ entry: JournalEntry) -> RecordedOutcome? {
+        if let resolution = entry.resolution { return resolution.reportedOutcome }
+        return entry.outcome?.source == .callback ? entry.outcome : nil
     }
 
     /// The outcome the journal accepts: only a completed or resolved payment's.

@@ -140,6 +140,11 @@ struct HandoffProcessTests {
         let resolved = try await jsonObject(Substring(resolve.stdout.trimmingCharacters(in: .newlines)))
         #expect(resolved["state"]?.stringValue == "resolved")
         #expect(resolved["outcome"]?.stringValue == "declined")
+        // What the POS app reported stays readable beside the decision by hand.
+        #expect(resolved["reported_outcome"]?.stringValue == "approved")
+        let resolution = try #require(resolved["resolution"]?.objectValue)
+        #expect(resolution["previous_state"]?.stringValue == "completed")
+        #expect(resolution["reported"]?.objectValue?["transaction_id"]?.stringValue == "TXN-1")
         #expect(try await CLIRunner.run(["journal", "resolve", id, "--outcome", "maybe"] + journal).status == 1)
         #expect(try await CLIRunner.run(["journal", "show", "no-such-id"] + journal).status == 1)
 

@@ -20,7 +20,7 @@ struct JournalTests {
         }
         #expect(mode == "wal")
         #expect(synchronous == 2)  // FULL
-        #expect(migrations == ["v1", "v2", "v3", "v4"])
+        #expect(migrations == ["v1", "v2", "v3", "v4", "v5"])
         #expect(try journal.integrityCheck() == ["ok"])
     }
 
@@ -364,6 +364,38 @@ struct JournalTests {
         expectError(.paymentNotFound) {
             try coordinator.resolve(PaymentID(rawValue: "no-such-payment")!, as: .approved)
         }
+    }
+
+    @Test("a resolution keeps what the POS app reported; resolving again corrects it and keeps the first state")
+    func resolutionKeepsReport() throws {
+        let directory = TemporaryDirectory()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: ManualClock())
+        let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
+        let prepared = try coordinator.prepare(SquareFixture.request())
+        let reply = try SquareFixture.reply(to: prepared.url, errorCode: "payment_canceled")
+        let completed = try #require(try coordinator.handleCallback(reply)?.entry)
+        #expect(completed.state == .completed && completed.outcome?.status == .cancelled)
+        let reported = try #require(completed.outcome)
+
+        let first = try coordinator.resolve(prepared.entry.id, as: .approved, transactionID: "SQ-1", note: "first")
+        #expect(first.outcome?.status == .approved && first.outcome?.source == .manual)
+        #expect(first.resolution?.previousState == .completed)
+        #expect(first.resolution?.reportedOutcome == reported)
+        #expect(try journal.entry(first.id) == first)
+
+        // A correction: the decision and the note change; the state before resolving and the report stay.
+        let second = try coordinator.resolve(prepared.entry.id, as: .declined, note: "second")
+        #expect(second.outcome?.status == .declined && second.outcome?.transactionID == nil)
+        #expect(second.resolution?.previousState == .completed)
+        #expect(second.resolution?.reportedOutcome == reported)
+        #expect(second.resolution?.note == "second")
+        #expect(try journal.entry(second.id) == second)
+
+        // A payment with no callback keeps no report.
+        let silent = try coordinator.prepare(SquareFixture.request())
+        let unanswered = try coordinator.resolve(silent.entry.id, as: .failed)
+        #expect(unanswered.resolution?.previousState == .pending && unanswered.resolution?.reportedOutcome == nil)
+        #expect(try journal.entry(unanswered.id) == unanswered)
     }
 
     @Test("acknowledging a stale entry does nothing, so a changed outcome is delivered again")

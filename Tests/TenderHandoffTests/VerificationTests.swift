@@ -111,7 +111,7 @@ struct VerificationTests {
         #expect(verifier.keys.isEmpty)
     }
 
-    @Test("a journal written before verification existed opens, migrates to v4 and keeps its payments (REL-7)")
+    @Test("a journal written before verification existed opens, migrates to v5 and keeps its payments (REL-7)")
     func migratesFromV1() throws {
         let directory = TemporaryDirectory()
         let path = directory.path("journal.sqlite")
@@ -142,7 +142,7 @@ struct VerificationTests {
         #expect(entry.amount == Money(minorUnits: 1250, currency: .usd))
         #expect(entry.verification == nil)
         let applied = try journal.pool.read { db in try PaymentJournal.migrator.appliedMigrations(db) }
-        #expect(applied == ["v1", "v2", "v3", "v4"])
+        #expect(applied == ["v1", "v2", "v3", "v4", "v5"])
         #expect(try journal.integrityCheck() == ["ok"])
         // v3 rebuilt the payment table: its token and history still belong to it, and go with it.
         try journal.pool.write { db in

@@ -9,7 +9,7 @@ extension JournalEntry {
         case id, idempotencyKey, provider, amountMinorUnits, currency, state, revision, handoffCount, createdAt
         case updatedAt, expiresAt, openedAt, acknowledgedAt, outcomeStatus, outcomeAmountMinorUnits, outcomeCurrency
         case outcomeTransactionId, outcomeErrorCode, outcomeMessage, outcomeAssurance, outcomeSource, resolvedAt
-        case resolvedFromState, resolutionNote, verification, verifiedAt, verificationNote
+        case resolvedFromState, resolutionNote, verification, verifiedAt, verificationNote, resolutionReportedOutcome
 
         /// The column's name in the schema: the case's name in snake case.
         var name: String {
@@ -73,10 +73,18 @@ extension JournalEntry {
             guard let previous = PaymentState(rawValue: optional(.resolvedFromState) ?? "") else {
                 throw damaged("resolved_from_state")
             }
+            var reported: RecordedOutcome?
+            if let json: String = optional(.resolutionReportedOutcome) {
+                guard let outcome = try? JSONDecoder().decode(RecordedOutcome.self, from: Data(json.utf8)) else {
+                    throw damaged("resolution_reported_outcome")
+                }
+                reported = outcome
+            }
             resolution = Resolution(
                 resolvedAt: Date(journalTime: resolvedAt),
                 previousState: previous,
-                note: optional(.resolutionNote)
+                note: optional(.resolutionNote),
+                reportedOutcome: reported
             )
         }
         var verification: Verification?

@@ -70,25 +70,40 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     }
 
     /// A manual resolution, kept with the payment.
+    ///
+    /// A payment resolved again (a correction) keeps the state it was in and what the POS app reported before it
+    /// was first resolved; the time, the note and the payment's outcome are the latest resolution's. Every
+    /// resolution is also in the payment's history.
     public struct Resolution: Sendable, Hashable, Codable {
-        /// When it was entered.
+        /// When it was entered (the latest resolution).
         public var resolvedAt: Date
-        /// The state the payment was in before.
+        /// The state the payment was in before it was first resolved: never ``PaymentState/resolved``.
         public var previousState: PaymentState
-        /// Why, in the words of whoever resolved it.
+        /// Why, in the words of whoever resolved it (the latest resolution).
         public var note: String?
+        /// What the POS app's callback reported before the payment was resolved, if it reported anything: the
+        /// payment's ``JournalEntry/outcome`` is the one decided by hand. `nil` as well for payments resolved by a
+        /// journal older than this field.
+        public var reportedOutcome: RecordedOutcome?
 
         /// Creates a resolution.
-        public init(resolvedAt: Date, previousState: PaymentState, note: String?) {
+        public init(
+            resolvedAt: Date,
+            previousState: PaymentState,
+            note: String?,
+            reportedOutcome: RecordedOutcome? = nil
+        ) {
             self.resolvedAt = resolvedAt
             self.previousState = previousState
             self.note = note
+            self.reportedOutcome = reportedOutcome
         }
 
         private enum CodingKeys: String, CodingKey {
             case resolvedAt = "resolved_at"
             case previousState = "previous_state"
             case note
+            case reportedOutcome = "reported_outcome"
         }
     }
 

@@ -43,7 +43,8 @@ enum TransitionExtra: Hashable {
     case none
     /// A new hand-off of the payment: `handoff_count`, `expires_at`, `callback_endpoints` (two values).
     case reopening
-    /// A decision by hand: `resolved_at`, `resolved_from_state`, `resolution_note` (three values).
+    /// A decision by hand: `resolved_at`, `resolved_from_state`, `resolution_note`, `resolution_reported_outcome`
+    /// (four values).
     case resolution
 
     /// The assignments the update adds, after a comma.
@@ -51,7 +52,8 @@ enum TransitionExtra: Hashable {
         switch self {
         case .none: nil
         case .reopening: "handoff_count = handoff_count + 1, expires_at = ?, callback_endpoints = ?"
-        case .resolution: "resolved_at = ?, resolved_from_state = ?, resolution_note = ?"
+        case .resolution:
+            "resolved_at = ?, resolved_from_state = ?, resolution_note = ?, resolution_reported_outcome = ?"
         }
     }
 }

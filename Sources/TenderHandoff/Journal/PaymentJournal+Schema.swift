@@ -19,6 +19,10 @@ extension PaymentJournal {
         migrator.registerMigration("v4") { db in
             try db.execute(sql: schemaV4)
         }
+        // REL-2: a manual resolution keeps what the POS app reported, beside the outcome decided by hand.
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: schemaV5)
+        }
         return migrator
     }
 
@@ -144,5 +148,11 @@ extension PaymentJournal {
     @_spi(Benchmarks) public static let schemaV4 = """
         ALTER TABLE handoff_token ADD COLUMN expires_at INTEGER;
         UPDATE handoff_token SET expires_at = (SELECT expires_at FROM payment WHERE payment.id = handoff_token.payment_id);
+        """
+
+    /// Migration v5: what the POS app reported, kept by a manual resolution (JSON of a `RecordedOutcome`), which
+    /// replaces the payment's outcome with the one decided by hand. Payments resolved before v5 have none.
+    @_spi(Benchmarks) public static let schemaV5 = """
+        ALTER TABLE payment ADD COLUMN resolution_reported_outcome TEXT;
         """
 }

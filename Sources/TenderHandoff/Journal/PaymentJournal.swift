@@ -186,7 +186,9 @@ public final class PaymentJournal: Sendable {
     }
 
     /// Decides a payment's outcome by hand, recording who-knows-what in `note`: the only way a terminal
-    /// payment changes (REL-2). The payment becomes ``PaymentState/resolved``.
+    /// payment changes (REL-2). The payment becomes ``PaymentState/resolved``; its ``JournalEntry/outcome`` is the
+    /// one decided here, and its ``JournalEntry/Resolution`` keeps the state it was in and what the POS app
+    /// reported. Resolving a resolved payment again corrects the decision and keeps both from before the first.
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/paymentNotFound``.
     public func resolve(
         _ id: PaymentID,
@@ -422,8 +424,17 @@ public final class PaymentJournal: Sendable {
             updated.handoffCount += 1
             updated.expiresAt = expiry
         case .resolution:
-            values += [.time(time), .text(entry.state.rawValue), .text(note)]
-            updated.resolution = JournalEntry.Resolution(resolvedAt: time, previousState: entry.state, note: note)
+            // Resolved again (a correction): the state and the report from before the first resolution are kept.
+            let previous = entry.resolution?.previousState ?? entry.state
+            let reported =
+                entry.resolution?.reportedOutcome ?? entry.outcome.flatMap { $0.source == .callback ? $0 : nil }
+            values += [.time(time), .text(previous.rawValue), .text(note), .text(try reported.map(journalJSON))]
+            updated.resolution = JournalEntry.Resolution(
+                resolvedAt: time,
+                previousState: previous,
+                note: note,
+                reportedOutcome: reported
+            )
         }
         values += [
             .text(entry.id.rawValue), .text(entry.state.rawValue), .integer(entry.revision), .time(entry.openedAt),
@@ -433,6 +444,13 @@ public final class PaymentJournal: Sendable {
         }
         try recordEvent(writer, entry.id, at: now, kind: kind, from: entry.state, to: state, note: note)
         return checked(updated, writer)
+    }
+
+    /// An outcome as the journal stores it in a text column: JSON with sorted keys.
+    static func journalJSON(_ outcome: RecordedOutcome) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(outcome), as: UTF8.self)
     }
 
     /// `entry`, after checking in debug builds (the tests') that it is the row the writing connection now reads.
