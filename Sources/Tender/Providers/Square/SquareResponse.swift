@@ -297,9 +297,10 @@ extension SquareResponse {
         return text
     }
 
-    /// Reads an optional identifier; a non-string is ignored as the SDK does, a string must look like an ID.
+    /// Reads an optional identifier; a non-string is ignored as the SDK does, an empty string is no identifier (a
+    /// success with neither is still a success: square §2.2 step 7), and any other string must look like an ID.
     private static func identifier(_ key: String, in object: JSONObject) throws -> String? {
-        guard let value = object[key]?.stringValue else { return nil }
+        guard let value = object[key]?.stringValue, !value.isEmpty else { return nil }
         guard isIdentifier(value) else {
             throw SquareError(
                 .missingOrInvalidResponseJSONData,
