@@ -56,6 +56,36 @@ struct CallbackTests {
         #expect(!harness.journal.fileBytes().contains(token))
     }
 
+    @Test("a callback the journal cannot write at once is still Tender's, and is recorded when the journal recovers")
+    func callbackRetriedAfterStorageError() async throws {
+        let faults = StorageFaults()
+        let harness = try Harness(faults: faults)
+        let prepared = try harness.coordinator.prepare(SquareFixture.request())
+        let url = try #require(URL(string: try SquareFixture.reply(to: prepared.url)))
+
+        // The first write and the first retry fail, as with a disk full for a while.
+        faults.fail(writes: [faults.writeCount + 1, faults.writeCount + 2])
+        #expect(harness.coordinator.handle(url))
+        #expect(try harness.journal.entry(prepared.entry.id)?.state == .pending)
+        await harness.clock.waitForSleepers(1)
+        harness.clock.advance(by: HandoffCoordinator.recordingRetryDelays[0])
+        await harness.clock.waitForSleepers(1)
+        #expect(try harness.journal.entry(prepared.entry.id)?.state == .pending)
+        harness.clock.advance(by: HandoffCoordinator.recordingRetryDelays[1])
+        var entry = try harness.journal.entry(prepared.entry.id)
+        for _ in 0..<2000 where entry?.state == .pending {
+            try await Task.sleep(nanoseconds: 5_000_000)
+            entry = try harness.journal.entry(prepared.entry.id)
+        }
+        #expect(entry?.state == .completed)
+        #expect(harness.log.events.filter { $0.kind == .storageFailed }.count == 2)
+        #expect(harness.log.events.filter { $0.kind == .recorded }.count == 1)
+
+        // A URL that is no callback, or one that does not parse, is still not Tender's.
+        #expect(!harness.coordinator.handle(try #require(URL(string: "my-app://settings"))))
+        #expect(!harness.coordinator.handle(try #require(URL(string: "my-app://done/square_request?data=%7B"))))
+    }
+
     @Test("a card number in a callback's fields never reaches the journal (SEC-9)")
     func cardNumberMasked() throws {
         let harness = try Harness()

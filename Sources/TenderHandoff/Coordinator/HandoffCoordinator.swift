@@ -241,12 +241,44 @@ public final class HandoffCoordinator: Sendable {
     /// `scene(_:willConnectTo:options:)` (cold launch) or SwiftUI's `onOpenURL`. Returns `false` for a URL
     /// that is no POS app's callback, or one that cannot be parsed, so your own routing can have it.
     /// Whatever the callback's disposition, a waiting ``pay(_:id:reopening:)`` returns once it is recorded.
+    ///
+    /// A POS app answers once, and this URL is the only copy of its answer: if the journal cannot be written (a
+    /// full disk, another process holding the write lock), the callback is still Tender's (`true`), and recording it
+    /// is tried again in the background after ``recordingRetryDelays`` (each failure is logged as
+    /// ``HandoffEvent/Kind/storageFailed``), until it is recorded or they run out. Use ``handleCallback(_:)`` to
+    /// handle the error yourself.
     @discardableResult
     public func handle(_ url: URL) -> Bool {
+        let urlString = url.absoluteString
         do {
-            return try handleCallback(url.absoluteString) != nil
+            return try handleCallback(urlString) != nil
+        } catch let error as HandoffError where error.code == .storageFailed {
+            retryRecording(urlString)
+            return true
         } catch {
             return false
+        }
+    }
+
+    /// The waits, in seconds, between attempts to record a callback whose first write failed (``handle(_:)``):
+    /// about 13 minutes in all, by when a lock or a full disk has usually been dealt with.
+    public static let recordingRetryDelays: [TimeInterval] = [1, 5, 30, 120, 600]
+
+    /// Records the callback again after each of ``recordingRetryDelays`` while the journal cannot be written.
+    private func retryRecording(_ urlString: String) {
+        let clock = self.clock
+        Task {
+            for delay in HandoffCoordinator.recordingRetryDelays {
+                try? await clock.sleep(until: clock.now().addingTimeInterval(delay))
+                do {
+                    _ = try self.handleCallback(urlString)
+                    return
+                } catch let error as HandoffError where error.code == .storageFailed {
+                    continue
+                } catch {
+                    return  // the journal is damaged, or the callback no longer reads: retrying will not help
+                }
+            }
         }
     }
 
