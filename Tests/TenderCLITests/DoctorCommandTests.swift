@@ -97,6 +97,25 @@ struct DoctorCommandTests {
         #expect(result.stderr.hasPrefix("error: info_plist_unreadable: "))
     }
 
+    @Test(
+        "a file that is neither XML nor binary is refused before Foundation's parser can log: one line on stderr",
+        arguments: ["{bad", "{ CFBundleIdentifier = x; }", #"{"CFBundleURLTypes": []}"#]
+    )
+    func notXMLNorBinary(contents: String) async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("m.json")
+        try Data(contents.utf8).write(to: file)
+        let result = try await CLIRunner.run(["doctor", "--info-plist", file.path])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(
+            result.stderr
+                == "error: info_plist_unreadable: m.json is not a property list (neither XML nor binary). Check that "
+                + "it is the app's Info.plist and that Xcode can open it.\n"
+        )
+    }
+
     @Test("--help says when the exit status is 1")
     func help() async throws {
         let result = try await CLIRunner.run(["doctor", "--help"])

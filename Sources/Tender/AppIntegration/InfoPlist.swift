@@ -107,14 +107,18 @@ public struct InfoPlist: Sendable, Hashable {
                     + "Check that it is the app's Info.plist and that Xcode can open it."
             )
         }
+        let notAPropertyList = AppIntegrationError(
+            .infoPlistUnreadable,
+            "\(name) is not a property list (neither XML nor binary). Check that it is the app's Info.plist and "
+                + "that Xcode can open it."
+        )
+        // Foundation falls back to the old-style (OpenStep) parser for anything else, which logs a line of its own
+        // on standard error before failing; an Info.plist is XML or binary, so nothing else reaches it.
+        guard PropertyListFormatSniffer.isXMLOrBinary(data) else { throw notAPropertyList }
         do {
             root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         } catch {
-            throw AppIntegrationError(
-                .infoPlistUnreadable,
-                "\(name) is not a property list (neither XML nor binary). Check that it is the app's Info.plist and "
-                    + "that Xcode can open it."
-            )
+            throw notAPropertyList
         }
         guard let dictionary = root as? [String: Any] else {
             throw AppIntegrationError(
@@ -235,5 +239,27 @@ enum BinaryPropertyList {
         var value: UInt64 = 0
         for byte in bytes[offset..<(offset + size)] { value = value << 8 | UInt64(byte) }
         return value <= UInt64(Int.max) ? Int(value) : nil
+    }
+}
+
+/// Tells, from its first bytes, whether data can be an XML or a binary property list: the two forms an Info.plist
+/// takes.
+enum PropertyListFormatSniffer {
+    /// Whether the data starts as a binary property list (`bplist`) or as XML: `<` after an optional byte order mark
+    /// and white space, in UTF-8 or UTF-16.
+    static func isXMLOrBinary(_ data: Data) -> Bool {
+        let bytes = [UInt8](data.prefix(4_096))
+        if bytes.starts(with: Array("bplist".utf8)) { return true }
+        // The code units of the text, whatever its encoding: UTF-8 (with or without its mark) or UTF-16 with its mark.
+        let units: [UInt16]
+        if bytes.starts(with: [0xFE, 0xFF]) {
+            units = stride(from: 2, to: bytes.count - 1, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
+        } else if bytes.starts(with: [0xFF, 0xFE]) {
+            units = stride(from: 2, to: bytes.count - 1, by: 2).map { UInt16(bytes[$0 + 1]) << 8 | UInt16(bytes[$0]) }
+        } else {
+            units = bytes.dropFirst(bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0).map(UInt16.init)
+        }
+        let whiteSpace: Set<UInt16> = [0x20, 0x09, 0x0A, 0x0D]
+        return units.first { !whiteSpace.contains($0) } == UInt16(UInt8(ascii: "<"))
     }
 }

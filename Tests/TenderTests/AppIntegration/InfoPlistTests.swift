@@ -65,6 +65,30 @@ struct InfoPlistTests {
         #expect(error.message.contains(fixture.rawValue + ".plist"))
     }
 
+    @Test(
+        "data that is neither XML nor binary is refused before Foundation reads it, old-style property lists too",
+        arguments: ["{bad", "{ CFBundleIdentifier = com.example.shop; }", #"{"a": 1}"#, "", "  \n"]
+    )
+    func neitherXMLNorBinary(text: String) throws {
+        let error = try #require(throws: AppIntegrationError.self) {
+            try InfoPlist(propertyListData: Data(text.utf8), name: "m.json")
+        }
+        #expect(error.code == .infoPlistUnreadable)
+        #expect(error.message.hasPrefix("m.json is not a property list (neither XML nor binary)."))
+    }
+
+    @Test("XML after a byte order mark or white space, in UTF-8 or UTF-16, is still read")
+    func xmlEncodings() throws {
+        let xml = try String(decoding: Data(contentsOf: InfoPlistFixture.ready.url), as: UTF8.self)
+        let expected = try InfoPlistFixture.ready.load()
+        let bom = Data([0xEF, 0xBB, 0xBF]) + Data(("\n  " + xml).utf8)
+        #expect(try InfoPlist(propertyListData: bom) == expected)
+        let utf16 = Data([0xFE, 0xFF]) + Data(xml.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })
+        #expect(PropertyListFormatSniffer.isXMLOrBinary(utf16))
+        let utf16LE = Data([0xFF, 0xFE]) + Data(" <".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+        #expect(PropertyListFormatSniffer.isXMLOrBinary(utf16LE))
+    }
+
     @Test("a file that does not exist is info_plist_unreadable")
     func noFile() {
         #expect(throws: AppIntegrationError.self) {
