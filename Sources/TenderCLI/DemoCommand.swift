@@ -22,7 +22,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Keep the demo's journal in this file instead of a temporary one.", valueName: "path"))
     var journal: String?
 
-    @Option(help: "Seed for the simulated transaction IDs.")
+    @Option(parsing: .unconditional, help: "Seed for the simulated transaction IDs.")
     var seed: UInt64 = 1
 
     func run() async throws {

@@ -68,6 +68,7 @@ struct PayOptions: ParsableArguments {
 
     @Option(
         name: .customLong("expires-in"),
+        parsing: .unconditional,
         help: ArgumentHelp(
             "How long the payment accepts its callback as a success: 90s, 15m, 1h (default 15m).",
             valueName: "duration"

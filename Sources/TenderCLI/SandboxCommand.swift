@@ -28,7 +28,7 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: "The IP address to listen on (loopback by default).")
     var host = "127.0.0.1"
 
-    @Option(help: ArgumentHelp("The TCP port; 0 picks a free one.", valueName: "port"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The TCP port; 0 picks a free one.", valueName: "port"))
     var port: Int = 8080
 
     @Option(name: .customLong("square-access-token"), help: "A sandbox access token to accept (not a real one).")
@@ -56,7 +56,7 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A JSON merchant profile for the simulated POS apps.", valueName: "file"))
     var merchant: String?
 
-    @Option(help: "Seed for the simulated transaction IDs.")
+    @Option(parsing: .unconditional, help: "Seed for the simulated transaction IDs.")
     var seed: UInt64 = 1
 
     @Flag(help: "Print only the base URL, not each request.")

@@ -28,7 +28,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A JSON merchant profile that restricts or changes the default.", valueName: "file"))
     var merchant: String?
 
-    @Option(help: "Seed for the simulated transaction IDs.")
+    @Option(parsing: .unconditional, help: "Seed for the simulated transaction IDs.")
     var seed: UInt64 = 1
 
     func run() async throws {

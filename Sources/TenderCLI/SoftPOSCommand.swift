@@ -16,7 +16,10 @@ struct SoftPOSRequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("sale or refund.", valueName: "type"))
     var type: String
 
-    @Option(help: ArgumentHelp("The amount in cents: 200 is 2.00 €.", valueName: "minor-units"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The amount in cents: 200 is 2.00 €.", valueName: "minor-units")
+    )
     var amount: String
 
     @Option(help: ArgumentHelp("The currency: EUR, the only one SoftPOS accepts.", valueName: "code"))

@@ -16,7 +16,7 @@ struct SquareAPIOptions: ParsableArguments {
     @Option(name: .customLong("square-version"), help: "The Square-Version header.")
     var squareVersion: String = SquareConnectClient.defaultSquareVersion
 
-    @Option(help: ArgumentHelp("Seconds to wait for Square.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait for Square.", valueName: "seconds"))
     var timeout: Double = 30
 
     /// `--timeout`, once it is known to be a positive number of seconds.

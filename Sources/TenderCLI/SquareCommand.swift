@@ -19,7 +19,10 @@ struct SquareRequestOptions: ParsableArguments {
     @Option(help: "Your app's callback URL, such as my-app://payment-done.")
     var callback: String
 
-    @Option(help: ArgumentHelp("The amount in minor units (cents): 1250 is 12.50 USD.", valueName: "minor-units"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The amount in minor units (cents): 1250 is 12.50 USD.", valueName: "minor-units")
+    )
     var amount: String
 
     @Option(help: "The ISO 4217 currency code, such as USD.")

@@ -13,7 +13,10 @@ struct SumUpCommand: AsyncParsableCommand {
 
 /// The flags of a SumUp request, shared by `sumup request` and `pay sumup`.
 struct SumUpRequestOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The amount, such as 10.00; it goes out with two decimals.", valueName: "decimal"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The amount, such as 10.00; it goes out with two decimals.", valueName: "decimal")
+    )
     var amount: String
 
     @Option(help: ArgumentHelp("The ISO 4217 currency of the merchant account, such as EUR.", valueName: "code"))

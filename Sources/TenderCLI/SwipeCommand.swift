@@ -14,6 +14,7 @@ struct SwipeCommand: AsyncParsableCommand {
 /// The flags of a Swipe request, shared by `swipe request` and `pay swipe`.
 struct SwipeRequestOptions: ParsableArguments {
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("The amount, such as 10.99; it goes out with two decimals (5 → 5.00).", valueName: "decimal")
     )
     var amount: String
