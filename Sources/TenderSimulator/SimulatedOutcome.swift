@@ -1,3 +1,5 @@
+import Tender
+
 /// What the person at the simulated POS app does with a request.
 public enum SimulatedOutcome: Sendable, Hashable, CustomStringConvertible {
     /// Take the payment, with a given tender (provider names such as `card` or `cash`), or the first the
@@ -11,7 +13,12 @@ public enum SimulatedOutcome: Sendable, Hashable, CustomStringConvertible {
     case error(String)
 
     /// Reads the CLI form: `approve`, `approve:cash`, `decline`, `cancel`, or `error:CODE`.
-    /// - Throws: ``SimulatorError`` naming the accepted forms.
+    ///
+    /// `CODE` must be a code the providers' callback parsers accept: 1–128 ASCII letters, digits, `_`, `-`, `.` or
+    /// `:`, holding no card number (Square's check of `error_code`, the strictest; SoftPOS's names and numbers and
+    /// the codes of Swipe and SumUp, which do not carry one, all fit it). A simulated app never calls back with a code
+    /// that Tender would then refuse.
+    /// - Throws: ``SimulatorError`` naming the accepted forms, or, for such a code, what a code may hold.
     public init(parsing text: String) throws {
         let (head, argument) = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             .map(String.init).splitFirst()
@@ -20,11 +27,26 @@ public enum SimulatedOutcome: Sendable, Hashable, CustomStringConvertible {
         case ("approve", let tender?) where !tender.isEmpty: self = .approve(tender: tender)
         case ("decline", nil): self = .decline
         case ("cancel", nil): self = .cancel
-        case ("error", let code?) where !code.isEmpty: self = .error(code)
+        case ("error", let code?) where !code.isEmpty:
+            try Self.checkErrorCode(code)
+            self = .error(code)
         default:
             throw SimulatorError(
                 .invalidOutcome,
                 "Unknown outcome '\(text)': use approve, approve:TENDER, decline, cancel or error:CODE."
+            )
+        }
+    }
+
+    /// Throws unless the providers' callback parsers accept `code` as an error code (see ``init(parsing:)``).
+    /// - Throws: ``SimulatorError`` with ``SimulatorError/Code/invalidOutcome``.
+    package static func checkErrorCode(_ code: String) throws {
+        guard SquareResponse.isIdentifier(code) else {
+            throw SimulatorError(
+                .invalidOutcome,
+                "The error code '\(CardNumberScreen.excerpt(code))' is not one a POS app sends, and Tender would refuse "
+                    + "its callback: use 1–128 letters, digits, '_', '-', '.' or ':', and no card number, such as "
+                    + "error:not_logged_in."
             )
         }
     }

@@ -68,6 +68,18 @@ struct SimulateCLITests {
     }
 
     @Test(
+        "an error code the provider's callback parser would refuse is refused with the outcome, never printed whole",
+        arguments: ["error:4111111111111111", "error:x y", "error:" + String(repeating: "e", count: 129)]
+    )
+    func unacceptableErrorCode(outcome: String) async throws {
+        let stderr = try await expectBadInput(
+            ["simulate", try await Self.requestURL(), "--outcome", outcome],
+            mentioning: "is not one a POS app sends"
+        )
+        #expect(!stderr.contains("4111111111111111"))
+    }
+
+    @Test(
         "bad input: status 1, one line on stderr",
         arguments: [
             ["simulate", "https://example.com"],

@@ -278,6 +278,23 @@ struct SquareSimulatorTests {
             #expect(throws: SimulatorError.self) { try SimulatedOutcome(parsing: bad) }
         }
     }
+
+    @Test("error:CODE with a code SquareResponse refuses (a card number, a space, 129 characters) is refused")
+    func unacceptableErrorCodes() throws {
+        for code in ["4111111111111111", "x y", String(repeating: "e", count: 129), "é"] {
+            let error = #expect(throws: SimulatorError.self) { try SimulatedOutcome(parsing: "error:" + code) }
+            #expect(error?.code == .invalidOutcome)
+            #expect(error?.message.contains("4111111111111111") == false)
+            // The same code built in code (as the sandbox's form does) is refused by the app, not sent back.
+            var simulator = Simulator()
+            let answered = #expect(throws: SimulatorError.self) {
+                try simulator.answer(try Self.request(), with: .error(code))
+            }
+            #expect(answered?.code == .impossibleOutcome)
+        }
+        #expect(try SimulatedOutcome(parsing: "error:4111") == .error("4111"))
+        #expect(try SimulatedOutcome(parsing: "error:cardReadFailed") == .error("cardReadFailed"))
+    }
 }
 
 @Suite("Merchant profile")

@@ -132,6 +132,10 @@ public struct SquarePointOfSaleApp: SimulatedPOSApp {
                 reply["status"] = .string("error")
                 reply["error_code"] = .string(SquareAPIError.Code.paymentCanceled.rawValue)
             case .error(let code):
+                // Built in code or from the sandbox's form, not only by `init(parsing:)`.
+                do { try SimulatedOutcome.checkErrorCode(code) } catch let error as SimulatorError {
+                    throw SimulatorError(.impossibleOutcome, error.message)
+                }
                 reply["status"] = .string("error")
                 reply["error_code"] = .string(code)
             }

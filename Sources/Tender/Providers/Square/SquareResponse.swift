@@ -313,7 +313,7 @@ extension SquareResponse {
     /// Square identifiers and error codes: 1–128 ASCII letters, digits, `_`, `-`, `.`, `:`, holding no card number
     /// (SEC-9: an identifier is kept, logged and written to the journal as it is, so one that hides a card number
     /// is refused, as the other providers' parsers do).
-    static func isIdentifier(_ text: String) -> Bool {
+    package static func isIdentifier(_ text: String) -> Bool {
         let utf8 = text.utf8
         guard (1...128).contains(utf8.count) else { return false }
         return !CardNumberScreen.containsCardNumber(text) && utf8.allSatisfy(isIdentifierByte)
