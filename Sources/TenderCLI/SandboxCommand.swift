@@ -59,7 +59,7 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Seed for the simulated transaction IDs.")
     var seed: UInt64 = 1
 
-    @Flag(help: "Print only the base URL, not each request.")
+    @Flag(help: "Print only the base URL, not each request (a warning about a non-loopback host goes to stderr).")
     var quiet = false
 
     func run() async throws {
@@ -128,12 +128,21 @@ struct SandboxCommand: AsyncParsableCommand {
             throw CLIError("\(error)")
         }
         Output.line(baseURL.absoluteString)
+        let warning = "warning: listening on \(host), not loopback: anyone on the network can reach the sandbox"
+        if quiet {
+            // Only the base URL on stdout; the warning still reaches whoever started it.
+            if !Self.isLoopback(host) { Output.error(warning) }
+            Output.flush()
+            _ = await Self.waitForInterrupt()
+            await server.stop()
+            return
+        }
         Output.line(
             "POS apps: open \(baseURL.absoluteString)/<provider>/… in place of scheme://… "
                 + "(square, swipe, softpos, sumup); \(baseURL.absoluteString)/ explains"
         )
         if !Self.isLoopback(host) {
-            Output.line("warning: listening on \(host), not loopback: anyone on the network can reach the sandbox")
+            Output.line(warning)
         }
         if squareAccessToken != nil, let squareLocationID {
             Output.line(

@@ -93,6 +93,36 @@ struct SandboxCLITests {
         #expect(invalid.stderr.contains("curency"))
     }
 
+    @Test("--quiet prints the base URL and nothing else on stdout, through requests and the stop")
+    func quiet() async throws {
+        let process = Process()
+        process.executableURL = CLIRunner.executable
+        process.arguments = ["sandbox", "--port", "0", "--quiet"]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let base = try await SquareAuthorizeCommandTests.readLine(from: out.fileHandleForReading)
+        #expect(base.hasPrefix("http://127.0.0.1:"))
+        let home = try await Self.fetch(base + "/")
+        #expect(home.status == 200)
+        process.terminate()
+        let (rest, stderr) = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let rest = out.fileHandleForReading.readDataToEndOfFile()
+                let stderr = err.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(
+                    returning: (String(decoding: rest, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+                )
+            }
+        }
+        #expect(rest.isEmpty, "stdout after the base URL: \(rest)")
+        #expect(stderr.isEmpty, "stderr: \(stderr)")
+    }
+
     struct Fetched {
         var status: Int
         var body: String
