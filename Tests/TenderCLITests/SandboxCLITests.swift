@@ -123,6 +123,43 @@ struct SandboxCLITests {
         #expect(stderr.isEmpty, "stderr: \(stderr)")
     }
 
+    @Test("the article's curl example answers as shown, with the article's own merchant.json")
+    func articleExample() async throws {
+        let article = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
+                .appendingPathComponent(
+                    "Sources/TenderSimulator/TenderSimulator.docc/TestingWithTheSimulatorAndTheSandbox.md"
+                ),
+            encoding: .utf8
+        )
+        let profile = try #require(Self.capture(#"(?s)as a JSON file.*?```json\n(.*?)```"#, in: article))
+        let body = try #require(
+            Self.capture(#"(?s)curl -s http://127\.0\.0\.1:8080/api/simulate .*?-d '(.*?)'\n"#, in: article)
+        )
+        let shown = try #require(Self.capture(#"-d '.*?'\n(\{"provider".*?)\n"#, in: article))
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("merchant.json")
+        try Data(profile.utf8).write(to: file)
+
+        let process = Process()
+        process.executableURL = CLIRunner.executable
+        process.arguments = ["sandbox", "--merchant", file.path, "--quiet", "--port", "0"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let base = try await SquareAuthorizeCommandTests.readLine(from: out.fileHandleForReading)
+        var request = URLRequest(url: try #require(URL(string: base + "/api/simulate")))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(body.utf8)
+        let (data, _) = try await Self.session.data(for: request)
+        #expect(String(decoding: data, as: UTF8.self) == shown)
+    }
+
     struct Fetched {
         var status: Int
         var body: String
