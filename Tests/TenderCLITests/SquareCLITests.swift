@@ -93,6 +93,20 @@ struct SquareCLITests {
         #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Stack"))
     }
 
+    @Test(
+        "square request refuses a card number as an identifier, without printing it (SEC-9)",
+        arguments: ["--application-id", "--location-id", "--customer-id"]
+    )
+    func cardNumberIdentifier(flag: String) async throws {
+        var arguments = Self.base + [flag, "4111111111111111"]
+        if flag == "--application-id" {
+            arguments = Self.base
+            arguments[3] = "4111111111111111"
+        }
+        let stderr = try await expectBadInput(arguments, mentioning: "could be a card number")
+        #expect(!stderr.contains("4111111111111111"))
+    }
+
     @Test("the error line says what to fix")
     func helpfulErrors() async throws {
         let amount = try await CLIRunner.run(Array(Self.base.dropLast(4)) + ["--amount", "12.50", "--currency", "USD"])

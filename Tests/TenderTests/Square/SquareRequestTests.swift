@@ -222,6 +222,32 @@ struct SquareRequestTests {
         #expect(error?.message.contains("notes") == true)
     }
 
+    @Test(
+        "an identifier holding a card number is refused, named, without the number (SEC-9)",
+        arguments: ["applicationID", "locationID", "customerID"]
+    )
+    func cardNumberInIdentifier(field: String) throws {
+        for value in ["4111111111111111", "sq0idp-4111-1111-1111-1111", "L 5555 5555 5555 4444"] {
+            var request = SquareFixtures.request()
+            switch field {
+            case "applicationID": request.applicationID = value
+            case "locationID": request.locationID = value
+            default: request.customerID = value
+            }
+            for build in [{ try request.urlString() }, { try request.generalURLString() }] {
+                let error = #expect(throws: SquareError.self) { _ = try build() }
+                #expect(error?.code == .invalidRequestData)
+                #expect(error?.message.hasPrefix(field + " holds what could be a card number") == true)
+                #expect(error.map { CardNumberScreen.containsCardNumber($0.message) } == false)
+            }
+        }
+        // Digits that are not a card number (too short, or failing the Luhn check) are IDs like any other.
+        var request = SquareFixtures.request(applicationID: "sq0idp-4111111111111113")
+        request.locationID = "411111111111"
+        request.customerID = "4111111111111114"
+        #expect(throws: Never.self) { try request.url() }
+    }
+
     @Test("an empty API version is refused with a clear error")
     func emptyVersion() {
         var request = SquareFixtures.request()

@@ -40,7 +40,8 @@ public struct SquareError: TenderError {
         public static let missingOrInvalidResponseErrorCode = Code(rawValue: "missing_or_invalid_response_error_code")
         /// Tender: the API version is empty or not a version.
         public static let invalidAPIVersion = Code(rawValue: "invalid_api_version")
-        /// Tender: a request URL being decoded is not a valid Point of Sale request.
+        /// Tender: a request URL being decoded is not a valid Point of Sale request, or a request being built has a
+        /// field Tender refuses (a NUL character, a card number in an identifier).
         public static let invalidRequestData = Code(rawValue: "invalid_request_data")
         /// Tender: a tender type name is not known.
         public static let invalidTenderType = Code(rawValue: "invalid_tender_type")

@@ -8,7 +8,8 @@ extension SquareRequest {
     /// varies, so decoded objects are what to compare). The text is percent-encoded with the unreserved set only.
     /// - Throws: ``SquareError``: first ``SquareError/Code/missingRequestClientID``, then
     ///   ``SquareError/Code/invalidRequestAmount``, then ``SquareError/Code/invalidRequestCallbackURL``
-    ///   (the SDK's order), then ``SquareError/Code/invalidAPIVersion``.
+    ///   (the SDK's order), then ``SquareError/Code/invalidRequestData`` (a NUL character, or a card number in
+    ///   ``applicationID``, ``locationID`` or ``customerID``), then ``SquareError/Code/invalidAPIVersion``.
     public func url() throws -> URL {
         let text = try urlString()
         guard let url = URL(string: text) else {
@@ -134,6 +135,10 @@ extension SquareRequest {
         try SquareRequest.refuseNUL(in: notes, named: "notes")
         try SquareRequest.refuseNUL(in: customerID, named: "customerID")
         try SquareRequest.refuseNUL(in: callback, named: "callbackURL")
+        // SEC-9: identifiers are kept, logged and journaled as they are, so one that holds a card number is refused.
+        try SquareRequest.refuseCardNumber(in: applicationID, named: "applicationID")
+        try SquareRequest.refuseCardNumber(in: locationID, named: "locationID")
+        try SquareRequest.refuseCardNumber(in: customerID, named: "customerID")
         if let apiVersion = dialect.apiVersion, apiVersion.isEmpty {
             throw SquareError(
                 .invalidAPIVersion,
@@ -141,6 +146,16 @@ extension SquareRequest {
             )
         }
         return callback
+    }
+
+    /// Throws when an identifier holds a card number (``CardNumberScreen``): 13–19 digits that pass the Luhn check.
+    private static func refuseCardNumber(in text: String?, named name: String) throws(SquareError) {
+        guard let text, CardNumberScreen.containsCardNumber(text) else { return }
+        throw SquareError(
+            .invalidRequestData,
+            "\(name) holds what could be a card number (13–19 digits that pass the Luhn check); pass the ID Square "
+                + "gave you, never a card number."
+        )
     }
 
     /// Throws when text holds U+0000 (in UTF-8, exactly a 0 byte).
