@@ -46,13 +46,25 @@ extension HandoffError {
     var cliError: CLIError { CLIError(message) }
 }
 
-/// Parses `--expires-in` values: `900`, `90s`, `15m`, `1h30m`, `2d`.
+/// Parses `--expires-in` values: `900`, `90s`, `15m`, `1h30m`, `2d`, at most ``maximumSeconds``.
 enum DurationParser {
+    /// The longest duration accepted: 30 days. A payment's callback is due within minutes; past this the journal's
+    /// timestamps would soon leave what RFC 3339 can write (year 9999).
+    static let maximumSeconds = 30 * 86_400
+
     static func parse(_ text: String, option: String) throws -> Duration {
+        let seconds = try parseSeconds(text, option: option)
+        guard seconds <= maximumSeconds else {
+            throw CLIError("\(option) must be at most 30 days (30d, 720h); got '\(text)'.")
+        }
+        return .seconds(seconds)
+    }
+
+    private static func parseSeconds(_ text: String, option: String) throws -> Int {
         let failure = CLIError(
             "\(option) must be a duration such as 90s, 15m, 1h30m or 2d (a bare number is seconds); got '\(text)'."
         )
-        if let seconds = Int(text), seconds > 0 { return .seconds(seconds) }
+        if let seconds = Int(text), seconds > 0 { return seconds }
         var total = 0
         var number = ""
         for character in text {
@@ -68,6 +80,6 @@ enum DurationParser {
             number = ""
         }
         guard number.isEmpty, total > 0 else { throw failure }
-        return .seconds(total)
+        return total
     }
 }

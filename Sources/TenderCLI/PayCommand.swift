@@ -70,7 +70,7 @@ struct PayOptions: ParsableArguments {
         name: .customLong("expires-in"),
         parsing: .unconditional,
         help: ArgumentHelp(
-            "How long the payment accepts its callback as a success: 90s, 15m, 1h (default 15m).",
+            "How long the payment accepts its callback as a success: 90s, 15m, 1h, at most 30d (default 15m).",
             valueName: "duration"
         )
     )

@@ -48,6 +48,31 @@ func jsonObject(_ line: Substring) async throws -> JSONObject {
 struct HandoffProcessTests {
     static let squareFlags = ["--application-id", "sq0idp-CLI", "--callback", "my-app://done", "--currency", "USD"]
 
+    @Test("--expires-in is at most 30 days: 30d gives an RFC 3339 expires_at, more is refused in one line")
+    func expiresInBound() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let journal = ["--journal", directory.appendingPathComponent("j.sqlite").path]
+        for tooLong in ["99999999999h", "31d", "2592001", "720h1s"] {
+            _ = try await expectBadInput(
+                ["pay", "square", "--amount", "99", "--expires-in", tooLong] + HandoffProcessTests.squareFlags
+                    + journal,
+                mentioning: "--expires-in must be at most 30 days (30d, 720h); got '\(tooLong)'."
+            )
+        }
+        let longest = try await CLIRunner.run(
+            ["pay", "square", "--amount", "99", "--expires-in", "30d", "--json"] + HandoffProcessTests.squareFlags
+                + journal
+        )
+        #expect(longest.status == 0, "\(longest.stderr)")
+        let object = try await jsonObject(Substring(longest.stdout.trimmingCharacters(in: .newlines)))
+        let expiresAt = try #require(object["expires_at"]?.stringValue)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let date = try #require(formatter.date(from: expiresAt), "not RFC 3339: \(expiresAt)")
+        #expect(abs(date.timeIntervalSinceNow - 30 * 86_400) < 3_600)
+    }
+
     @Test("tender pay, handle, journal list/show/resolve keep their JSON contract")
     func cliContract() async throws {
         let directory = try await temporaryDirectory()
