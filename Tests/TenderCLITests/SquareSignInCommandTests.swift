@@ -133,6 +133,15 @@ struct SquareSignInCommandTests {
         #expect(result.stderr.contains("works only with a local tender sandbox"))
     }
 
+    @Test("an empty --client-id is empty_client_id, not a redirect problem, before anything is asked")
+    func emptyClientID() async throws {
+        let stderr = try await expectBadInput(
+            ["square", "sign-in", "--client-id", "", "--redirect-uri", Self.redirect],
+            mentioning: "The client ID is empty."
+        )
+        #expect(stderr.hasPrefix("error: empty_client_id: "))
+    }
+
     @Test("interactive: prints the authorization URL, reads the redirect from stdin, signs in")
     func interactive() async throws {
         try await Self.withSandbox { baseURL, _, file in

@@ -82,6 +82,8 @@ public struct SquareAuthorizationError: TenderError {
         /// Tender, sign-in: the URL is not a usable redirect: another endpoint, an unreadable query, or no
         /// `code`.
         public static let invalidRedirect = Code(rawValue: "invalid_redirect")
+        /// Tender, sign-in: the client ID (the application ID of the Developer Dashboard's OAuth page) is empty.
+        public static let emptyClientID = Code(rawValue: "empty_client_id")
         /// Tender, sign-in: this sign-in already received its redirect; each is used once. Start a new one.
         public static let signInAlreadyCompleted = Code(rawValue: "sign_in_already_completed")
         /// Tender, sign-in: Square refused the PKCE `code_verifier` for the code (RFC 7636 §4.6).

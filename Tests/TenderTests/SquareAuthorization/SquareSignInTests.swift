@@ -166,6 +166,17 @@ struct SquareSignInTests {
         #expect(signIn.isCompleted)
     }
 
+    @Test("an empty client ID is empty_client_id, saying where to find it")
+    func emptyClientID() {
+        let error = #expect(throws: SquareAuthorizationError.self) {
+            try SquareSignIn(clientID: "", redirectURL: Self.redirect)
+        }
+        #expect(error?.code == .emptyClientID)
+        #expect(error?.code.rawValue == "empty_client_id")
+        #expect(error?.code.camelCaseName == "emptyClientID")
+        #expect(error?.message.contains("Developer Dashboard") == true)
+    }
+
     @Test("isRedirect: the redirect endpoint only")
     func isRedirect() throws {
         let signIn = try Self.signIn()

@@ -55,8 +55,9 @@ public final class SquareSignIn: Sendable, CustomStringConvertible, CustomReflec
     ///   - environment: Square's production API (the default), its sandbox, or a base URL such as the local
     ///     `tender sandbox`.
     ///   - locale: the language of the authorization page, such as `en-US`; `nil` lets Square choose.
-    /// - Throws: ``SquareAuthorizationError`` (``SquareAuthorizationError/Code/invalidRedirect``) for an empty
-    ///   client ID or a redirect URL without a scheme and host, or with a fragment.
+    /// - Throws: ``SquareAuthorizationError``: ``SquareAuthorizationError/Code/emptyClientID`` for an empty client
+    ///   ID, ``SquareAuthorizationError/Code/invalidRedirect`` for a redirect URL without a scheme and host, or with
+    ///   a fragment.
     public convenience init(
         clientID: String,
         redirectURL: URL,
@@ -87,7 +88,7 @@ public final class SquareSignIn: Sendable, CustomStringConvertible, CustomReflec
     ) throws(SquareAuthorizationError) {
         guard !clientID.isEmpty else {
             throw SquareAuthorizationError(
-                .invalidRedirect,
+                .emptyClientID,
                 "The client ID is empty. Pass your application ID from the OAuth page of Square's Developer Dashboard."
             )
         }
