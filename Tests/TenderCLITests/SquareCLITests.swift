@@ -107,6 +107,11 @@ struct SquareCLITests {
         #expect(!stderr.contains("4111111111111111"))
     }
 
+    @Test("--tenders with nothing in it is refused, naming none", arguments: ["", " "])
+    func emptyTenders(list: String) async throws {
+        _ = try await expectBadInput(Self.base + ["--tenders", list], mentioning: "pass 'none' for no tenders")
+    }
+
     @Test("the error line says what to fix")
     func helpfulErrors() async throws {
         let amount = try await CLIRunner.run(Array(Self.base.dropLast(4)) + ["--amount", "12.50", "--currency", "USD"])

@@ -121,6 +121,16 @@ struct SquareRequestTests {
         #expect(error?.message.contains("'bitcoin'") == true)
     }
 
+    @Test(
+        "an empty or blank tender list is refused, naming none: it is not a way to say no tenders",
+        arguments: ["", " ", "   "]
+    )
+    func emptyTenderList(list: String) {
+        let error = #expect(throws: SquareError.self) { try SquareTenderTypes(list: list) }
+        #expect(error?.code == .invalidTenderType)
+        #expect(error?.message.hasPrefix("The tender list is empty: pass 'none' for no tenders") == true)
+    }
+
     @Test("validation runs in the SDK's order: client ID, then amount, then callback (square §1.6)")
     func validationOrder() throws {
         let noScheme = try #require(URL(string: "//myCallback"))

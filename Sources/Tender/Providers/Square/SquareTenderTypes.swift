@@ -58,23 +58,30 @@ public struct SquareTenderTypes: OptionSet, Sendable, Hashable {
         self = set
     }
 
-    /// Creates a set from a CLI list such as `card,cash`, or `all`, or `none`.
-    /// - Throws: ``SquareError`` naming the unknown entry and the accepted names.
+    /// Creates a set from a CLI list such as `card,cash`, or `all`, or `none` (the only way to say no tenders).
+    /// - Throws: ``SquareError`` naming the unknown entry and the accepted names, or, for an empty or blank list,
+    ///   naming `none`.
     public init(list: String) throws {
         let trimmed = list.trimmingASCIISpaces()
+        let accepted = SquareTenderTypes.ordered.map(\.name).joined(separator: ", ")
         if trimmed == "all" {
             self = .all
             return
         }
-        if trimmed == "none" || trimmed.isEmpty {
+        if trimmed == "none" {
             self = []
             return
+        }
+        guard !trimmed.isEmpty else {
+            throw SquareError(
+                .invalidTenderType,
+                "The tender list is empty: pass 'none' for no tenders, 'all', or a comma list of \(accepted)."
+            )
         }
         var set: SquareTenderTypes = []
         for item in trimmed.split(separator: ",", omittingEmptySubsequences: false) {
             let name = String(item).trimmingASCIISpaces()
             guard let entry = SquareTenderTypes.ordered.first(where: { $0.name == name }) else {
-                let accepted = SquareTenderTypes.ordered.map(\.name).joined(separator: ", ")
                 throw SquareError(
                     .invalidTenderType,
                     "Unknown tender type '\(name)': use a comma list of \(accepted), or 'all' or 'none'."
