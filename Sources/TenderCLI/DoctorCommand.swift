@@ -46,6 +46,12 @@ struct DoctorCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
+        if let callbackScheme, callbackScheme.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw CLIError(
+                "--callback-scheme is empty: pass the scheme of your callback URLs, such as my-shop, or leave the "
+                    + "option out."
+            )
+        }
         let selected = try Self.providers(providers)
         let plist: InfoPlist
         do {

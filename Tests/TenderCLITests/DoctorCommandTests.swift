@@ -116,6 +116,14 @@ struct DoctorCommandTests {
         )
     }
 
+    @Test("an empty --callback-scheme is bad input: exit 1, one line on stderr, no report", arguments: ["", " "])
+    func emptyCallbackScheme(scheme: String) async throws {
+        _ = try await expectBadInput(
+            ["doctor", "--info-plist", Self.path("ready"), "--callback-scheme", scheme],
+            mentioning: "--callback-scheme is empty"
+        )
+    }
+
     @Test("--help says when the exit status is 1")
     func help() async throws {
         let result = try await CLIRunner.run(["doctor", "--help"])
