@@ -29,16 +29,31 @@ struct PayCommand: AsyncParsableCommand {
             }
         }
         let expiresIn = try options.expiresIn.map { try DurationParser.parse($0, option: "--expires-in") }
+        let paymentID = id ?? PaymentID()
         let prepared: PreparedHandoff
         do {
             prepared = try coordinator.prepare(
                 request,
-                id: id ?? PaymentID(),
+                id: paymentID,
                 reopening: options.reopen,
                 expiresIn: expiresIn
             )
         } catch let error as HandoffError {
-            throw error.cliError
+            // The library's messages name its Swift parameter (reopening: true); say it in the CLI's words.
+            switch error.code {
+            case .paymentPending:
+                throw CLIError(
+                    "Payment \(paymentID) is still waiting for the POS app's answer; opening it again could charge "
+                        + "twice. Wait for the answer, or pass --reopen if you are sure the POS app never took it."
+                )
+            case .outcomeUnknown:
+                throw CLIError(
+                    "Payment \(paymentID) timed out and may have been charged; check the POS app or the provider "
+                        + "first, then resolve it (tender journal resolve) or pass --reopen."
+                )
+            default:
+                throw error.cliError
+            }
         }
         let sandboxURL = try options.sandboxPageURL(for: prepared.url)
         guard options.json else {

@@ -73,6 +73,25 @@ struct HandoffProcessTests {
         #expect(abs(date.timeIntervalSinceNow - 30 * 86_400) < 3_600)
     }
 
+    @Test("paying a pending payment again names --reopen, not the library's Swift parameter")
+    func pendingNamesTheFlag() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let arguments =
+            ["pay", "square", "--amount", "99", "--payment-id", "order-9"] + HandoffProcessTests.squareFlags
+            + ["--journal", directory.appendingPathComponent("j.sqlite").path]
+        let first = try await CLIRunner.run(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        let stderr = try await expectBadInput(
+            arguments,
+            mentioning: "Payment order-9 is still waiting for the POS app's answer; opening it again could charge "
+                + "twice. Wait for the answer, or pass --reopen if you are sure the POS app never took it."
+        )
+        #expect(!stderr.contains("reopening:"))
+        let reopened = try await CLIRunner.run(arguments + ["--reopen"])
+        #expect(reopened.status == 0, "\(reopened.stderr)")
+    }
+
     @Test("tender pay, handle, journal list/show/resolve keep their JSON contract")
     func cliContract() async throws {
         let directory = try await temporaryDirectory()
