@@ -100,6 +100,14 @@ struct SquareSignInCommand: AsyncParsableCommand {
                 Output.line("scopes: \(authorization.scopes.map(\.rawValue).joined(separator: ", "))")
                 Output.line("credentials: stored in \(storedIn)")
             }
+        } catch let error as SquareAuthorizationError where error.code == .stateMismatch {
+            // The library's sign-in ignores such a redirect and keeps waiting for its own; the command reads one
+            // redirect only, so it stops here.
+            throw CLIError(
+                "state_mismatch: The redirect's state is missing or is not this sign-in's: it was not started here, "
+                    + "or it is an old or forged redirect. The sign-in stopped and stored nothing; run tender square "
+                    + "sign-in again and paste the URL that sign-in redirects to."
+            )
         } catch let error as SquareAuthorizationError {
             throw CLIError("\(error.code.rawValue): \(error.message)")
         } catch let error as SandboxError {

@@ -167,6 +167,10 @@ struct SquareSignInCommandTests {
             }
             #expect(result.status == 1)
             #expect(result.stderr.hasPrefix("error: state_mismatch: "))
+            // The command reads one redirect: it stops, and says so (the library's sign-in would keep waiting).
+            #expect(result.stderr.contains("The sign-in stopped and stored nothing; run tender square sign-in again"))
+            #expect(!result.stderr.contains("still waits"))
+            #expect(result.stderr.split(separator: "\n").count == 1)
             #expect(!FileManager.default.fileExists(atPath: file))
             return [result]
         }
