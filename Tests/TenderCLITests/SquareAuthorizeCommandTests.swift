@@ -197,6 +197,63 @@ struct SquareAuthorizeCommandTests {
         }
     }
 
+    /// The lines of the first `console` block of a DocC article after the line that starts with `command`.
+    static func documentedOutput(_ article: String, after command: String) throws -> [String] {
+        let text = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(article),
+            encoding: .utf8
+        )
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.firstIndex { $0.hasPrefix(command) }, "no '\(command)' in \(article)")
+        return Array(lines[(start + 1)...].prefix { !$0.hasPrefix("$ ") && !$0.hasPrefix("```") })
+    }
+
+    @Test("the DocC articles show every line tender sandbox and tender square authorize print")
+    func documentedOutput() async throws {
+        let process = Process()
+        process.executableURL = CLIRunner.executable
+        process.arguments = [
+            "sandbox", "--port", "0", "--square-access-token", "sandbox-token", "--square-location-id", "L1",
+        ]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let shownStartup = try Self.documentedOutput(
+            "Sources/TenderSandbox/TenderSandbox.docc/TenderSandbox.md",
+            after: "$ tender sandbox --port 8080 --merchant merchant.json --square-access-token"
+        )
+        var startup: [String] = []
+        for _ in 0..<4 { startup.append(try await Self.readLine(from: out.fileHandleForReading)) }
+        let base = startup[0]
+        #expect(
+            startup.map { $0.replacingOccurrences(of: base, with: "http://127.0.0.1:8080") }
+                == Array(shownStartup.prefix(4))
+        )
+
+        let result = try await CLIRunner.run(
+            ["square", "authorize", "--location-id", "L1", "--base-url", base],
+            environment: ["SQUARE_ACCESS_TOKEN": "sandbox-token"]
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let printed = result.stdout.split(separator: "\n").map(String.init)
+        let shown = try Self.documentedOutput(
+            "Sources/Tender/Tender.docc/AuthorizingASquareSeller.md",
+            after: "$ SQUARE_ACCESS_TOKEN=sandbox-token tender square authorize"
+        )
+        #expect(printed.count == shown.count, "printed: \(printed)")
+        for (line, documented) in zip(printed, shown) {
+            // The token's expiry is 30 days from now: only its form can match.
+            if documented.hasPrefix("expires_at: ") {
+                #expect(line.hasPrefix("expires_at: ") && line.hasSuffix("Z"))
+            } else {
+                #expect(line == documented)
+            }
+        }
+    }
+
     @Test("tender sandbox wants the Square token and location together")
     func sandboxArguments() async throws {
         let result = try await CLIRunner.run(["sandbox", "--port", "0", "--square-access-token", "EAAAx"])
