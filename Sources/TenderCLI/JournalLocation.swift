@@ -48,9 +48,9 @@ extension HandoffError {
 
 /// Parses `--expires-in` values: `900`, `90s`, `15m`, `1h30m`, `2d`, at most ``maximumSeconds``.
 enum DurationParser {
-    /// The longest duration accepted: 30 days. A payment's callback is due within minutes; past this the journal's
-    /// timestamps would soon leave what RFC 3339 can write (year 9999).
-    static let maximumSeconds = 30 * 86_400
+    /// The longest duration accepted: 30 days (`HandoffCoordinator.maximumExpiry`). A payment's callback is due
+    /// within minutes; past this the journal's timestamps would soon leave what RFC 3339 can write (year 9999).
+    static let maximumSeconds = Int(HandoffCoordinator.maximumExpiry.components.seconds)
 
     static func parse(_ text: String, option: String) throws -> Duration {
         let seconds = try parseSeconds(text, option: option)

@@ -290,7 +290,26 @@ struct CoordinatorTests {
         expectError(.invalidRequest) {
             try harness.coordinator.prepare(SquareFixture.request(), expiresIn: .zero)
         }
+        // An expiry beyond 30 days, from the call or from the configuration, is refused: a POS app answers within
+        // minutes, and a far one would not be a time the journal can write.
+        expectError(.invalidRequest) {
+            try harness.coordinator.prepare(
+                SquareFixture.request(),
+                expiresIn: HandoffCoordinator.maximumExpiry + .seconds(1)
+            )
+        }
+        let patient = HandoffCoordinator(
+            journal: harness.journal,
+            opener: ScriptedOpener(),
+            configuration: .init(expiry: .seconds(1_000_000_000_000))
+        )
+        expectError(.invalidRequest) { try patient.prepare(SquareFixture.request()) }
         #expect(try harness.journal.entries().isEmpty)
+        let longest = try harness.coordinator.prepare(
+            SquareFixture.request(),
+            expiresIn: HandoffCoordinator.maximumExpiry
+        )
+        #expect(longest.entry.expiresAt.timeIntervalSince(longest.entry.createdAt) == 30 * 86_400)
     }
 }
 

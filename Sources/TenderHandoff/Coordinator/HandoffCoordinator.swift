@@ -45,6 +45,10 @@ public final class HandoffCoordinator: Sendable {
         }
     }
 
+    /// The longest a payment may wait for its callback (``Configuration/expiry``, or `prepare`'s `expiresIn`):
+    /// 30 days. A POS app answers within minutes; the bound keeps every expiry a time the journal can write.
+    public static let maximumExpiry: Duration = .seconds(30 * 86_400)
+
     /// The journal the coordinator writes to.
     public let journal: PaymentJournal
     /// The configuration.
@@ -202,6 +206,12 @@ public final class HandoffCoordinator: Sendable {
         let expiry = expiresIn ?? configuration.expiry
         guard expiry > .zero else {
             throw HandoffError(.invalidRequest, "The expiry must be longer than zero; the default is 15 minutes.")
+        }
+        guard expiry <= HandoffCoordinator.maximumExpiry else {
+            throw HandoffError(
+                .invalidRequest,
+                "The expiry must be at most 30 days; a POS app answers within minutes, and the default is 15 minutes."
+            )
         }
         let draft = HandoffDraft(
             id: id,
