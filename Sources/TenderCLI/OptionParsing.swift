@@ -23,9 +23,18 @@ enum OptionParsing {
 
     /// A callback URL of the caller's app, or `nil` when the flag was not given.
     static func callbackURL(_ text: String?, flag: String, example: String) throws -> URL? {
-        guard let text else { return nil }
-        guard !text.isEmpty, let url = URL(string: text) else {
-            throw CLIError("\(flag) must be a URL with your app's scheme, such as \(example).")
+        try text.map { try callbackURL($0, flag: flag, example: example) }
+    }
+
+    /// A callback URL of the caller's app, taken as it is written: a character a URL cannot hold (a space, a quote)
+    /// is refused, not percent-encoded, since Foundation's encoding of such a string also encodes the `%` of its
+    /// escapes again, and the POS app would then call back with a query other than the one given.
+    static func callbackURL(_ text: String, flag: String, example: String) throws -> URL {
+        guard !text.isEmpty, let url = URL(string: text, encodingInvalidCharacters: false) else {
+            throw CLIError(
+                "\(flag) must be a URL with your app's scheme, such as \(example), with spaces, quotes and other "
+                    + "characters a URL cannot hold percent-encoded."
+            )
         }
         return url
     }

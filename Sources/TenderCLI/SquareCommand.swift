@@ -79,9 +79,11 @@ struct SquareRequestOptions: ParsableArguments {
         } catch {
             throw CLIError("--currency: \(error)")
         }
-        guard let callbackURL = URL(string: callback), !callback.isEmpty else {
-            throw CLIError("--callback must be a URL with your app's scheme, such as my-app://payment-done.")
-        }
+        let callbackURL: URL = try OptionParsing.callbackURL(
+            callback,
+            flag: "--callback",
+            example: "my-app://payment-done"
+        )
         var request = SquareRequest(
             applicationID: applicationID,
             callbackURL: callbackURL,

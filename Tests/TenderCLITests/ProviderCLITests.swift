@@ -106,6 +106,22 @@ struct SwipeCLITests {
         )
         _ = try await expectBadInput(["swipe", "request"])
         _ = try await expectBadInput(["swipe", "request", "--amount", "5", "--bogus"])
+        // A character a URL cannot hold is refused, not encoded with the URL's escapes encoded again.
+        _ = try await expectBadInput(
+            [
+                "swipe", "request", "--amount", "1", "--return-url", #"my-app://r?x=a%20b&y="q""#, "--return-app-name",
+                "A",
+            ],
+            mentioning: "percent-encoded"
+        )
+    }
+
+    @Test("a return URL's own escapes come back as they were given (swipe §2)")
+    func returnURLEscapesKept() async throws {
+        let line = try await expectLine([
+            "swipe", "request", "--amount", "1", "--return-url", "my-app://r?x=a%20b", "--return-app-name", "A",
+        ])
+        #expect(line.contains("returnURL=my-app%3A%2F%2Fr%3Fx%3Da%2520b&"))
     }
 }
 
