@@ -139,7 +139,7 @@ private final class HandoffHarness: @unchecked Sendable {
             FuzzCheck.expect(entry.state == .tampered, "a tampered callback left its payment \(entry.state)")
         case .late:
             FuzzCheck.expect(entry.state == .late, "a late callback left its payment \(entry.state)")
-        case .duplicate, .unsolicited:
+        case .duplicate, .unsolicited, .extraAnswer:
             FuzzCheck.fail("the first callback for a pending payment was taken as \(receipt.disposition)")
         }
         // Whatever was recorded is final: the same callback again is a duplicate and changes nothing.

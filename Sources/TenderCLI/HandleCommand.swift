@@ -9,7 +9,8 @@ struct HandleCommand: AsyncParsableCommand {
         commandName: "handle",
         abstract: "Record a POS app's callback in the journal and print what became of it as JSON.",
         discussion: """
-            Prints one JSON object: disposition (recorded, duplicate, unsolicited, tampered, late), payment_id \
+            Prints one JSON object: disposition (recorded, duplicate, unsolicited, tampered, late, or \
+            extra_answer: another hand-off's answer after the payment ended, maybe a second charge), payment_id \
             (null when unsolicited), outcome (the outcome the journal accepts: set only when the payment is \
             completed or resolved), reported_outcome (what this callback says), state, provider. Exits 0 \
             whenever the URL was understood as a callback, whatever its disposition; 1 when it is malformed \

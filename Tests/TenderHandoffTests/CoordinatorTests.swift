@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Tender
 import Testing
 
@@ -145,6 +146,22 @@ struct CoordinatorTests {
             try SquareFixture.reply(to: try #require(opener.opened.first))
         )
         #expect(receipt?.disposition == .recorded)
+        // The second hand-off's own answer, after the payment ended with the first's: not a replay, but an extra
+        // answer that changes nothing and is kept in the history (maybe a second charge); its replay is a duplicate.
+        let before = try #require(try harness.journal.entry(id))
+        let extra = try #require(try harness.coordinator.handleCallback(try SquareFixture.reply(to: reopened.url)))
+        #expect(extra.disposition == .extraAnswer)
+        #expect(extra.reportedOutcome.status == .approved)
+        #expect(try harness.journal.entry(id) == before)
+        #expect(harness.log.events.contains { $0.kind == .extraAnswer })
+        let kinds = try await harness.journal.pool.read { db in
+            try String.fetchAll(
+                db,
+                sql: "SELECT kind FROM payment_event WHERE payment_id = ? ORDER BY id",
+                arguments: [id.rawValue]
+            )
+        }
+        #expect(kinds.last == "extra_answer")
         #expect(
             try harness.coordinator.handleCallback(try SquareFixture.reply(to: reopened.url))?.disposition == .duplicate
         )

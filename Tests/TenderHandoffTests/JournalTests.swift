@@ -20,7 +20,7 @@ struct JournalTests {
         }
         #expect(mode == "wal")
         #expect(synchronous == 2)  // FULL
-        #expect(migrations == ["v1", "v2", "v3", "v4", "v5"])
+        #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6"])
         #expect(try journal.integrityCheck() == ["ok"])
     }
 

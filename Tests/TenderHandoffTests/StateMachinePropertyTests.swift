@@ -18,6 +18,8 @@ struct StateMachinePropertyTests {
         var urls: [URL]
         /// When each hand-off (each of ``urls``) expires: its answer is late after that (SEC-4).
         var handoffExpiries: [Date]
+        /// The hand-offs (indices of ``urls``) whose token has been answered: a callback with one again is a replay.
+        var answered: Set<Int> = []
         var outcome: RecordedOutcome?
     }
 
@@ -66,7 +68,15 @@ struct StateMachinePropertyTests {
                 let url = payments[index].urls[handoff]
                 let reply = try SquareFixture.reply(to: url, errorCode: value % 10 == 3 ? "payment_canceled" : nil)
                 let expiresAt = payments[index].handoffExpiries[handoff]
-                try deliver(reply, to: &payments[index], tampered: false, expiresAt: expiresAt, coordinator, clock)
+                try deliver(
+                    reply,
+                    to: &payments[index],
+                    handoff: handoff,
+                    tampered: false,
+                    expiresAt: expiresAt,
+                    coordinator,
+                    clock
+                )
                 delivered.append(reply)
             case 4:  // a duplicate of a delivered callback
                 guard !delivered.isEmpty else { continue }
@@ -86,7 +96,15 @@ struct StateMachinePropertyTests {
                 let index = argument % payments.count
                 let reply = try SquareFixture.reply(to: payments[index].urls[0], endpoint: "tender-test://elsewhere")
                 let expiresAt = payments[index].handoffExpiries[0]
-                try deliver(reply, to: &payments[index], tampered: true, expiresAt: expiresAt, coordinator, clock)
+                try deliver(
+                    reply,
+                    to: &payments[index],
+                    handoff: 0,
+                    tampered: true,
+                    expiresAt: expiresAt,
+                    coordinator,
+                    clock
+                )
             case 7:  // restart: a new process opens the journal and recovers
                 coordinator = HandoffCoordinator(
                     journal: try PaymentJournal(path: path, clock: clock),
@@ -137,10 +155,13 @@ struct StateMachinePropertyTests {
     }
 
     /// Delivers a callback and checks its disposition against the model, then updates the model.
-    /// - Parameter expiresAt: when the hand-off whose token the callback carries expires.
+    /// - Parameters:
+    ///   - handoff: the hand-off (index of the payment's URLs) whose token the callback carries.
+    ///   - expiresAt: when that hand-off expires.
     static func deliver(
         _ reply: String,
         to payment: inout ModelPayment,
+        handoff: Int,
         tampered: Bool,
         expiresAt: Date,
         _ coordinator: HandoffCoordinator,
@@ -150,7 +171,8 @@ struct StateMachinePropertyTests {
         let receipt = try #require(try coordinator.handleCallback(reply))
         let expected: CallbackDisposition
         if payment.state.isTerminal {
-            expected = .duplicate
+            // A replay, or another hand-off's answer after the payment ended (SEC-2).
+            expected = payment.answered.contains(handoff) ? .duplicate : .extraAnswer
         } else if tampered {
             expected = .tampered
         } else if clock.now() >= expiresAt {
@@ -159,8 +181,9 @@ struct StateMachinePropertyTests {
             expected = .recorded
         }
         #expect(receipt.disposition == expected)
+        if expected != .duplicate { payment.answered.insert(handoff) }
         switch expected {
-        case .duplicate:
+        case .duplicate, .extraAnswer:
             // Terminal states never change (REL-2).
             #expect(try coordinator.journal.entry(payment.id) == before)
         case .recorded:

@@ -111,7 +111,46 @@ struct VerificationTests {
         #expect(verifier.keys.isEmpty)
     }
 
-    @Test("a journal written before verification existed opens, migrates to v5 and keeps its payments (REL-7)")
+    @Test("v6 counts the tokens of payments that had ended as answered, so their callbacks stay duplicates (SEC-2)")
+    func migratesAnsweredTokens() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try PaymentJournal.migrator.migrate(queue, upTo: "v5")
+        try queue.write { db in
+            for (id, state, outcome) in [("ended", "completed", "'approved'"), ("waiting", "pending", "NULL")] {
+                try db.execute(
+                    sql: """
+                        INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency,
+                            callback_endpoints, state, created_at, updated_at, expires_at, outcome_status, outcome_source)
+                        VALUES (?, ?, 'square', 1250, 'USD', '["my-app://done/square_request"]', ?, 0, 42, 900000, \(outcome),
+                            \(outcome == "NULL" ? "NULL" : "'callback'"))
+                        """,
+                    arguments: [id, UUID().uuidString, state]
+                )
+                try db.execute(
+                    sql:
+                        "INSERT INTO handoff_token (token_hash, payment_id, issued_at, expires_at) VALUES (?, ?, 0, 900000)",
+                    arguments: [Data(repeating: id == "ended" ? 1 : 2, count: 32), id]
+                )
+            }
+        }
+        try queue.close()
+        let journal = try PaymentJournal(path: path, clock: ManualClock())
+        let (ended, waiting) = try journal.pool.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT answered_at FROM handoff_token WHERE payment_id = 'ended'"),
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT count(*) FROM handoff_token WHERE answered_at IS NULL AND payment_id = 'waiting'"
+                )
+            )
+        }
+        #expect(ended == 42)
+        #expect(waiting == 1)
+    }
+
+    @Test("a journal written before verification existed opens, migrates to v6 and keeps its payments (REL-7)")
     func migratesFromV1() throws {
         let directory = TemporaryDirectory()
         let path = directory.path("journal.sqlite")
@@ -142,7 +181,7 @@ struct VerificationTests {
         #expect(entry.amount == Money(minorUnits: 1250, currency: .usd))
         #expect(entry.verification == nil)
         let applied = try journal.pool.read { db in try PaymentJournal.migrator.appliedMigrations(db) }
-        #expect(applied == ["v1", "v2", "v3", "v4", "v5"])
+        #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6"])
         #expect(try journal.integrityCheck() == ["ok"])
         // v3 rebuilt the payment table: its token and history still belong to it, and go with it.
         try journal.pool.write { db in

@@ -335,6 +335,7 @@ public final class HandoffCoordinator: Sendable {
             switch result.disposition {
             case .recorded: .recorded
             case .duplicate: .duplicate
+            case .extraAnswer: .extraAnswer
             case .unsolicited: .unsolicited
             case .tampered: .tampered
             case .late: .late

@@ -75,9 +75,11 @@ enum WriterSQL: Hashable {
     case insertEvent
     /// The entry with an ID.
     case entryByID
-    /// The entry a token digest was issued for, with its callback endpoints and the token's expiry after the entry's
-    /// columns.
+    /// The entry a token digest was issued for, with its callback endpoints, the token's expiry and when the token
+    /// was answered after the entry's columns.
     case entryByToken
+    /// A token's answer noted: time, token digest.
+    case markTokenAnswered
     /// A payment's callback endpoints.
     case endpointsByID
     /// The opening noted: time, ID.
@@ -117,10 +119,11 @@ enum WriterSQL: Hashable {
         case .entryByToken:
             let columns = JournalEntry.Column.allCases.map { "payment." + $0.name }.joined(separator: ", ")
             return """
-                SELECT \(columns), payment.callback_endpoints, handoff_token.expires_at
+                SELECT \(columns), payment.callback_endpoints, handoff_token.expires_at, handoff_token.answered_at
                 FROM handoff_token JOIN payment ON payment.id = handoff_token.payment_id
                 WHERE handoff_token.token_hash = ?
                 """
+        case .markTokenAnswered: return "UPDATE handoff_token SET answered_at = ? WHERE token_hash = ?"
         case .endpointsByID: return "SELECT callback_endpoints FROM payment WHERE id = ?"
         case .markOpened: return "UPDATE payment SET opened_at = ? WHERE id = ?"
         case .markOpenedIfUnchanged:

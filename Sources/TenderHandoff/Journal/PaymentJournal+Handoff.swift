@@ -197,12 +197,30 @@ extension PaymentJournal {
                 (
                     entry: try JournalEntry(statement: row),
                     endpoints: String.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn),
-                    tokenExpiry: Int64.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn + 1)
+                    tokenExpiry: Int64.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn + 1),
+                    answeredAt: Int64.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn + 2)
                 )
             }
             .first
             guard let found else { return ((.unsolicited, nil), commit: false) }
-            guard found.entry.state.acceptsCallback else { return ((.duplicate, found.entry), commit: false) }
+            guard found.entry.state.acceptsCallback else {
+                // The payment has ended. Its token answered before: a replay (SEC-2). Never answered: another
+                // hand-off's own answer, after the payment ended with the first (or by hand). The payment stays as it
+                // is (REL-2); the answer is noted in its history and its token marked, so that a replay of it is a
+                // duplicate.
+                guard found.answeredAt == nil else { return ((.duplicate, found.entry), commit: false) }
+                try writer.execute(.markTokenAnswered, [.integer(now.journalTime), .blob(digest)])
+                try PaymentJournal.recordEvent(
+                    writer,
+                    found.entry.id,
+                    at: now,
+                    kind: "extra_answer",
+                    from: found.entry.state,
+                    to: found.entry.state,
+                    note: facts.reported.status.rawValue
+                )
+                return ((.extraAnswer, found.entry), commit: true)
+            }
             let issued = try PaymentJournal.issued(facts.endpoint, stored: found.endpoints, of: found.entry.id)
             // The token's own hand-off's expiry; a row without one (not written by Tender) has the payment's.
             let expiresAt = found.tokenExpiry.map(Date.init(journalTime:)) ?? found.entry.expiresAt
@@ -221,6 +239,7 @@ extension PaymentJournal {
                 at: now,
                 kind: "callback"
             )
+            try writer.execute(.markTokenAnswered, [.integer(now.journalTime), .blob(digest)])
             return ((decided.disposition, entry), commit: true)
         }
     }

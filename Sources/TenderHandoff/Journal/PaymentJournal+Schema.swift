@@ -23,6 +23,10 @@ extension PaymentJournal {
         migrator.registerMigration("v5") { db in
             try db.execute(sql: schemaV5)
         }
+        // SEC-2: which tokens have been answered, so that another hand-off's answer is told from a replay.
+        migrator.registerMigration("v6") { db in
+            try db.execute(sql: schemaV6)
+        }
         return migrator
     }
 
@@ -154,5 +158,16 @@ extension PaymentJournal {
     /// replaces the payment's outcome with the one decided by hand. Payments resolved before v5 have none.
     @_spi(Benchmarks) public static let schemaV5 = """
         ALTER TABLE payment ADD COLUMN resolution_reported_outcome TEXT;
+        """
+
+    /// Migration v6 (SEC-2): when each token's callback was recorded. A callback for a payment that already ended is
+    /// a replay when its token was answered, and otherwise the answer of another hand-off of a reopened payment (or
+    /// one that came after a resolution by hand), which may mean a second charge. Tokens of payments that ended
+    /// before v6 count as answered, so their callbacks stay duplicates, as they were.
+    @_spi(Benchmarks) public static let schemaV6 = """
+        ALTER TABLE handoff_token ADD COLUMN answered_at INTEGER;
+        UPDATE handoff_token SET answered_at = (SELECT updated_at FROM payment WHERE payment.id = handoff_token.payment_id)
+        WHERE payment_id IN (SELECT id FROM payment WHERE state = 'completed' OR state = 'tampered' OR state = 'late'
+            OR state = 'resolved');
         """
 }

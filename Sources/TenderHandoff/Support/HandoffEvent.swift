@@ -25,6 +25,8 @@ public struct HandoffEvent: Sendable, Hashable, CustomStringConvertible {
         public static let recorded = Kind(rawValue: "recorded")
         /// A callback repeated one already recorded.
         public static let duplicate = Kind(rawValue: "duplicate")
+        /// Another hand-off's answer came after its payment had ended (``CallbackDisposition/extraAnswer``).
+        public static let extraAnswer = Kind(rawValue: "extra_answer")
         /// A callback had no token or an unknown one.
         public static let unsolicited = Kind(rawValue: "unsolicited")
         /// A callback came on the wrong URL or with a wrong echo.
