@@ -23,6 +23,8 @@ enum TransitionChange {
     case none
     /// A new hand-off of the payment: one more hand-off, a new expiry, the callback endpoints (JSON, as stored).
     case reopening(expiresAt: Date, endpoints: String)
+    /// A callback's answer: the digest of the token it carried, noted as the payment's answering token.
+    case answer(tokenDigest: [UInt8])
     /// A decision by hand: resolved at the change's time, from the state the payment was in, with the change's note.
     case resolution
 
@@ -31,6 +33,7 @@ enum TransitionChange {
         switch self {
         case .none: .none
         case .reopening: .reopening
+        case .answer: .answer
         case .resolution: .resolution
         }
     }
@@ -43,6 +46,8 @@ enum TransitionExtra: Hashable {
     case none
     /// A new hand-off of the payment: `handoff_count`, `expires_at`, `callback_endpoints` (two values).
     case reopening
+    /// A callback's answer: `answered_token` (one value).
+    case answer
     /// A decision by hand: `resolved_at`, `resolved_from_state`, `resolution_note`, `resolution_reported_outcome`
     /// (four values).
     case resolution
@@ -52,6 +57,7 @@ enum TransitionExtra: Hashable {
         switch self {
         case .none: nil
         case .reopening: "handoff_count = handoff_count + 1, expires_at = ?, callback_endpoints = ?"
+        case .answer: "answered_token = ?"
         case .resolution:
             "resolved_at = ?, resolved_from_state = ?, resolution_note = ?, resolution_reported_outcome = ?"
         }
@@ -75,10 +81,10 @@ enum WriterSQL: Hashable {
     case insertEvent
     /// The entry with an ID.
     case entryByID
-    /// The entry a token digest was issued for, with its callback endpoints, the token's expiry and when the token
-    /// was answered after the entry's columns.
+    /// The entry a token digest was issued for, with its callback endpoints, the token's expiry, when the token was
+    /// answered as an extra answer, and the digest of the token that answered the payment after the entry's columns.
     case entryByToken
-    /// A token's answer noted: time, token digest.
+    /// A token's extra answer noted (its payment had ended): time, token digest.
     case markTokenAnswered
     /// A payment's callback endpoints.
     case endpointsByID
@@ -119,7 +125,8 @@ enum WriterSQL: Hashable {
         case .entryByToken:
             let columns = JournalEntry.Column.allCases.map { "payment." + $0.name }.joined(separator: ", ")
             return """
-                SELECT \(columns), payment.callback_endpoints, handoff_token.expires_at, handoff_token.answered_at
+                SELECT \(columns), payment.callback_endpoints, handoff_token.expires_at, handoff_token.answered_at,
+                    payment.answered_token
                 FROM handoff_token JOIN payment ON payment.id = handoff_token.payment_id
                 WHERE handoff_token.token_hash = ?
                 """

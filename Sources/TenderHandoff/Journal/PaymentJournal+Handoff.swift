@@ -198,17 +198,20 @@ extension PaymentJournal {
                     entry: try JournalEntry(statement: row),
                     endpoints: String.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn),
                     tokenExpiry: Int64.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn + 1),
-                    answeredAt: Int64.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn + 2)
+                    answeredAt: Int64.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn + 2),
+                    answeredBy: Data.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn + 3)
                 )
             }
             .first
             guard let found else { return ((.unsolicited, nil), commit: false) }
             guard found.entry.state.acceptsCallback else {
-                // The payment has ended. Its token answered before: a replay (SEC-2). Never answered: another
-                // hand-off's own answer, after the payment ended with the first (or by hand). The payment stays as it
-                // is (REL-2); the answer is noted in its history and its token marked, so that a replay of it is a
-                // duplicate.
-                guard found.answeredAt == nil else { return ((.duplicate, found.entry), commit: false) }
+                // The payment has ended. Its token answered before (it is the payment's answering token, or an extra
+                // answer noted): a replay (SEC-2). Never answered: another hand-off's own answer, after the payment
+                // ended with the first (or by hand). The payment stays as it is (REL-2); the answer is noted in its
+                // history and its token marked, so that a replay of it is a duplicate.
+                guard found.answeredAt == nil, found.answeredBy.map(Array.init) != digest else {
+                    return ((.duplicate, found.entry), commit: false)
+                }
                 try writer.execute(.markTokenAnswered, [.integer(now.journalTime), .blob(digest)])
                 try PaymentJournal.recordEvent(
                     writer,
@@ -237,9 +240,9 @@ extension PaymentJournal {
                 to: decided.state,
                 outcome: decided.outcome,
                 at: now,
-                kind: "callback"
+                kind: "callback",
+                change: .answer(tokenDigest: digest)
             )
-            try writer.execute(.markTokenAnswered, [.integer(now.journalTime), .blob(digest)])
             return ((decided.disposition, entry), commit: true)
         }
     }

@@ -160,11 +160,14 @@ extension PaymentJournal {
         ALTER TABLE payment ADD COLUMN resolution_reported_outcome TEXT;
         """
 
-    /// Migration v6 (SEC-2): when each token's callback was recorded. A callback for a payment that already ended is
-    /// a replay when its token was answered, and otherwise the answer of another hand-off of a reopened payment (or
-    /// one that came after a resolution by hand), which may mean a second charge. Tokens of payments that ended
-    /// before v6 count as answered, so their callbacks stay duplicates, as they were.
+    /// Migration v6 (SEC-2): which token answered each payment (`payment.answered_token`, written with the
+    /// callback's change of state, so no other page is written), and when a token's extra answer came
+    /// (`handoff_token.answered_at`). A callback for a payment that already ended is a replay when its token answered,
+    /// and otherwise the answer of another hand-off of a reopened payment (or one that came after a resolution by
+    /// hand), which may mean a second charge. Tokens of payments that ended before v6 count as answered, so their
+    /// callbacks stay duplicates, as they were.
     @_spi(Benchmarks) public static let schemaV6 = """
+        ALTER TABLE payment ADD COLUMN answered_token BLOB;
         ALTER TABLE handoff_token ADD COLUMN answered_at INTEGER;
         UPDATE handoff_token SET answered_at = (SELECT updated_at FROM payment WHERE payment.id = handoff_token.payment_id)
         WHERE payment_id IN (SELECT id FROM payment WHERE state = 'completed' OR state = 'tampered' OR state = 'late'

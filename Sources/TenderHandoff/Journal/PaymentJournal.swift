@@ -423,6 +423,8 @@ public final class PaymentJournal: Sendable {
             values += [.time(expiry), .text(endpoints)]
             updated.handoffCount += 1
             updated.expiresAt = expiry
+        case .answer(let digest):
+            values += [.blob(digest)]
         case .resolution:
             // Resolved again (a correction): the state and the report from before the first resolution are kept.
             let previous = entry.resolution?.previousState ?? entry.state
