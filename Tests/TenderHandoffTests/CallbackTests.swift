@@ -83,7 +83,31 @@ struct CallbackTests {
 
         // A URL that is no callback, or one that does not parse, is still not Tender's.
         #expect(!harness.coordinator.handle(try #require(URL(string: "my-app://settings"))))
-        #expect(!harness.coordinator.handle(try #require(URL(string: "my-app://done/square_request?data=%7B"))))
+        let malformed = "my-app://done/square_request?data=%7B"
+        expectError(.malformedCallback) { try harness.coordinator.handleCallback(malformed) }
+        #expect(!harness.coordinator.handle(try #require(URL(string: malformed))))
+    }
+
+    @Test(
+        "a callback retried after a storage error is judged by when it arrived, not by when it could be written (SEC-4)"
+    )
+    func retriedCallbackKeepsArrivalTime() async throws {
+        let faults = StorageFaults()
+        let harness = try Harness(configuration: .init(expiry: .seconds(300)), faults: faults)
+        let prepared = try harness.coordinator.prepare(SquareFixture.request())
+        harness.clock.advance(by: 290)
+        faults.fail(writes: [faults.writeCount + 1])
+        #expect(harness.coordinator.handle(try #require(URL(string: try SquareFixture.reply(to: prepared.url)))))
+        await harness.clock.waitForSleepers(1)
+        // The journal comes back after the payment's expiry: the answer came 10 s before it, so it is a success.
+        harness.clock.advance(by: HandoffCoordinator.recordingRetryDelays[0] + 20)
+        var entry = try harness.journal.entry(prepared.entry.id)
+        for _ in 0..<2000 where entry?.state == .pending {
+            try await Task.sleep(nanoseconds: 5_000_000)
+            entry = try harness.journal.entry(prepared.entry.id)
+        }
+        #expect(entry?.state == .completed)
+        #expect(entry?.isApproved == true)
     }
 
     @Test("a card number in a callback's fields never reaches the journal (SEC-9)")

@@ -154,14 +154,20 @@ struct CoordinatorTests {
         #expect(extra.reportedOutcome.status == .approved)
         #expect(try harness.journal.entry(id) == before)
         #expect(harness.log.events.contains { $0.kind == .extraAnswer })
-        let kinds = try await harness.journal.pool.read { db in
-            try String.fetchAll(
+        let last = try await harness.journal.pool.read { db in
+            try Row.fetchOne(
                 db,
-                sql: "SELECT kind FROM payment_event WHERE payment_id = ? ORDER BY id",
+                sql: "SELECT kind, note FROM payment_event WHERE payment_id = ? ORDER BY id DESC LIMIT 1",
                 arguments: [id.rawValue]
             )
+            .map { row -> (kind: String?, note: String?) in (row["kind"], row["note"]) }
         }
-        #expect(kinds.last == "extra_answer")
+        #expect(last?.kind == "extra_answer")
+        // The extra answer's own report is kept, its transaction ID with it: what a refund of a second charge needs.
+        let note = try #require(last?.note)
+        let kept = try JSONDecoder().decode(RecordedOutcome.self, from: Data(note.utf8))
+        #expect(kept == extra.reportedOutcome)
+        #expect(kept.transactionID == "TXN-1")
         #expect(
             try harness.coordinator.handleCallback(try SquareFixture.reply(to: reopened.url))?.disposition == .duplicate
         )

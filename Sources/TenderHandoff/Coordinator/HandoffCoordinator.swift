@@ -118,10 +118,11 @@ public final class HandoffCoordinator: Sendable {
         reopening: Bool = false
     ) async throws -> JournalEntry {
         let start = clock.now()
-        let prepared = try prepare(request, id: id, reopening: reopening)
-        let deadline = start.addingTimeInterval(min(configuration.handoffTimeout, configuration.expiry).timeInterval)
+        // Expected before the payment is written, so that no answer recorded from then on can be missed.
         let ticket = waiters.expect(id)
         defer { waiters.forget(ticket) }
+        let prepared = try prepare(request, id: id, reopening: reopening)
+        let deadline = start.addingTimeInterval(min(configuration.handoffTimeout, configuration.expiry).timeInterval)
 
         guard await opener.open(prepared.url) else {
             emit(.openFailed, id, Request.provider)
@@ -260,10 +261,11 @@ public final class HandoffCoordinator: Sendable {
     @discardableResult
     public func handle(_ url: URL) -> Bool {
         let urlString = url.absoluteString
+        let received = clock.now()
         do {
             return try handleCallback(urlString) != nil
         } catch let error as HandoffError where error.code == .storageFailed {
-            retryRecording(urlString)
+            retryRecording(urlString, receivedAt: received)
             return true
         } catch {
             return false
@@ -274,14 +276,15 @@ public final class HandoffCoordinator: Sendable {
     /// about 13 minutes in all, by when a lock or a full disk has usually been dealt with.
     public static let recordingRetryDelays: [TimeInterval] = [1, 5, 30, 120, 600]
 
-    /// Records the callback again after each of ``recordingRetryDelays`` while the journal cannot be written.
-    private func retryRecording(_ urlString: String) {
+    /// Records the callback again after each of ``recordingRetryDelays`` while the journal cannot be written, as
+    /// received at `receivedAt`: a callback that came in time is not late for having waited on the journal.
+    private func retryRecording(_ urlString: String, receivedAt: Date) {
         let clock = self.clock
         Task {
             for delay in HandoffCoordinator.recordingRetryDelays {
                 try? await clock.sleep(until: clock.now().addingTimeInterval(delay))
                 do {
-                    _ = try self.handleCallback(urlString)
+                    _ = try self.handleCallback(urlString, receivedAt: receivedAt)
                     return
                 } catch let error as HandoffError where error.code == .storageFailed {
                     continue
@@ -298,6 +301,11 @@ public final class HandoffCoordinator: Sendable {
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/malformedCallback`` when the URL looks like a
     ///   callback but fails strict parsing (nothing is recorded), or a storage error.
     public func handleCallback(_ urlString: String) throws -> CallbackReceipt? {
+        try handleCallback(urlString, receivedAt: nil)
+    }
+
+    /// ``handleCallback(_:)`` of a callback that reached the app at `receivedAt` (its lateness is judged then).
+    private func handleCallback(_ urlString: String, receivedAt: Date?) throws -> CallbackReceipt? {
         guard let kind = PaymentURLKind.detect(urlString), kind.direction == .response,
             let parser = PaymentCallbacks.types[kind.provider]
         else { return nil }
@@ -313,7 +321,7 @@ public final class HandoffCoordinator: Sendable {
         let outcome = callback.outcome
         let reported = RecordedOutcome(outcome, removing: token)
         let endpoint = URLParts.endpoint(of: urlString) ?? ""
-        let facts = CallbackFacts(
+        var facts = CallbackFacts(
             provider: provider,
             endpoint: endpoint,
             tokenDigest: token.map(OneTimeToken.digest(of:)),
@@ -324,6 +332,7 @@ public final class HandoffCoordinator: Sendable {
                 return read == outcome ? reported : RecordedOutcome(read, removing: token)
             }
         )
+        facts.receivedAt = receivedAt
         let result: (disposition: CallbackDisposition, entry: JournalEntry?)
         do {
             result = try journal.recordCallback(facts)

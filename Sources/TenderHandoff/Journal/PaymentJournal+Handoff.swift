@@ -24,6 +24,9 @@ struct CallbackFacts: Sendable {
     var reported: RecordedOutcome
     /// The outcome with amounts read in the payment's currency: Swipe echoes an amount without one (SEC-5).
     var reportedInCurrency: @Sendable (Currency) -> RecordedOutcome
+    /// When the callback reached the app, if earlier than now (a callback recorded again after a storage error):
+    /// lateness is judged by it (SEC-4), not by when the journal could be written.
+    var receivedAt: Date?
 
     init(
         provider: PaymentProvider,
@@ -220,7 +223,7 @@ extension PaymentJournal {
                     kind: "extra_answer",
                     from: found.entry.state,
                     to: found.entry.state,
-                    note: facts.reported.status.rawValue
+                    note: try PaymentJournal.journalJSON(facts.reported)  // redacted; its transaction ID, for a refund
                 )
                 return ((.extraAnswer, found.entry), commit: true)
             }
@@ -232,7 +235,7 @@ extension PaymentJournal {
                 for: found.entry,
                 endpointIssued: issued,
                 expiresAt: expiresAt,
-                at: now
+                at: facts.receivedAt.map { min($0, now) } ?? now
             )
             let entry = try PaymentJournal.transition(
                 writer,
