@@ -366,6 +366,16 @@ struct JournalTests {
         }
     }
 
+    @Test("a payment ID holding a card number is refused: IDs are logged and stored as they are (SEC-9)")
+    func paymentIDWithCardNumber() throws {
+        #expect(PaymentID(rawValue: "4111111111111111") == nil)
+        #expect(PaymentID(rawValue: "order-4111111111111111") == nil)
+        expectError(.invalidPaymentID) { try PaymentID(validating: "4111-1111-1111-1111") }
+        #expect(PaymentID(rawValue: "order-1042")?.rawValue == "order-1042")
+        // Tender's own IDs are UUIDs, which the screen does not search across their dashes: always valid.
+        for _ in 0..<2000 { #expect(PaymentID(rawValue: PaymentID().rawValue) != nil) }
+    }
+
     @Test("a resolution keeps what the POS app reported; resolving again corrects it and keeps the first state")
     func resolutionKeepsReport() throws {
         let directory = TemporaryDirectory()
@@ -389,6 +399,12 @@ struct JournalTests {
         #expect(second.resolution?.previousState == .completed)
         #expect(second.resolution?.reportedOutcome == reported)
         #expect(second.resolution?.note == "second")
+        #expect(try journal.entry(second.id) == second)
+
+        // A transaction ID that holds a card number is refused, not stored masked where nobody could use it.
+        expectError(.invalidResolution) {
+            try coordinator.resolve(prepared.entry.id, as: .approved, transactionID: "20261123194700123456")
+        }
         #expect(try journal.entry(second.id) == second)
 
         // A payment with no callback keeps no report.

@@ -20,7 +20,8 @@ struct RedactionTests {
         #expect(Redaction.maskingCardNumbers("note 99 4111111111111111 000") == "note ** ***************1 000")
         #expect(Redaction.maskingCardNumbers("card 41111111111111111234 x") == "card ****************1234 x")
         #expect(!Redaction.containsCardNumber(Redaction.maskingCardNumbers("ref 004111111111111111")))
-        // A canonical UUID is an identifier, not a run (CardNumberScreen): kept as it is.
+        // A canonical UUID is an identifier, not a run (CardNumberScreen: no group is longer than 12 digits): kept as
+        // it is, as the parsers keep Square's client_transaction_id, which the journal must not corrupt.
         let uuid = "41111111-1111-1111-1111-123456789012"
         #expect(Redaction.maskingCardNumbers(uuid) == uuid)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Tender
 
 /// The identifier of one logical payment in the journal.
 ///
@@ -6,10 +7,11 @@ import Foundation
 /// ``HandoffCoordinator/pay(_:id:reopening:)`` to make a second tap on "Pay" for the same order find the
 /// payment already under way instead of charging twice. It is not a secret: it appears in logs (SEC-10).
 public struct PaymentID: RawRepresentable, Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
-    /// The identifier's text: 1–64 ASCII letters, digits, `-`, `_`, `.` or `:`.
+    /// The identifier's text: 1–64 ASCII letters, digits, `-`, `_`, `.` or `:`, holding no card number.
     public let rawValue: String
 
-    /// Accepts an identifier of 1–64 ASCII letters, digits, `-`, `_`, `.` or `:`; `nil` otherwise.
+    /// Accepts an identifier of 1–64 ASCII letters, digits, `-`, `_`, `.` or `:` that holds no card number (13–19
+    /// digits that pass the Luhn check: it is logged and stored as it is, SEC-9); `nil` otherwise.
     public init?(rawValue: String) {
         guard PaymentID.isValid(rawValue) else { return nil }
         self.rawValue = rawValue
@@ -26,7 +28,7 @@ public struct PaymentID: RawRepresentable, Sendable, Hashable, Codable, Comparab
         guard let id = PaymentID(rawValue: text) else {
             throw HandoffError(
                 .invalidPaymentID,
-                "A payment ID is 1–64 ASCII letters, digits, '-', '_', '.' or ':'; this one is not."
+                "A payment ID is 1–64 ASCII letters, digits, '-', '_', '.' or ':', and never a card number; this one is not."
             )
         }
         self = id
@@ -52,7 +54,7 @@ public struct PaymentID: RawRepresentable, Sendable, Hashable, Codable, Comparab
 
     private static func isValid(_ text: String) -> Bool {
         let utf8 = text.utf8
-        guard (1...64).contains(utf8.count) else { return false }
+        guard (1...64).contains(utf8.count), !CardNumberScreen.containsCardNumber(text) else { return false }
         return utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),

@@ -189,13 +189,21 @@ public final class PaymentJournal: Sendable {
     /// payment changes (REL-2). The payment becomes ``PaymentState/resolved``; its ``JournalEntry/outcome`` is the
     /// one decided here, and its ``JournalEntry/Resolution`` keeps the state it was in and what the POS app
     /// reported. Resolving a resolved payment again corrects the decision and keeps both from before the first.
-    /// - Throws: ``HandoffError`` with ``HandoffError/Code/paymentNotFound``.
+    /// - Throws: ``HandoffError`` with ``HandoffError/Code/paymentNotFound``, or
+    ///   ``HandoffError/Code/invalidResolution`` for a `transactionID` that holds a card number.
     public func resolve(
         _ id: PaymentID,
         as status: PaymentOutcome.Status,
         transactionID: String? = nil,
         note: String? = nil
     ) throws -> JournalEntry {
+        if let transactionID, CardNumberScreen.containsCardNumber(transactionID) {
+            // Masked, it would be a reference nobody can use; refused, as the parsers refuse such identifiers (SEC-9).
+            throw HandoffError(
+                .invalidResolution,
+                "The transaction ID holds what could be a card number (13–19 digits that pass the Luhn check); give the provider's transaction ID, and put anything else in the note."
+            )
+        }
         let now = clock.now()
         let outcome = RecordedOutcome(status: status, transactionID: transactionID, source: .manual)
         let note = Redaction.redact(note, limit: 1024)
