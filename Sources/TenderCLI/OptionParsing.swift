@@ -30,7 +30,13 @@ enum OptionParsing {
     /// is refused, not percent-encoded, since Foundation's encoding of such a string also encodes the `%` of its
     /// escapes again, and the POS app would then call back with a query other than the one given.
     static func callbackURL(_ text: String, flag: String, example: String) throws -> URL {
-        guard !text.isEmpty, let url = URL(string: text, encodingInvalidCharacters: false) else {
+        let parsed: URL?
+        if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+            parsed = URL(string: text, encodingInvalidCharacters: false)
+        } else {
+            parsed = URL(string: text)  // before these, Foundation refuses such characters itself
+        }
+        guard !text.isEmpty, let url = parsed else {
             throw CLIError(
                 "\(flag) must be a URL with your app's scheme, such as \(example), with spaces, quotes and other "
                     + "characters a URL cannot hold percent-encoded."
