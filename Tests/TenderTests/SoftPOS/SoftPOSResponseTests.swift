@@ -192,7 +192,13 @@ struct SoftPOSResponseTests {
             #"{"error":{"description":"d","transactionResult":{"refusalCode":5,"transactionId":"1"}}}"#
         )
         #expect(report.refusalCode == "05")
-        #expect(report.outcome.status != .approved)
+        #expect(report.outcome.status == .declined)
+        // Even the number 0 there, read as "00", is no approval: the app did not finish (failed, to reconcile).
+        let zero = try parse(
+            #"{"error":{"description":"d","transactionResult":{"refusalCode":0,"transactionId":"1"}}}"#
+        )
+        #expect(zero.refusalCode == "00")
+        #expect(zero.outcome.status == .failed)
     }
 
     @Test("exactly one result parameter; the lenient error parameter is read too (softpos §2, SEC-6)")
