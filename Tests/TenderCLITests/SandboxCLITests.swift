@@ -17,16 +17,10 @@ struct SandboxCLITests {
         try Data(#"{"location_id": "LDEMO", "callback_urls": ["my-app://"]}"#.utf8).write(to: profile)
         let journal = directory.appendingPathComponent("journal.sqlite").path
 
-        let process = Process()
-        process.executableURL = CLIRunner.executable
-        process.arguments = ["sandbox", "--port", "0", "--merchant", profile.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let base = try await SquareAuthorizeCommandTests.readLine(from: out.fileHandleForReading)
-        let second = try await SquareAuthorizeCommandTests.readLine(from: out.fileHandleForReading)
+        let sandbox = try SandboxProcess(["--merchant", profile.path])
+        defer { sandbox.terminate() }
+        let base = try await sandbox.readLine()
+        let second = try await sandbox.readLine()
         #expect(second.hasPrefix("POS apps: open \(base)/<provider>/"))
 
         let paid = try await CLIRunner.run([
@@ -59,14 +53,7 @@ struct SandboxCLITests {
         #expect(receipt["state"] == .string("completed"))
         #expect(receipt["outcome"] == .string("approved"))
 
-        process.interrupt()
-        let rest = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let rest = out.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: String(decoding: rest, as: UTF8.self))
-            }
-        }
+        let rest = await sandbox.stop().output
         #expect(rest.contains("pos: \(id) square page opened"))
         #expect(rest.contains("pos: \(id) square → approve:card, callback"))
         #expect(!rest.contains("my-app://"), "the sandbox never logs a callback URL")
@@ -95,30 +82,13 @@ struct SandboxCLITests {
 
     @Test("--quiet prints the base URL and nothing else on stdout, through requests and the stop")
     func quiet() async throws {
-        let process = Process()
-        process.executableURL = CLIRunner.executable
-        process.arguments = ["sandbox", "--port", "0", "--quiet"]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let base = try await SquareAuthorizeCommandTests.readLine(from: out.fileHandleForReading)
+        let sandbox = try SandboxProcess(["--quiet"])
+        defer { sandbox.terminate() }
+        let base = try await sandbox.readLine()
         #expect(base.hasPrefix("http://127.0.0.1:"))
         let home = try await Self.fetch(base + "/")
         #expect(home.status == 200)
-        process.terminate()
-        let (rest, stderr) = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let rest = out.fileHandleForReading.readDataToEndOfFile()
-                let stderr = err.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(
-                    returning: (String(decoding: rest, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
-                )
-            }
-        }
+        let (_, rest, stderr) = await sandbox.stop(interrupting: false)
         #expect(rest.isEmpty, "stdout after the base URL: \(rest)")
         #expect(stderr.isEmpty, "stderr: \(stderr)")
     }
@@ -143,15 +113,9 @@ struct SandboxCLITests {
         let file = directory.appendingPathComponent("merchant.json")
         try Data(profile.utf8).write(to: file)
 
-        let process = Process()
-        process.executableURL = CLIRunner.executable
-        process.arguments = ["sandbox", "--merchant", file.path, "--quiet", "--port", "0"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let base = try await SquareAuthorizeCommandTests.readLine(from: out.fileHandleForReading)
+        let sandbox = try SandboxProcess(["--merchant", file.path, "--quiet"])
+        defer { sandbox.terminate() }
+        let base = try await sandbox.readLine()
         var request = URLRequest(url: try #require(URL(string: base + "/api/simulate")))
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")

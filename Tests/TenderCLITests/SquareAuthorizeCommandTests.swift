@@ -152,18 +152,9 @@ struct SquareAuthorizeCommandTests {
 
     @Test("tender sandbox prints its base URL first, serves Square's endpoints, and stops on SIGINT")
     func sandboxCommand() async throws {
-        let process = Process()
-        process.executableURL = CLIRunner.executable
-        process.arguments = [
-            "sandbox", "--port", "0", "--square-access-token", Self.token, "--square-location-id", Self.locationID,
-        ]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let firstLine = try await Self.readLine(from: out.fileHandleForReading)
+        let sandbox = try SandboxProcess(["--square-access-token", Self.token, "--square-location-id", Self.locationID])
+        defer { sandbox.terminate() }
+        let firstLine = try await sandbox.readLine()
         let baseURL = try #require(URL(string: firstLine))
         #expect(baseURL.scheme == "http" && baseURL.host == "127.0.0.1" && (baseURL.port ?? 0) > 0)
 
@@ -172,21 +163,7 @@ struct SquareAuthorizeCommandTests {
         let refused = try await Self.authorize(baseURL, token: "EAAAwrong")
         #expect(refused.stderr.hasPrefix("error: invalid_access_token: "))
 
-        process.interrupt()
-        let (status, rest, errors) = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let rest = out.fileHandleForReading.readDataToEndOfFile()
-                let errors = err.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(
-                    returning: (
-                        process.terminationStatus,
-                        String(decoding: rest, as: UTF8.self),
-                        String(decoding: errors, as: UTF8.self)
-                    )
-                )
-            }
-        }
+        let (status, rest, errors) = await sandbox.stop()
         #expect(status == 0)
         #expect(rest.contains("square: POST /oauth2/token/status → 200"))
         #expect(rest.contains("square: POST /oauth2/token/status → 401 UNAUTHORIZED"))
@@ -211,22 +188,14 @@ struct SquareAuthorizeCommandTests {
 
     @Test("the DocC articles show every line tender sandbox and tender square authorize print")
     func documentedOutput() async throws {
-        let process = Process()
-        process.executableURL = CLIRunner.executable
-        process.arguments = [
-            "sandbox", "--port", "0", "--square-access-token", "sandbox-token", "--square-location-id", "L1",
-        ]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let sandbox = try SandboxProcess(["--square-access-token", "sandbox-token", "--square-location-id", "L1"])
+        defer { sandbox.terminate() }
         let shownStartup = try Self.documentedOutput(
             "Sources/TenderSandbox/TenderSandbox.docc/TenderSandbox.md",
             after: "$ tender sandbox --port 8080 --merchant merchant.json --square-access-token"
         )
         var startup: [String] = []
-        for _ in 0..<4 { startup.append(try await Self.readLine(from: out.fileHandleForReading)) }
+        for _ in 0..<4 { startup.append(try await sandbox.readLine()) }
         let base = startup[0]
         #expect(
             startup.map { $0.replacingOccurrences(of: base, with: "http://127.0.0.1:8080") }
@@ -265,21 +234,4 @@ struct SquareAuthorizeCommandTests {
     }
 
     /// Reads one line from a pipe, off the cooperative pool.
-    static func readLine(from handle: FileHandle) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                var bytes: [UInt8] = []
-                while true {
-                    let chunk = handle.readData(ofLength: 1)
-                    guard let byte = chunk.first else {
-                        continuation.resume(throwing: CocoaError(.fileReadUnknown))
-                        return
-                    }
-                    if byte == UInt8(ascii: "\n") { break }
-                    bytes.append(byte)
-                }
-                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-            }
-        }
-    }
 }

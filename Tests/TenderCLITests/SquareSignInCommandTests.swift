@@ -182,32 +182,17 @@ struct SquareSignInCommandTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("credentials.json").path
-        let process = Process()
-        process.executableURL = CLIRunner.executable
-        process.arguments = [
-            "sandbox", "--port", "0", "--square-location-id", Self.locationID, "--square-redirect-uri", Self.redirect,
-        ]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let baseURL = try #require(URL(string: try await Self.readLine(from: out.fileHandleForReading)))
+        let sandbox = try SandboxProcess([
+            "--square-location-id", Self.locationID, "--square-redirect-uri", Self.redirect,
+        ])
+        defer { sandbox.terminate() }
+        let baseURL = try #require(URL(string: try await sandbox.readLine()))
 
         let signedIn = try await Self.signIn(baseURL, file: file, ["--approve"])
         #expect(signedIn.status == 0, "\(signedIn.stderr)")
         #expect(signedIn.stdout.contains("location: \(Self.locationID) — Tender Sandbox Café"))
 
-        process.interrupt()
-        let log = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let rest = out.fileHandleForReading.readDataToEndOfFile()
-                _ = err.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: String(decoding: rest, as: UTF8.self))
-            }
-        }
+        let log = await sandbox.stop().output
         #expect(
             log.contains(
                 "Square sign-in: client \(Self.clientID), location \(Self.locationID), redirect \(Self.redirect)"
@@ -244,7 +229,7 @@ struct SquareSignInCommandTests {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        let firstLine = try await readLine(from: output.fileHandleForReading)
+        let firstLine = try await CLIRunner.readLine(from: output.fileHandleForReading)
         let answer = try await respond(try #require(URL(string: firstLine)))
         input.fileHandleForWriting.write(Data((answer + "\n").utf8))
         try input.fileHandleForWriting.close()
@@ -263,18 +248,4 @@ struct SquareSignInCommandTests {
         )
     }
 
-    /// Reads bytes up to the first newline, off the cooperative pool.
-    static func readLine(from handle: FileHandle) async throws -> String {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                var bytes: [UInt8] = []
-                while true {
-                    let chunk = handle.readData(ofLength: 1)
-                    guard let byte = chunk.first, byte != UInt8(ascii: "\n") else { break }
-                    bytes.append(byte)
-                }
-                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-            }
-        }
-    }
 }
