@@ -132,29 +132,26 @@ struct SandboxCommand: AsyncParsableCommand {
         if quiet {
             // Only the base URL on stdout; the warning still reaches whoever started it.
             if !Self.isLoopback(host) { Output.error(warning) }
-            Output.flush()
-            _ = await Self.waitForInterrupt()
-            await server.stop()
-            return
-        }
-        Output.line(
-            "POS apps: open \(baseURL.absoluteString)/<provider>/… in place of scheme://… "
-                + "(square, swipe, softpos, sumup); \(baseURL.absoluteString)/ explains"
-        )
-        if !Self.isLoopback(host) {
-            Output.line(warning)
-        }
-        if squareAccessToken != nil, let squareLocationID {
+        } else {
             Output.line(
-                "Square: one seller (merchant \(SquareConnectSandbox.Configuration.sellerMerchantID)), "
-                    + "location \(squareLocationID), token valid for 30 days"
+                "POS apps: open \(baseURL.absoluteString)/<provider>/… in place of scheme://… "
+                    + "(square, swipe, softpos, sumup); \(baseURL.absoluteString)/ explains"
             )
-        }
-        if !squareRedirectURIs.isEmpty, let squareLocationID {
-            Output.line(
-                "Square sign-in: client \(SquareConnectSandbox.Configuration.sellerClientID), location "
-                    + "\(squareLocationID), redirect \(squareRedirectURIs.joined(separator: ", "))"
-            )
+            if !Self.isLoopback(host) {
+                Output.line(warning)
+            }
+            if squareAccessToken != nil, let squareLocationID {
+                Output.line(
+                    "Square: one seller (merchant \(SquareConnectSandbox.Configuration.sellerMerchantID)), "
+                        + "location \(squareLocationID), token valid for 30 days"
+                )
+            }
+            if !squareRedirectURIs.isEmpty, let squareLocationID {
+                Output.line(
+                    "Square sign-in: client \(SquareConnectSandbox.Configuration.sellerClientID), location "
+                        + "\(squareLocationID), redirect \(squareRedirectURIs.joined(separator: ", "))"
+                )
+            }
         }
         Output.flush()
         for line in gate.withLock({ gate in
@@ -165,7 +162,7 @@ struct SandboxCommand: AsyncParsableCommand {
         }
         let signal = await Self.waitForInterrupt()
         await server.stop()
-        Output.line("stopped (\(signal))")
+        if !quiet { Output.line("stopped (\(signal))") }
     }
 
     private static func isLoopback(_ host: String) -> Bool {
