@@ -165,7 +165,7 @@ struct CoordinatorTests {
         #expect(last?.kind == "extra_answer")
         // The extra answer's own report is kept, its transaction ID with it: what a refund of a second charge needs.
         let note = try #require(last?.note)
-        let kept = try JSONDecoder().decode(RecordedOutcome.self, from: Data(note.utf8))
+        let kept = try #require(RecordedOutcome(journalJSON: note))
         #expect(kept == extra.reportedOutcome)
         #expect(kept.transactionID == "TXN-1")
         #expect(

@@ -321,7 +321,7 @@ public final class HandoffCoordinator: Sendable {
         let outcome = callback.outcome
         let reported = RecordedOutcome(outcome, removing: token)
         let endpoint = URLParts.endpoint(of: urlString) ?? ""
-        var facts = CallbackFacts(
+        let facts = CallbackFacts(
             provider: provider,
             endpoint: endpoint,
             tokenDigest: token.map(OneTimeToken.digest(of:)),
@@ -330,9 +330,9 @@ public final class HandoffCoordinator: Sendable {
                 // Only Swipe reads its amount differently in a currency; the others report the same outcome again.
                 let read = callback.outcome(assumingCurrency: currency)
                 return read == outcome ? reported : RecordedOutcome(read, removing: token)
-            }
+            },
+            receivedAt: receivedAt
         )
-        facts.receivedAt = receivedAt
         let result: (disposition: CallbackDisposition, entry: JournalEntry?)
         do {
             result = try journal.recordCallback(facts)

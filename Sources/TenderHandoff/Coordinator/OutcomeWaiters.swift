@@ -86,5 +86,4 @@ final class OutcomeWaiters: @unchecked Sendable {
             continuation?.resume()
         }
     }
-
 }

@@ -75,7 +75,7 @@ extension JournalEntry {
             }
             var reported: RecordedOutcome?
             if let json: String = optional(.resolutionReportedOutcome) {
-                guard let outcome = try? JSONDecoder().decode(RecordedOutcome.self, from: Data(json.utf8)) else {
+                guard let outcome = RecordedOutcome(journalJSON: json) else {
                     throw damaged("resolution_reported_outcome")
                 }
                 reported = outcome

@@ -33,13 +33,15 @@ struct CallbackFacts: Sendable {
         endpoint: String,
         tokenDigest: [UInt8]?,
         reported: RecordedOutcome,
-        reportedInCurrency: (@Sendable (Currency) -> RecordedOutcome)? = nil
+        reportedInCurrency: (@Sendable (Currency) -> RecordedOutcome)? = nil,
+        receivedAt: Date? = nil
     ) {
         self.provider = provider
         self.endpoint = endpoint
         self.tokenDigest = tokenDigest
         self.reported = reported
         self.reportedInCurrency = reportedInCurrency ?? { _ in reported }
+        self.receivedAt = receivedAt
     }
 }
 
@@ -164,9 +166,8 @@ extension PaymentJournal {
     func markOpenFailed(_ id: PaymentID, handoff: Int) throws -> JournalEntry? {
         let now = clock.now()
         return try write("open_failed") { writer in
-            guard let entry = try writer.entry(id), entry.state == .pending, entry.handoffCount == handoff else {
-                return try writer.entry(id)
-            }
+            guard let entry = try writer.entry(id) else { return nil }
+            guard entry.state == .pending, entry.handoffCount == handoff else { return entry }
             let state: PaymentState = entry.openedAt == nil ? .notOpened : .unknown
             return try PaymentJournal.transition(writer, entry, to: state, outcome: nil, at: now, kind: "open_failed")
         }
@@ -223,7 +224,7 @@ extension PaymentJournal {
                     kind: "extra_answer",
                     from: found.entry.state,
                     to: found.entry.state,
-                    note: try PaymentJournal.journalJSON(facts.reported)  // redacted; its transaction ID, for a refund
+                    note: try facts.reported.journalJSON()  // redacted; its transaction ID, for a refund
                 )
                 return ((.extraAnswer, found.entry), commit: true)
             }

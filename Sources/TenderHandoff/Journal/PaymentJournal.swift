@@ -438,7 +438,7 @@ public final class PaymentJournal: Sendable {
             let previous = entry.resolution?.previousState ?? entry.state
             let reported =
                 entry.resolution?.reportedOutcome ?? entry.outcome.flatMap { $0.source == .callback ? $0 : nil }
-            values += [.time(time), .text(previous.rawValue), .text(note), .text(try reported.map(journalJSON))]
+            values += [.time(time), .text(previous.rawValue), .text(note), .text(try reported?.journalJSON())]
             updated.resolution = JournalEntry.Resolution(
                 resolvedAt: time,
                 previousState: previous,
@@ -454,13 +454,6 @@ public final class PaymentJournal: Sendable {
         }
         try recordEvent(writer, entry.id, at: now, kind: kind, from: entry.state, to: state, note: note)
         return checked(updated, writer)
-    }
-
-    /// An outcome as the journal stores it in a text column: JSON with sorted keys.
-    static func journalJSON(_ outcome: RecordedOutcome) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(outcome), as: UTF8.self)
     }
 
     /// `entry`, after checking in debug builds (the tests') that it is the row the writing connection now reads.

@@ -82,3 +82,19 @@ public struct RecordedOutcome: Sendable, Hashable, Codable {
         )
     }
 }
+
+extension RecordedOutcome {
+    /// The outcome as the journal stores it in a text column (a resolution's kept report, an extra answer's history
+    /// note): JSON with sorted keys.
+    func journalJSON() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    /// Reads ``journalJSON()``'s text; `nil` when it is not an outcome (a file changed outside Tender).
+    init?(journalJSON text: String) {
+        guard let outcome = try? JSONDecoder().decode(RecordedOutcome.self, from: Data(text.utf8)) else { return nil }
+        self = outcome
+    }
+}

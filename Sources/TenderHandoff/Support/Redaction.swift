@@ -26,9 +26,4 @@ enum Redaction {
     static func maskingCardNumbers(_ text: String) -> String {
         CardNumberScreen.masking(text, mask: "*")
     }
-
-    /// Whether `text` contains a card number (see ``maskingCardNumbers(_:)``).
-    static func containsCardNumber(_ text: String) -> Bool {
-        CardNumberScreen.containsCardNumber(text)
-    }
 }
