@@ -102,6 +102,41 @@ struct FuzzRegressionTests {
         #expect(SquareCallbackMarker.decode("my-app://me@square_request:1?x") == "my-app://me@:1?x")
     }
 
+    /// The `softpos-request` target's input: a payload whose amount, 202222222222222220 cents, holds a Luhn-valid
+    /// run of 16 digits, which the refusal quoted.
+    static let softPOSRequestInput =
+        "softpos://softpos/transaction?payload=%7B%22amount%22%3A202222222222222220%2C%22type%22%3A%22sale%22%2C"
+        + "%22currency%22%3A%22EUR%22%2C%22responseUrl%22%3A%22[testapp%3A%2F%2Fresponse%22%7D"
+
+    @Test("an amount refused for its size is quoted masked: its digits can hold a card number (SEC-9; softpos-request)")
+    func amountWithCardNumberDigits() throws {
+        let softPOS = #expect(throws: SoftPOSError.self) { try SoftPOSRequest(urlString: Self.softPOSRequestInput) }
+        #expect(softPOS?.code == .invalidAmount)
+        // Written with two decimals, 4111111111111111.00: the test card's digits before the point.
+        let card = 411_111_111_111_111_100
+        let messages: [String?] = [
+            softPOS?.message,
+            (#expect(throws: SwipeError.self) {
+                try SwipeRequest(amount: Money(minorUnits: card, currency: .usd)).urlString()
+            })?.message,
+            (#expect(throws: SumUpError.self) {
+                try SumUpRequest(amount: Money(minorUnits: card, currency: .eur), affiliateKey: "K").urlString()
+            })?.message,
+            (#expect(throws: SquareError.self) {
+                try SquareRequest(
+                    applicationID: "sq0idp-app",
+                    callbackURL: try #require(URL(string: "my-app://done")),
+                    amount: Money(minorUnits: -card, currency: .usd)
+                ).urlString()
+            })?.message,
+        ]
+        for message in messages {
+            let text = try #require(message)
+            #expect(text.contains("amount"), "\(text)")
+            #expect(!CardNumberScreen.containsCardNumber(text), "\(text)")
+        }
+    }
+
     @Test("an unknown currency code is quoted masked and cut short (SEC-9)")
     func currencyCodeMasked() {
         let error = #expect(throws: MoneyError.self) {

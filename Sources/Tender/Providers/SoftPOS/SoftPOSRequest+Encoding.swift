@@ -70,7 +70,7 @@ extension SoftPOSRequest {
         guard (1...SoftPOSRequest.maximumAmount).contains(amount.minorUnits) else {
             throw SoftPOSError(
                 .invalidAmount,
-                "The amount must be a positive number of cents, at most \(SoftPOSRequest.maximumAmount); it is \(amount.minorUnits)."
+                "The amount must be a positive number of cents, at most \(SoftPOSRequest.maximumAmount); it is \(CardNumberScreen.excerpt(String(amount.minorUnits)))."
             )
         }
         switch (kind, originalTransactionID) {

@@ -123,7 +123,7 @@ extension SquareRequest {
         guard amount.minorUnits >= 1 else {
             throw SquareError(
                 .invalidRequestAmount,
-                "The amount must be at least 1 minor unit (0.01 \(amount.currency.code)); it is \(amount.decimalString)."
+                "The amount must be at least 1 minor unit (0.01 \(amount.currency.code)); it is \(CardNumberScreen.excerpt(amount.decimalString))."
             )
         }
         let callback = try wireCallbackURL()

@@ -43,7 +43,7 @@ extension SumUpRequest {
             throw SumUpError(
                 .invalidAmount,
                 "The amount must be positive, at most 9999999999.99 and writable with two decimals; "
-                    + "it is \(amount.decimalString) \(amount.currency.code)."
+                    + "it is \(CardNumberScreen.excerpt(amount.decimalString)) \(amount.currency.code)."
             )
         }
         return hundredths

@@ -48,7 +48,7 @@ extension SwipeRequest {
         guard amount.minorUnits >= 1, let hundredths = TwoDecimalAmount.hundredths(amount) else {
             throw SwipeError(
                 .invalidAmount,
-                "The amount must be between 0.01 and 9999999999.99; it is \(amount.decimalString)."
+                "The amount must be between 0.01 and 9999999999.99; it is \(CardNumberScreen.excerpt(amount.decimalString))."
             )
         }
         return hundredths
