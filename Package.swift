@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "TenderSimulator", targets: ["TenderSimulator"]),
         .library(name: "TenderSandbox", targets: ["TenderSandbox"]),
         .library(name: "TenderHandoff", targets: ["TenderHandoff"]),
+        .library(name: "TenderProviderAPI", targets: ["TenderProviderAPI"]),
         .executable(name: "tender", targets: ["TenderCLI"]),
     ],
     dependencies: [
@@ -21,11 +22,14 @@ let package = Package(
     targets: [
         // The wire formats, money and the outcome model. Foundation only: keep it that way.
         .target(name: "Tender"),
+        // The providers' server APIs: Square's REST client, seller authorization, sign-in and token stores.
+        .target(name: "TenderProviderAPI", dependencies: ["Tender"]),
         // The durable hand-off: journal (SQLite through GRDB), one-time tokens, exactly-once outcomes.
         .target(
             name: "TenderHandoff",
             dependencies: [
                 "Tender",
+                "TenderProviderAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the journal's writing connection (see JournalWriter).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -38,6 +42,7 @@ let package = Package(
             name: "TenderSandbox",
             dependencies: [
                 "Tender",
+                "TenderProviderAPI",
                 "TenderSimulator",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
@@ -48,6 +53,7 @@ let package = Package(
             dependencies: [
                 "Tender",
                 "TenderHandoff",
+                "TenderProviderAPI",
                 "TenderSimulator",
                 "TenderSandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -60,6 +66,14 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "TenderProviderAPITests",
+            dependencies: [
+                "Tender",
+                "TenderProviderAPI",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "TenderHandoffTests",
@@ -79,6 +93,7 @@ let package = Package(
             dependencies: [
                 "Tender",
                 "TenderHandoff",
+                "TenderProviderAPI",
                 "TenderSandbox",
                 "TenderSimulator",
                 // The browser test's callback receiver.
@@ -88,7 +103,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TenderCLITests",
-            dependencies: ["Tender", "TenderCLI", "TenderHandoff", "TenderSandbox"]
+            dependencies: ["Tender", "TenderCLI", "TenderHandoff", "TenderProviderAPI", "TenderSandbox"]
         ),
     ]
 )

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Tender
+import TenderProviderAPI
 
 /// The options that say how to reach Square's API, shared by `tender square authorize` and `tender square sign-in`.
 struct SquareAPIOptions: ParsableArguments {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Tender
+import TenderProviderAPI
 
 /// `tender square authorize`: checks a seller's access token and location with Square.
 struct SquareAuthorizeCommand: AsyncParsableCommand {

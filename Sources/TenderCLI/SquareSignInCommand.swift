@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Tender
+import TenderProviderAPI
 import TenderSandbox
 
 /// `tender square sign-in`: signs a seller in with OAuth and PKCE, and stores the tokens.

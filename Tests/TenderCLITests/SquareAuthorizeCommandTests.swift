@@ -1,5 +1,6 @@
 import Foundation
 import Tender
+import TenderProviderAPI
 import TenderSandbox
 import Testing
 
@@ -209,7 +210,7 @@ struct SquareAuthorizeCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let printed = result.stdout.split(separator: "\n").map(String.init)
         let shown = try Self.documentedOutput(
-            "Sources/Tender/Tender.docc/AuthorizingASquareSeller.md",
+            "Sources/TenderProviderAPI/TenderProviderAPI.docc/AuthorizingASquareSeller.md",
             after: "$ SQUARE_ACCESS_TOKEN=sandbox-token tender square authorize"
         )
         #expect(printed.count == shown.count, "printed: \(printed)")

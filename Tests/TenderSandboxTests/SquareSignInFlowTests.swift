@@ -1,5 +1,6 @@
 import Foundation
 import Tender
+import TenderProviderAPI
 import TenderSandbox
 import Testing
 

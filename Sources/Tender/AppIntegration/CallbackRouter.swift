@@ -54,7 +54,7 @@ public struct CallbackRouter: Sendable {
     /// - Parameters:
     ///   - callbackURLs: the callback URLs your payment requests carry, such as `my-shop://payment-done`.
     ///     Leave empty to recognise callbacks by their shape alone.
-    ///   - signInRedirectURLs: the redirect URLs of Square seller sign-ins (``SquareSignIn/redirectURL``),
+    ///   - signInRedirectURLs: the redirect URLs of Square seller sign-ins (`SquareSignIn.redirectURL` in `TenderProviderAPI`),
     ///     when the redirect reaches your app as a URL (a universal link) rather than through
     ///     `ASWebAuthenticationSession`.
     ///   - payments: records a payment callback and says whether it was one; typically the hand-off
@@ -125,7 +125,7 @@ public struct CallbackRouter: Sendable {
 
     /// `scheme://host/path` with scheme and host in lower case and no trailing `/`; `nil` for text that is
     /// not a URL. (Square's SDK drops a trailing `/` when it removes its marker, so it cannot count.)
-    static func endpoint(of urlString: String) -> String? {
+    package static func endpoint(of urlString: String) -> String? {
         guard var parts = try? URLParts(urlString) else { return nil }
         parts.scheme = parts.scheme.lowercased()
         parts.authority = parts.authority?.lowercased()

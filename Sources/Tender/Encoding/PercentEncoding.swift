@@ -156,7 +156,7 @@ public enum PercentEncoding: Sendable {
 
     /// Whether a byte is in the RFC 3986 unreserved set.
     @inline(__always)
-    static func isUnreserved(_ byte: UInt8) -> Bool {
+    package static func isUnreserved(_ byte: UInt8) -> Bool {
         // One bit per ASCII byte: `-` 0x2D, `.` 0x2E and `0`–`9` 0x30–0x39 below 0x40; `A`–`Z` 0x41–0x5A, `_` 0x5F,
         // `a`–`z` 0x61–0x7A and `~` 0x7E from 0x40. A test checks this against the set, byte by byte.
         let low: UInt64 = 1 << 0x2D | 1 << 0x2E | 0x3FF << 0x30

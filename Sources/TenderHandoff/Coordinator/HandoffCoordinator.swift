@@ -1,5 +1,6 @@
 public import Foundation
 public import Tender
+public import TenderProviderAPI
 
 /// Hands payments to POS apps and records their answers exactly once.
 ///

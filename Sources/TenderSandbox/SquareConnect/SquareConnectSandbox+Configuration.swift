@@ -1,5 +1,6 @@
 public import Foundation
-public import Tender
+import Tender
+public import TenderProviderAPI
 
 extension SquareConnectSandbox {
     /// The sellers the stand-in knows: access tokens, locations, refresh tokens, applications, and its clock.

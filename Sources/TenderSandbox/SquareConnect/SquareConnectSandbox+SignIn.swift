@@ -1,5 +1,6 @@
 import Foundation
 import Tender
+import TenderProviderAPI
 
 /// The seller's side of a sign-in: Square's authorization page (Allow / Deny), the authorization codes it
 /// issues, ObtainToken's `authorization_code` grant, and ListLocations.

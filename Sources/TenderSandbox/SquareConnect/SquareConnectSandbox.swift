@@ -1,5 +1,6 @@
 public import Foundation
-public import Tender
+import Tender
+public import TenderProviderAPI
 
 /// A stand-in for Square's REST endpoints that authorization uses, with Square's answer shapes and errors:
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import Tender
+import TenderProviderAPI
 import Testing
 
 /// Everything a test printed, logged or described: sandbox and manager logs, error descriptions and

@@ -1,0 +1,67 @@
+import Foundation
+import Tender
+
+/// Where a ``SquareAuthorizationManager`` keeps the seller's tokens between launches (SEC-11).
+///
+/// Tender ships three: `KeychainCredentialStore` on Apple platforms, ``FileCredentialStore`` (an owner-only
+/// file) elsewhere, and ``InMemoryCredentialStore`` for tests and short-lived tools. ``defaultSquareCredentialStore(named:)``
+/// picks the platform's. Implementations throw ``SquareAuthorizationError`` with
+/// ``SquareAuthorizationError/Code/credentialStorageFailed``, whose message names no secret.
+public protocol SquareCredentialStore: Sendable {
+    /// The stored credentials, or `nil` when there are none.
+    func load() throws -> SquareCredentials?
+    /// Stores credentials, replacing any stored before, atomically.
+    func save(_ credentials: SquareCredentials) throws
+    /// Removes the stored credentials; nothing stored is not an error.
+    func delete() throws
+}
+
+/// Credentials kept in memory only: gone when the process ends. For tests and one-shot tools.
+public final class InMemoryCredentialStore: SquareCredentialStore {
+    private let stored: Locked<SquareCredentials?>
+
+    /// Creates a store, empty or holding `credentials`.
+    public init(_ credentials: SquareCredentials? = nil) {
+        stored = Locked(credentials)
+    }
+
+    /// The stored credentials.
+    public func load() -> SquareCredentials? {
+        stored.withLock { $0 }
+    }
+
+    /// Replaces the stored credentials.
+    public func save(_ credentials: SquareCredentials) {
+        stored.withLock { $0 = credentials }
+    }
+
+    /// Forgets the stored credentials.
+    public func delete() {
+        stored.withLock { $0 = nil }
+    }
+}
+
+extension SquareCredentialStore where Self == InMemoryCredentialStore {
+    /// A new, empty ``InMemoryCredentialStore``.
+    public static var inMemory: InMemoryCredentialStore { InMemoryCredentialStore() }
+}
+
+/// The platform's secure store: the Keychain on Apple platforms, an owner-only file elsewhere.
+///
+/// On Linux the file is `$XDG_DATA_HOME/tender/<name>.json` (or `~/.local/share/tender/<name>.json`).
+public func defaultSquareCredentialStore(named name: String = "square-authorization") -> any SquareCredentialStore {
+    #if canImport(Security)
+    return KeychainCredentialStore(account: name)
+    #else
+    let environment = ProcessInfo.processInfo.environment
+    let base: URL
+    if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+        base = URL(fileURLWithPath: dataHome, isDirectory: true)
+    } else {
+        base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+    }
+    return FileCredentialStore(
+        fileURL: base.appendingPathComponent("tender", isDirectory: true).appendingPathComponent(name + ".json")
+    )
+    #endif
+}
