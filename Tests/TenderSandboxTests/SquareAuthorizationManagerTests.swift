@@ -385,7 +385,7 @@ struct SquareAuthorizationManagerTests {
             let recorder = StateRecorder()
             manager.add(recorder)
             let status = try await manager.verify()
-            #expect(Set(status.scopes) == SquareOAuthScope.required)
+            #expect(status.scopes == SquareConnectSandbox.Configuration.sellerScopes)
 
             await harness.square.setFault(.outage(status: 503))
             await expectAuthorizationError(.unexpected, capture: harness.capture) { try await manager.verify() }

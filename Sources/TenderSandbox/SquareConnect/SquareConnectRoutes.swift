@@ -27,13 +27,19 @@ struct SquareConnectRoutes: SandboxRouteGroup {
             await Self.serve(request, as: .locations, with: sandbox)
         }
         await server.appendRoute("GET /v2/locations/*") { request in
-            // The raw, still percent-encoded path: FlyingFox's `path` is decoded, so `%2F` would split the ID.
-            let components = request.target.path().split(separator: "/", omittingEmptySubsequences: false)
-            // ["", "v2", "locations", "{id}"]: exactly one ID segment.
-            guard components.count == 4, !components[3].isEmpty else {
-                return await Self.serve(request, as: .unknown, with: sandbox)
-            }
-            return await Self.serve(request, as: .location(encodedID: String(components[3])), with: sandbox)
+            await Self.serve(request, withIDAfter: "locations", as: { .location(encodedID: $0) }, with: sandbox)
+        }
+        await server.appendRoute("POST /v2/orders/batch-retrieve") { request in
+            await Self.serve(request, as: .batchRetrieveOrders, with: sandbox)
+        }
+        await server.appendRoute("GET /v2/orders/*") { request in
+            await Self.serve(request, withIDAfter: "orders", as: { .order(encodedID: $0) }, with: sandbox)
+        }
+        await server.appendRoute("GET /v2/payments") { request in
+            await Self.serve(request, as: .listPayments, with: sandbox)
+        }
+        await server.appendRoute("GET /v2/payments/*") { request in
+            await Self.serve(request, withIDAfter: "payments", as: { .payment(encodedID: $0) }, with: sandbox)
         }
         // Anything else under Square's prefixes gets Square's 404, not an empty one.
         await server.appendRoute("/v2/*") { request in
@@ -42,6 +48,22 @@ struct SquareConnectRoutes: SandboxRouteGroup {
         await server.appendRoute("/oauth2/*") { request in
             await Self.serve(request, as: .unknown, with: sandbox)
         }
+    }
+
+    /// Serves `/v2/{collection}/{id}`, the ID still percent-encoded (FlyingFox's `path` is decoded, so `%2F` would
+    /// split it); any other shape is Square's 404.
+    private static func serve(
+        _ request: HTTPRequest,
+        withIDAfter collection: String,
+        as endpoint: (String) -> SquareConnectSandbox.Endpoint,
+        with sandbox: SquareConnectSandbox
+    ) async -> HTTPResponse {
+        let components = request.target.path().split(separator: "/", omittingEmptySubsequences: false)
+        // ["", "v2", collection, "{id}"]: exactly one ID segment.
+        guard components.count == 4, components[2] == collection, !components[3].isEmpty else {
+            return await serve(request, as: .unknown, with: sandbox)
+        }
+        return await serve(request, as: endpoint(String(components[3])), with: sandbox)
     }
 
     private static func serve(
@@ -66,14 +88,18 @@ struct SquareConnectRoutes: SandboxRouteGroup {
         // Tokens and consent pages must not be cached (RFC 6749 §5.1).
         headers[.cacheControl] = "no-store"
         if let location = answer.location { headers[.location] = location }
+        if let version = answer.squareVersion { headers[HTTPHeader("Square-Version")] = version }
         return HTTPResponse(
-            statusCode: HTTPStatusCode(answer.status, phrase: Self.phrase(answer.status)),
+            statusCode: HTTPStatusCode(answer.status, phrase: HTTPStatusPhrase.phrase(answer.status)),
             headers: headers,
             body: Data(answer.body.utf8)
         )
     }
+}
 
-    private static func phrase(_ status: Int) -> String {
+/// The reason phrase of the statuses the stand-ins answer with.
+enum HTTPStatusPhrase {
+    static func phrase(_ status: Int) -> String {
         switch status {
         case 200: return "OK"
         case 302: return "Found"
@@ -85,6 +111,7 @@ struct SquareConnectRoutes: SandboxRouteGroup {
         case 500: return "Internal Server Error"
         case 502: return "Bad Gateway"
         case 503: return "Service Unavailable"
+        case 504: return "Gateway Timeout"
         default: return "Status \(status)"
         }
     }

@@ -23,6 +23,9 @@ extension SquareConnectSandbox {
         public var signInMerchantID: String
         /// How long an authorization code can be exchanged: 5 minutes, as Square's.
         public var authorizationCodeLifetime: TimeInterval
+        /// The API version the stand-in answers with (`Square-Version`) when a request names none, as Square
+        /// answers with the version pinned to the application: `SquareConnectClient.defaultSquareVersion` by default.
+        public var squareVersion: String
 
         /// Creates a configuration.
         public init(
@@ -32,6 +35,7 @@ extension SquareConnectSandbox {
             applications: [Application] = [],
             signInMerchantID: String = Configuration.sellerMerchantID,
             authorizationCodeLifetime: TimeInterval = 300,
+            squareVersion: String = SquareConnectClient.defaultSquareVersion,
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
             self.accessTokens = accessTokens
@@ -40,6 +44,7 @@ extension SquareConnectSandbox {
             self.applications = applications
             self.signInMerchantID = signInMerchantID
             self.authorizationCodeLifetime = authorizationCodeLifetime
+            self.squareVersion = squareVersion
             self.now = now
         }
 
@@ -47,12 +52,20 @@ extension SquareConnectSandbox {
         public static let sellerMerchantID = "MLTENDERSANDBOX"
         /// The application ID (`client_id`) of that seller's tokens.
         public static let sellerClientID = "sq0idp-TenderSandbox"
-        /// The application secret that RevokeToken accepts for ``sellerClientID``.
+        /// The application secret that RevokeToken, and ObtainToken in the code flow without PKCE, accept for
+        /// ``sellerClientID``.
         public static let sellerApplicationSecret = "sq0csp-TenderSandboxSecret"
+        /// The scopes of that seller's access and refresh tokens: the ones authorization requires
+        /// (`SquareOAuthScope.required`) and the ones verification reads with, `ORDERS_READ` and `PAYMENTS_READ`.
+        public static let sellerScopes: [SquareOAuthScope] =
+            (SquareOAuthScope.required.union([
+                SquareConnectSandbox.ordersRead, SquareConnectSandbox.paymentsRead,
+            ])).sorted()
 
-        /// One seller, ready to authorize: a token with every required scope expiring in 30 days, an active
-        /// US location (USD, MCC 5812) that takes cards, and optionally a rotating (PKCE) refresh token. The
-        /// application ``sellerClientID`` accepts `redirectURLs` for sign-ins on the authorization page.
+        /// One seller, ready to authorize and to be asked about its payments: a token with ``sellerScopes``
+        /// expiring in 30 days, an active US location (USD, MCC 5812) that takes cards, and optionally a rotating
+        /// (PKCE) refresh token with the same scopes. The application ``sellerClientID`` accepts `redirectURLs`
+        /// for sign-ins on the authorization page.
         public static func seller(
             accessToken: String,
             locationID: String,
@@ -67,6 +80,7 @@ extension SquareConnectSandbox {
                         accessToken,
                         merchantID: sellerMerchantID,
                         clientID: sellerClientID,
+                        scopes: sellerScopes,
                         expiresAt: issued.addingTimeInterval(SquareConnectSandbox.accessTokenLifetime)
                     )
                 ],
@@ -81,7 +95,7 @@ extension SquareConnectSandbox {
                     )
                 ],
                 refreshTokens: refreshToken.map {
-                    [RefreshToken($0, merchantID: sellerMerchantID, clientID: sellerClientID)]
+                    [RefreshToken($0, merchantID: sellerMerchantID, clientID: sellerClientID, scopes: sellerScopes)]
                 } ?? [],
                 applications: [
                     Application(clientID: sellerClientID, secret: sellerApplicationSecret, redirectURLs: redirectURLs)

@@ -182,7 +182,7 @@ extension SquareConnectSandbox {
 
     // MARK: ObtainToken, authorization_code
 
-    func authorizationCodeGrant(_ body: JSONObject) -> Answer {
+    func authorizationCodeGrant(_ body: JSONObject, shortLived: Bool) -> Answer {
         guard let code = body["code"]?.stringValue, !code.isEmpty else { return Self.missing("code") }
         let clientID = body["client_id"]?.stringValue ?? ""
         let notValid = Self.error(
@@ -254,7 +254,9 @@ extension SquareConnectSandbox {
             merchantID: record.merchantID,
             clientID: clientID,
             scopes: record.scopes,
-            expiresAt: issued.addingTimeInterval(Self.accessTokenLifetime)
+            expiresAt: issued.addingTimeInterval(
+                shortLived ? Self.shortLivedAccessTokenLifetime : Self.accessTokenLifetime
+            )
         )
         let isPKCE = record.codeChallenge != nil
         let refreshToken = RefreshToken(
@@ -271,16 +273,7 @@ extension SquareConnectSandbox {
         authorizationCodes[code] = record
         codeOfToken[accessToken.token] = code
         codeOfToken[refreshToken.token] = code
-        var object: JSONObject = [
-            "access_token": .string(accessToken.token),
-            "token_type": .string("bearer"),
-            "expires_at": .string(InternetDate.rfc3339(issued.addingTimeInterval(Self.accessTokenLifetime))),
-            "merchant_id": .string(record.merchantID),
-            "refresh_token": .string(refreshToken.token),
-            "short_lived": .bool(false),
-        ]
-        object["refresh_token_expires_at"] = refreshToken.expiresAt.map { .string(InternetDate.rfc3339($0)) }
-        return Self.ok(object)
+        return Self.tokenAnswer(accessToken, refreshToken: refreshToken, shortLived: shortLived)
     }
 
     /// Keeps track of tokens obtained by refreshing a token that came from a code.
@@ -302,18 +295,19 @@ extension SquareConnectSandbox {
 
     func listLocations(_ call: Call) -> Answer {
         let record: AccessToken
-        switch locationReader(call) {
+        switch reader(call, scope: .merchantProfileRead) {
         case .success(let value): record = value
         case .failure(let failure): return failure.answer
         }
-        let owned = locations.values.filter { $0.merchantID == record.merchantID }.sorted { $0.id < $1.id }
-        return Self.ok(["locations": .array(owned.map { .object($0.squareJSON) })])
+        // The main location first, then the others in the order they were registered.
+        let owned = locationOrder.compactMap { locations[$0] }.filter { $0.merchantID == record.merchantID }
+        return Self.ok(["locations": .array(owned.map { .object(Self.locationJSON($0)) })])
     }
 
     // MARK: Pages and redirects
 
-    /// Whether a byte is in the base64url alphabet.
-    private static func isBase64URL(_ byte: UInt8) -> Bool {
+    /// Whether a byte is in the base64url alphabet (also the characters of Square's IDs).
+    static func isBase64URL(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):

@@ -2,24 +2,37 @@ public import Foundation
 import Tender
 public import TenderProviderAPI
 
-/// A stand-in for Square's REST endpoints that authorization uses, with Square's answer shapes and errors:
+/// A stand-in for Square's REST endpoints that authorization and verification use, with Square's answer shapes,
+/// scopes and errors:
 ///
-/// | endpoint | route |
-/// |---|---|
-/// | RetrieveTokenStatus | `POST /oauth2/token/status` |
-/// | RetrieveLocation | `GET /v2/locations/{location_id}` |
-/// | ListLocations | `GET /v2/locations` |
-/// | Authorize (the seller's Allow / Deny page) | `GET /oauth2/authorize` |
-/// | ObtainToken (`authorization_code` with PKCE or secret, `refresh_token`) | `POST /oauth2/token` |
-/// | RevokeToken | `POST /oauth2/revoke` |
+/// | endpoint | route | scope |
+/// |---|---|---|
+/// | RetrieveTokenStatus | `POST /oauth2/token/status` | any valid token |
+/// | RetrieveLocation (an ID, or `main`) | `GET /v2/locations/{location_id}` | `MERCHANT_PROFILE_READ` |
+/// | ListLocations | `GET /v2/locations` | `MERCHANT_PROFILE_READ` |
+/// | RetrieveOrder | `GET /v2/orders/{order_id}` | `ORDERS_READ` |
+/// | BatchRetrieveOrders | `POST /v2/orders/batch-retrieve` | `ORDERS_READ` |
+/// | GetPayment | `GET /v2/payments/{payment_id}` | `PAYMENTS_READ` |
+/// | ListPayments (cursor pagination) | `GET /v2/payments` | `PAYMENTS_READ` |
+/// | Authorize (the seller's Allow / Deny page) | `GET /oauth2/authorize` | — |
+/// | ObtainToken (`authorization_code` with PKCE or secret, `refresh_token`) | `POST /oauth2/token` | — |
+/// | RevokeToken | `POST /oauth2/revoke` | the application secret |
 ///
-/// Errors have Square's body, `{"errors": [{"category", "code", "detail", "field"}]}`; every answer carries a
-/// `Date` header from the sandbox's clock. Registered tokens and locations come from a ``Configuration``
+/// Errors have Square's body, `{"errors": [{"category", "code", "detail", "field"}]}`: `401 UNAUTHORIZED` for an
+/// unknown token, `403 INSUFFICIENT_SCOPES` naming the scope a token lacks, `404 NOT_FOUND`, `400` with the field
+/// for a bad request. Every answer carries a `Date` header from the sandbox's clock and a `Square-Version` header
+/// (the request's, or ``Configuration/squareVersion``); a request `Square-Version` that is not a `YYYY-MM-DD` date
+/// gets `400 INVALID_SQUARE_VERSION_FORMAT`. Registered tokens and locations come from a ``Configuration``
 /// and can be added, revoked or broken while the server runs. Refreshing with a rotating refresh token
 /// issues a new one and retires the old one, as the PKCE flow does.
+///
+/// Orders and payments are recorded by a test with ``recordPayment(amount:locationID:tender:status:orderID:isOffline:createdAt:applicationID:clientTransactionID:)``.
+/// ``injectFault(_:method:path:times:)`` makes the next requests to a path fail or hang, for retry tests.
 public actor SquareConnectSandbox {
     /// How long access tokens live: 30 days.
     public static let accessTokenLifetime: TimeInterval = 30 * 86_400
+    /// How long access tokens obtained with `short_lived: true` live: 24 hours.
+    public static let shortLivedAccessTokenLifetime: TimeInterval = 86_400
     /// How long rotating (PKCE) refresh tokens live: 90 days.
     public static let refreshTokenLifetime: TimeInterval = 90 * 86_400
 
@@ -28,6 +41,14 @@ public actor SquareConnectSandbox {
 
     var accessTokens: [String: AccessToken] = [:]
     var locations: [String: SquareLocation] = [:]
+    /// Location IDs in the order they were registered: the first of a merchant's is its main location.
+    var locationOrder: [String] = []
+    /// Payments and orders, by ID.
+    var payments: [String: Payment] = [:]
+    var orders: [String: Order] = [:]
+    /// The `Square-Version` answered when a request sends none.
+    let squareVersion: String
+    private var faults = FaultSchedule()
     var refreshTokens: [String: RefreshToken] = [:]
     var applications: [String: Application] = [:]
     private var fault: Fault?
@@ -49,10 +70,14 @@ public actor SquareConnectSandbox {
     public init(configuration: Configuration = Configuration(), log: (@Sendable (String) -> Void)? = nil) {
         self.now = configuration.now
         self.log = log
+        self.squareVersion = configuration.squareVersion
         self.signInMerchantID = configuration.signInMerchantID
         self.authorizationCodeLifetime = configuration.authorizationCodeLifetime
         for token in configuration.accessTokens { accessTokens[token.token] = token }
-        for location in configuration.locations { locations[location.id] = location }
+        for location in configuration.locations {
+            if locations[location.id] == nil { locationOrder.append(location.id) }
+            locations[location.id] = location
+        }
         for token in configuration.refreshTokens { refreshTokens[token.token] = token }
         for application in configuration.applications { applications[application.clientID] = application }
     }
@@ -64,8 +89,10 @@ public actor SquareConnectSandbox {
         accessTokens[token.token] = token
     }
 
-    /// Registers (or replaces) a location.
+    /// Registers (or replaces) a location. A merchant's first location is its main one (`main` in RetrieveLocation,
+    /// ListPayments' default location).
     public func register(_ location: SquareLocation) {
+        if locations[location.id] == nil { locationOrder.append(location.id) }
         locations[location.id] = location
     }
 
@@ -98,6 +125,18 @@ public actor SquareConnectSandbox {
     public func setFault(_ fault: Fault?) {
         self.fault = fault
     }
+
+    /// Plays `fault` on the next `times` requests to `path` (and `method`, when given) instead of answering them
+    /// normally, then answers as usual: for testing a client's retries and time-outs.
+    ///
+    /// `path` is matched against the request's path without its query, segment by segment; `*` stands for one
+    /// segment, as in `/v2/payments/*`. Faults are played in the order they were injected.
+    public func injectFault(_ fault: InjectedFault, method: String? = nil, path: String, times: Int = 1) {
+        faults.add(fault, method: method, path: path, times: times)
+    }
+
+    /// How many injected faults are still to be played.
+    public var pendingFaults: Int { faults.remaining }
 
     /// Holds every answer until ``resume()``: requests are recorded on arrival, then wait.
     public func pause() {
@@ -155,17 +194,31 @@ public actor SquareConnectSandbox {
         var contentType = "application/json"
         /// The `Location` of a redirect.
         var location: String?
+        /// The `Square-Version` header.
+        var squareVersion: String?
     }
 
     enum Endpoint: Sendable {
         case tokenStatus
         case location(encodedID: String)
         case locations
+        case order(encodedID: String)
+        case batchRetrieveOrders
+        case payment(encodedID: String)
+        case listPayments
         case authorizePage
         case authorizeDecision
         case obtainToken
         case revokeToken
         case unknown
+
+        /// The seller's pages in a browser, which send no `Square-Version`.
+        var isPage: Bool {
+            switch self {
+            case .authorizePage, .authorizeDecision: return true
+            default: return false
+            }
+        }
     }
 
     func handle(_ call: Call, endpoint: Endpoint) async -> Answer {
@@ -181,20 +234,55 @@ public actor SquareConnectSandbox {
         if isPaused {
             await withCheckedContinuation { pausedRequests.append($0) }
         }
-        let answer = answer(call, endpoint: endpoint)
+        var answer: Answer
+        switch faults.take(method: call.method, path: call.path) {
+        case .status(let status)?:
+            answer = Self.faultAnswer(status, detail: "The sandbox is playing an injected fault.")
+        case .stall(let seconds)?:
+            // A hung server: the answer comes late (the actor serves other requests meanwhile).
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+            answer = self.answer(call, endpoint: endpoint)
+        case nil:
+            answer = self.answer(call, endpoint: endpoint)
+        }
+        answer.squareVersion = Self.isSquareVersion(call.squareVersion) ? call.squareVersion : squareVersion
         log?("square: \(call.method) \(call.path) → \(answer.status)\(answer.code.map { " " + $0 } ?? "")")
         return answer
     }
 
+    /// Whether a `Square-Version` is a date as Square writes them, `YYYY-MM-DD`.
+    static func isSquareVersion(_ text: String?) -> Bool {
+        guard let text, text.utf8.count == 10 else { return false }
+        return InternetDate.parseRFC3339(text + "T00:00:00Z") != nil
+    }
+
+    /// Square's error for a failing server: 5xx and 429 with their codes, any other status as a bad request.
+    static func faultAnswer(_ status: Int, detail: String) -> Answer {
+        switch status {
+        case 429:
+            return error(429, category: "RATE_LIMIT_ERROR", code: "RATE_LIMITED", detail: detail)
+        case 500..<600:
+            let codes = [502: "BAD_GATEWAY", 503: "SERVICE_UNAVAILABLE", 504: "GATEWAY_TIMEOUT"]
+            return error(status, category: "API_ERROR", code: codes[status] ?? "INTERNAL_SERVER_ERROR", detail: detail)
+        default:
+            return error(status, category: "INVALID_REQUEST_ERROR", code: "BAD_REQUEST", detail: detail)
+        }
+    }
+
     private func answer(_ call: Call, endpoint: Endpoint) -> Answer {
+        if !endpoint.isPage, let version = call.squareVersion, !Self.isSquareVersion(version) {
+            return Self.error(
+                400,
+                category: "INVALID_REQUEST_ERROR",
+                code: "INVALID_SQUARE_VERSION_FORMAT",
+                detail: "The Square-Version header must be a date in the form YYYY-MM-DD, such as "
+                    + "\(SquareConnectClient.defaultSquareVersion).",
+                field: "Square-Version"
+            )
+        }
         switch fault {
         case .outage(let status)?:
-            return Self.error(
-                status,
-                category: "API_ERROR",
-                code: status == 503 ? "SERVICE_UNAVAILABLE" : "INTERNAL_SERVER_ERROR",
-                detail: "The sandbox is simulating an outage."
-            )
+            return Self.faultAnswer(status, detail: "The sandbox is simulating an outage.")
         case .rateLimited?:
             return Self.error(
                 429,
@@ -215,6 +303,10 @@ public actor SquareConnectSandbox {
         case .tokenStatus: return tokenStatus(call)
         case .location(let encodedID): return location(call, encodedID: encodedID)
         case .locations: return listLocations(call)
+        case .order(let encodedID): return retrieveOrder(call, encodedID: encodedID)
+        case .batchRetrieveOrders: return batchRetrieveOrders(call)
+        case .payment(let encodedID): return getPayment(call, encodedID: encodedID)
+        case .listPayments: return listPayments(call)
         case .authorizePage: return authorizePage(call)
         case .authorizeDecision: return authorizeDecision(call)
         case .obtainToken: return obtainToken(call)
@@ -224,11 +316,11 @@ public actor SquareConnectSandbox {
         }
     }
 
-    /// The caller's access token, if it is valid and may read locations (`MERCHANT_PROFILE_READ`), as
-    /// RetrieveLocation and ListLocations both require; otherwise the 401 or 403 Square answers.
-    func locationReader(_ call: Call) -> Result<AccessToken, AnswerError> {
+    /// The caller's access token, if it is valid and has `scope` (`MERCHANT_PROFILE_READ` for locations,
+    /// `ORDERS_READ` for orders, `PAYMENTS_READ` for payments); otherwise the 401, or the 403 naming the scope.
+    func reader(_ call: Call, scope: SquareOAuthScope) -> Result<AccessToken, AnswerError> {
         bearerToken(call).flatMap { record in
-            guard record.scopes.contains(.merchantProfileRead) else {
+            guard record.scopes.contains(scope) else {
                 return .failure(
                     AnswerError(
                         Self.error(
@@ -236,7 +328,7 @@ public actor SquareConnectSandbox {
                             category: "AUTHENTICATION_ERROR",
                             code: "INSUFFICIENT_SCOPES",
                             detail: "The merchant has not given your application sufficient permissions to do that. "
-                                + "The developer must request the following OAuth scopes: MERCHANT_PROFILE_READ"
+                                + "The developer must request the following OAuth scopes: \(scope.rawValue)"
                         )
                     )
                 )
@@ -313,20 +405,32 @@ public actor SquareConnectSandbox {
 
     private func location(_ call: Call, encodedID: String) -> Answer {
         let record: AccessToken
-        switch locationReader(call) {
+        switch reader(call, scope: .merchantProfileRead) {
         case .success(let value): record = value
         case .failure(let failure): return failure.answer
         }
-        guard let id = try? PercentEncoding.decode(encodedID), let location = locations[id],
-            location.merchantID == nil || location.merchantID == record.merchantID
-        else {
+        // "Specify the string "main" to return the main location."
+        let found: SquareLocation?
+        if encodedID == "main" {
+            found = mainLocation(of: record.merchantID)
+        } else {
+            found = (try? PercentEncoding.decode(encodedID)).flatMap { locations[$0] }.flatMap {
+                $0.merchantID == nil || $0.merchantID == record.merchantID ? $0 : nil
+            }
+        }
+        guard let location = found else {
             return Self.error(404, category: "INVALID_REQUEST_ERROR", code: "NOT_FOUND", detail: "Location not found.")
         }
+        return Self.ok(["location": .object(Self.locationJSON(location))])
+    }
+
+    /// Square's `Location` object, the same in RetrieveLocation and ListLocations.
+    static func locationJSON(_ location: SquareLocation) -> JSONObject {
         var object = location.squareJSON
         object["business_name"] = .string(location.name)
         object["type"] = .string("PHYSICAL")
         object["language_code"] = .string("en-US")
-        return Self.ok(["location": .object(object)])
+        return object
     }
 
     private func obtainToken(_ call: Call) -> Answer {
@@ -343,8 +447,22 @@ public actor SquareConnectSandbox {
         for field in ["client_id", "grant_type"] where body[field]?.stringValue?.isEmpty != false {
             return Self.missing(field)
         }
+        // "Indicates whether the returned access token should expire in 24 hours. Optional ... for any grant type."
+        let shortLived: Bool
+        switch body["short_lived"] {
+        case nil, .null?: shortLived = false
+        case .bool(let value)?: shortLived = value
+        default:
+            return Self.error(
+                400,
+                category: "INVALID_REQUEST_ERROR",
+                code: "EXPECTED_BOOLEAN",
+                detail: "short_lived must be true or false.",
+                field: "short_lived"
+            )
+        }
         if body["grant_type"]?.stringValue == "authorization_code" {
-            return authorizationCodeGrant(body)
+            return authorizationCodeGrant(body, shortLived: shortLived)
         }
         guard body["grant_type"]?.stringValue == "refresh_token" else {
             return Self.error(
@@ -357,6 +475,22 @@ public actor SquareConnectSandbox {
         }
         guard let presented = body["refresh_token"]?.stringValue, !presented.isEmpty else {
             return Self.missing("refresh_token")
+        }
+        // "The returned access token is limited to the permissions that are the intersection of these requested
+        // permissions and those authorized by the provided refresh_token."
+        var requestedScopes: Set<SquareOAuthScope>?
+        switch body["scopes"] {
+        case nil, .null?: break
+        case .array(let items)? where items.allSatisfy({ $0.stringValue != nil }):
+            requestedScopes = Set(items.compactMap(\.stringValue).map(SquareOAuthScope.init(rawValue:)))
+        default:
+            return Self.error(
+                400,
+                category: "INVALID_REQUEST_ERROR",
+                code: "EXPECTED_ARRAY",
+                detail: "scopes must be an array of permission names, such as [\"PAYMENTS_READ\"].",
+                field: "scopes"
+            )
         }
         let clientID = body["client_id"]?.stringValue ?? ""
         if let secret = body["client_secret"]?.stringValue, applications[clientID]?.secret != secret {
@@ -378,12 +512,15 @@ public actor SquareConnectSandbox {
             )
         }
         let issued = now()
+        let expiresAt = issued.addingTimeInterval(
+            shortLived ? Self.shortLivedAccessTokenLifetime : Self.accessTokenLifetime
+        )
         let accessToken = AccessToken(
             Self.randomToken(prefix: "EAAA"),
             merchantID: record.merchantID,
             clientID: record.clientID,
-            scopes: record.scopes,
-            expiresAt: issued.addingTimeInterval(Self.accessTokenLifetime)
+            scopes: requestedScopes.map { requested in record.scopes.filter(requested.contains) } ?? record.scopes,
+            expiresAt: expiresAt
         )
         accessTokens[accessToken.token] = accessToken
         var next = record
@@ -394,16 +531,21 @@ public actor SquareConnectSandbox {
             refreshTokens[next.token] = next
         }
         noteRefresh(of: presented, issuing: [accessToken.token, next.token])
+        return Self.tokenAnswer(accessToken, refreshToken: next, shortLived: shortLived)
+    }
+
+    /// ObtainToken's answer for a new access token and the refresh token that goes with it.
+    static func tokenAnswer(_ accessToken: AccessToken, refreshToken: RefreshToken, shortLived: Bool) -> Answer {
         var object: JSONObject = [
             "access_token": .string(accessToken.token),
             "token_type": .string("bearer"),
-            "expires_at": .string(InternetDate.rfc3339(issued.addingTimeInterval(Self.accessTokenLifetime))),
-            "merchant_id": .string(record.merchantID),
-            "refresh_token": .string(next.token),
-            "short_lived": .bool(false),
+            "expires_at": .string(accessToken.expiresAt.map(InternetDate.rfc3339) ?? ""),
+            "merchant_id": .string(accessToken.merchantID),
+            "refresh_token": .string(refreshToken.token),
+            "short_lived": .bool(shortLived),
         ]
-        object["refresh_token_expires_at"] = next.expiresAt.map { .string(InternetDate.rfc3339($0)) }
-        return Self.ok(object)
+        object["refresh_token_expires_at"] = refreshToken.expiresAt.map { .string(InternetDate.rfc3339($0)) }
+        return ok(object)
     }
 
     private func revokeToken(_ call: Call) -> Answer {
@@ -428,6 +570,20 @@ public actor SquareConnectSandbox {
         }
         guard let clientID = body["client_id"]?.stringValue, !clientID.isEmpty else { return Self.missing("client_id") }
         guard applications[clientID]?.secret == String(header.dropFirst(7)) else { return unauthorized }
+        // "If true, terminate the given single access token, but do not terminate the entire authorization."
+        let onlyAccessToken: Bool
+        switch body["revoke_only_access_token"] {
+        case nil, .null?: onlyAccessToken = false
+        case .bool(let value)?: onlyAccessToken = value
+        default:
+            return Self.error(
+                400,
+                category: "INVALID_REQUEST_ERROR",
+                code: "EXPECTED_BOOLEAN",
+                detail: "revoke_only_access_token must be true or false.",
+                field: "revoke_only_access_token"
+            )
+        }
         let merchantID: String
         if let token = body["access_token"]?.stringValue, !token.isEmpty {
             guard let record = accessTokens[token], record.clientID == clientID else {
@@ -438,7 +594,13 @@ public actor SquareConnectSandbox {
                     detail: "The access token was not found."
                 )
             }
+            if onlyAccessToken {
+                accessTokens[token]?.isRevoked = true
+                return Self.ok(["success": .bool(true)])
+            }
             merchantID = record.merchantID
+        } else if onlyAccessToken {
+            return Self.missing("access_token")
         } else if let merchant = body["merchant_id"]?.stringValue, !merchant.isEmpty {
             merchantID = merchant
         } else {

@@ -36,12 +36,14 @@ enum HTTPProbe {
         _ method: String,
         _ url: String,
         contentType: String? = nil,
+        headers: [String: String] = [:],
         body: String? = nil
     ) async throws -> Response {
         guard let target = URL(string: url) else { throw ProbeError("not a URL: \(url)") }
         var request = URLRequest(url: target)
         request.httpMethod = method
         if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body { request.httpBody = Data(body.utf8) }
         let (data, response) = try await session.data(for: request)
         guard let http = response as? HTTPURLResponse else { throw ProbeError("not an HTTP response") }
