@@ -5,8 +5,8 @@ public import Foundation
 /// ```swift
 /// // The next two lookups of any payment answer 503; the third is answered normally.
 /// await server.squareConnect.injectFault(.status(503), path: "/v2/payments/*", times: 2)
-/// // The next ListPayments hangs for 30 seconds, past the client's time-out, then is answered normally.
-/// await server.squareConnect.injectFault(.stall(seconds: 30), path: "/v2/payments")
+/// // The next transaction lookup hangs for 30 seconds, past the client's time-out, then is answered normally.
+/// await server.sumUp.injectFault(.stall(seconds: 30), path: "/v2.1/merchants/*/transactions")
 /// ```
 public enum InjectedFault: Sendable, Hashable, CustomStringConvertible {
     /// Answer with this HTTP status and the provider's error body (500, 502, 503, 504 and 429 have the

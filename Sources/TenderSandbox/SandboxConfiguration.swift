@@ -9,6 +9,8 @@ public struct SandboxConfiguration: Sendable {
     public var port: UInt16
     /// The stand-in for Square's REST endpoints.
     public var squareConnect: SquareConnectSandbox.Configuration
+    /// The stand-in for SumUp's REST API (transaction lookups); off unless it has a token and a merchant code.
+    public var sumUp: SumUpSandbox.Configuration
     /// The stand-in for the POS apps: their request pages, `GET /` and `POST /api/simulate`.
     public var posApps: POSAppsSandbox.Configuration
     /// Receives one line per event: requests with their answers, server errors. Lines never contain tokens.
@@ -19,12 +21,14 @@ public struct SandboxConfiguration: Sendable {
         host: String = "127.0.0.1",
         port: UInt16 = 0,
         squareConnect: SquareConnectSandbox.Configuration = SquareConnectSandbox.Configuration(),
+        sumUp: SumUpSandbox.Configuration = SumUpSandbox.Configuration(),
         posApps: POSAppsSandbox.Configuration = POSAppsSandbox.Configuration(),
         log: (@Sendable (String) -> Void)? = nil
     ) {
         self.host = host
         self.port = port
         self.squareConnect = squareConnect
+        self.sumUp = sumUp
         self.posApps = posApps
         self.log = log
     }

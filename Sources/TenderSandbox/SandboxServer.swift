@@ -5,9 +5,9 @@ import Tender
 
 /// A local HTTP server that stands in for the services Tender talks to, for tests and demos.
 ///
-/// It serves the POS apps' pages (see ``POSAppsSandbox``) and Square's REST endpoints for authorization (see
-/// ``SquareConnectSandbox``). It listens on loopback by default; port `0` picks a free port, which ``port`` and
-/// ``baseURL`` then report.
+/// It serves the POS apps' pages (see ``POSAppsSandbox``), Square's REST endpoints for authorization and
+/// verification (see ``SquareConnectSandbox``) and SumUp's transaction lookup (see ``SumUpSandbox``). It listens on
+/// loopback by default; port `0` picks a free port, which ``port`` and ``baseURL`` then report.
 ///
 /// ```swift
 /// let server = SandboxServer(configuration: SandboxConfiguration(
@@ -23,6 +23,8 @@ public actor SandboxServer {
     public nonisolated let configuration: SandboxConfiguration
     /// The Square REST stand-in: register tokens and locations, look at received requests.
     public nonisolated let squareConnect: SquareConnectSandbox
+    /// The SumUp REST stand-in: record transactions, look at received requests.
+    public nonisolated let sumUp: SumUpSandbox
     /// The POS apps' stand-in: change the merchant profile, look at received requests.
     public nonisolated let posApps: POSAppsSandbox
 
@@ -35,6 +37,7 @@ public actor SandboxServer {
     public init(configuration: SandboxConfiguration = SandboxConfiguration()) {
         self.configuration = configuration
         self.squareConnect = SquareConnectSandbox(configuration: configuration.squareConnect, log: configuration.log)
+        self.sumUp = SumUpSandbox(configuration: configuration.sumUp, log: configuration.log)
         self.posApps = POSAppsSandbox(configuration: configuration.posApps, log: configuration.log)
     }
 
@@ -42,6 +45,7 @@ public actor SandboxServer {
     private nonisolated var routeGroups: [any SandboxRouteGroup] {
         [
             SquareConnectRoutes(sandbox: squareConnect),
+            SumUpRoutes(sandbox: sumUp),
             POSAppRoutes(sandbox: posApps, listeningHost: configuration.host),
         ]
     }

@@ -1,0 +1,35 @@
+import FlyingFox
+import Foundation
+import Tender
+
+/// Serves ``SumUpSandbox`` over HTTP at SumUp's path.
+struct SumUpRoutes: SandboxRouteGroup {
+    let sandbox: SumUpSandbox
+
+    func install(on server: HTTPServer) async {
+        let sandbox = self.sandbox
+        await server.appendRoute("GET /v2.1/merchants/*/transactions") { request in
+            // The raw path: the merchant code is the third segment, still percent-encoded.
+            let path = request.target.path()
+            let components = path.split(separator: "/", omittingEmptySubsequences: false)
+            // ["", "v2.1", "merchants", "{merchant_code}", "transactions"]
+            let code = components.count == 5 ? String(components[3]) : ""
+            let answer = await sandbox.retrieveTransaction(
+                method: request.method.rawValue,
+                path: path,
+                encodedMerchantCode: code,
+                query: request.target.query(),
+                authorization: request.headers[.authorization]
+            )
+            var headers = HTTPHeaders()
+            headers[.contentType] = answer.contentType
+            headers[.date] = InternetDate.httpDate(sandbox.configuration.now())
+            headers[.cacheControl] = "no-store"
+            return HTTPResponse(
+                statusCode: HTTPStatusCode(answer.status, phrase: HTTPStatusPhrase.phrase(answer.status)),
+                headers: headers,
+                body: Data(answer.body.utf8)
+            )
+        }
+    }
+}
