@@ -6,8 +6,10 @@ import Tender
 /// A local HTTP server that stands in for the services Tender talks to, for tests and demos.
 ///
 /// It serves the POS apps' pages (see ``POSAppsSandbox``), Square's REST endpoints for authorization and
-/// verification (see ``SquareConnectSandbox``) and SumUp's transaction lookup (see ``SumUpSandbox``). It listens on
-/// loopback by default; port `0` picks a free port, which ``port`` and ``baseURL`` then report.
+/// verification (see ``SquareConnectSandbox``) and SumUp's transaction lookup (see ``SumUpSandbox``). The three are
+/// one merchant: a payment the simulated Square Point of Sale or SumUp app approves is recorded on the matching
+/// server stand-in before the callback goes back, so an app can confirm it there. It listens on loopback by
+/// default; port `0` picks a free port, which ``port`` and ``baseURL`` then report.
 ///
 /// ```swift
 /// let server = SandboxServer(configuration: SandboxConfiguration(
@@ -36,9 +38,15 @@ public actor SandboxServer {
     /// Creates a server; nothing listens until ``start()``.
     public init(configuration: SandboxConfiguration = SandboxConfiguration()) {
         self.configuration = configuration
-        self.squareConnect = SquareConnectSandbox(configuration: configuration.squareConnect, log: configuration.log)
-        self.sumUp = SumUpSandbox(configuration: configuration.sumUp, log: configuration.log)
-        self.posApps = POSAppsSandbox(configuration: configuration.posApps, log: configuration.log)
+        let squareConnect = SquareConnectSandbox(configuration: configuration.squareConnect, log: configuration.log)
+        let sumUp = SumUpSandbox(configuration: configuration.sumUp, log: configuration.log)
+        self.squareConnect = squareConnect
+        self.sumUp = sumUp
+        self.posApps = POSAppsSandbox(
+            configuration: configuration.posApps,
+            log: configuration.log,
+            servers: ProviderServers(square: squareConnect, sumUp: sumUp)
+        )
     }
 
     /// The route groups the server serves, each in its own folder.

@@ -196,10 +196,15 @@ struct POSAppRoutes: SandboxRouteGroup {
         switch object["outcome"] {
         case nil: outcomeText = "approve"
         case .string(let text)?: outcomeText = text
-        default: return Self.jsonError(.badRequest, "invalid_request", "outcome must be a string such as \"approve\".")
+        default:
+            return Self.jsonError(
+                .badRequest,
+                "invalid_request",
+                "outcome must be a string such as \"approve\" (or \"approved\")."
+            )
         }
         do {
-            let outcome = try SimulatedOutcome(parsing: outcomeText)
+            let outcome = try SimulatedOutcome(parsing: Self.outcomeWord(outcomeText))
             let (read, simulated) = try await sandbox.simulateReading(requestURL, outcome: outcome)
             var result = Tender.JSONObject()
             result["provider"] = .string(read.provider.rawValue)
@@ -227,6 +232,15 @@ struct POSAppRoutes: SandboxRouteGroup {
     }
 
     // MARK: Helpers
+
+    /// The outcome in the simulator's words: `approved`, `declined`, `cancelled` and `canceled` are read as
+    /// `approve`, `decline` and `cancel` (with a `:TENDER` kept), the words `tender journal resolve` takes.
+    static func outcomeWord(_ text: String) -> String {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let synonyms = ["approved": "approve", "declined": "decline", "cancelled": "cancel", "canceled": "cancel"]
+        guard let head = parts.first, let word = synonyms[String(head)] else { return text }
+        return parts.count > 1 ? word + ":" + parts[1] : word
+    }
 
     /// Refuses `Host` headers that are not loopback while listening on loopback (DNS rebinding), then serves.
     private func guarded(

@@ -13,6 +13,11 @@ public import TenderSimulator
 /// | `POST /requests/<id>/answer` | the page's buttons: answers `303 See Other` to the callback URL |
 /// | `POST /api/simulate` | `{"request_url": …, "outcome": …}` → `{"callback_url": …}`, for automation |
 ///
+/// An answer that moves money leaves a record on the provider's server stand-in when the sandbox runs one (see
+/// ``SandboxServer``): a Square approval becomes an order and a payment in ``SquareConnectSandbox``, a SumUp
+/// approval or decline a transaction in ``SumUpSandbox``, before the callback is returned, so an app can verify it
+/// at once.
+///
 /// A request is answered once, as the real app answers once. When the profile lists
 /// `MerchantProfile.callbackURLs`, the sandbox refuses to send a browser anywhere else, for every app, as
 /// Square does for its own. Log lines name the request's number, provider and outcome only: never a URL, a
@@ -89,12 +94,20 @@ public actor POSAppsSandbox {
     private var nonces: [String: String] = [:]
     private let log: (@Sendable (String) -> Void)?
     private var generator = SystemRandomNumberGenerator()
+    /// Where answers that move money are recorded; `nil` for a stand-in without servers.
+    private let servers: ProviderServers?
 
-    /// Creates the stand-in.
+    /// Creates the stand-in, on its own: its answers are recorded on no server.
     public init(configuration: Configuration = Configuration(), log: (@Sendable (String) -> Void)? = nil) {
+        self.init(configuration: configuration, log: log, servers: nil)
+    }
+
+    /// Creates the stand-in, recording answers on `servers`.
+    init(configuration: Configuration, log: (@Sendable (String) -> Void)?, servers: ProviderServers?) {
         self.simulator = Simulator(profile: configuration.profile, seed: configuration.seed)
         self.recentLimit = configuration.recentLimit
         self.log = log
+        self.servers = servers
     }
 
     /// The merchant profile the simulated apps run with now.
@@ -122,20 +135,21 @@ public actor POSAppsSandbox {
         return url
     }
 
-    /// Answers a request URL with an outcome at once, as `POST /api/simulate` does, and records it.
+    /// Answers a request URL with an outcome at once, as `POST /api/simulate` does, and records it (on the
+    /// provider's server stand-in too, when the answer moves money and the sandbox runs one).
     ///
     /// When the profile lists `MerchantProfile.callbackURLs` and the app's callback URL is not among them,
     /// the answer is no callback (`unregistered_callback_url`).
     /// - Throws: `SimulatorError` when the URL is not a request or the outcome cannot happen.
-    public func simulate(_ requestURL: String, outcome: SimulatedOutcome) throws -> SimulatedAnswer {
-        try simulateReading(requestURL, outcome: outcome).answer
+    public func simulate(_ requestURL: String, outcome: SimulatedOutcome) async throws -> SimulatedAnswer {
+        try await simulateReading(requestURL, outcome: outcome).answer
     }
 
     /// ``simulate(_:outcome:)``, with what the app read.
     func simulateReading(
         _ requestURL: String,
         outcome: SimulatedOutcome
-    ) throws -> (request: SimulatedRequest, answer: SimulatedAnswer) {
+    ) async throws -> (request: SimulatedRequest, answer: SimulatedAnswer) {
         let request = try simulator.inspect(requestURL)
         let answer = guarded(try simulator.answer(requestURL, with: outcome))
         var record = RecordedRequest(
@@ -148,7 +162,29 @@ public actor POSAppsSandbox {
         record.answer = .init(outcome: outcome, noCallbackReason: answer.noCallbackReason)
         remember(record, url: nil)
         log?("pos: \(record.id) \(request.provider) via api → \(outcome.logName)\(answer.logSuffix)")
+        await recordOnServer(record.id, requestURL: requestURL, request: request, outcome: outcome, answer: answer)
         return (request, answer)
+    }
+
+    /// Leaves what an answer means on the provider's server stand-in, before the callback goes back.
+    private func recordOnServer(
+        _ id: String,
+        requestURL: String,
+        request: SimulatedRequest,
+        outcome: SimulatedOutcome,
+        answer: SimulatedAnswer
+    ) async {
+        guard let servers, let callbackURL = answer.callbackURL else { return }
+        let profile = simulator.profile
+        if let line = await servers.record(
+            requestURL: requestURL,
+            request: request,
+            outcome: outcome,
+            callbackURL: callbackURL,
+            profile: profile
+        ) {
+            log?("pos: \(id) \(line)")
+        }
     }
 
     /// Reads a request a browser opened and records it, waiting for an answer from its page.
@@ -177,12 +213,13 @@ public actor POSAppsSandbox {
         return (record, nonces[id])
     }
 
-    /// Answers a request from its page: checks the nonce, answers once, and says where the browser goes.
-    func answer(id: String, nonce: String, outcome: SimulatedOutcome) -> PageAnswer {
+    /// Answers a request from its page: checks the nonce, answers once, records what it means on the provider's
+    /// server, and says where the browser goes.
+    func answer(id: String, nonce: String, outcome: SimulatedOutcome) async -> PageAnswer {
         guard let index = records.firstIndex(where: { $0.id == id }), let expected = nonces[id] else {
             return .unknownRequest
         }
-        guard Self.constantTimeEqual(expected, nonce) else { return .wrongNonce }
+        guard constantTimeEquals(expected, nonce) else { return .wrongNonce }
         if let answered = records[index].answer { return .alreadyAnswered(answered.outcome) }
         guard let url = requestURLs[id] else { return .unknownRequest }
         let answer: SimulatedAnswer
@@ -197,6 +234,9 @@ public actor POSAppsSandbox {
         // Answered once: the URL (which may carry a token) is no longer needed.
         requestURLs[id] = nil
         log?("pos: \(id) \(records[index].request.provider) → \(outcome.logName)\(answer.logSuffix)")
+        if let request = try? simulator.inspect(url) {
+            await recordOnServer(id, requestURL: url, request: request, outcome: outcome, answer: answer)
+        }
         switch answer {
         case .callback(let callbackURL): return .redirect(callbackURL)
         case .noCallback(let reason): return .noCallback(reason)
@@ -258,15 +298,6 @@ public actor POSAppsSandbox {
             text += String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16)
         }
         return text
-    }
-
-    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let left = Array(a.utf8)
-        let right = Array(b.utf8)
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for index in left.indices { difference |= left[index] ^ right[index] }
-        return difference == 0
     }
 }
 

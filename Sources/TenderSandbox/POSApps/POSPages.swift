@@ -101,7 +101,12 @@ enum POSPages {
         var html = "<section class=\"actions\">\n"
         var tenders = record.request.allowedTenders
         if tenders.isEmpty { tenders = ["card"] }
-        let options = tenders.map { "<option value=\"\(HTML.escape($0))\">\(HTML.escape($0))</option>" }.joined()
+        var choices = tenders.map { ($0, $0) }
+        // Square Point of Sale can also take a card offline: its callback then has no transaction_id.
+        if record.request.provider == .square && tenders.contains("card") {
+            choices.append((SquarePointOfSaleApp.offlineCardTender, "card, offline"))
+        }
+        let options = choices.map { "<option value=\"\(HTML.escape($0.0))\">\(HTML.escape($0.1))</option>" }.joined()
         html += form(
             "approve",
             "<select name=\"tender\" aria-label=\"Tender\">\(options)</select>"
@@ -151,7 +156,9 @@ enum POSPages {
             "<p>For automation: <code>curl -s \(HTML.escape(base))/api/simulate -H 'Content-Type: application/json' "
         body += "-d '{\"request_url\": \"…\", \"outcome\": \"approve\"}'</code> returns "
         body += "<code>{\"callback_url\": \"…\"}</code>. Outcomes: <code>approve</code>, <code>approve:TENDER</code>, "
-        body += "<code>decline</code>, <code>cancel</code>, <code>error:CODE</code>.</p>\n"
+        body +=
+            "<code>approve:offline</code> (Square), <code>decline</code>, <code>cancel</code>, <code>error:CODE</code>; "
+        body += "<code>approved</code>, <code>declined</code> and <code>cancelled</code> are read the same.</p>\n"
 
         body += "<h2>Recent requests</h2>\n"
         if records.isEmpty {

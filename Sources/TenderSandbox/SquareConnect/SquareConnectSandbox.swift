@@ -26,7 +26,8 @@ public import TenderProviderAPI
 /// and can be added, revoked or broken while the server runs. Refreshing with a rotating refresh token
 /// issues a new one and retires the old one, as the PKCE flow does.
 ///
-/// Orders and payments are recorded by a test with ``recordPayment(amount:locationID:tender:status:orderID:isOffline:createdAt:applicationID:clientTransactionID:)``.
+/// Orders and payments are recorded by the sandbox's Square Point of Sale when it approves a payment (see
+/// ``SandboxServer``), or by a test with ``recordPayment(amount:locationID:tender:status:orderID:isOffline:createdAt:applicationID:clientTransactionID:)``.
 /// ``injectFault(_:method:path:times:)`` makes the next requests to a path fail or hang, for retry tests.
 public actor SquareConnectSandbox {
     /// How long access tokens live: 30 days.

@@ -11,7 +11,8 @@ public import Tender
 /// exactly one key, `404` with `{"error_code": "NOT_FOUND", "message": "Resource not found"}` when no transaction
 /// matches (or the merchant code is not the merchant's).
 ///
-/// Transactions are recorded by a test with ``recordTransaction(amount:status:transactionCode:foreignTransactionID:clientTransactionID:timestamp:productSummary:)``.
+/// Transactions are recorded by the sandbox's SumUp app when it answers a payment (see ``SandboxServer``), or by a
+/// test with ``recordTransaction(amount:status:transactionCode:foreignTransactionID:clientTransactionID:timestamp:productSummary:)``.
 /// ``injectFault(_:method:path:times:)`` makes the next lookups fail or hang, for retry tests.
 public actor SumUpSandbox {
     /// The merchant the stand-in serves.

@@ -52,6 +52,16 @@ public struct SquarePointOfSaleApp: SimulatedPOSApp {
         ("PAYPAY", "paypay", [1, 3], true),
     ]
 
+    /// The approval `approve:offline`: a card payment Point of Sale took offline, whose callback carries only
+    /// `client_transaction_id` (Square's offline-mode cookbook: no `transaction_id` until the payment syncs).
+    public static let offlineCardTender = "offline"
+
+    /// The tender an approval uses: the one named, else the first the request allows, else `card`. The name may be
+    /// ``offlineCardTender``.
+    package static func chosenTender(_ tender: String?, allowed: [String]) -> String {
+        tender ?? allowed.first ?? "card"
+    }
+
     /// Reads a request URL as Point of Sale would and lists what it shows and what is wrong.
     /// - Throws: ``SimulatorError`` when the URL is not a `square-commerce-v1://payment/create` request at all.
     public func inspect(_ requestURL: String) throws -> SimulatedRequest {
@@ -75,6 +85,10 @@ public struct SquarePointOfSaleApp: SimulatedPOSApp {
     }
 
     /// Answers a request with the chosen outcome: the callback URL Point of Sale opens, or no callback.
+    ///
+    /// An approval names a tender the request allows (`approve:cash`), or ``offlineCardTender`` for a card taken
+    /// offline (`approve:offline`). A card approval online answers with `transaction_id` (Square's order ID) and
+    /// `client_transaction_id`; cash, other tenders and an offline card with `client_transaction_id` only.
     ///
     /// A request with a problem is answered with the first problem's error whatever the outcome chosen, as
     /// the real app refuses it before anyone can act. The callback URL is the request's `callback_url` as sent
@@ -108,18 +122,23 @@ public struct SquarePointOfSaleApp: SimulatedPOSApp {
         } else {
             switch outcome {
             case .approve(let tender):
-                let chosen = tender ?? request.allowedTenders.first ?? "card"
-                guard request.allowedTenders.contains(chosen) else {
+                let chosen = Self.chosenTender(tender, allowed: request.allowedTenders)
+                let isOffline = chosen == Self.offlineCardTender
+                let tenderName = isOffline ? "card" : chosen
+                guard request.allowedTenders.contains(tenderName) else {
                     let allowed =
                         request.allowedTenders.isEmpty ? "none" : request.allowedTenders.joined(separator: ", ")
                     throw SimulatorError(
                         .impossibleOutcome,
-                        "The request does not allow the tender '\(chosen)'; it allows: \(allowed)."
+                        "The request does not allow the tender '\(tenderName)'; it allows: \(allowed)."
                     )
                 }
                 reply["status"] = .string("ok")
-                // Cash and other tenders can complete offline: Square's server ID may be missing (spec §2.3).
-                if let entry = SquarePointOfSaleApp.tenders.first(where: { $0.name == chosen }), entry.card {
+                // Square's server ID comes only for a card payment taken online; cash and other tenders, and a card
+                // taken offline, answer with the client's ID alone (spec §2.3; Square's offline-mode cookbook).
+                if !isOffline, let entry = SquarePointOfSaleApp.tenders.first(where: { $0.name == tenderName }),
+                    entry.card
+                {
                     reply["transaction_id"] = .string(ids.base62(29))
                 }
                 reply["client_transaction_id"] = .string(ids.uuid())
