@@ -9,19 +9,34 @@ import TenderSimulator
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Run a local stand-in for the POS apps and Square's REST API and sign-in page until interrupted.",
+        abstract:
+            "Run a local stand-in for the POS apps and for Square's and SumUp's REST APIs until interrupted.",
         discussion: """
             Prints its base URL on the first line, then one line per request (never a token or a URL). \
             Open a POS request URL with its scheme:// replaced by http://HOST:PORT/<provider>/ (such as \
             /square/payment/create?data=…) to see what the POS app would show and answer it with a button; \
             GET / lists recent requests and POST /api/simulate answers {"request_url", "outcome"} with \
-            {"callback_url"}. The simulated apps run with the merchant profile of --merchant (by default a \
-            logged-in US merchant that accepts any application, callback and affiliate key). With \
-            --square-access-token and --square-location-id the Square REST stand-in knows one seller: a token \
-            with every required scope that expires in 30 days and an active US location that takes cards. Any \
-            other token or location gets Square's errors. With --square-redirect-uri (and --square-location-id) \
-            sellers can sign in on its authorization page, GET /oauth2/authorize, as the application \
-            sq0idp-TenderSandbox (see tender square sign-in). Stop it with Ctrl-C.
+            {"callback_url"} (outcomes: approve, approve:TENDER, approve:offline for Square, decline, cancel, \
+            error:CODE; approved, declined and cancelled are read the same). The simulated apps run with the \
+            merchant profile of --merchant (by default a logged-in US merchant that accepts any application, \
+            callback and affiliate key). \
+            With --square-access-token and --square-location-id, the Square REST stand-in knows one seller: a \
+            token with the scopes authorization needs plus ORDERS_READ and PAYMENTS_READ, valid 30 days, and an \
+            active US location that takes cards; the simulated Point of Sale is logged in at that location, and \
+            each payment it approves is recorded there: a card payment as an order whose ID is the callback's \
+            transaction_id with a COMPLETED payment as its tender, a cash, other or offline payment as a payment \
+            with no order. It serves GET /oauth2/token/status, GET /v2/locations and /v2/locations/{id|main}, \
+            GET /v2/orders/{id}, POST /v2/orders/batch-retrieve, GET /v2/payments/{id} and GET /v2/payments \
+            (ListPayments, 100 per page, cursor pagination), POST /oauth2/token and POST /oauth2/revoke. Any \
+            other token or location gets Square's errors. The application is sq0idp-TenderSandbox; its \
+            application secret, which RevokeToken (Authorization: Client SECRET) and the code flow without PKCE \
+            accept, is sq0csp-TenderSandboxSecret. With --square-redirect-uri (and --square-location-id) sellers \
+            can sign in on its authorization page, GET /oauth2/authorize, as that application (see tender square \
+            sign-in). \
+            With --sumup-access-token and --sumup-merchant-code, each SumUp payment the simulated app approves \
+            (or declines with a transaction code) is recorded and served at GET \
+            /v2.1/merchants/{merchant_code}/transactions?foreign_transaction_id=… (or id, transaction_code, \
+            client_transaction_id: exactly one) for that bearer token. Stop it with Ctrl-C.
             """
     )
 
@@ -34,7 +49,10 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(name: .customLong("square-access-token"), help: "A sandbox access token to accept (not a real one).")
     var squareAccessToken: String?
 
-    @Option(name: .customLong("square-location-id"), help: "The location ID that token may use.")
+    @Option(
+        name: .customLong("square-location-id"),
+        help: "The location ID that token may use, where the simulated Point of Sale is logged in."
+    )
     var squareLocationID: String?
 
     @Option(
@@ -52,6 +70,18 @@ struct SandboxCommand: AsyncParsableCommand {
         )
     )
     var squareRedirectURIs: [String] = []
+
+    @Option(
+        name: .customLong("sumup-access-token"),
+        help: "A SumUp access token the SumUp REST stand-in accepts (not a real one)."
+    )
+    var sumUpAccessToken: String?
+
+    @Option(
+        name: .customLong("sumup-merchant-code"),
+        help: "The SumUp merchant code whose transactions the SumUp REST stand-in serves, such as MH4H92C7."
+    )
+    var sumUpMerchantCode: String?
 
     @Option(help: ArgumentHelp("A JSON merchant profile for the simulated POS apps.", valueName: "file"))
     var merchant: String?
@@ -99,6 +129,22 @@ struct SandboxCommand: AsyncParsableCommand {
         default:
             throw CLIError("Pass --square-access-token and --square-location-id together, or neither.")
         }
+        var sumUp = SumUpSandbox.Configuration()
+        switch (sumUpAccessToken, sumUpMerchantCode) {
+        case (let token?, let code?):
+            guard !token.isEmpty, !code.isEmpty else {
+                throw CLIError("--sumup-access-token and --sumup-merchant-code must not be empty.")
+            }
+            guard code.utf8.count <= 64, code.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") })
+            else {
+                throw CLIError("--sumup-merchant-code must be a merchant code such as MH4H92C7 (letters and digits).")
+            }
+            sumUp = SumUpSandbox.Configuration(accessToken: token, merchantCode: code)
+        case (nil, nil):
+            break
+        default:
+            throw CLIError("Pass --sumup-access-token and --sumup-merchant-code together, or neither.")
+        }
         // Lines logged while starting wait until the base URL is out, so it is always the first line.
         let gate = Locked((isOpen: false, held: [String]()))
         let log: (@Sendable (String) -> Void)? =
@@ -111,12 +157,23 @@ struct SandboxCommand: AsyncParsableCommand {
                 }
                 if write { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
             }
-        let profile = try MerchantProfileFile.load(merchant)
+        var profile = try MerchantProfileFile.load(merchant)
+        if let squareLocationID {
+            // One seller: Point of Sale is logged in where the REST stand-in's seller is.
+            if profile.locationID != MerchantProfile.default.locationID && profile.locationID != squareLocationID {
+                throw CLIError(
+                    "--merchant logs Point of Sale in at \(profile.locationID) but --square-location-id is "
+                        + "\(squareLocationID): they are one seller; drop location_id from the profile or use the same ID."
+                )
+            }
+            profile.locationID = squareLocationID
+        }
         let server = SandboxServer(
             configuration: SandboxConfiguration(
                 host: host,
                 port: UInt16(port),
                 squareConnect: square,
+                sumUp: sumUp,
                 posApps: POSAppsSandbox.Configuration(profile: profile, seed: seed),
                 log: log
             )
@@ -143,7 +200,14 @@ struct SandboxCommand: AsyncParsableCommand {
             if squareAccessToken != nil, let squareLocationID {
                 Output.line(
                     "Square: one seller (merchant \(SquareConnectSandbox.Configuration.sellerMerchantID)), "
-                        + "location \(squareLocationID), token valid for 30 days"
+                        + "location \(squareLocationID), token valid for 30 days; Point of Sale is logged in there and "
+                        + "records its payments"
+                )
+            }
+            if let sumUpMerchantCode, sumUp.isEnabled {
+                Output.line(
+                    "SumUp: merchant \(sumUpMerchantCode); the SumUp app records its payments, served at "
+                        + "\(baseURL.absoluteString)/v2.1/merchants/\(sumUpMerchantCode)/transactions"
                 )
             }
             if !squareRedirectURIs.isEmpty, let squareLocationID {
