@@ -99,7 +99,9 @@ let package = Package(
                 // The browser test's callback receiver.
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
-            ]
+            ],
+            // The Python scripts the official providers' clients run (PythonClientTests); not Swift.
+            exclude: ["PythonClients"]
         ),
         .testTarget(
             name: "TenderCLITests",
