@@ -45,7 +45,7 @@ struct FaultSchedule: Sendable {
             precondition((400...599).contains(status), "an injected status is an error status (400–599)")
         }
         if case .stall(let seconds) = fault {
-            precondition(seconds >= 0 && seconds.isFinite, "a stall lasts zero or more seconds")
+            precondition((0...86_400).contains(seconds), "a stall lasts from zero seconds to a day")
         }
         entries.append(
             Entry(method: method?.uppercased(), pattern: Self.segments(path), fault: fault, remaining: times)
