@@ -18,6 +18,15 @@ struct SquareRecordsTests {
 
     static func dollars(_ cents: Int) -> Money { Money(minorUnits: cents, currency: .usd) }
 
+    /// A second location of the seller, registered after the first (so not its main one).
+    static let secondLocation = SquareLocation(
+        id: "LSECOND",
+        name: "Second",
+        currency: .usd,
+        country: "US",
+        merchantID: SquareConnectSandbox.Configuration.sellerMerchantID
+    )
+
     @Test("recordPayment with an order ID: RetrieveOrder gives the order, each tender a payment (api.json Tender.id)")
     func orderWithTwoTenders() async throws {
         try await Seller.run { seller in
@@ -80,15 +89,7 @@ struct SquareRecordsTests {
             try await square.recordPayment(amount: Self.dollars(1), locationID: Seller.locationID, orderID: long)
             #expect(try await seller.square("GET", "/v2/orders/\(long)").status == 200)
             // An order belongs to one location.
-            await square.register(
-                SquareLocation(
-                    id: "LSECOND",
-                    name: "Second",
-                    currency: .usd,
-                    country: "US",
-                    merchantID: SquareConnectSandbox.Configuration.sellerMerchantID
-                )
-            )
+            await square.register(Self.secondLocation)
             await #expect(throws: SandboxError.self) {
                 try await square.recordPayment(amount: Self.dollars(1), locationID: "LSECOND", orderID: long)
             }
@@ -247,15 +248,7 @@ struct SquareRecordsTests {
     func listFilters() async throws {
         try await Seller.run { seller in
             let square = seller.square
-            await square.register(
-                SquareLocation(
-                    id: "LSECOND",
-                    name: "Second",
-                    currency: .usd,
-                    country: "US",
-                    merchantID: SquareConnectSandbox.Configuration.sellerMerchantID
-                )
-            )
+            await square.register(Self.secondLocation)
             let now = Date()
             let main = try await square.recordPayment(amount: Self.dollars(500), locationID: Seller.locationID)
             let second = try await square.recordPayment(amount: Self.dollars(500), locationID: "LSECOND")

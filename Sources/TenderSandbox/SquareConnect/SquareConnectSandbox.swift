@@ -450,17 +450,9 @@ public actor SquareConnectSandbox {
         }
         // "Indicates whether the returned access token should expire in 24 hours. Optional ... for any grant type."
         let shortLived: Bool
-        switch body["short_lived"] {
-        case nil, .null?: shortLived = false
-        case .bool(let value)?: shortLived = value
-        default:
-            return Self.error(
-                400,
-                category: "INVALID_REQUEST_ERROR",
-                code: "EXPECTED_BOOLEAN",
-                detail: "short_lived must be true or false.",
-                field: "short_lived"
-            )
+        switch Self.flag("short_lived", in: body) {
+        case .success(let value): shortLived = value
+        case .failure(let failure): return failure.answer
         }
         if body["grant_type"]?.stringValue == "authorization_code" {
             return authorizationCodeGrant(body, shortLived: shortLived)
@@ -573,17 +565,9 @@ public actor SquareConnectSandbox {
         guard applications[clientID]?.secret == String(header.dropFirst(7)) else { return unauthorized }
         // "If true, terminate the given single access token, but do not terminate the entire authorization."
         let onlyAccessToken: Bool
-        switch body["revoke_only_access_token"] {
-        case nil, .null?: onlyAccessToken = false
-        case .bool(let value)?: onlyAccessToken = value
-        default:
-            return Self.error(
-                400,
-                category: "INVALID_REQUEST_ERROR",
-                code: "EXPECTED_BOOLEAN",
-                detail: "revoke_only_access_token must be true or false.",
-                field: "revoke_only_access_token"
-            )
+        switch Self.flag("revoke_only_access_token", in: body) {
+        case .success(let value): onlyAccessToken = value
+        case .failure(let failure): return failure.answer
         }
         let merchantID: String
         if let token = body["access_token"]?.stringValue, !token.isEmpty {
@@ -641,6 +625,26 @@ public actor SquareConnectSandbox {
             ]),
             code: code
         )
+    }
+
+    /// An optional Boolean of a request body: `false` when absent, Square's `400 EXPECTED_BOOLEAN` when not a Boolean.
+    static func flag(_ field: String, in body: JSONObject) -> Result<Bool, AnswerError> {
+        switch body[field] {
+        case nil, .null?: return .success(false)
+        case .bool(let value)?: return .success(value)
+        default:
+            return .failure(
+                AnswerError(
+                    error(
+                        400,
+                        category: "INVALID_REQUEST_ERROR",
+                        code: "EXPECTED_BOOLEAN",
+                        detail: "\(field) must be true or false.",
+                        field: field
+                    )
+                )
+            )
+        }
     }
 
     static func missing(_ field: String) -> Answer {
