@@ -81,11 +81,7 @@ struct PythonClientTests {
             ]
             let result = try await PythonClients.run("square_client.py", input: input)
             #expect(result.status == 0, "squareup could not read the sandbox: \(result.stderr) \(result.stdout)")
-            let read = RESTProbe.Answer(
-                status: Int(result.status),
-                response: HTTPProbe.Response(status: 0, headers: [:], body: result.stdout),
-                object: try result.object()
-            )
+            let read = try result.answer()
 
             #expect(read.string("location.id") == Seller.locationID)
             #expect(read.string("location.status") == "ACTIVE")
@@ -177,11 +173,7 @@ struct PythonClientTests {
             ]
             let result = try await PythonClients.run("sumup_client.py", input: input)
             #expect(result.status == 0, "sumup could not read the sandbox: \(result.stderr) \(result.stdout)")
-            let read = RESTProbe.Answer(
-                status: Int(result.status),
-                response: HTTPProbe.Response(status: 0, headers: [:], body: result.stdout),
-                object: try result.object()
-            )
+            let read = try result.answer()
             let first = try #require(read.value("by_foreign_id")?.objectValue?["order-py-1"]?.objectValue)
             #expect(first["transaction_code"]?.stringValue == code)
             // What the SDK read as a Python float: 12.5, exactly (a binary fraction), and 1234.

@@ -34,6 +34,15 @@ enum PythonClients {
         var stdout: String
         var stderr: String
 
+        /// What the script read, with `RESTProbe.Answer`'s dotted-path accessors.
+        func answer() throws -> RESTProbe.Answer {
+            RESTProbe.Answer(
+                status: Int(status),
+                response: HTTPProbe.Response(status: 0, headers: [:], body: stdout),
+                object: try object()
+            )
+        }
+
         /// The JSON object the script printed on its last line.
         func object() throws -> JSONObject {
             let line = stdout.split(separator: "\n").last.map(String.init) ?? ""
