@@ -1,7 +1,7 @@
 import Tender
 
 /// A Square OAuth permission, such as `PAYMENTS_WRITE`. An open set: Square's scopes are static members,
-/// and any other scope Square reports is kept as it came.
+/// and any other scope Square reports is kept as it came. It is `Codable` as its name.
 public struct SquareOAuthScope: RawRepresentable, Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
     /// The scope's name as Square writes it, such as `"PAYMENTS_WRITE"`.
     public let rawValue: String
@@ -31,16 +31,5 @@ public struct SquareOAuthScope: RawRepresentable, Sendable, Hashable, Codable, C
     /// Orders scopes by name.
     public static func < (lhs: SquareOAuthScope, rhs: SquareOAuthScope) -> Bool {
         lhs.rawValue < rhs.rawValue
-    }
-
-    /// Decodes a scope from its name.
-    public init(from decoder: any Decoder) throws {
-        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
-    }
-
-    /// Encodes the scope as its name.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
     }
 }
