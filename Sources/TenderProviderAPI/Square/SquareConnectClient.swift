@@ -5,12 +5,13 @@ import Tender
 import FoundationNetworking
 #endif
 
-/// Calls Square's REST endpoints that authorization needs: RetrieveTokenStatus, RetrieveLocation,
-/// ListLocations, ObtainToken (refresh, and the PKCE sign-in's authorization code) and RevokeToken.
+/// Calls Square's REST endpoints: those authorization needs — RetrieveTokenStatus, RetrieveLocation,
+/// ListLocations, ObtainToken (refresh, and the PKCE sign-in's authorization code) and RevokeToken — and those
+/// verification reads — RetrieveOrder, BatchRetrieveOrders, GetPayment and ListPayments.
 ///
 /// Every request sends `Square-Version` and JSON, times out after ``timeout`` seconds, follows no
-/// redirect, stores no cookies and caches nothing. Every failure is a ``SquareAuthorizationError`` whose
-/// code says what happened:
+/// redirect, stores no cookies and caches nothing. Every failure of an authorization call is a
+/// ``SquareAuthorizationError`` whose code says what happened:
 ///
 /// | Square's answer | code |
 /// |---|---|
@@ -21,6 +22,9 @@ import FoundationNetworking
 /// | 400 or 401 for a refresh token | ``SquareAuthorizationError/Code/invalidRefreshToken`` |
 /// | 400 or 401 for an authorization code | ``SquareAuthorizationError/Code/invalidAuthorizationCode``, ``SquareAuthorizationError/Code/authorizationCodeAlreadyRedeemed``, ``SquareAuthorizationError/Code/expiredAuthorizationCode`` or ``SquareAuthorizationError/Code/invalidCodeVerifier`` |
 /// | 5xx, 429, a redirect, a body that is not Square's JSON | ``SquareAuthorizationError/Code/unexpected`` |
+///
+/// The reads of orders and payments are retried as ``retryPolicy`` says and fail with a ``ProviderAPIError``
+/// (see ``retrieveOrder(_:accessToken:)``); the authorization calls are sent once.
 ///
 /// Tokens go only into the `Authorization` header or the JSON body, never into a URL, and never into an
 /// error (SEC-8).
@@ -35,11 +39,13 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
     /// Seconds before a request without an answer fails with ``SquareAuthorizationError/Code/noNetwork``.
     public let timeout: TimeInterval
     /// The largest accepted difference, in seconds, between the device clock and the `Date` of Square's
-    /// answer; `nil` turns the check off.
+    /// answer; `nil` turns the check off. Authorization calls only: a read's answer does not depend on the clock.
     public let maximumClockSkew: TimeInterval?
+    /// How the reads of orders and payments retry time-outs, connection failures, 5xx and 429.
+    public let retryPolicy: RetryPolicy
 
     private let now: @Sendable () -> Date
-    private let http: ProviderHTTPClient
+    let http: ProviderHTTPClient
 
     /// Creates a client.
     ///
@@ -48,18 +54,21 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
     ///   - squareVersion: The `Square-Version` header.
     ///   - timeout: Seconds to wait for an answer (default 30).
     ///   - maximumClockSkew: The largest accepted clock difference in seconds (default 300), or `nil`.
+    ///   - retryPolicy: How reads retry transient failures (default ``RetryPolicy/standard``: four tries).
     ///   - now: The device clock; inject one in tests.
     public init(
         environment: SquareEnvironment = .production,
         squareVersion: String = SquareConnectClient.defaultSquareVersion,
         timeout: TimeInterval = 30,
         maximumClockSkew: TimeInterval? = 300,
+        retryPolicy: RetryPolicy = .standard,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.environment = environment
         self.squareVersion = squareVersion
         self.timeout = timeout
         self.maximumClockSkew = maximumClockSkew
+        self.retryPolicy = retryPolicy
         self.now = now
         self.http = ProviderHTTPClient(timeout: timeout)
     }
