@@ -39,18 +39,28 @@ struct ProviderVerificationTests {
         }
     }
 
-    @Test("the provider verifier asks Square's verifier, and says when it is missing")
+    @Test("the provider verifier asks Square's or SumUp's verifier, and says when one is missing")
     func routing() async throws {
         let missing = ProviderPaymentVerifier()
-        let error = await #expect(throws: ProviderAPIError.self) { try await missing.verify(Self.request(.square)) }
-        #expect(error?.code == .notConfigured)
-        #expect(error?.provider == .square)
-        let script: ScriptedServer.Script = { _, _ in .squareError(404, "NOT_FOUND") }
+        for provider in [PaymentProvider.square, .sumUp] {
+            let error = await #expect(throws: ProviderAPIError.self) {
+                try await missing.verify(Self.request(provider))
+            }
+            #expect(error?.code == .notConfigured)
+            #expect(error?.provider == provider)
+        }
+        let script: ScriptedServer.Script = { request, _ in
+            request.path.hasPrefix("/v2.1/") ? .json(Fixture.sumUpTransaction()) : .squareError(404, "NOT_FOUND")
+        }
         try await ScriptedServer.with(script) { server in
-            let verifier = ProviderPaymentVerifier(square: try Fixture.squareVerifier(server))
+            let verifier = ProviderPaymentVerifier(
+                square: try Fixture.squareVerifier(server),
+                sumUp: try Fixture.sumUpVerifier(server)
+            )
             #expect(try await verifier.verify(Fixture.squareRequest()).reason == .noSuchOrder)
+            #expect(try await verifier.verify(Fixture.sumUpRequest()).verdict == .confirmed)
             #expect(try await verifier.verify(Self.request(.swipe)).reason == .noLookupAPI)
-            #expect(server.requests.count == 1)
+            #expect(server.requests.count == 2)
         }
     }
 

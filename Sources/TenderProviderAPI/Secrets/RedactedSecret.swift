@@ -1,13 +1,13 @@
 /// A secret that never shows itself: an access token, a refresh token or an application secret.
 ///
 /// Printing, interpolating, `dump`ing or mirroring one gives its type's name and `(redacted)`, such as
-/// `SquareAccessToken(redacted)`, so a secret cannot slip into a log line, an error message or a crash report by
-/// accident (SEC-8). It is deliberately not `Codable`: to persist a Square token,
+/// `SquareAccessToken(redacted)`, so a secret cannot slip into a log line, an error message, a verification's
+/// evidence or a crash report by accident (SEC-8). It is deliberately not `Codable`: to persist a Square token,
 /// use a ``SquareCredentialStore``, which keeps it in the Keychain or an owner-only file (SEC-11). To hand the
 /// text to code that needs it, call ``withSecret(_:)``.
 ///
 /// Each kind of secret is its own type (``SquareAccessToken``, ``SquareRefreshToken``,
-/// ``SquareApplicationSecret``): one cannot be passed where another is expected.
+/// ``SquareApplicationSecret``, ``SumUpAccessToken``): one cannot be passed where another is expected.
 ///
 /// ```swift
 /// let token = SquareAccessToken(accessTokenFromYourServer)
@@ -53,6 +53,9 @@ public typealias SquareRefreshToken = RedactedSecret<SquareRefreshTokenKind>
 /// A Square application secret (`sq0csp-…`, ``RedactedSecret``), for server-side Swift only: it must never ship in
 /// an app. It prints as `SquareApplicationSecret(redacted)`.
 public typealias SquareApplicationSecret = RedactedSecret<SquareApplicationSecretKind>
+/// A SumUp access token (an OAuth token or an API key, ``RedactedSecret``): it prints as
+/// `SumUpAccessToken(redacted)`.
+public typealias SumUpAccessToken = RedactedSecret<SumUpAccessTokenKind>
 
 /// The kind of ``SquareAccessToken``.
 public enum SquareAccessTokenKind: SecretKind {
@@ -70,4 +73,10 @@ public enum SquareRefreshTokenKind: SecretKind {
 public enum SquareApplicationSecretKind: SecretKind {
     /// `SquareApplicationSecret`.
     public static var name: String { "SquareApplicationSecret" }
+}
+
+/// The kind of ``SumUpAccessToken``.
+public enum SumUpAccessTokenKind: SecretKind {
+    /// `SumUpAccessToken`.
+    public static var name: String { "SumUpAccessToken" }
 }

@@ -3,7 +3,7 @@
 ///
 /// A callback proves only that *someone* opened your URL scheme with the payment's one-time token: the token
 /// defeats forgers who never saw the request, but not an app that hijacked the POS app's own URL scheme and so
-/// read it. Only the provider's server can tell. Tender ships ``SquarePaymentVerifier``,
+/// read it. Only the provider's server can tell. Tender ships ``SquarePaymentVerifier``, ``SumUpPaymentVerifier``,
 /// ``NoLookupPaymentVerifier`` (Swipe and SoftPOS publish no lookup API) and ``ProviderPaymentVerifier``, which
 /// picks one by the payment's provider.
 ///

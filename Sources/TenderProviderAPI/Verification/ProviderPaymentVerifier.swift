@@ -1,38 +1,47 @@
 public import Foundation
 import Tender
 
-/// Verifies a payment with the verifier of its provider: ``SquarePaymentVerifier`` for Square, and
-/// ``NoLookupPaymentVerifier`` for Swipe, SoftPOS and any provider without a lookup API, which answers ``PaymentVerdict/unverifiable`` (``PaymentVerification/Reason/noLookupAPI``).
+/// Verifies a payment with the verifier of its provider: ``SquarePaymentVerifier`` for Square,
+/// ``SumUpPaymentVerifier`` for SumUp, and ``NoLookupPaymentVerifier`` for Swipe, SoftPOS and any provider
+/// without a lookup API, which answers ``PaymentVerdict/unverifiable`` (``PaymentVerification/Reason/noLookupAPI``).
 ///
 /// ```swift
 /// let verifier = ProviderPaymentVerifier(
-///     square: SquarePaymentVerifier(client: SquareConnectClient(), accessToken: token)
+///     square: SquarePaymentVerifier(client: SquareConnectClient(), accessToken: token),
+///     sumUp: nil
 /// )
 /// let verification = try await verifier.verify(request)
 /// ```
 public struct ProviderPaymentVerifier: PaymentVerifier {
     /// The verifier of Square payments, if Square credentials were given.
     public var square: SquarePaymentVerifier?
+    /// The verifier of SumUp payments, if SumUp credentials were given.
+    public var sumUp: SumUpPaymentVerifier?
     /// The answer for providers without a lookup API.
     public var noLookup: NoLookupPaymentVerifier
 
     /// Creates a verifier from the providers' verifiers; leave out those you have no credentials for.
     public init(
         square: SquarePaymentVerifier? = nil,
+        sumUp: SumUpPaymentVerifier? = nil,
         noLookup: NoLookupPaymentVerifier = NoLookupPaymentVerifier()
     ) {
         self.square = square
+        self.sumUp = sumUp
         self.noLookup = noLookup
     }
 
     /// Asks the verifier of `request.provider`.
-    /// - Throws: ``ProviderAPIError`` with ``ProviderAPIError/Code/notConfigured`` for a Square payment without
-    ///   its verifier; the chosen verifier's errors.
+    /// - Throws: ``ProviderAPIError`` with ``ProviderAPIError/Code/notConfigured`` for a Square or SumUp payment
+    ///   without its verifier; the chosen verifier's errors.
     public func verify(_ request: PaymentVerificationRequest) async throws -> PaymentVerification {
         switch request.provider {
         case .square:
             guard let square else { throw Self.notConfigured(.square, "SQUARE_ACCESS_TOKEN") }
             return try await square.verify(request)
+        case .sumUp:
+            guard let sumUp else { throw Self.notConfigured(.sumUp, "SUMUP_ACCESS_TOKEN and SUMUP_MERCHANT_CODE") }
+            return try await sumUp.verify(request)
         default:
             return try await noLookup.verify(request)
         }

@@ -2,9 +2,10 @@ import Foundation
 import Tender
 import TenderProviderAPI
 
-/// Square's JSON, as its API writes it, for the scripted server; and clients that do not wait.
+/// Square's and SumUp's JSON, as their APIs write it, for the scripted server; and clients that do not wait.
 enum Fixture {
     static let squareToken = "EAAAl-verification-token-never-shown-0123456789"
+    static let sumUpToken = "sup_sk_verification-key-never-shown-9876543210"
     static let location = "L88917AVBK2S5"
     static let now = Date(timeIntervalSince1970: 1_795_000_000)
     static let key = UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!
@@ -36,6 +37,24 @@ enum Fixture {
         )
     }
 
+    static func sumUpVerifier(
+        _ server: ScriptedServer,
+        retry: RetryPolicy = Fixture.retry()
+    ) throws
+        -> SumUpPaymentVerifier
+    {
+        SumUpPaymentVerifier(
+            client: SumUpAPIClient(
+                environment: try SumUpEnvironment(baseURL: server.baseURL),
+                timeout: 60,
+                retryPolicy: retry
+            ),
+            merchantCode: "MH4H92C7",
+            accessToken: SumUpAccessToken(sumUpToken),
+            now: { now }
+        )
+    }
+
     /// A Square payment handed off 15 minutes before ``now``.
     static func squareRequest(
         amount: Int = 1250,
@@ -59,6 +78,24 @@ enum Fixture {
             clientTransactionID: clientTransactionID,
             squareLocationID: location,
             squareTenderTypes: tenderTypes,
+            idempotencyKey: key
+        )
+    }
+
+    static func sumUpRequest(
+        amount: Int = 1010,
+        currency: Currency = .eur,
+        reported: PaymentOutcome.Status? = .approved,
+        transactionCode: String? = "TEENSK4W2K",
+        foreignTransactionID: String? = "order-1042"
+    ) -> PaymentVerificationRequest {
+        PaymentVerificationRequest(
+            provider: .sumUp,
+            amount: Money(minorUnits: amount, currency: currency),
+            window: PaymentVerificationRequest.window(from: now.addingTimeInterval(-900), to: now),
+            reportedStatus: reported,
+            transactionID: transactionCode,
+            foreignTransactionID: foreignTransactionID,
             idempotencyKey: key
         )
     }
@@ -115,4 +152,30 @@ enum Fixture {
         let next = cursor.map { #","cursor":"\#($0)""# } ?? ""
         return #"{"payments":[\#(payments.joined(separator: ","))]\#(next)}"#
     }
+
+    // MARK: SumUp JSON
+
+    /// A `TransactionFull`, as in SumUp's OpenAPI example; `amount` is written as given (a JSON number).
+    static func sumUpTransaction(
+        amount: String = "10.1",
+        currency: String = "EUR",
+        tip: String? = nil,
+        status: String = "SUCCESSFUL",
+        simpleStatus: String? = "SUCCESSFUL",
+        code: String = "TEENSK4W2K",
+        foreign: String = "order-1042"
+    ) -> String {
+        let tipJSON = tip.map { #","tip_amount":\#($0)"# } ?? ""
+        let simple = simpleStatus.map { #","simple_status":"\#($0)""# } ?? ""
+        return #"{"id":"410fc44a-5956-44e1-b5cc-19c6f8d727a4","transaction_code":"\#(code)","amount":\#(amount),"#
+            + #""currency":"\#(currency)","timestamp":"2020-02-29T10:56:56.876Z","status":"\#(status)","#
+            + #""payment_type":"POS","installments_count":1,"merchant_code":"MH4H92C7","vat_amount":0,"#
+            + #""entry_mode":"CONTACTLESS","auth_code":"053201","foreign_transaction_id":"\#(foreign)"\#(tipJSON)\#(simple)}"#
+    }
+
+    /// SumUp's 404: `{"error_code": "NOT_FOUND", "message": "Resource not found"}` (its OpenAPI example).
+    static let sumUpNotFound = ScriptedServer.Reply(
+        status: 404,
+        body: #"{"error_code":"NOT_FOUND","message":"Resource not found"}"#
+    )
 }
