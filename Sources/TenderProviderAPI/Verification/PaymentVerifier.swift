@@ -5,7 +5,7 @@
 /// defeats forgers who never saw the request, but not an app that hijacked the POS app's own URL scheme and so
 /// read it. Only the provider's server can tell. Tender ships ``SquarePaymentVerifier``, ``SumUpPaymentVerifier``,
 /// ``NoLookupPaymentVerifier`` (Swipe and SoftPOS publish no lookup API) and ``ProviderPaymentVerifier``, which
-/// picks one by the payment's provider.
+/// picks one by the payment's provider. See <doc:VerifyingPayments>.
 ///
 /// A verifier answers with a ``PaymentVerification`` — ``PaymentVerdict/confirmed``,
 /// ``PaymentVerdict/contradicted`` or ``PaymentVerdict/unverifiable`` — whenever the server gave an answer,
