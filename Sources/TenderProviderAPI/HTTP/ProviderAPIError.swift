@@ -134,4 +134,55 @@ extension ProviderAPIError {
             )
         }
     }
+
+    /// The error of an HTTP status every provider means the same way: 429, 5xx, a redirect, anything else
+    /// unexpected. The provider's own error code, if any, is named.
+    package init(status: Int, providerErrorCode code: String?, provider: PaymentProvider, name: String) {
+        let named = code.map { " (\($0))" } ?? ""
+        switch status {
+        case 429:
+            self.init(
+                .rateLimited,
+                "\(name) is limiting requests (HTTP 429\(named)). Wait a little and try again.",
+                provider: provider,
+                httpStatusCode: status,
+                providerErrorCode: code
+            )
+        case 500...599:
+            self.init(
+                .serviceUnavailable,
+                "\(name) answered HTTP \(status)\(named): its service is having trouble. Try again later.",
+                provider: provider,
+                httpStatusCode: status,
+                providerErrorCode: code
+            )
+        case 300...399:
+            self.init(
+                .unexpectedResponse,
+                "\(name) answered with a redirect (HTTP \(status)), which Tender does not follow; check the base URL.",
+                provider: provider,
+                httpStatusCode: status,
+                providerErrorCode: code
+            )
+        default:
+            self.init(
+                .unexpectedResponse,
+                "\(name) answered HTTP \(status)\(named), which Tender does not expect here.",
+                provider: provider,
+                httpStatusCode: status,
+                providerErrorCode: code
+            )
+        }
+    }
+
+    /// The error of a request given to the verifier of another provider. Nothing is sent.
+    package init(otherProvider: PaymentProvider, _ verifier: PaymentProvider) {
+        let name = verifier == .square ? "Square" : verifier == .sumUp ? "SumUp" : verifier.rawValue
+        self.init(
+            .invalidInput,
+            "A \(CardNumberScreen.excerpt(otherProvider.rawValue)) payment cannot be verified with \(name); use its "
+                + "provider's verifier (ProviderPaymentVerifier picks it).",
+            provider: verifier
+        )
+    }
 }

@@ -163,20 +163,8 @@ public final class SumUpAPIClient: Sendable, CustomReflectable {
             return error(.notFound, "SumUp has no such transaction\(named).")
         case 400:
             return error(.badRequest, "SumUp refused the transaction lookup as malformed\(named).")
-        case 429:
-            return error(.rateLimited, "SumUp is limiting requests\(named). Wait a little and try again.")
-        case 500...599:
-            return error(
-                .serviceUnavailable,
-                "SumUp answered HTTP \(status): its service is having trouble. Try again later."
-            )
-        case 300...399:
-            return error(
-                .unexpectedResponse,
-                "SumUp answered with a redirect (HTTP \(status)), which Tender does not follow; check the base URL."
-            )
         default:
-            return error(.unexpectedResponse, "SumUp answered HTTP \(status)\(named), which Tender does not expect.")
+            return ProviderAPIError(status: status, providerErrorCode: code, provider: .sumUp, name: "SumUp")
         }
     }
 }

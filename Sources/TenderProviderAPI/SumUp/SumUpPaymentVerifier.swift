@@ -53,14 +53,7 @@ public struct SumUpPaymentVerifier: PaymentVerifier, CustomStringConvertible {
     /// - Throws: ``ProviderAPIError``: ``ProviderAPIError/Code/invalidInput`` for a request that is not a SumUp
     ///   payment or a key of the wrong shape (nothing is sent); the client's errors otherwise.
     public func verify(_ request: PaymentVerificationRequest) async throws -> PaymentVerification {
-        guard request.provider == .sumUp else {
-            throw ProviderAPIError(
-                .invalidInput,
-                "A \(CardNumberScreen.excerpt(request.provider.rawValue)) payment cannot be verified with SumUp; use "
-                    + "its provider's verifier (ProviderPaymentVerifier picks it).",
-                provider: .sumUp
-            )
-        }
+        guard request.provider == .sumUp else { throw ProviderAPIError(otherProvider: request.provider, .sumUp) }
         var evidence = PaymentVerificationEvidence(server: client.environment.description, askedAt: now())
         let endpoint = "GET /v2.1/merchants/{merchant_code}/transactions"
         var lookups: [SumUpAPIClient.TransactionLookup] = []
@@ -159,23 +152,12 @@ public struct SumUpPaymentVerifier: PaymentVerifier, CustomStringConvertible {
             )
         }
         let statusText = ServerText.clean(status?.rawValue ?? "?")
-        guard let reported = request.reportedStatus else {
-            return verdict(
-                .confirmed,
-                .found,
-                "No answer came from the POS app; \(name) (\(statusText), \(amount)) proves it \(proven).",
-                proven
-            )
-        }
-        guard (reported == .approved) == (proven == .approved) else {
-            return verdict(
-                .contradicted,
-                .statusMismatch,
-                "The POS app reported \(reported), but \(name) is \(statusText): \(proven).",
-                proven
-            )
-        }
-        return verdict(.confirmed, .matches, "\(name) (\(statusText), \(amount)) agrees: \(proven).", proven)
+        return PaymentVerification.judging(
+            reported: request.reportedStatus,
+            proven: proven,
+            record: "\(name) (\(statusText), \(amount))",
+            evidence: evidence
+        )
     }
 
     private static func record(_ transaction: SumUpTransaction) -> PaymentVerificationEvidence.Record {

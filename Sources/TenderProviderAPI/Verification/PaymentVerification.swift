@@ -152,3 +152,43 @@ extension PaymentVerification {
         return result
     }
 }
+
+extension PaymentVerification {
+    /// The verdict on the server's record of this payment, which proves `proven`, against what the POS app
+    /// reported: confirmed (`found`) when nothing was reported; confirmed (`matches`) when both say approved, or
+    /// both say it was not (failed, declined and cancelled alike: no money moved); contradicted
+    /// (`status_mismatch`) otherwise. `record` names the record in the message, such as
+    /// `SumUp's transaction TEENSK4W2K (SUCCESSFUL, 10.10 EUR)`.
+    package static func judging(
+        reported: PaymentOutcome.Status?,
+        proven: PaymentOutcome.Status,
+        record: String,
+        evidence: PaymentVerificationEvidence
+    ) -> PaymentVerification {
+        guard let reported else {
+            return PaymentVerification(
+                verdict: .confirmed,
+                reason: .found,
+                message: "No answer came from the POS app; \(record) proves it \(proven).",
+                provenOutcome: proven,
+                evidence: evidence
+            )
+        }
+        guard (reported == .approved) == (proven == .approved) else {
+            return PaymentVerification(
+                verdict: .contradicted,
+                reason: .statusMismatch,
+                message: "The POS app reported \(reported), but \(record) says \(proven).",
+                provenOutcome: proven,
+                evidence: evidence
+            )
+        }
+        return PaymentVerification(
+            verdict: .confirmed,
+            reason: .matches,
+            message: "\(record) agrees: \(proven).",
+            provenOutcome: proven,
+            evidence: evidence
+        )
+    }
+}

@@ -27,18 +27,15 @@ extension SquareConnectClient {
     /// RetrieveOrder: `GET /v2/orders/{order_id}` (scope `ORDERS_READ`). Point of Sale's `transaction_id` is an
     /// order ID.
     public func retrieveOrder(_ orderID: String, accessToken: SquareAccessToken) async throws -> SquareOrder {
-        try SquareID.check(orderID, "order ID")
-        let object = try await read(
+        try await retrieve(
             "RetrieveOrder",
             scope: .ordersRead,
-            path: "/v2/orders/" + orderID,
+            id: orderID,
+            named: "order",
+            under: "/v2/orders/",
             accessToken: accessToken,
-            missing: "no order '\(orderID)'"
+            SquareOrder.init(squareJSON:)
         )
-        guard let order = try? object.optionalObject("order") else {
-            throw unexpected("RetrieveOrder's answer has no 'order' object.")
-        }
-        return try decode("RetrieveOrder's order") { () throws(JSONFieldError) in try SquareOrder(squareJSON: order) }
     }
 
     /// BatchRetrieveOrders: `POST /v2/orders/batch-retrieve` (scope `ORDERS_READ`), at most 100 IDs. Square leaves
@@ -75,20 +72,15 @@ extension SquareConnectClient {
     /// GetPayment: `GET /v2/payments/{payment_id}` (scope `PAYMENTS_READ`). Each of an order's tenders has the
     /// ID of its payment.
     public func getPayment(_ paymentID: String, accessToken: SquareAccessToken) async throws -> SquarePayment {
-        try SquareID.check(paymentID, "payment ID")
-        let object = try await read(
+        try await retrieve(
             "GetPayment",
             scope: .paymentsRead,
-            path: "/v2/payments/" + paymentID,
+            id: paymentID,
+            named: "payment",
+            under: "/v2/payments/",
             accessToken: accessToken,
-            missing: "no payment '\(paymentID)'"
+            SquarePayment.init(squareJSON:)
         )
-        guard let payment = try? object.optionalObject("payment") else {
-            throw unexpected("GetPayment's answer has no 'payment' object.")
-        }
-        return try decode("GetPayment's payment") { () throws(JSONFieldError) in
-            try SquarePayment(squareJSON: payment)
-        }
     }
 
     /// ListPayments: `GET /v2/payments` (scope `PAYMENTS_READ`), one page. Pass the page's
@@ -149,6 +141,30 @@ extension SquareConnectClient {
     }
 
     // MARK: Transport
+
+    /// A Retrieve endpoint: `GET {under}{id}`, whose answer holds the object under the key `named`.
+    private func retrieve<Object>(
+        _ name: String,
+        scope: SquareOAuthScope,
+        id: String,
+        named key: String,
+        under path: String,
+        accessToken: SquareAccessToken,
+        _ read: (JSONObject) throws(JSONFieldError) -> Object
+    ) async throws -> Object {
+        try SquareID.check(id, "\(key) ID")
+        let answer = try await self.read(
+            name,
+            scope: scope,
+            path: path + id,
+            accessToken: accessToken,
+            missing: "no \(key) '\(id)'"
+        )
+        guard let object = try? answer.optionalObject(key) else {
+            throw unexpected("\(name)'s answer has no '\(key)' object.")
+        }
+        return try decode("\(name)'s \(key)") { () throws(JSONFieldError) in try read(object) }
+    }
 
     private func read(
         _ name: String,
@@ -243,23 +259,8 @@ extension SquareConnectClient {
             return error(.notFound, "Square has \(missing)\(named).")
         case 400:
             return error(.badRequest, "Square refused \(name) as malformed\(named.isEmpty ? " (HTTP 400)" : named).")
-        case 429:
-            return error(.rateLimited, "Square is limiting requests (HTTP 429\(named)). Wait a little and try again.")
-        case 500...599:
-            return error(
-                .serviceUnavailable,
-                "Square answered HTTP \(status)\(named): its service is having trouble. Try again later."
-            )
-        case 300...399:
-            return error(
-                .unexpectedResponse,
-                "Square answered with a redirect (HTTP \(status)), which Tender does not follow; check the base URL."
-            )
         default:
-            return error(
-                .unexpectedResponse,
-                "Square answered \(name) with HTTP \(status)\(named), which Tender does not expect."
-            )
+            return ProviderAPIError(status: status, providerErrorCode: squareCode, provider: .square, name: "Square")
         }
     }
 

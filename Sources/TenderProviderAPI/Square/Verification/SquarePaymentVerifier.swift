@@ -15,8 +15,8 @@ import Tender
 /// is searched in the payment's ``PaymentVerificationRequest/window``, by `created_at` and, for payments taken
 /// offline, by the time the device took them, at the request's location, following the cursor. A candidate has
 /// the request's amount (`amount_money`, tip not counted: ListPayments' `total` counts the tip, so it is not used
-/// to filter), location, an allowed tender type, and a creation time (or offline one) in the window. Exactly one candidate proves the outcome; several are
-/// ``PaymentVerification/Reason/ambiguous`` and none is picked; none is
+/// to filter), location, an allowed tender type, and a creation time (or offline one) in the window. Exactly one
+/// candidate proves the outcome; several are ``PaymentVerification/Reason/ambiguous`` and none is picked; none is
 /// ``PaymentVerification/Reason/notFoundYet``, which proves nothing (offline payments reach Square when the device
 /// is online again).
 ///
@@ -59,14 +59,7 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
     /// - Throws: ``ProviderAPIError``: ``ProviderAPIError/Code/invalidInput`` for a request that is not a Square
     ///   payment or holds an ID that is not Square's ID shape (nothing is sent); the client's errors otherwise.
     public func verify(_ request: PaymentVerificationRequest) async throws -> PaymentVerification {
-        guard request.provider == .square else {
-            throw ProviderAPIError(
-                .invalidInput,
-                "A \(CardNumberScreen.excerpt(request.provider.rawValue)) payment cannot be verified with Square; use "
-                    + "its provider's verifier (ProviderPaymentVerifier picks it).",
-                provider: .square
-            )
-        }
+        guard request.provider == .square else { throw ProviderAPIError(otherProvider: request.provider, .square) }
         if let transactionID = request.transactionID { try SquareID.check(transactionID, "transaction ID") }
         if let locationID = request.squareLocationID { try SquareID.check(locationID, "location ID") }
         var judge = Judge(request: request, server: client.environment.description, askedAt: now())
@@ -275,14 +268,12 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
             proven: PaymentOutcome.Status?,
             payments: [SquarePayment]
         ) -> PaymentVerification {
-            var evidence = evidence
-            evidence.records = payments.prefix(PaymentVerificationEvidence.maximumRecords).map(Self.record)
-            return PaymentVerification(
+            PaymentVerification(
                 verdict: verdict,
                 reason: reason,
                 message: message,
                 provenOutcome: proven,
-                evidence: evidence
+                evidence: evidence(with: payments)
             )
         }
 
@@ -339,31 +330,18 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
                 )
             }
             let statuses = payments.map { ServerText.clean($0.status.rawValue) }.joined(separator: ", ")
-            guard let reported = request.reportedStatus else {
-                return verification(
-                    .confirmed,
-                    .found,
-                    "No answer came from the POS app; Square's record (\(what): \(statuses), \(request.amount)) proves "
-                        + "it \(proven).",
-                    proven: proven,
-                    payments: payments
-                )
-            }
-            guard (reported == .approved) == (proven == .approved) else {
-                return contradicted(
-                    .statusMismatch,
-                    "The POS app reported \(reported), but Square's record (\(what): \(statuses)) says \(proven).",
-                    proven: proven,
-                    payments: payments
-                )
-            }
-            return verification(
-                .confirmed,
-                .matches,
-                "Square's record (\(what): \(statuses), \(request.amount)) agrees: \(proven).",
+            return PaymentVerification.judging(
+                reported: request.reportedStatus,
                 proven: proven,
-                payments: payments
+                record: "Square's record (\(what): \(statuses), \(request.amount))",
+                evidence: evidence(with: payments)
             )
+        }
+
+        func evidence(with payments: [SquarePayment]) -> PaymentVerificationEvidence {
+            var evidence = evidence
+            evidence.records = payments.prefix(PaymentVerificationEvidence.maximumRecords).map(Self.record)
+            return evidence
         }
 
         static func record(_ payment: SquarePayment) -> PaymentVerificationEvidence.Record {
