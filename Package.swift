@@ -73,6 +73,9 @@ let package = Package(
                 "Tender",
                 "TenderProviderAPI",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                // The scripted stand-in for Square's and SumUp's servers.
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
             ]
         ),
         .testTarget(
@@ -80,6 +83,7 @@ let package = Package(
             dependencies: [
                 "Tender",
                 "TenderHandoff",
+                "TenderProviderAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

@@ -1,6 +1,7 @@
 import Foundation
 import Tender
 import TenderHandoff
+import TenderProviderAPI
 
 /// The JSON and text forms of journal entries.
 enum EntryJSON {

@@ -1,6 +1,7 @@
 import Foundation
 import Tender
 import TenderHandoff
+import TenderProviderAPI
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -147,7 +148,7 @@ struct SandboxCLITests {
         )
     }
 
-    private static let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+    private static let session = URLSession(configuration: .ephemeral, delegate: RedirectRefusal(), delegateQueue: nil)
 
     static func capture(_ pattern: String, in text: String) -> String? {
         guard let regex = try? NSRegularExpression(pattern: pattern),
@@ -155,18 +156,5 @@ struct SandboxCLITests {
             let range = Range(match.range(at: 1), in: text)
         else { return nil }
         return String(text[range])
-    }
-}
-
-/// Refuses every redirect, so the test sees the 303.
-private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

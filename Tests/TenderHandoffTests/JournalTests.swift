@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Tender
+import TenderProviderAPI
 import Testing
 
 @testable import TenderHandoff
@@ -275,7 +276,10 @@ struct JournalTests {
         #expect(recorded.state == .completed && recorded.revision == 3)
         #expect(recorded.outcome?.transactionID == "TX-REOPENED")
         #expect(try stored(recorded) == recorded)
-        let verified = try journal.recordVerification(of: recorded, .contradicted("the server has no such payment"))
+        let verified = try journal.recordVerification(
+            of: recorded,
+            .scripted(.contradicted, "the server has no such payment")
+        )
         #expect(try stored(verified) == verified)
         clock.advance(by: 3)
         // A note by hand with a NUL, which SQLite would cut the text at: kept whole, as U+FFFD.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Tender
+import TenderProviderAPI
 import Testing
 
 @testable import TenderHandoff
@@ -9,19 +10,33 @@ import Testing
 final class ScriptedVerifier: PaymentVerifier, @unchecked Sendable {
     private let lock = NSLock()
     private var answer: Result<PaymentVerdict, any Error>
-    private var askedKeys: [UUID] = []
+    private var asked: [PaymentVerificationRequest] = []
 
     init(_ answer: Result<PaymentVerdict, any Error>) {
         self.answer = answer
     }
 
-    var keys: [UUID] { lock.withLock { askedKeys } }
+    var requests: [PaymentVerificationRequest] { lock.withLock { asked } }
+    var keys: [UUID] { requests.map(\.idempotencyKey) }
 
-    func verify(_ entry: JournalEntry) async throws -> PaymentVerdict {
+    func verify(_ request: PaymentVerificationRequest) async throws -> PaymentVerification {
         try lock.withLock {
-            askedKeys.append(entry.idempotencyKey)
-            return try answer.get()
+            asked.append(request)
+            let verdict = try answer.get()
+            return .scripted(verdict, verdict == .contradicted ? "no such payment" : "scripted")
         }
+    }
+}
+
+extension PaymentVerification {
+    /// A verification with a verdict and a message, and no evidence.
+    static func scripted(_ verdict: PaymentVerdict, _ message: String) -> PaymentVerification {
+        PaymentVerification(
+            verdict: verdict,
+            reason: verdict == .confirmed ? .matches : verdict == .contradicted ? .noSuchOrder : .notFoundYet,
+            message: message,
+            evidence: PaymentVerificationEvidence(server: nil, askedAt: Date(timeIntervalSince1970: 0))
+        )
     }
 }
 
@@ -67,7 +82,7 @@ struct VerificationTests {
         #expect(try harness.coordinator.acknowledge(entry))
         let verified = try await harness.coordinator.verify(
             entry.id,
-            with: ScriptedVerifier(.success(.contradicted("no such payment")))
+            with: ScriptedVerifier(.success(.contradicted))
         )
         #expect(verified.state == .completed)
         #expect(verified.outcome?.assurance == .reportedByPOSApp)
@@ -92,6 +107,47 @@ struct VerificationTests {
         }
         #expect(error?.code == .verificationUnavailable)
         #expect(try harness.journal.dump() == before)
+    }
+
+    @Test("an unverifiable answer records nothing and returns the entry as it was")
+    func unverifiable() async throws {
+        let harness = try Harness()
+        let entry = try Self.completedPayment(harness)
+        let before = try harness.journal.dump()
+        let verifier = ScriptedVerifier(.success(.unverifiable))
+        let returned = try await harness.coordinator.verify(entry.id, with: verifier)
+        #expect(returned == entry)
+        #expect(try harness.journal.dump() == before)
+        #expect(!harness.log.events.contains { $0.kind == .verified || $0.kind == .contradicted })
+        // Not recorded, so it can be asked again.
+        _ = try await harness.coordinator.verify(entry.id, with: verifier)
+        #expect(verifier.keys.count == 2)
+    }
+
+    @Test("the verifier is asked what the journal knows: provider, amount, window, report, key; no Square ID")
+    func requestFromEntry() async throws {
+        let harness = try Harness()
+        let entry = try Self.completedPayment(harness)
+        let verifier = ScriptedVerifier(.success(.confirmed))
+        _ = try await harness.coordinator.verify(entry.id, with: verifier)
+        let request = try #require(verifier.requests.first)
+        #expect(request.provider == .square)
+        #expect(request.amount == entry.amount)
+        #expect(request.idempotencyKey == entry.idempotencyKey)
+        #expect(request.reportedStatus == .approved)
+        #expect(request.window.start == entry.createdAt.addingTimeInterval(-300))
+        #expect(request.window.end == entry.expiresAt.addingTimeInterval(300))
+        // The journal's Square ID may be a client_transaction_id, which is no order ID: it is not passed.
+        #expect(entry.outcome?.transactionID == "TXN-1")
+        #expect(request.transactionID == nil)
+        // Other providers' IDs are (SumUp's smp-tx-code).
+        var sumUp = entry
+        sumUp.provider = .sumUp
+        #expect(PaymentVerificationRequest(entry: sumUp, slack: .zero).transactionID == "TXN-1")
+        #expect(
+            PaymentVerificationRequest(entry: sumUp, slack: .zero).window
+                == DateInterval(start: entry.createdAt, end: entry.expiresAt)
+        )
     }
 
     @Test("only completed payments with a callback's outcome can be verified")

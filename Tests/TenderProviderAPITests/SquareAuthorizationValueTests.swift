@@ -184,4 +184,24 @@ struct SquareAuthorizationValueTests {
             }
         }
     }
+
+    @Test("scopes, location statuses and capabilities are Codable as their names (the standard library's Codable)")
+    func rawValueCodable() throws {
+        let data = try JSONEncoder().encode([SquareOAuthScope.paymentsWrite, SquareOAuthScope(rawValue: "NEW_SCOPE")])
+        #expect(String(decoding: data, as: UTF8.self) == #"["PAYMENTS_WRITE","NEW_SCOPE"]"#)
+        #expect(
+            try JSONDecoder().decode([SquareOAuthScope].self, from: data) == [
+                .paymentsWrite, SquareOAuthScope(rawValue: "NEW_SCOPE"),
+            ]
+        )
+        let status = try JSONEncoder().encode(SquareLocation.Status.inactive)
+        #expect(String(decoding: status, as: UTF8.self) == #""INACTIVE""#)
+        #expect(
+            try JSONDecoder().decode(SquareLocation.Capability.self, from: Data(#""AUTOMATIC_TRANSFERS""#.utf8))
+                == .automaticTransfers
+        )
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(SquareLocation.Status.self, from: Data("7".utf8))
+        }
+    }
 }

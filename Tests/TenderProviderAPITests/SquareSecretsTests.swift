@@ -24,6 +24,7 @@ struct SquareSecretsTests {
             (SquareAccessToken(Self.secret), "SquareAccessToken(redacted)"),
             (SquareRefreshToken(Self.secret), "SquareRefreshToken(redacted)"),
             (SquareApplicationSecret(Self.secret), "SquareApplicationSecret(redacted)"),
+            (SumUpAccessToken(Self.secret), "SumUpAccessToken(redacted)"),
         ]
         for (value, expected) in values {
             #expect(String(describing: value) == expected)

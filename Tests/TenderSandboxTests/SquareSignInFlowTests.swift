@@ -564,7 +564,7 @@ struct SquareSignInFlowTests {
     }
 
     static func send(_ request: URLRequest) async throws -> Page {
-        let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+        let session = URLSession(configuration: .ephemeral, delegate: RedirectRefusal(), delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
         let (data, response) = try await session.data(for: request)
         let http = try #require(response as? HTTPURLResponse)
@@ -579,18 +579,5 @@ struct SquareSignInFlowTests {
         guard let from = text.range(of: start), let to = text.range(of: end, range: from.upperBound..<text.endIndex)
         else { return nil }
         return String(text[from.upperBound..<to.lowerBound])
-    }
-}
-
-/// Stops at redirects, so the app's redirect URL is never fetched.
-final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

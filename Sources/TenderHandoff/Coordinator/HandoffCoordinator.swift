@@ -399,10 +399,12 @@ public final class HandoffCoordinator: Sendable {
 
     /// Checks a completed payment's outcome with the provider's server (SEC-7) and records what it said.
     ///
+    /// The verifier is asked with `PaymentVerificationRequest(entry:)`, what the journal knows of the payment.
     /// A confirmation raises the outcome's assurance to `PaymentOutcome.Assurance.verifiedWithProvider`.
     /// A contradiction is recorded and makes ``JournalEntry/needsReconciliation`` true; the payment stays
     /// ``PaymentState/completed`` until a person resolves it (``resolve(_:as:transactionID:note:)``), and it is
-    /// delivered to the app again. A payment already verified is returned as it is.
+    /// delivered to the app again. An `unverifiable` answer (no lookup API, not found yet,
+    /// ambiguous) records nothing: the entry comes back as it was. A payment already verified is returned as it is.
     /// - Throws: ``HandoffError``: ``HandoffError/Code/paymentNotFound``, ``HandoffError/Code/notVerifiable`` for
     ///   a payment that is not completed with a callback's outcome, ``HandoffError/Code/verificationUnavailable``
     ///   when the verifier throws (nothing is recorded).
@@ -417,17 +419,19 @@ public final class HandoffCoordinator: Sendable {
             )
         }
         if outcome.assurance == .verifiedWithProvider || entry.verification != nil { return entry }
-        let verdict: PaymentVerdict
+        let verification: PaymentVerification
         do {
-            verdict = try await verifier.verify(entry)
+            verification = try await verifier.verify(PaymentVerificationRequest(entry: entry))
         } catch {
+            let why = (error as? any TenderError)?.message ?? "the verifier failed"
             throw HandoffError(
                 .verificationUnavailable,
-                "The provider could not be asked about payment \(id); nothing was recorded. Try again later."
+                "The provider could not be asked about payment \(id) (\(why)); nothing was recorded. Try again later."
             )
         }
-        let verified = try journal.recordVerification(of: entry, verdict)
-        emit(verdict.kind == .confirmed ? .verified : .contradicted, id, entry.provider)
+        guard verification.verdict != .unverifiable else { return entry }
+        let verified = try journal.recordVerification(of: entry, verification)
+        emit(verification.verdict == .confirmed ? .verified : .contradicted, id, entry.provider)
         return verified
     }
 

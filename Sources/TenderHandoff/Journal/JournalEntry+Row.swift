@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Tender
+import TenderProviderAPI
 
 extension JournalEntry {
     /// The `payment` columns an entry is read from, in the order ``init(row:)`` reads them: by position, since a
@@ -89,7 +90,7 @@ extension JournalEntry {
         }
         var verification: Verification?
         if let verdict: String = optional(.verification) {
-            guard let kind = PaymentVerdict.Kind(rawValue: verdict), let at: Int64 = optional(.verifiedAt) else {
+            guard let kind = PaymentVerdict(rawValue: verdict), let at: Int64 = optional(.verifiedAt) else {
                 throw damaged("verification")
             }
             verification = Verification(

@@ -1,5 +1,6 @@
 public import Foundation
 public import Tender
+public import TenderProviderAPI
 
 /// One payment as the journal records it. Never holds a token, a URL or a card number.
 public struct JournalEntry: Sendable, Hashable, Codable {
@@ -42,15 +43,15 @@ public struct JournalEntry: Sendable, Hashable, Codable {
 
     /// A check of the recorded outcome with the provider's server (SEC-7).
     public struct Verification: Sendable, Hashable, Codable {
-        /// What the server said.
-        public var verdict: PaymentVerdict.Kind
+        /// What the server said: `confirmed` or `contradicted` (an `unverifiable` answer is not recorded).
+        public var verdict: PaymentVerdict
         /// When it was recorded.
         public var verifiedAt: Date
-        /// The verifier's reason, for a contradiction.
+        /// The verifier's message.
         public var note: String?
 
         /// Creates a verification.
-        public init(verdict: PaymentVerdict.Kind, verifiedAt: Date, note: String?) {
+        public init(verdict: PaymentVerdict, verifiedAt: Date, note: String?) {
             self.verdict = verdict
             self.verifiedAt = verifiedAt
             self.note = note

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import TenderProviderAPI
 
 /// A value bound to a parameter of a journal statement.
 enum JournalValue {
@@ -98,7 +99,7 @@ enum WriterSQL: Hashable {
     /// The app's acknowledgement: time, ID, revision.
     case acknowledge
     /// A verdict of the provider's server: verification, time, note, time, ID, revision.
-    case verification(PaymentVerdict.Kind)
+    case verification(PaymentVerdict)
     /// Ended, acknowledged payments older than a time.
     case prune
     /// The IDs of pending payments whose expiry has passed, oldest first.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 public import Tender
+import TenderProviderAPI
 
 /// The payment journal: one SQLite file that remembers every hand-off, written ahead of opening the POS
 /// app and updated exactly once by its callback.
@@ -155,14 +156,16 @@ public final class PaymentJournal: Sendable {
     /// but flags the payment for reconciliation and delivers it to the app again.
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/notVerifiable`` when the entry changed meanwhile or is not
     ///   a completed payment with a callback's outcome.
-    func recordVerification(of entry: JournalEntry, _ verdict: PaymentVerdict) throws -> JournalEntry {
+    func recordVerification(of entry: JournalEntry, _ verification: PaymentVerification) throws -> JournalEntry {
+        let verdict = verification.verdict
+        precondition(verdict != .unverifiable, "an unverifiable answer is not recorded")
         let now = clock.now()
-        let note = Redaction.redact(verdict.reason, limit: 1024)
+        let note = Redaction.redact(verification.message, limit: 1024)
         return try write("verify") { writer in
             let changed = try writer.execute(
-                .verification(verdict.kind),
+                .verification(verdict),
                 [
-                    .text(verdict.kind.rawValue), .integer(now.journalTime), .text(note), .integer(now.journalTime),
+                    .text(verdict.rawValue), .integer(now.journalTime), .text(note), .integer(now.journalTime),
                     .text(entry.id.rawValue), .integer(entry.revision),
                 ]
             )
@@ -176,7 +179,7 @@ public final class PaymentJournal: Sendable {
                 writer,
                 entry.id,
                 at: now,
-                kind: verdict.kind == .confirmed ? "verified" : "contradicted",
+                kind: verdict == .confirmed ? "verified" : "contradicted",
                 from: entry.state,
                 to: entry.state,
                 note: note

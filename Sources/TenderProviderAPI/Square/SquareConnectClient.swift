@@ -5,12 +5,13 @@ import Tender
 import FoundationNetworking
 #endif
 
-/// Calls Square's REST endpoints that authorization needs: RetrieveTokenStatus, RetrieveLocation,
-/// ListLocations, ObtainToken (refresh, and the PKCE sign-in's authorization code) and RevokeToken.
+/// Calls Square's REST endpoints: those authorization needs — RetrieveTokenStatus, RetrieveLocation,
+/// ListLocations, ObtainToken (refresh, and the PKCE sign-in's authorization code) and RevokeToken — and those
+/// verification reads — RetrieveOrder, BatchRetrieveOrders, GetPayment and ListPayments.
 ///
 /// Every request sends `Square-Version` and JSON, times out after ``timeout`` seconds, follows no
-/// redirect, stores no cookies and caches nothing. Every failure is a ``SquareAuthorizationError`` whose
-/// code says what happened:
+/// redirect, stores no cookies and caches nothing. Every failure of an authorization call is a
+/// ``SquareAuthorizationError`` whose code says what happened:
 ///
 /// | Square's answer | code |
 /// |---|---|
@@ -21,6 +22,9 @@ import FoundationNetworking
 /// | 400 or 401 for a refresh token | ``SquareAuthorizationError/Code/invalidRefreshToken`` |
 /// | 400 or 401 for an authorization code | ``SquareAuthorizationError/Code/invalidAuthorizationCode``, ``SquareAuthorizationError/Code/authorizationCodeAlreadyRedeemed``, ``SquareAuthorizationError/Code/expiredAuthorizationCode`` or ``SquareAuthorizationError/Code/invalidCodeVerifier`` |
 /// | 5xx, 429, a redirect, a body that is not Square's JSON | ``SquareAuthorizationError/Code/unexpected`` |
+///
+/// The reads of orders and payments are retried as ``retryPolicy`` says and fail with a ``ProviderAPIError``
+/// (see ``retrieveOrder(_:accessToken:)``); the authorization calls are sent once.
 ///
 /// Tokens go only into the `Authorization` header or the JSON body, never into a URL, and never into an
 /// error (SEC-8).
@@ -35,11 +39,13 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
     /// Seconds before a request without an answer fails with ``SquareAuthorizationError/Code/noNetwork``.
     public let timeout: TimeInterval
     /// The largest accepted difference, in seconds, between the device clock and the `Date` of Square's
-    /// answer; `nil` turns the check off.
+    /// answer; `nil` turns the check off. Authorization calls only: a read's answer does not depend on the clock.
     public let maximumClockSkew: TimeInterval?
+    /// How the reads of orders and payments retry time-outs, connection failures, 5xx and 429.
+    public let retryPolicy: RetryPolicy
 
     private let now: @Sendable () -> Date
-    private let session: URLSession
+    let http: ProviderHTTPClient
 
     /// Creates a client.
     ///
@@ -48,35 +54,23 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
     ///   - squareVersion: The `Square-Version` header.
     ///   - timeout: Seconds to wait for an answer (default 30).
     ///   - maximumClockSkew: The largest accepted clock difference in seconds (default 300), or `nil`.
+    ///   - retryPolicy: How reads retry transient failures (default ``RetryPolicy/standard``: four tries).
     ///   - now: The device clock; inject one in tests.
     public init(
         environment: SquareEnvironment = .production,
         squareVersion: String = SquareConnectClient.defaultSquareVersion,
         timeout: TimeInterval = 30,
         maximumClockSkew: TimeInterval? = 300,
+        retryPolicy: RetryPolicy = .standard,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.environment = environment
         self.squareVersion = squareVersion
         self.timeout = timeout
         self.maximumClockSkew = maximumClockSkew
+        self.retryPolicy = retryPolicy
         self.now = now
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        self.session = URLSession(
-            configuration: configuration,
-            delegate: RedirectRefusal(),
-            delegateQueue: nil
-        )
-    }
-
-    deinit {
-        session.finishTasksAndInvalidate()
+        self.http = ProviderHTTPClient(timeout: timeout)
     }
 
     /// A mirror of the settings only. The URL session is left out: `dump` would otherwise walk into its task
@@ -242,7 +236,7 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
         guard let url = environment.url(path: path) else {
             throw SquareAuthorizationError(.unexpected, "Could not build the URL of \(path) on \(environment).")
         }
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        var request = URLRequest(url: url)
         request.httpMethod = body == nil ? "GET" : "POST"
         request.setValue(squareVersion, forHTTPHeaderField: "Square-Version")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
@@ -252,25 +246,15 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
             request.httpBody = Data(body.utf8)
         }
 
+        let http: HTTPURLResponse
         let data: Data
-        let response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
-        } catch let error as URLError {
-            throw Self.map(error, host: url.host ?? environment.description)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            throw SquareAuthorizationError(
-                .noNetwork,
-                "Could not reach Square at \(url.host ?? environment.description). Check the connection and try again."
-            )
-        }
-        guard let http = response as? HTTPURLResponse else {
-            throw SquareAuthorizationError(.unexpected, "Square's answer is not an HTTP response.")
+            (http, data) = try await self.http.send(request)
+        } catch let failure as ProviderHTTPClient.TransportFailure {
+            throw Self.map(failure, host: url.host ?? environment.description)
         }
         try checkClock(http)
-        let object = Self.jsonObject(data)
+        let object = ProviderHTTPClient.jsonObject(data, limits: SquareConnectJSON.limits)
         if (200...299).contains(http.statusCode) {
             guard let object else {
                 throw SquareAuthorizationError(
@@ -299,43 +283,25 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
         )
     }
 
-    private static func jsonObject(_ data: Data) -> JSONObject? {
-        guard data.count <= SquareConnectJSON.limits.maximumBytes, let text = String(data: data, encoding: .utf8),
-            let value = try? JSONValue.parse(text, limits: SquareConnectJSON.limits)
-        else { return nil }
-        return value.objectValue
-    }
-
-    private static func map(_ error: URLError, host: String) -> any Error {
-        switch error.code {
-        case .cancelled:
-            return CancellationError()
-        case .notConnectedToInternet, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost,
-            .dnsLookupFailed, .timedOut, .internationalRoamingOff, .dataNotAllowed, .callIsActive,
-            .cannotLoadFromNetwork:
-            let reason: String
-            switch error.code {
-            case .timedOut: reason = "the request timed out"
-            case .cannotFindHost, .dnsLookupFailed: reason = "the host name could not be resolved"
-            case .cannotConnectToHost: reason = "the connection was refused"
-            case .networkConnectionLost: reason = "the connection was lost"
-            default: reason = "the device is offline"
-            }
+    private static func map(_ failure: ProviderHTTPClient.TransportFailure, host: String) -> SquareAuthorizationError {
+        switch failure {
+        case .timedOut, .unreachable:
             return SquareAuthorizationError(
                 .noNetwork,
-                "Could not reach Square at \(host): \(reason). Check the connection and try again."
+                "Could not reach Square at \(host): \(failure.reason). Check the connection and try again."
             )
-        case .httpTooManyRedirects, .redirectToNonExistentLocation:
+        case .redirected:
             return SquareAuthorizationError(
                 .unexpected,
                 "Square at \(host) answered with a redirect, which Tender does not follow; check the base URL."
             )
-        default:
+        case .failed(let code):
             return SquareAuthorizationError(
                 .unexpected,
-                "The request to Square at \(host) failed (URLError \(error.code.rawValue)); check the base URL "
-                    + "and TLS settings."
+                "The request to Square at \(host) failed (URLError \(code)); check the base URL and TLS settings."
             )
+        case .notHTTP:
+            return SquareAuthorizationError(.unexpected, "Square's answer is not an HTTP response.")
         }
     }
 
@@ -458,18 +424,5 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
             return "Square does not accept the access token\(named). Use a seller's OAuth access token for this "
                 + "environment (production and sandbox tokens differ)."
         }
-    }
-}
-
-/// Refuses every redirect, so an `Authorization` header never follows one to another host.
-private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

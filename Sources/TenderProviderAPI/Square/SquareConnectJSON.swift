@@ -59,19 +59,16 @@ package enum SquareConnectJSON {
             && text.utf8.allSatisfy { (65...90).contains($0) || (48...57).contains($0) || $0 == 95 }
     }
 
+    /// Text, or `nil` when absent or `null`.
     package static func optionalString(
         _ object: JSONObject,
         _ key: String,
         in what: String
     ) throws(SquareAuthorizationError) -> String? {
-        switch object[key] {
-        case nil, .null?: return nil
-        case .string(let value)?: return value
-        case let other?:
-            throw SquareAuthorizationError(
-                .unexpected,
-                "Square's \(what) has \(other.typeName) for '\(key)' where text was expected."
-            )
+        do {
+            return try object.optionalString(key)
+        } catch {
+            throw SquareAuthorizationError(.unexpected, error.describing("Square's \(what)") + ".")
         }
     }
 
@@ -81,13 +78,10 @@ package enum SquareConnectJSON {
         _ key: String,
         in what: String
     ) throws(SquareAuthorizationError) -> Date? {
-        guard let text = try optionalString(object, key, in: what), !text.isEmpty else { return nil }
-        guard let date = InternetDate.parseRFC3339(text) else {
-            throw SquareAuthorizationError(
-                .unexpected,
-                "Square's \(what) has '\(key)' that is not an RFC 3339 timestamp."
-            )
+        do {
+            return try object.optionalTimestamp(key)
+        } catch {
+            throw SquareAuthorizationError(.unexpected, error.describing("Square's \(what)") + ".")
         }
-        return date
     }
 }

@@ -10,9 +10,7 @@ public struct SquareEnvironment: Sendable, Hashable, CustomStringConvertible {
     /// Creates an environment from a base URL with an `http` or `https` scheme and a host.
     /// - Throws: ``SquareAuthorizationError`` (``SquareAuthorizationError/Code/unexpected``) for any other URL.
     public init(baseURL: URL) throws {
-        guard let scheme = baseURL.scheme?.lowercased(), scheme == "https" || scheme == "http",
-            let host = baseURL.host, !host.isEmpty, baseURL.query == nil, baseURL.fragment == nil
-        else {
+        guard ProviderBaseURL.isUsable(baseURL) else {
             throw SquareAuthorizationError(
                 .unexpected,
                 "The Square base URL must be an http or https URL with a host and no query, "
@@ -35,9 +33,7 @@ public struct SquareEnvironment: Sendable, Hashable, CustomStringConvertible {
     public var description: String { baseURL.absoluteString }
 
     /// The URL of an endpoint path such as `/oauth2/token/status`, keeping any path of the base URL.
-    func url(path: String) -> URL? {
-        var base = baseURL.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
-        return URL(string: base + path)
+    func url(path: String, query: String? = nil) -> URL? {
+        ProviderBaseURL.url(baseURL, path: path, query: query)
     }
 }

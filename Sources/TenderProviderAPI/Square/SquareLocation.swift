@@ -18,15 +18,6 @@ public struct SquareLocation: Sendable, Hashable, Codable {
         public static let inactive = Status(rawValue: "INACTIVE")
         /// The name.
         public var description: String { rawValue }
-        /// Decodes a status from its name.
-        public init(from decoder: any Decoder) throws {
-            self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
-        }
-        /// Encodes the status as its name.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
-        }
     }
 
     /// Something a location can do. An open set.
@@ -41,15 +32,6 @@ public struct SquareLocation: Sendable, Hashable, Codable {
         public static let automaticTransfers = Capability(rawValue: "AUTOMATIC_TRANSFERS")
         /// The name.
         public var description: String { rawValue }
-        /// Decodes a capability from its name.
-        public init(from decoder: any Decoder) throws {
-            self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
-        }
-        /// Encodes the capability as its name.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
-        }
     }
 
     /// The location ID, such as `L88917AVBK2S5`.

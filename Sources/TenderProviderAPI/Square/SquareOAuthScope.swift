@@ -1,7 +1,7 @@
 import Tender
 
 /// A Square OAuth permission, such as `PAYMENTS_WRITE`. An open set: Square's scopes are static members,
-/// and any other scope Square reports is kept as it came.
+/// and any other scope Square reports is kept as it came. It is `Codable` as its name.
 public struct SquareOAuthScope: RawRepresentable, Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
     /// The scope's name as Square writes it, such as `"PAYMENTS_WRITE"`.
     public let rawValue: String
@@ -20,10 +20,22 @@ public struct SquareOAuthScope: RawRepresentable, Sendable, Hashable, Codable, C
     )
     /// Attaches a team member to a payment (only if you do).
     public static let employeesRead = SquareOAuthScope(rawValue: "EMPLOYEES_READ")
+    /// Reads orders: RetrieveOrder and BatchRetrieveOrders, which ``SquarePaymentVerifier`` calls with Point of
+    /// Sale's `transaction_id` (only to verify payments).
+    public static let ordersRead = SquareOAuthScope(rawValue: "ORDERS_READ")
+    /// Reads payments: GetPayment and ListPayments, which ``SquarePaymentVerifier`` calls (only to verify
+    /// payments).
+    public static let paymentsRead = SquareOAuthScope(rawValue: "PAYMENTS_READ")
 
     /// The scopes every seller's token must have to take payments in person (source document 002):
     /// `MERCHANT_PROFILE_READ`, `PAYMENTS_WRITE`, `PAYMENTS_WRITE_IN_PERSON`.
     public static let required: Set<SquareOAuthScope> = [.merchantProfileRead, .paymentsWrite, .paymentsWriteInPerson]
+
+    /// The scopes ``SquarePaymentVerifier`` needs to ask Square about payments: `ORDERS_READ` and `PAYMENTS_READ`.
+    /// Ask for them when the seller signs in (``SquareSignIn/init(clientID:redirectURL:scopes:verification:environment:locale:)``
+    /// with `verification: true`), and require them in ``SquareAuthorizationManager/Configuration/requiredScopes``
+    /// to have `authorize` check them.
+    public static let verification: Set<SquareOAuthScope> = [.ordersRead, .paymentsRead]
 
     /// The name.
     public var description: String { rawValue }
@@ -31,16 +43,5 @@ public struct SquareOAuthScope: RawRepresentable, Sendable, Hashable, Codable, C
     /// Orders scopes by name.
     public static func < (lhs: SquareOAuthScope, rhs: SquareOAuthScope) -> Bool {
         lhs.rawValue < rhs.rawValue
-    }
-
-    /// Decodes a scope from its name.
-    public init(from decoder: any Decoder) throws {
-        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
-    }
-
-    /// Encodes the scope as its name.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import TenderProviderAPI
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -41,7 +42,7 @@ public struct SandboxSeller: Sendable {
     private func decide(_ decision: String, _ authorizationURL: URL) async throws -> URL {
         let session = URLSession(
             configuration: .ephemeral,
-            delegate: RedirectStopper(),
+            delegate: RedirectRefusal(),
             delegateQueue: nil
         )
         defer { session.finishTasksAndInvalidate() }
@@ -107,18 +108,5 @@ public struct SandboxSeller: Sendable {
             .replacingOccurrences(of: "&quot;", with: "\"")
             .replacingOccurrences(of: "&#39;", with: "'")
             .replacingOccurrences(of: "&amp;", with: "&")
-    }
-}
-
-/// Stops at every redirect, so the redirect URL (the app's) is returned, never fetched.
-private final class RedirectStopper: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TenderProviderAPI
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -24,7 +25,7 @@ enum HTTPProbe {
 
     private static let session = URLSession(
         configuration: .ephemeral,
-        delegate: ProbeRedirectRefusal(),
+        delegate: RedirectRefusal(),
         delegateQueue: nil
     )
 
@@ -164,19 +165,6 @@ private let sendBytes = Darwin.send
 #else
 private let sendBytes = Glibc.send
 #endif
-
-/// Refuses every redirect, so the test sees it.
-private final class ProbeRedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
-    }
-}
 
 extension String {
     /// The first capture of `pattern` in the string.

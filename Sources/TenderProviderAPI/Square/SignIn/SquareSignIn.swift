@@ -53,6 +53,8 @@ public final class SquareSignIn: Sendable, CustomStringConvertible, CustomReflec
     ///   - redirectURL: the redirect URL registered for your application.
     ///   - scopes: the permissions to ask for; by default those the Mobile Payments SDK needs
     ///     (`MERCHANT_PROFILE_READ`, `PAYMENTS_WRITE`, `PAYMENTS_WRITE_IN_PERSON`).
+    ///   - verification: `true` to ask for ``SquareOAuthScope/verification`` as well (`ORDERS_READ` and
+    ///     `PAYMENTS_READ`), which ``SquarePaymentVerifier`` needs to check payments with Square's server.
     ///   - environment: Square's production API (the default), its sandbox, or a base URL such as the local
     ///     `tender sandbox`.
     ///   - locale: the language of the authorization page, such as `en-US`; `nil` lets Square choose.
@@ -63,13 +65,14 @@ public final class SquareSignIn: Sendable, CustomStringConvertible, CustomReflec
         clientID: String,
         redirectURL: URL,
         scopes: Set<SquareOAuthScope> = SquareOAuthScope.required,
+        verification: Bool = false,
         environment: SquareEnvironment = .production,
         locale: String? = nil
     ) throws(SquareAuthorizationError) {
         try self.init(
             clientID: clientID,
             redirectURL: redirectURL,
-            scopes: scopes,
+            scopes: verification ? scopes.union(SquareOAuthScope.verification) : scopes,
             environment: environment,
             locale: locale,
             state: Base64URL.random(byteCount: 32),

@@ -1,0 +1,170 @@
+public import Foundation
+import Tender
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Calls SumUp's REST API: the transaction lookup verification needs,
+/// `GET /v2.1/merchants/{merchant_code}/transactions` (Retrieve a transaction, scope `transactions.history`).
+///
+/// It shares its HTTP plumbing with ``SquareConnectClient``: JSON, a time-out per request, no redirect followed,
+/// no cookie or cache, time-outs, connection failures, 5xx and 429 retried as ``retryPolicy`` says. Failures are
+/// ``ProviderAPIError``s: 401 ``ProviderAPIError/Code/invalidAccessToken``, 403
+/// ``ProviderAPIError/Code/insufficientScopes`` (naming `transactions.history`), 404
+/// ``ProviderAPIError/Code/notFound``, and so on. The token goes only into the `Authorization` header (SEC-8).
+public final class SumUpAPIClient: Sendable, CustomReflectable {
+    /// Where requests go.
+    public let environment: SumUpEnvironment
+    /// Seconds before a request without an answer fails.
+    public let timeout: TimeInterval
+    /// How requests retry time-outs, connection failures, 5xx and 429.
+    public let retryPolicy: RetryPolicy
+    private let http: ProviderHTTPClient
+
+    /// The largest answer accepted.
+    static let limits = JSONLimits(maximumBytes: 1024 * 1024, maximumDepth: 32)
+
+    /// Creates a client.
+    /// - Parameters:
+    ///   - environment: SumUp's production API (the default) or any base URL.
+    ///   - timeout: Seconds to wait for an answer (default 30).
+    ///   - retryPolicy: How transient failures are retried (default ``RetryPolicy/standard``: four tries).
+    public init(
+        environment: SumUpEnvironment = .production,
+        timeout: TimeInterval = 30,
+        retryPolicy: RetryPolicy = .standard
+    ) {
+        self.environment = environment
+        self.timeout = timeout
+        self.retryPolicy = retryPolicy
+        self.http = ProviderHTTPClient(timeout: timeout)
+    }
+
+    /// A mirror of the settings only: `dump` would otherwise walk into the URL session's task registry and print a
+    /// request's `Authorization` header (SEC-8).
+    public var customMirror: Mirror {
+        Mirror(self, children: ["environment": environment, "timeout": timeout], displayStyle: .class)
+    }
+
+    /// How a transaction is looked up: exactly one key, as SumUp requires.
+    public enum TransactionLookup: Sendable, Hashable {
+        /// By the `foreign-tx-id` the request carried (`foreign_transaction_id`): the key SumUp documents for
+        /// looking up a payment made from another app.
+        case foreignTransactionID(String)
+        /// By the transaction code the POS app returned as `smp-tx-code` (`transaction_code`).
+        case transactionCode(String)
+    }
+
+    /// Retrieve a transaction: `GET /v2.1/merchants/{merchant_code}/transactions` with one of
+    /// `foreign_transaction_id` or `transaction_code`.
+    /// - Throws: ``ProviderAPIError``; ``ProviderAPIError/Code/notFound`` when SumUp has no such transaction,
+    ///   ``ProviderAPIError/Code/invalidInput`` (nothing sent) for a merchant code or key of the wrong shape.
+    public func transaction(
+        merchantCode: String,
+        _ lookup: TransactionLookup,
+        accessToken: SumUpAccessToken
+    ) async throws -> SumUpTransaction {
+        guard UntrustedText.isIdentifier(merchantCode, maximumLength: 32) else {
+            throw ProviderAPIError(
+                .invalidInput,
+                "The SumUp merchant code '\(CardNumberScreen.excerpt(merchantCode))' is not one (1 to 32 letters and "
+                    + "digits, such as MH4H92C7); nothing was sent.",
+                provider: .sumUp
+            )
+        }
+        var query = QueryParameters()
+        switch lookup {
+        case .foreignTransactionID(let id):
+            // SumUp's URL scheme: at most 128 printable ASCII characters.
+            guard UntrustedText.isPlain(id, maximumLength: 128), id.utf8.allSatisfy({ $0 < 0x80 }) else {
+                throw Self.invalid("foreign transaction ID", id, "1 to 128 printable ASCII characters")
+            }
+            query.append(name: "foreign_transaction_id", value: id)
+        case .transactionCode(let code):
+            guard UntrustedText.isIdentifier(code, maximumLength: 64, punctuation: "-_") else {
+                throw Self.invalid("transaction code", code, "1 to 64 letters, digits, '-' or '_'")
+            }
+            query.append(name: "transaction_code", value: code)
+        }
+        guard
+            let url = ProviderBaseURL.url(
+                environment.baseURL,
+                path: "/v2.1/merchants/\(merchantCode)/transactions",
+                query: query.percentEncodedQuery
+            )
+        else {
+            throw ProviderAPIError(
+                .invalidInput,
+                "Could not build the URL of SumUp's transaction lookup.",
+                provider: .sumUp
+            )
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        accessToken.withSecret { request.setValue("Bearer " + $0, forHTTPHeaderField: "Authorization") }
+        let object = try await http.readJSON(
+            request,
+            provider: .sumUp,
+            name: "SumUp",
+            retry: retryPolicy,
+            limits: Self.limits,
+            refusal: Self.refusal
+        )
+        do {
+            return try SumUpTransaction(sumUpJSON: object)
+        } catch {
+            throw ProviderAPIError(
+                .unexpectedResponse,
+                error.describing("SumUp's transaction") + "; check that the base URL points at SumUp's API.",
+                provider: .sumUp
+            )
+        }
+    }
+
+    private static func invalid(_ what: String, _ value: String, _ shape: String) -> ProviderAPIError {
+        ProviderAPIError(
+            .invalidInput,
+            "The \(what) '\(CardNumberScreen.excerpt(value))' is not one (\(shape)); nothing was sent.",
+            provider: .sumUp
+        )
+    }
+
+    /// SumUp's refusals: its error objects are `{"error_code", "message"}` or RFC 9457 problems
+    /// (`{"type", "title", "status", "detail"}`); only a plain `error_code` is kept.
+    private static func refusal(_ status: Int, _ body: JSONObject?) -> ProviderAPIError {
+        let code = body?["error_code"]?.stringValue.flatMap { SquareConnectJSON.isIdentifier($0) ? $0 : nil }
+        let named = code.map { " (\($0))" } ?? " (HTTP \(status))"
+        func error(_ kind: ProviderAPIError.Code, _ message: String) -> ProviderAPIError {
+            ProviderAPIError(
+                kind,
+                message,
+                provider: .sumUp,
+                httpStatusCode: status,
+                providerErrorCode: code,
+                requiredScope: kind == .insufficientScopes ? "transactions.history" : nil
+            )
+        }
+        switch status {
+        case 401:
+            return error(
+                .invalidAccessToken,
+                "SumUp does not accept the access token\(named): unknown, expired or revoked. Use a valid OAuth "
+                    + "token or API key of the merchant."
+            )
+        case 403:
+            return error(
+                .insufficientScopes,
+                "SumUp refused the transaction lookup\(named): the token needs the transactions.history scope and "
+                    + "access to this merchant."
+            )
+        case 404:
+            return error(.notFound, "SumUp has no such transaction\(named).")
+        case 400:
+            return error(.badRequest, "SumUp refused the transaction lookup as malformed\(named).")
+        default:
+            return ProviderAPIError(status: status, providerErrorCode: code, provider: .sumUp, name: "SumUp")
+        }
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+public import Tender
+
+/// What a provider's server says of what Tender knows of a payment. Exactly three words, which the CLI prints
+/// as they are.
+public enum PaymentVerdict: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    /// The server's record agrees with what Tender knows: with the POS app's report, or, when no report came,
+    /// the server proves an outcome (``PaymentVerification/provenOutcome``).
+    case confirmed
+    /// The server's record disagrees: another amount, location, tender type or status, or no such payment where
+    /// the POS app gave an identifier only the server assigns. The callback cannot be trusted.
+    case contradicted
+    /// The server's answer settles nothing: not found yet, several candidates, still pending, or no lookup API.
+    /// Nothing is proven either way; ask again later where that can help.
+    case unverifiable
+
+    /// The raw value: `"confirmed"`, `"contradicted"` or `"unverifiable"`.
+    public var description: String { rawValue }
+}
+
+/// The answer of a ``PaymentVerifier``: the ``verdict``, a machine-readable ``reason``, a ``message`` for
+/// people, the outcome the server proves and the ``evidence`` (which endpoints were asked, when, and what they
+/// said).
+///
+/// None of it holds a token or a secret (SEC-8): it is meant to be kept in the journal and printed.
+public struct PaymentVerification: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Confirmed, contradicted or unverifiable.
+    public var verdict: PaymentVerdict
+    /// Why, as a stable code such as `amount_mismatch` or `not_found_yet`.
+    public var reason: Reason
+    /// Why, in words: what the server has and what that means.
+    public var message: String
+    /// The outcome the server proves for this payment: `approved` for a `COMPLETED` or `APPROVED` Square payment or
+    /// a `SUCCESSFUL` or `PAID_OUT` SumUp transaction, `failed` or `cancelled` where the server says so. `nil` when it proves nothing about this
+    /// payment: not found, ambiguous, pending, or a record that is not this payment (another amount, location or
+    /// tender type).
+    public var provenOutcome: PaymentOutcome.Status?
+    /// What was asked and what the server said.
+    public var evidence: PaymentVerificationEvidence
+
+    /// Creates a verification.
+    public init(
+        verdict: PaymentVerdict,
+        reason: Reason,
+        message: String,
+        provenOutcome: PaymentOutcome.Status? = nil,
+        evidence: PaymentVerificationEvidence
+    ) {
+        self.verdict = verdict
+        self.reason = reason
+        self.message = message
+        self.provenOutcome = provenOutcome
+        self.evidence = evidence
+    }
+
+    /// `confirmed (matches): …`.
+    public var description: String { "\(verdict) (\(reason)): \(message)" }
+
+    private enum CodingKeys: String, CodingKey {
+        case verdict, reason, message
+        case provenOutcome = "proven_outcome"
+        case evidence
+    }
+
+    /// Why a verifier gave its verdict. An open set: new reasons may come in minor releases.
+    public struct Reason: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The reason's stable string in snake case, such as `"amount_mismatch"`.
+        public let rawValue: String
+        /// Creates a reason from its string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The string.
+        public var description: String { rawValue }
+
+        // Confirmed.
+
+        /// Confirmed: the server's record agrees with the POS app's report.
+        public static let matches = Reason(rawValue: "matches")
+        /// Confirmed: no report came, and the server's record proves the outcome.
+        public static let found = Reason(rawValue: "found")
+
+        // Contradicted.
+
+        /// The server's payment is for another amount or currency (tip not counted).
+        public static let amountMismatch = Reason(rawValue: "amount_mismatch")
+        /// The server's payment was taken at another Square location.
+        public static let locationMismatch = Reason(rawValue: "location_mismatch")
+        /// Square has no order with the `transaction_id` the POS app reported.
+        public static let noSuchOrder = Reason(rawValue: "no_such_order")
+        /// Square's order names a payment Square does not have.
+        public static let noSuchPayment = Reason(rawValue: "no_such_payment")
+        /// Square's order has no tender: nothing was paid on it.
+        public static let noPayment = Reason(rawValue: "no_payment")
+        /// SumUp has no transaction with the `smp-tx-code` the POS app reported.
+        public static let noSuchTransaction = Reason(rawValue: "no_such_transaction")
+        /// The server's transaction has another transaction code than the one the POS app reported.
+        public static let transactionCodeMismatch = Reason(rawValue: "transaction_code_mismatch")
+        /// The payment was paid with a tender type the request did not allow (cash for a card-only request).
+        public static let tenderTypeMismatch = Reason(rawValue: "tender_type_mismatch")
+        /// The server's status disagrees with the POS app's report (approved against failed or cancelled).
+        public static let statusMismatch = Reason(rawValue: "status_mismatch")
+
+        // Unverifiable.
+
+        /// Nothing found, which proves nothing: Square's offline payments reach its server hours or days later,
+        /// and a search is eventually consistent.
+        public static let notFoundYet = Reason(rawValue: "not_found_yet")
+        /// Several payments match the search; Tender does not pick one.
+        public static let ambiguous = Reason(rawValue: "ambiguous")
+        /// The server's payment is still pending.
+        public static let pending = Reason(rawValue: "pending")
+        /// The server's payment has a status Tender does not know.
+        public static let unknownStatus = Reason(rawValue: "unknown_status")
+        /// The provider publishes no API to look a payment up (Swipe, SoftPOS).
+        public static let noLookupAPI = Reason(rawValue: "no_lookup_api")
+        /// Tender has no identifier the provider's API can look the payment up by.
+        public static let noLookupKey = Reason(rawValue: "no_lookup_key")
+        /// The search found more payments than the verifier reads; narrow the window or give the location.
+        public static let searchTooBroad = Reason(rawValue: "search_too_broad")
+    }
+}
+
+extension PaymentVerification {
+    /// The verification with every occurrence of `secret` in its text replaced by `[redacted]`: a server that echoes
+    /// the token it was sent (in an ID, a status) cannot put it into a message or the evidence (SEC-8).
+    package func removing(_ secret: String) -> PaymentVerification {
+        guard !secret.isEmpty else { return self }
+        func scrub(_ text: String) -> String { text.replacingOccurrences(of: secret, with: "[redacted]") }
+        func scrub(_ text: String?) -> String? { text.map(scrub) }
+        var result = self
+        result.message = scrub(message)
+        var evidence = self.evidence
+        evidence.server = scrub(evidence.server)
+        evidence.endpoints = evidence.endpoints.map(scrub)
+        evidence.orderID = scrub(evidence.orderID)
+        evidence.orderLocationID = scrub(evidence.orderLocationID)
+        evidence.orderState = scrub(evidence.orderState)
+        evidence.records = evidence.records.map { record in
+            var record = record
+            record.kind = scrub(record.kind)
+            record.id = scrub(record.id)
+            record.status = scrub(record.status)
+            record.simpleStatus = scrub(record.simpleStatus)
+            record.serverAmount = scrub(record.serverAmount)
+            record.serverCurrency = scrub(record.serverCurrency)
+            record.locationID = scrub(record.locationID)
+            record.sourceType = scrub(record.sourceType)
+            record.transactionCode = scrub(record.transactionCode)
+            record.foreignTransactionID = scrub(record.foreignTransactionID)
+            return record
+        }
+        result.evidence = evidence
+        return result
+    }
+}
+
+extension PaymentVerification {
+    /// The verdict on the server's record of this payment, which proves `proven`, against what the POS app
+    /// reported: confirmed (`found`) when nothing was reported; confirmed (`matches`) when both say approved, or
+    /// both say it was not (failed, declined and cancelled alike: no money moved); contradicted
+    /// (`status_mismatch`) otherwise. `record` names the record in the message, such as
+    /// `SumUp's transaction TEENSK4W2K (SUCCESSFUL, 10.10 EUR)`.
+    package static func judging(
+        reported: PaymentOutcome.Status?,
+        proven: PaymentOutcome.Status,
+        record: String,
+        evidence: PaymentVerificationEvidence
+    ) -> PaymentVerification {
+        guard let reported else {
+            return PaymentVerification(
+                verdict: .confirmed,
+                reason: .found,
+                message: "No answer came from the POS app; \(record) proves it \(proven).",
+                provenOutcome: proven,
+                evidence: evidence
+            )
+        }
+        guard (reported == .approved) == (proven == .approved) else {
+            return PaymentVerification(
+                verdict: .contradicted,
+                reason: .statusMismatch,
+                message: "The POS app reported \(reported), but \(record) says \(proven).",
+                provenOutcome: proven,
+                evidence: evidence
+            )
+        }
+        return PaymentVerification(
+            verdict: .confirmed,
+            reason: .matches,
+            message: "\(record) agrees: \(proven).",
+            provenOutcome: proven,
+            evidence: evidence
+        )
+    }
+}
