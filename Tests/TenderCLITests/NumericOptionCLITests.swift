@@ -15,7 +15,7 @@ struct NumericOptionCLITests {
                 ],
                 "The amount must be at least 1 minor unit"
             ),
-            (["swipe", "request", "--amount", "-5"], "The amount must be at least 0.01"),
+            (["swipe", "request", "--amount", "-5"], "--amount: The amount must be at least 0.01"),
             (
                 ["softpos", "request", "--type", "sale", "--amount", "-5", "--currency", "EUR"],
                 "The amount must be a positive number of cents"
