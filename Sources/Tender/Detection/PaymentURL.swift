@@ -31,7 +31,8 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
     /// SumUp's `smp-status`; SoftPOS's `result` (or, leniently, `error` holding a JSON object). They are tried
     /// in that order. `data` and `result` are common names, so they count only when their value can be the
     /// provider's JSON: it reads as a JSON object, or it cannot be read at all (the provider's parser then says
-    /// why). `my-app://done?result=approved` is nobody's callback.
+    /// why); `data` counts too on a URL that carries Square's `square_request` marker (square §1.3).
+    /// `my-app://done?result=approved` is nobody's callback.
     /// - Parameters:
     ///   - urlString: the URL, exactly as received or sent.
     ///   - provider: when given, only that provider is considered.
@@ -60,8 +61,12 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
                 found.note(item, in: bytes)
             }
         }
+        // Square's marker is read only for a `data` that is not JSON: the rare case, and the costly check.
+        let square =
+            found.squareData
+            || (found.squareDataName && SquareCallbackMarker.isMarked(String(decoding: bytes, as: UTF8.self)))
         let candidates: [(PaymentProvider, Bool)] = [
-            (.square, found.squareData),
+            (.square, square),
             (.swipe, found.swipeResponseType),
             (.sumUp, found.sumUpStatus),
             (.softPOS, found.softPOSResult || found.jsonError),
@@ -76,6 +81,8 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
     private struct CallbackParameters {
         /// Square's `data`, with a value that may be its JSON.
         var squareData = false
+        /// Square's `data`, whatever its value.
+        var squareDataName = false
         /// Swipe's `ifcc_responseType`, or FileMaker's `$ifcc_responseType`.
         var swipeResponseType = false
         /// SumUp's `smp-status`.
@@ -106,6 +113,7 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
         ) {
             let whole = 0..<name.count
             if name.matches(whole, "data") {
+                squareDataName = true
                 squareData = squareData || PaymentURLKind.mayHoldJSONObject(item.value, in: bytes)
             } else if name.matches(whole, "ifcc_responseType") || name.matches(whole, "$ifcc_responseType") {
                 swipeResponseType = true

@@ -45,7 +45,7 @@ struct DetectionEquivalenceTests {
             }
         }
         let candidates: [(PaymentProvider, Bool)] = [
-            (.square, mayBeJSON("data")),
+            (.square, mayBeJSON("data") || (names.contains("data") && SquareCallbackMarker.isMarked(urlString))),
             (.swipe, names.contains("ifcc_responseType") || names.contains("$ifcc_responseType")),
             (.sumUp, names.contains("smp-status")),
             (.softPOS, mayBeJSON("result") || errorValues.contains(where: isJSONObject)),
@@ -58,7 +58,8 @@ struct DetectionEquivalenceTests {
 
     /// URL starts: callback endpoints, POS app schemes in any case, and strings that do not split.
     static let starts = [
-        "my-app://cb?", "my-app://cb/?x=1&", "com-companyname-demoapp://action/?", "my-app:?", "1bad://cb?",
+        "my-app://cb?", "my-app://cb/?x=1&", "my-app://cb/square_request?", "my-app://square_request?",
+        "com-companyname-demoapp://action/?", "my-app:?", "1bad://cb?",
         "no-scheme?", "my-app://cb#f?", "", "SQUARE-commerce-v1://payment/create?", "softpos://sale?",
         "SumUpMerchant://pay/1.0?", "com-appninjas-iswipe://payment?", "square-commerce-v2://x?", "softpo://?",
     ]

@@ -27,6 +27,8 @@ struct CallbackDetectionTests {
             ("my-app://done?data=%20%7B%7D", .square), ("my-app://done?data=%ZZ", .square),
             ("my-app://done?result=%7B%7D", .softPOS), ("my-app://done?result=%0A%7B", .softPOS),
             ("my-app://done?result=x&result=%7B%7D", .softPOS), ("my-app://done?result=%FF", .softPOS),
+            // Square's marker (square §1.3) makes any data Square's, for its parser to refuse when it is not JSON.
+            ("my-app://done/square_request?data=1&data=2", .square), ("my-app://square_request?data=x", .square),
         ]
     )
     func callback(url: String, provider: PaymentProvider) {
