@@ -24,8 +24,12 @@ struct CLIRunner {
         return URL(fileURLWithPath: ".build/debug/tender")
     }()
 
-    /// Runs `tender` and waits for it, blocking the calling thread: call it only off the cooperative pool.
-    static func runBlocking(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+    /// A `tender` process with `arguments` (and `environment` over the test's own), its standard output and error
+    /// in pipes, not yet started.
+    static func process(
+        _ arguments: [String],
+        environment: [String: String]? = nil
+    ) -> (process: Process, out: Pipe, err: Pipe) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -36,6 +40,12 @@ struct CLIRunner {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        return (process, out, err)
+    }
+
+    /// Runs `tender` and waits for it, blocking the calling thread: call it only off the cooperative pool.
+    static func runBlocking(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+        let (process, out, err) = process(arguments, environment: environment)
         try process.run()
         // Read before waiting so a large output cannot fill the pipe and block the child.
         let stdout = out.fileHandleForReading.readDataToEndOfFile()

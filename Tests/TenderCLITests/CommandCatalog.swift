@@ -111,16 +111,7 @@ extension CLIRunner {
         environment: [String: String]? = nil,
         timeout: TimeInterval
     ) async throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        let (process, out, err) = process(arguments, environment: environment)
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let deadline = Date().addingTimeInterval(timeout)

@@ -274,13 +274,7 @@ final class CommandScenarios: @unchecked Sendable {
     /// `tender sandbox` with `arguments`: status 0 when it printed its base URL first and stopped cleanly on SIGINT;
     /// otherwise what it printed (it ends by itself when it refuses its arguments).
     static func runSandbox(_ arguments: [String]) async throws -> CLIRunner.Result {
-        let process = Process()
-        process.executableURL = CLIRunner.executable
-        process.arguments = ["sandbox"] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+        let (process, output, errors) = CLIRunner.process(["sandbox"] + arguments)
         try process.run()
         let first = try? await CLIRunner.readLine(from: output.fileHandleForReading)
         // SIGINT until it ends: one sent while the sandbox is still setting up its signal handling can be lost.
