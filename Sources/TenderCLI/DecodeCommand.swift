@@ -31,7 +31,9 @@ struct DecodeCommand: AsyncParsableCommand {
                 throw CLIError("This URL is not a \(forced) request or callback.")
             }
             throw CLIError(
-                "This URL is not a request to or a callback from a POS app Tender knows; pass --provider to force one."
+                "This URL is no POS app's request or callback: it has no POS app's scheme, and none of Square's data "
+                    + "JSON, Swipe's ifcc_responseType, SumUp's smp-status or SoftPOS's result JSON. Pass --provider "
+                    + "to read it as one provider's all the same."
             )
         }
         Output.line(try DecodeCommand.describe(url, as: kind).text)

@@ -15,11 +15,17 @@ struct DemoCommand: AsyncParsableCommand {
             simulated app (the same models as 'tender simulate') checks the request as the real app does and \
             answers; its callback URL goes back through the coordinator, which records it exactly once. Then a \
             forged callback and a replayed one arrive, and change nothing. The journal is in a temporary \
-            directory, deleted afterwards, unless --journal is given.
+            directory, deleted afterwards, unless --journal is given; a journal given must hold the demo's \
+            payments only (a new file will do), since the demo adds invented approved payments.
             """
     )
 
-    @Option(help: ArgumentHelp("Keep the demo's journal in this file instead of a temporary one.", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Keep the demo's journal in this file instead of a temporary one: a new file, or one only demos used.",
+            valueName: "path"
+        )
+    )
     var journal: String?
 
     @Option(parsing: .unconditional, help: "Seed for the simulated transaction IDs.")
@@ -52,6 +58,14 @@ struct DemoCommand: AsyncParsableCommand {
             throw CLIError("\(path): \(error.message)")
         }
         pos.coordinator = coordinator
+        // The demo's payments are invented approvals: they must never mix with real ones.
+        let others = try coordinator.journal.entries().filter { !Self.isDemoPayment($0.id) }.count
+        guard others == 0 else {
+            throw CLIError(
+                "\(path) already holds \(others) payment\(others == 1 ? "" : "s") that the demo did not make; the demo "
+                    + "adds invented approved payments, so give --journal a new file, or one only demos used."
+            )
+        }
 
         var table = DemoTable()
         let run = String(UUID().uuidString.prefix(8)).lowercased()
@@ -199,7 +213,17 @@ struct DemoCommand: AsyncParsableCommand {
         Output.line("Transaction IDs come from --seed (\(seed)): the same seed gives the same table.")
         Output.line()
         Output.line("Try the same by hand: 'tender sandbox' serves each POS app as a web page with buttons;")
-        Output.line("'tender simulate URL --outcome decline' prints the callback a POS app would open.")
+        Output.line("'tender pay swipe --amount 1099 --return-url my-app://done --return-app-name Shop' writes a")
+        Output.line("payment ahead and prints its URL; 'tender simulate URL --outcome declined' prints the callback")
+        Output.line("a POS app would open.")
+    }
+
+    /// Whether a payment is one a demo made: `demo-`, the run's 8 hexadecimal digits, `-` and its number.
+    static func isDemoPayment(_ id: PaymentID) -> Bool {
+        let parts = id.rawValue.split(separator: "-", omittingEmptySubsequences: false)
+        return parts.count == 3 && parts[0] == "demo" && parts[1].count == 8
+            && parts[1].allSatisfy { $0.isHexDigit && !$0.isUppercase } && !parts[2].isEmpty
+            && parts[2].allSatisfy { $0.isASCII && $0.isNumber }
     }
 }
 

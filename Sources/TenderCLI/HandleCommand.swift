@@ -41,7 +41,9 @@ struct HandleCommand: AsyncParsableCommand {
             }
             guard let receipt else {
                 throw CLIError(
-                    "This URL is not a callback from a POS app Tender knows; nothing was recorded. Run 'tender decode URL' to see what it is."
+                    "This URL is no POS app's callback: it has none of Square's data JSON, Swipe's ifcc_responseType, "
+                        + "SumUp's smp-status or SoftPOS's result JSON. Nothing was recorded; run 'tender decode URL' "
+                        + "to see what it is."
                 )
             }
             Output.line(HandleCommand.describe(receipt).text)

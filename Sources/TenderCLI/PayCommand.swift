@@ -19,8 +19,9 @@ struct PayCommand: AsyncParsableCommand {
         subcommands: [PaySquareCommand.self, PaySwipeCommand.self, PaySoftPOSCommand.self, PaySumUpCommand.self]
     )
 
-    /// Writes `request` ahead through a coordinator and prints its URL (or JSON).
-    static func pay(_ request: some PaymentRequest, options: PayOptions) throws {
+    /// Writes `request` ahead through a coordinator and prints its URL (or JSON). `names` turns the fields the
+    /// library's messages name into the flags that set them.
+    static func pay(_ request: some PaymentRequest, options: PayOptions, names: FlagNames) throws {
         let journal = try options.journal.open()
         let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
         let id = try options.paymentID.map { text in
@@ -52,7 +53,7 @@ struct PayCommand: AsyncParsableCommand {
                         + "first, then resolve it (tender journal resolve) or pass --reopen."
                 )
             default:
-                throw error.cliError
+                throw CLIError(names.replacingFields(in: error.message))
             }
         }
         let sandboxURL = try options.sandboxPageURL(for: prepared.url)
@@ -142,7 +143,8 @@ struct PayOptions: ParsableArguments {
     }
 }
 
-/// `tender pay square …`.
+/// `tender pay square …`. There is no `--user-info`: the hand-off carries its one-time token in that field
+/// (`state`), and `--payment-id` names the payment instead.
 struct PaySquareCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "square",
@@ -152,18 +154,15 @@ struct PaySquareCommand: AsyncParsableCommand {
     @OptionGroup var request: SquareRequestOptions
     @OptionGroup var options: PayOptions
 
-    func validate() throws {
-        if request.state != nil {
-            throw CLIError("--state is where the hand-off puts its one-time token; leave it out with 'tender pay'.")
-        }
-    }
-
     func run() async throws {
-        try PayCommand.pay(try request.request(), options: options)
+        var names = request.flagNames()
+        names.fields["state"] = nil  // the token's field, which no flag of `pay` sets
+        try PayCommand.pay(try request.request(), options: options, names: names)
     }
 }
 
-/// `tender pay swipe …`.
+/// `tender pay swipe …`: `--return-url` and `--return-app-name` are required, since the token goes on the return URL
+/// and Swipe comes back only with both.
 struct PaySwipeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "swipe",
@@ -171,14 +170,22 @@ struct PaySwipeCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var request: SwipeRequestOptions
+
+    @Option(name: .customLong("return-url"), help: "Your app's URL that Swipe opens with the result.")
+    var returnURL: String
+
+    @Option(name: .customLong("return-app-name"), help: "Your app's name as the customer sees it.")
+    var returnAppName: String
+
     @OptionGroup var options: PayOptions
 
     func run() async throws {
-        try PayCommand.pay(try request.request(), options: options)
+        let built = try request.request(returnURL: returnURL, returnAppName: returnAppName)
+        try PayCommand.pay(built, options: options, names: request.flagNames())
     }
 }
 
-/// `tender pay softpos …`.
+/// `tender pay softpos …`: `--response-url` is required, since the token goes on it.
 struct PaySoftPOSCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "softpos",
@@ -186,14 +193,20 @@ struct PaySoftPOSCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var request: SoftPOSRequestOptions
+
+    @Option(name: .customLong("response-url"), help: "Your app's URL that SoftPOS opens with the result.")
+    var responseURL: String
+
     @OptionGroup var options: PayOptions
 
     func run() async throws {
-        try PayCommand.pay(try request.request(), options: options)
+        try PayCommand.pay(try request.request(responseURL: responseURL), options: options, names: request.flagNames())
     }
 }
 
-/// `tender pay sumup …`.
+/// `tender pay sumup …`. There is no `--foreign-transaction-id`: the hand-off carries its one-time token in that
+/// field, and `--payment-id` names the payment instead. `--callback-success` is required and `--callback-fail`
+/// defaults to it, so that SumUp comes back whatever the outcome.
 struct PaySumUpCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sumup",
@@ -201,17 +214,20 @@ struct PaySumUpCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var request: SumUpRequestOptions
+
+    @Option(name: .customLong("callback-success"), help: "The URL SumUp opens after a successful payment.")
+    var callbackSuccess: String
+
+    @Option(
+        name: .customLong("callback-fail"),
+        help: "The URL SumUp opens otherwise (default: the --callback-success URL, so that SumUp always comes back)."
+    )
+    var callbackFail: String?
+
     @OptionGroup var options: PayOptions
 
-    func validate() throws {
-        if request.foreignTransactionID != nil {
-            throw CLIError(
-                "--foreign-transaction-id is where the hand-off puts its one-time token; leave it out with 'tender pay'."
-            )
-        }
-    }
-
     func run() async throws {
-        try PayCommand.pay(try request.request(), options: options)
+        let built = try request.request(callbackSuccess: callbackSuccess, callbackFail: callbackFail ?? callbackSuccess)
+        try PayCommand.pay(built, options: options, names: request.flagNames())
     }
 }

@@ -5,8 +5,15 @@ extension CommandLine {
     /// Parses and runs `tender`. Help and version go to stdout with status 0; any error prints one line
     /// on stderr (what was wrong and how to fix it) and exits with status 1. Nothing is printed on stdout then.
     static func runTender() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
         do {
-            var command = try TenderCommand.parseAsRoot()
+            var command: any ParsableCommand
+            do {
+                command = try TenderCommand.parseAsRoot(arguments)
+            } catch  where isArgumentParserError(error) && TenderCommand.exitCode(for: error) != .success {
+                throw ArgumentCheck.explainRefusal(of: arguments) ?? error
+            }
+            try ArgumentCheck.check(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

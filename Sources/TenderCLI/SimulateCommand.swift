@@ -22,7 +22,13 @@ struct SimulateCommand: AsyncParsableCommand {
     )
     var requestURL: String
 
-    @Option(help: ArgumentHelp("approve, approve:TENDER, decline, cancel or error:CODE.", valueName: "outcome"))
+    @Option(
+        help: ArgumentHelp(
+            "approve (or approved), approve:TENDER, decline (or declined), cancel (or cancelled) or error:CODE: the "
+                + "same words as journal resolve and the sandbox's API.",
+            valueName: "outcome"
+        )
+    )
     var outcome: String = "approve"
 
     @Option(help: ArgumentHelp("A JSON merchant profile that restricts or changes the default.", valueName: "file"))

@@ -11,16 +11,13 @@ struct SoftPOSCommand: AsyncParsableCommand {
     )
 }
 
-/// The flags of a SoftPOS request, shared by `softpos request` and `pay softpos`.
+/// The flags of a SoftPOS request, shared by `softpos request` and `pay softpos`. Each command declares
+/// `--response-url` itself: optional for a request, required by `pay`, which carries its token on it.
 struct SoftPOSRequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("sale or refund.", valueName: "type"))
     var type: String
 
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("The amount in cents: 200 is 2.00 €.", valueName: "minor-units")
-    )
-    var amount: String
+    @OptionGroup var amount: AmountOptions
 
     @Option(help: ArgumentHelp("The currency: EUR, the only one SoftPOS accepts.", valueName: "code"))
     var currency: String
@@ -31,13 +28,28 @@ struct SoftPOSRequestOptions: ParsableArguments {
     )
     var originalTransactionID: String?
 
-    @Option(name: .customLong("response-url"), help: "Your app's URL that SoftPOS opens with the result.")
-    var responseURL: String?
+    /// The flags that set each field the library's messages name.
+    func flagNames() -> FlagNames {
+        FlagNames(
+            fields: [
+                "originalTranId": "--original-transaction-id",
+                "originalTransactionID": "--original-transaction-id", "responseUrl": "--response-url",
+                "responseURL": "--response-url",
+            ],
+            codes: [
+                "invalid_amount": amount.flag, "unsupported_currency": "--currency",
+                "missing_original_transaction_id": "--original-transaction-id",
+                "unexpected_original_transaction_id": "--original-transaction-id",
+                "invalid_original_transaction_id": "--original-transaction-id",
+                "invalid_response_url": "--response-url",
+            ]
+        )
+    }
 
-    /// Builds the request from the flags, with errors that say what to fix.
-    func request() throws -> SoftPOSRequest {
+    /// Builds the request from the flags, with errors that say what to fix and name the flag.
+    func request(responseURL: String?) throws -> SoftPOSRequest {
         guard let kind = SoftPOSRequest.Kind(rawValue: type) else {
-            throw CLIError("--type must be sale or refund; got '\(type)'.")
+            throw CLIError("--type must be sale or refund; got '\(CardNumberScreen.excerpt(type))'.")
         }
         switch (kind, originalTransactionID) {
         case (.refund, nil):
@@ -46,22 +58,20 @@ struct SoftPOSRequestOptions: ParsableArguments {
             throw CLIError("--original-transaction-id is for refunds only; drop it for a sale, or use --type refund.")
         default: break
         }
-        guard let minorUnits = Int(amount) else {
-            throw CLIError("--amount must be a whole number of cents, such as 200 for 2.00 €; got '\(amount)'.")
-        }
         let currency = try OptionParsing.currency(self.currency)
+        let money = try amount.money(in: currency, maximum: SoftPOSRequest.maximumAmount)
         let responseURL = try OptionParsing.callbackURL(
-            self.responseURL,
+            responseURL,
             flag: "--response-url",
             example: "my-app://softpos-done"
         )
         let request = SoftPOSRequest(
             kind: kind,
-            amount: Money(minorUnits: minorUnits, currency: currency),
+            amount: money,
             originalTransactionID: originalTransactionID,
             responseURL: responseURL
         )
-        _ = try request.urlString()  // every rule, so errors surface here
+        _ = try flagNames().naming { try request.urlString() }  // every rule, so errors surface here
         return request
     }
 }
@@ -76,7 +86,10 @@ struct SoftPOSRequestCommand: AsyncParsableCommand {
 
     @OptionGroup var options: SoftPOSRequestOptions
 
+    @Option(name: .customLong("response-url"), help: "Your app's URL that SoftPOS opens with the result.")
+    var responseURL: String?
+
     func run() async throws {
-        Output.line(try options.request().urlString())
+        Output.line(try options.request(responseURL: responseURL).urlString())
     }
 }

@@ -11,7 +11,8 @@ struct SquareCommand: AsyncParsableCommand {
     )
 }
 
-/// The flags of a Square request, shared by `square request` and `pay square`.
+/// The flags of a Square request, shared by `square request` and `pay square`. `--user-info` is `square request`'s
+/// alone: `pay` carries its one-time token in that field.
 struct SquareRequestOptions: ParsableArguments {
     @Option(name: .customLong("application-id"), help: "The application ID from Square's Developer Dashboard.")
     var applicationID: String
@@ -19,17 +20,10 @@ struct SquareRequestOptions: ParsableArguments {
     @Option(help: "Your app's callback URL, such as my-app://payment-done.")
     var callback: String
 
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("The amount in minor units (cents): 1250 is 12.50 USD.", valueName: "minor-units")
-    )
-    var amount: String
+    @OptionGroup var amount: AmountOptions
 
     @Option(help: "The ISO 4217 currency code, such as USD.")
     var currency: String
-
-    @Option(help: "Text Point of Sale sends back unchanged.")
-    var state: String?
 
     @Option(name: .customLong("location-id"), help: "The Square location that must be logged in.")
     var locationID: String?
@@ -60,47 +54,122 @@ struct SquareRequestOptions: ParsableArguments {
     @Flag(name: .customLong("skip-receipt"), help: "Skip the receipt screen for non-cash payments.")
     var skipReceipt = false
 
-    @Option(name: .customLong("api-version"), help: "The API version (default 1.3); below 1.3 sends merchant_id.")
+    @Option(
+        name: .customLong("api-version"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "The API version string sent as version, such as 1.3 or 1.0.9; only that string changes, as the SDK's "
+                + "setApiVersion does (default: the dialect's).",
+            valueName: "version"
+        )
+    )
     var apiVersion: String?
 
-    @Flag(name: .customLong("web"), help: "Write the request as a web page does: no sdk_version, no callback marker.")
-    var web = false
+    @Option(
+        help: ArgumentHelp(
+            "The wire generation to write: \(SquareDialects.names) (default \(SquareDialects.defaultName)).",
+            valueName: "name"
+        )
+    )
+    var dialect: String?
 
-    /// Builds the request from the flags, with errors that say what to fix.
-    func request() throws -> SquareRequest {
-        guard let minorUnits = Int(amount) else {
-            throw CLIError(
-                "--amount must be a whole number of minor units, such as 1250 for 12.50 \(currency); got '\(amount)'."
-            )
-        }
-        let currency: Currency
-        do {
-            currency = try Currency(code: self.currency)
-        } catch {
-            throw CLIError("--currency: \(error)")
-        }
+    /// The flags that set each field the library's messages name.
+    func flagNames() -> FlagNames {
+        FlagNames(
+            fields: [
+                "applicationID": "--application-id", "callbackURL": "--callback", "locationID": "--location-id",
+                "notes": "--notes", "customerID": "--customer-id", "state": "--user-info",
+            ],
+            codes: [
+                "missing_request_client_id": "--application-id", "invalid_request_amount": amount.flag,
+                "invalid_request_callback_url": "--callback", "invalid_api_version": "--api-version",
+                "invalid_tender_type": "--tenders", "missing_currency": "--currency", "unknown_currency": "--currency",
+            ]
+        )
+    }
+
+    /// Builds the request from the flags, with errors that say what to fix and name the flag.
+    func request(userInfo: String? = nil) throws -> SquareRequest {
+        let currency = try OptionParsing.currency(self.currency)
+        let money = try amount.money(in: currency)
         let callbackURL: URL = try OptionParsing.callbackURL(
             callback,
             flag: "--callback",
             example: "my-app://payment-done"
         )
-        var request = SquareRequest(
+        var dialect = try SquareDialects.dialect(named: self.dialect)
+        if !dialect.sendsCardEntryAndReceiptOptions {
+            // Older generations have no such options: the flag would be dropped without a word.
+            for (flag, given) in [
+                ("--disable-keyed-in-card-entry", disableKeyedInCardEntry), ("--skip-receipt", skipReceipt),
+            ]
+            where given {
+                throw CLIError(
+                    "\(flag) is not part of the --dialect \(self.dialect ?? "") wire (SDK 3.3.2 added it): drop it, or "
+                        + "use pos-3.3.2 or later."
+                )
+            }
+        }
+        if let apiVersion {
+            guard SquareDialects.isVersion(apiVersion) else {
+                throw CLIError(
+                    "--api-version must be a version such as 1.3 or 1.0.9 (numbers joined by dots); got "
+                        + "'\(CardNumberScreen.excerpt(apiVersion))'. To write an older wire generation, use --dialect."
+                )
+            }
+            dialect.apiVersion = apiVersion  // the version string only, as setApiVersion does
+        }
+        let names = flagNames()
+        let request = SquareRequest(
             applicationID: applicationID,
             callbackURL: callbackURL,
-            amount: Money(minorUnits: minorUnits, currency: currency),
-            state: state,
+            amount: money,
+            state: userInfo,
             locationID: locationID,
             notes: notes,
             customerID: customerID,
-            supportedTenderTypes: try SquareTenderTypes(list: tenders),
+            supportedTenderTypes: try names.naming { try SquareTenderTypes(list: tenders) },
             clearsDefaultFees: clearDefaultFees,
             returnsAutomaticallyAfterPayment: autoReturn,
             disablesKeyedInCardEntry: disableKeyedInCardEntry,
             skipsReceipt: skipReceipt,
-            dialect: web ? .mobileWeb : .current
+            dialect: dialect
         )
-        if let apiVersion { request.apiVersion = apiVersion }
+        _ = try names.naming { try request.urlString() }  // every rule, so errors surface here
         return request
+    }
+}
+
+/// The wire generations `--dialect` names (square §3.2, §4).
+enum SquareDialects {
+    /// Each name and its dialect, newest first.
+    static let all: KeyValuePairs<String, SquareRequest.Dialect> = [
+        "pos-3.5": .current, "pos-3.4": .pointOfSaleSDK3_4, "pos-3.3.2": .pointOfSaleSDK3_3_2,
+        "pos-3.1": .pointOfSaleSDK3_1, "pos-3.0": .pointOfSaleSDK3_0, "register-2.1": .registerSDK2_1,
+        "register-2.0": .registerSDK2_0, "register-1.1": .registerSDK1_1, "register-1.0": .registerSDK1_0,
+        "web": .mobileWeb,
+    ]
+
+    /// The default: Point of Sale SDK 3.5.
+    static let defaultName = "pos-3.5"
+
+    /// The names, for help and messages.
+    static var names: String { all.map(\.key).joined(separator: ", ") }
+
+    /// The dialect `--dialect` names, or the default.
+    static func dialect(named name: String?) throws -> SquareRequest.Dialect {
+        guard let name else { return .current }
+        guard let dialect = all.first(where: { $0.key == name.lowercased() })?.value else {
+            throw CLIError("--dialect must be one of \(names); got '\(CardNumberScreen.excerpt(name))'.")
+        }
+        return dialect
+    }
+
+    /// Whether `text` is a version in decimal form: two or more runs of ASCII digits joined by single dots (`1.3`,
+    /// `1.0.9`). Point of Sale refuses others (`invalid_version_number`, square §2.4).
+    static func isVersion(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count >= 2 && parts.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { (48...57).contains($0) } }
     }
 }
 
@@ -114,7 +183,16 @@ struct SquareRequestCommand: AsyncParsableCommand {
 
     @OptionGroup var options: SquareRequestOptions
 
+    @Option(
+        name: .customLong("user-info"),
+        help: ArgumentHelp(
+            "Text Point of Sale sends back unchanged (state on the wire; the SDK's userInfoString).",
+            valueName: "text"
+        )
+    )
+    var userInfo: String?
+
     func run() async throws {
-        Output.line(try options.request().urlString())
+        Output.line(try options.request(userInfo: userInfo).urlString())
     }
 }

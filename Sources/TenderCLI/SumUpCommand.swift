@@ -11,13 +11,11 @@ struct SumUpCommand: AsyncParsableCommand {
     )
 }
 
-/// The flags of a SumUp request, shared by `sumup request` and `pay sumup`.
+/// The flags of a SumUp request, shared by `sumup request` and `pay sumup`. `--foreign-transaction-id` is
+/// `sumup request`'s alone (`pay` carries its one-time token in that field), and each command declares the callback
+/// URLs itself: optional for a request, `--callback-success` required by `pay`.
 struct SumUpRequestOptions: ParsableArguments {
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("The amount, such as 10.00; it goes out with two decimals.", valueName: "decimal")
-    )
-    var amount: String
+    @OptionGroup var amount: AmountOptions
 
     @Option(help: ArgumentHelp("The ISO 4217 currency of the merchant account, such as EUR.", valueName: "code"))
     var currency: String
@@ -28,30 +26,49 @@ struct SumUpRequestOptions: ParsableArguments {
     @Option(help: "Shown on the payment screen and the receipt.")
     var title: String?
 
-    @Option(name: .customLong("callback-success"), help: "The URL SumUp opens after a successful payment.")
-    var callbackSuccess: String?
-
-    @Option(name: .customLong("callback-fail"), help: "The URL SumUp opens otherwise.")
-    var callbackFail: String?
-
     @Option(name: .customLong("receipt-email"), help: "Prefill the receipt e-mail address.")
     var receiptEmail: String?
 
     @Option(name: .customLong("receipt-phone"), help: "Prefill the receipt phone number.")
     var receiptPhone: String?
 
-    @Option(
-        name: .customLong("foreign-transaction-id"),
-        help: "Your unique id for the payment (at most 128 printable ASCII characters); SumUp echoes it."
-    )
-    var foreignTransactionID: String?
-
     @Flag(name: .customLong("skip-success-screen"), help: "Skip SumUp's success screen (app 1.69 and later).")
     var skipSuccessScreen = false
 
-    /// Builds the request from the flags, with errors that say what to fix.
-    func request() throws -> SumUpRequest {
-        let money = try OptionParsing.money(amount, currency: try OptionParsing.currency(currency))
+    /// The flags that set each field the library's messages name.
+    func flagNames() -> FlagNames {
+        FlagNames(
+            fields: [
+                "affiliateKey": "--affiliate-key", "affiliate-key": "--affiliate-key", "title": "--title",
+                "callbackSuccess": "--callback-success", "callbacksuccess": "--callback-success",
+                "callbackFail": "--callback-fail", "callbackfail": "--callback-fail",
+                "receiptEmail": "--receipt-email", "receipt-email": "--receipt-email",
+                "receiptMobilePhone": "--receipt-phone", "receipt-mobilephone": "--receipt-phone",
+                "foreignTransactionID": "--foreign-transaction-id", "foreign-tx-id": "--foreign-transaction-id",
+            ],
+            codes: [
+                "invalid_amount": amount.flag, "missing_affiliate_key": "--affiliate-key",
+                "invalid_foreign_transaction_id": "--foreign-transaction-id",
+            ]
+        )
+    }
+
+    /// The most minor units SumUp's wire carries in `currency`: 9999999999.99 (sumup §1, Tender's bound).
+    static func maximumMinorUnits(in currency: Currency) -> Int {
+        let hundredths = 999_999_999_999
+        guard currency.exponent != 2 else { return hundredths }
+        if currency.exponent < 2 { return hundredths / (currency.exponent == 1 ? 10 : 100) }
+        return (2..<currency.exponent).reduce(hundredths) { value, _ in value * 10 }
+    }
+
+    /// Builds the request from the flags, with errors that say what to fix and name the flag.
+    func request(
+        callbackSuccess: String?,
+        callbackFail: String?,
+        foreignTransactionID: String? = nil
+    ) throws -> SumUpRequest {
+        let currency = try OptionParsing.currency(currency)
+        let money = try amount.money(in: currency, maximum: Self.maximumMinorUnits(in: currency))
         let example = "my-app://sumup-done"
         let request = SumUpRequest(
             amount: money,
@@ -68,7 +85,7 @@ struct SumUpRequestOptions: ParsableArguments {
             foreignTransactionID: foreignTransactionID,
             skipsSuccessScreen: skipSuccessScreen
         )
-        _ = try request.urlString()  // every rule, so errors surface here
+        _ = try flagNames().naming { try request.urlString() }  // every rule, so errors surface here
         return request
     }
 }
@@ -83,7 +100,24 @@ struct SumUpRequestCommand: AsyncParsableCommand {
 
     @OptionGroup var options: SumUpRequestOptions
 
+    @Option(name: .customLong("callback-success"), help: "The URL SumUp opens after a successful payment.")
+    var callbackSuccess: String?
+
+    @Option(name: .customLong("callback-fail"), help: "The URL SumUp opens otherwise.")
+    var callbackFail: String?
+
+    @Option(
+        name: .customLong("foreign-transaction-id"),
+        help: "Your unique id for the payment (at most 128 printable ASCII characters); SumUp echoes it."
+    )
+    var foreignTransactionID: String?
+
     func run() async throws {
-        Output.line(try options.request().urlString())
+        let request = try options.request(
+            callbackSuccess: callbackSuccess,
+            callbackFail: callbackFail,
+            foreignTransactionID: foreignTransactionID
+        )
+        Output.line(try request.urlString())
     }
 }

@@ -11,13 +11,10 @@ struct SwipeCommand: AsyncParsableCommand {
     )
 }
 
-/// The flags of a Swipe request, shared by `swipe request` and `pay swipe`.
+/// The flags of a Swipe request, shared by `swipe request` and `pay swipe`. Each command declares `--return-url` and
+/// `--return-app-name` itself: optional for a request, required by `pay`, which carries its token on the return URL.
 struct SwipeRequestOptions: ParsableArguments {
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("The amount, such as 10.99; it goes out with two decimals (5 → 5.00).", valueName: "decimal")
-    )
-    var amount: String
+    @OptionGroup var amount: AmountOptions
 
     @Option(
         help: ArgumentHelp(
@@ -27,40 +24,34 @@ struct SwipeRequestOptions: ParsableArguments {
     )
     var currency: String = "USD"
 
-    @Option(name: .customLong("return-url"), help: "Your app's URL that Swipe opens with the result.")
-    var returnURL: String?
-
-    @Option(name: .customLong("return-app-name"), help: "Your app's name, required with --return-url.")
-    var returnAppName: String?
-
     @Flag(name: .customLong("filemaker"), help: "Ask for FileMaker-compatible responses (fm=1).")
     var fileMaker = false
 
     @Option(help: "The customer's e-mail address for the receipt.")
     var email: String?
 
-    @Option(name: .customLong("first-name"), help: "Billing first name.")
+    @Option(name: .customLong("billing-first-name"), help: "Billing first name.")
     var firstName: String?
 
-    @Option(name: .customLong("last-name"), help: "Billing last name.")
+    @Option(name: .customLong("billing-last-name"), help: "Billing last name.")
     var lastName: String?
 
-    @Option(help: "Billing street address.")
+    @Option(name: .customLong("billing-address"), help: "Billing street address.")
     var address: String?
 
-    @Option(help: "Billing city.")
+    @Option(name: .customLong("billing-city"), help: "Billing city.")
     var city: String?
 
-    @Option(help: "Billing state or province code, such as OH or BC.")
+    @Option(name: .customLong("billing-state"), help: "Billing state or province code, such as OH or BC.")
     var state: String?
 
-    @Option(help: "Billing zip or postal code.")
+    @Option(name: .customLong("billing-zip"), help: "Billing zip or postal code.")
     var zip: String?
 
-    @Option(help: "Billing phone number.")
+    @Option(name: .customLong("billing-phone"), help: "Billing phone number.")
     var phone: String?
 
-    @Option(help: "Billing country code, such as US.")
+    @Option(name: .customLong("billing-country"), help: "Billing country code, such as US.")
     var country: String?
 
     @Option(name: .customLong("invoice-number"), help: "The merchant's invoice number.")
@@ -69,14 +60,34 @@ struct SwipeRequestOptions: ParsableArguments {
     @Option(name: .customLong("description"), help: "A description of the goods or service.")
     var purchaseDescription: String?
 
-    /// Builds the request from the flags, with errors that say what to fix.
-    func request() throws -> SwipeRequest {
-        let money = try OptionParsing.money(amount, currency: try OptionParsing.currency(currency))
-        let returnURL = try OptionParsing.callbackURL(
-            self.returnURL,
-            flag: "--return-url",
-            example: "my-app://swipe-done"
+    /// The most minor units Swipe's wire carries: 9999999999.99 (swipe §1, Tender's bound).
+    static let maximumMinorUnits = 999_999_999_999
+
+    /// The flags that set each field the library's messages name.
+    func flagNames() -> FlagNames {
+        FlagNames(
+            fields: [
+                "returnURL": "--return-url", "returnAppName": "--return-app-name", "email": "--email",
+                "firstName": "--billing-first-name", "lastName": "--billing-last-name", "address": "--billing-address",
+                "city": "--billing-city", "state": "--billing-state", "zip": "--billing-zip",
+                "phone": "--billing-phone",
+                "country": "--billing-country", "invoiceNumber": "--invoice-number",
+                "purchaseDescription": "--description",
+            ],
+            codes: [
+                "invalid_amount": amount.flag, "unsupported_currency": "--currency",
+                "invalid_return_url": "--return-url", "missing_return_app_name": "--return-app-name",
+            ]
         )
+    }
+
+    /// Builds the request from the flags, with errors that say what to fix and name the flag.
+    func request(returnURL: String?, returnAppName: String?) throws -> SwipeRequest {
+        let money = try amount.money(
+            in: try OptionParsing.currency(currency),
+            maximum: Self.maximumMinorUnits
+        )
+        let returnURL = try OptionParsing.callbackURL(returnURL, flag: "--return-url", example: "my-app://swipe-done")
         if returnURL != nil {
             guard let name = returnAppName, !name.isEmpty else {
                 throw CLIError("--return-url needs --return-app-name too: your app's name as the customer sees it.")
@@ -101,7 +112,7 @@ struct SwipeRequestOptions: ParsableArguments {
             invoiceNumber: invoiceNumber,
             purchaseDescription: purchaseDescription
         )
-        _ = try request.urlString()  // every rule, so errors surface here
+        _ = try flagNames().naming { try request.urlString() }  // every rule, so errors surface here
         return request
     }
 }
@@ -116,7 +127,16 @@ struct SwipeRequestCommand: AsyncParsableCommand {
 
     @OptionGroup var options: SwipeRequestOptions
 
+    @Option(
+        name: .customLong("return-url"),
+        help: "Your app's URL that Swipe opens with the result; without it Swipe does not come back."
+    )
+    var returnURL: String?
+
+    @Option(name: .customLong("return-app-name"), help: "Your app's name, required with --return-url.")
+    var returnAppName: String?
+
     func run() async throws {
-        Output.line(try options.request().urlString())
+        Output.line(try options.request(returnURL: returnURL, returnAppName: returnAppName).urlString())
     }
 }

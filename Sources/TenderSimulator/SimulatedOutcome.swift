@@ -14,6 +14,11 @@ public enum SimulatedOutcome: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads the CLI form: `approve`, `approve:cash`, `decline`, `cancel`, or `error:CODE`.
     ///
+    /// The outcome words are the same everywhere Tender takes one (`tender simulate`, the sandbox's
+    /// `POST /api/simulate`, `tender journal resolve`): each is accepted as a verb or as the outcome it gives, in any
+    /// case: `approve` or `approved` (also with `:TENDER`), `decline` or `declined`, `cancel`, `cancelled` or
+    /// `canceled`.
+    ///
     /// `CODE` must be a code the providers' callback parsers accept: 1–128 ASCII letters, digits, `_`, `-`, `.` or
     /// `:`, holding no card number (Square's check of `error_code`, the strictest; SoftPOS's names and numbers and
     /// the codes of Swipe and SumUp, which do not carry one, all fit it). A simulated app never calls back with a code
@@ -22,20 +27,32 @@ public enum SimulatedOutcome: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws {
         let (head, argument) = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             .map(String.init).splitFirst()
-        switch (head, argument) {
-        case ("approve", nil): self = .approve(tender: nil)
-        case ("approve", let tender?) where !tender.isEmpty: self = .approve(tender: tender)
-        case ("decline", nil): self = .decline
-        case ("cancel", nil): self = .cancel
+        switch (head.lowercased(), argument) {
+        case ("approve", nil), ("approved", nil): self = .approve(tender: nil)
+        case ("approve", let tender?), ("approved", let tender?):
+            guard !tender.isEmpty else { throw Self.unknown(text) }
+            self = .approve(tender: tender)
+        case ("decline", nil), ("declined", nil): self = .decline
+        case ("cancel", nil), ("cancelled", nil), ("canceled", nil): self = .cancel
         case ("error", let code?) where !code.isEmpty:
             try Self.checkErrorCode(code)
             self = .error(code)
-        default:
+        case ("fail", _), ("failed", _), ("error", _):
             throw SimulatorError(
                 .invalidOutcome,
-                "Unknown outcome '\(text)': use approve, approve:TENDER, decline, cancel or error:CODE."
+                "A POS app fails with an error code of its own: use error:CODE, such as error:not_logged_in for Square."
             )
+        default:
+            throw Self.unknown(text)
         }
+    }
+
+    private static func unknown(_ text: String) -> SimulatorError {
+        SimulatorError(
+            .invalidOutcome,
+            "Unknown outcome '\(CardNumberScreen.excerpt(text))': use approve (or approved), approve:TENDER, decline "
+                + "(or declined), cancel (or cancelled) or error:CODE."
+        )
     }
 
     /// Throws unless the providers' callback parsers accept `code` as an error code (see ``init(parsing:)``).

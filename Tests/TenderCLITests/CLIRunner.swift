@@ -24,18 +24,35 @@ struct CLIRunner {
         return URL(fileURLWithPath: ".build/debug/tender")
     }()
 
-    /// Runs `tender` and waits for it, blocking the calling thread: call it only off the cooperative pool.
-    static func runBlocking(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+    /// The data folder (`XDG_DATA_HOME`) of every `tender` run that names none: one for this test process.
+    static let isolatedDataHome: String = FileManager.default.temporaryDirectory
+        .appendingPathComponent("tender-cli-tests-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
+        .path
+
+    /// A `tender` process with `arguments` (and `environment` over the test's own), its standard output and error
+    /// in pipes, not yet started.
+    static func process(
+        _ arguments: [String],
+        environment: [String: String]? = nil
+    ) -> (process: Process, out: Pipe, err: Pipe) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        if let environment {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
+        // Never the user's own default journal or credentials: a test that does not name its own data folder gets
+        // one for this test run (a journal another Tender version wrote there would fail the test, and a test must
+        // not change what the user keeps).
+        let isolated = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": isolatedDataHome]) { $1 }
+        process.environment = isolated.merging(environment ?? [:]) { $1 }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        return (process, out, err)
+    }
+
+    /// Runs `tender` and waits for it, blocking the calling thread: call it only off the cooperative pool.
+    static func runBlocking(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+        let (process, out, err) = process(arguments, environment: environment)
         try process.run()
         // Read before waiting so a large output cannot fill the pipe and block the child.
         let stdout = out.fileHandleForReading.readDataToEndOfFile()

@@ -227,11 +227,11 @@ struct HandoffProcessTests {
     func everyProvider() async throws {
         let path = try await temporaryDirectory().appendingPathComponent("journal.sqlite").path
         let requests: [(String, [String])] = [
-            ("swipe", ["--amount", "5", "--return-url", "my-app://swipe", "--return-app-name", "Demo"]),
+            ("swipe", ["--amount", "500", "--return-url", "my-app://swipe", "--return-app-name", "Demo"]),
             ("softpos", ["--type", "sale", "--amount", "200", "--currency", "EUR", "--response-url", "my-app://sp"]),
             (
                 "sumup",
-                ["--amount", "4.50", "--currency", "EUR", "--affiliate-key", "K", "--callback-success", "my-app://ok"]
+                ["--amount", "450", "--currency", "EUR", "--affiliate-key", "K", "--callback-success", "my-app://ok"]
             ),
         ]
         for (provider, flags) in requests {
@@ -255,7 +255,7 @@ struct HandoffProcessTests {
         #expect(noCallback.stderr.split(separator: "\n").count == 1)
         #expect(try PaymentJournal(path: path).entries().count == 3, "nothing is written for a refused request")
         let sumUpToken = try await CLIRunner.run([
-            "pay", "sumup", "--amount", "1.00", "--currency", "EUR", "--affiliate-key", "K", "--callback-success",
+            "pay", "sumup", "--amount", "100", "--currency", "EUR", "--affiliate-key", "K", "--callback-success",
             "my-app://ok",
             "--foreign-transaction-id", "mine", "--journal", path,
         ])

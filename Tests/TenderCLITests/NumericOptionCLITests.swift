@@ -15,7 +15,7 @@ struct NumericOptionCLITests {
                 ],
                 "The amount must be at least 1 minor unit"
             ),
-            (["swipe", "request", "--amount", "-5"], "The amount must be between 0.01"),
+            (["swipe", "request", "--amount", "-5"], "--amount: The amount must be at least 0.01"),
             (
                 ["softpos", "request", "--type", "sale", "--amount", "-5", "--currency", "EUR"],
                 "The amount must be a positive number of cents"
@@ -30,7 +30,7 @@ struct NumericOptionCLITests {
             (["square", "authorize", "--location-id", "L", "--timeout", "-5"], "--timeout must be a positive"),
             (
                 [
-                    "pay", "sumup", "--amount", "1.00", "--currency", "EUR", "--affiliate-key", "K",
+                    "pay", "sumup", "--amount", "100", "--currency", "EUR", "--affiliate-key", "K",
                     "--callback-success", "my-app://s", "--expires-in", "-5m",
                 ],
                 "--expires-in must be a duration"

@@ -44,7 +44,7 @@ struct SwipeCLITests {
     @Test("prints the vendor's sample request (swipe §1)")
     func vendorSample() async throws {
         let line = try await expectLine([
-            "swipe", "request", "--amount", "10.99", "--email", "john@example.com",
+            "swipe", "request", "--amount", "1099", "--email", "john@example.com",
             "--return-url", "com-companyname-demoapp://action/", "--return-app-name", "DemoApp",
         ])
         #expect(
@@ -53,14 +53,22 @@ struct SwipeCLITests {
         )
     }
 
-    @Test("the amount always goes out with two decimals: 5 → 5.00 (swipe §1)")
+    @Test("the amount always goes out with two decimals: 500 minor units or --decimal-amount 5 → 5.00 (swipe §1)")
     func twoDecimals() async throws {
         #expect(
-            try await expectLine(["swipe", "request", "--amount", "5"])
+            try await expectLine(["swipe", "request", "--amount", "500"])
                 == "com-appninjas-iswipe://charge/1.0.0/?amount=5.00"
         )
         #expect(
-            try await expectLine(["swipe", "request", "--amount", "0.5"])
+            try await expectLine(["swipe", "request", "--amount", "5"])
+                == "com-appninjas-iswipe://charge/1.0.0/?amount=0.05"
+        )
+        #expect(
+            try await expectLine(["swipe", "request", "--decimal-amount", "5"])
+                == "com-appninjas-iswipe://charge/1.0.0/?amount=5.00"
+        )
+        #expect(
+            try await expectLine(["swipe", "request", "--decimal-amount", "0.5"])
                 == "com-appninjas-iswipe://charge/1.0.0/?amount=0.50"
         )
     }
@@ -68,11 +76,11 @@ struct SwipeCLITests {
     @Test("every flag reaches the wire (swipe §1)")
     func everyFlag() async throws {
         let line = try await expectLine([
-            "swipe", "request", "--amount", "12", "--currency", "CAD", "--return-url", "my-app://done",
-            "--return-app-name", "My App", "--filemaker", "--email", "a+b@c.d", "--first-name", "Jane", "--last-name",
-            "Doe",
-            "--address", "1 Main St", "--city", "Toronto", "--state", "ON", "--zip", "M5V", "--phone", "+1 416",
-            "--country", "CA", "--invoice-number", "INV-1", "--description", "Tea & cake",
+            "swipe", "request", "--amount", "1200", "--currency", "CAD", "--return-url", "my-app://done",
+            "--return-app-name", "My App", "--filemaker", "--email", "a+b@c.d", "--billing-first-name", "Jane",
+            "--billing-last-name", "Doe", "--billing-address", "1 Main St", "--billing-city", "Toronto",
+            "--billing-state", "ON", "--billing-zip", "M5V", "--billing-phone", "+1 416", "--billing-country", "CA",
+            "--invoice-number", "INV-1", "--description", "Tea & cake",
         ])
         #expect(
             line
@@ -92,7 +100,8 @@ struct SwipeCLITests {
             ["swipe", "request", "--amount", "5", "--return-app-name", "X"],
             mentioning: "--return-url"
         )
-        _ = try await expectBadInput(["swipe", "request", "--amount", "5.001"], mentioning: "--amount")
+        _ = try await expectBadInput(["swipe", "request", "--decimal-amount", "5.001"], mentioning: "--decimal-amount")
+        _ = try await expectBadInput(["swipe", "request", "--amount", "5.00"], mentioning: "--amount 500")
         _ = try await expectBadInput(["swipe", "request", "--amount", "ten"], mentioning: "--amount")
         _ = try await expectBadInput(["swipe", "request", "--amount", "0"], mentioning: "0.01")
         _ = try await expectBadInput(["swipe", "request", "--amount", "5", "--currency", "JPY"], mentioning: "JPY")
@@ -159,7 +168,7 @@ struct SoftPOSCLITests {
         )
         _ = try await expectBadInput(
             ["softpos", "request", "--type", "sale", "--amount", "2.00", "--currency", "EUR"],
-            mentioning: "cents"
+            mentioning: "use --amount 200 (minor units) or --decimal-amount 2.00"
         )
         _ = try await expectBadInput(
             ["softpos", "request", "--type", "sale", "--amount", "0", "--currency", "EUR"],
@@ -175,7 +184,7 @@ struct SumUpCLITests {
     @Test("prints the README example (sumup §1)")
     func readmeExample() async throws {
         let line = try await expectLine([
-            "sumup", "request", "--amount", "10.00", "--currency", "EUR", "--affiliate-key", "YOUR-AFFILIATE-KEY",
+            "sumup", "request", "--amount", "1000", "--currency", "EUR", "--affiliate-key", "YOUR-AFFILIATE-KEY",
             "--title", "Coffee beans", "--callback-success", "samplepaymentapp://", "--callback-fail",
             "samplepaymentapp://",
             "--foreign-transaction-id", "order-123",
@@ -189,7 +198,8 @@ struct SumUpCLITests {
     @Test("+ reaches the wire as %2B; every flag is sent (sumup §1)")
     func everyFlag() async throws {
         let line = try await expectLine([
-            "sumup", "request", "--amount", "4.5", "--currency", "GBP", "--affiliate-key", "K", "--receipt-email",
+            "sumup", "request", "--decimal-amount", "4.5", "--currency", "GBP", "--affiliate-key", "K",
+            "--receipt-email",
             "a+b@c.d", "--receipt-phone", "+447700900123", "--skip-success-screen",
         ])
         #expect(
@@ -202,7 +212,7 @@ struct SumUpCLITests {
     func badInput() async throws {
         let base = ["sumup", "request", "--currency", "EUR", "--affiliate-key", "K"]
         _ = try await expectBadInput(base + ["--amount", "0"], mentioning: "positive")
-        _ = try await expectBadInput(base + ["--amount", "1.234"], mentioning: "--amount")
+        _ = try await expectBadInput(base + ["--decimal-amount", "1.234"], mentioning: "--decimal-amount")
         _ = try await expectBadInput(
             base + ["--amount", "1", "--foreign-transaction-id", String(repeating: "x", count: 129)],
             mentioning: "128"

@@ -64,7 +64,7 @@ struct SandboxCLITests {
     @Test("--sandbox must be an http(s) base URL; --merchant must be a readable, valid profile")
     func badOptions() async throws {
         let pay = try await CLIRunner.run([
-            "pay", "sumup", "--amount", "1.00", "--currency", "EUR", "--affiliate-key", "K", "--callback-success",
+            "pay", "sumup", "--amount", "100", "--currency", "EUR", "--affiliate-key", "K", "--callback-success",
             "my-app://s", "--sandbox", "ftp://x",
         ])
         #expect(pay.status == 1)

@@ -57,7 +57,7 @@ struct SandboxServersCLITests {
 
         // A SumUp approval is found by its foreign transaction ID.
         let sumUpRequest = try await CLIRunner.run([
-            "sumup", "request", "--amount", "4.50", "--currency", "USD", "--affiliate-key", "KEY",
+            "sumup", "request", "--amount", "450", "--currency", "USD", "--affiliate-key", "KEY",
             "--callback-success", "my-app://ok", "--foreign-transaction-id", "cli-order-7",
         ])
         #expect(sumUpRequest.status == 0, "\(sumUpRequest.stderr)")

@@ -13,7 +13,7 @@ struct SquareCLITests {
     @Test("square request prints the URL and a newline, nothing else")
     func request() async throws {
         let result = try await CLIRunner.run(
-            Self.base + ["--state", "s1", "--notes", "Table 4", "--tenders", "card,cash"]
+            Self.base + ["--user-info", "s1", "--notes", "Table 4", "--tenders", "card,cash"]
         )
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
@@ -38,7 +38,7 @@ struct SquareCLITests {
         )
         #expect(result.status == 0)
         let request = try SquareRequest(urlString: String(result.stdout.dropLast()))
-        #expect(request.locationID == "L1" && request.locationKey == "merchant_id")
+        #expect(request.locationID == "L1" && request.locationKey == "location_id")
         #expect(request.customerID == "C1")
         #expect(request.supportedTenderTypes == [])
         #expect(request.clearsDefaultFees && request.returnsAutomaticallyAfterPayment)

@@ -29,7 +29,10 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
     /// A request is recognised by its POS app scheme. A callback is recognised by its parameters:
     /// Square's `data`; Swipe's `ifcc_responseType` (or FileMaker's `$ifcc_responseType`, literal or `%24`);
     /// SumUp's `smp-status`; SoftPOS's `result` (or, leniently, `error` holding a JSON object). They are tried
-    /// in that order.
+    /// in that order. `data` and `result` are common names, so they count only when their value can be the
+    /// provider's JSON: it reads as a JSON object, or it cannot be read at all (the provider's parser then says
+    /// why); `data` counts too on a URL that carries Square's `square_request` marker (square §1.3).
+    /// `my-app://done?result=approved` is nobody's callback.
     /// - Parameters:
     ///   - urlString: the URL, exactly as received or sent.
     ///   - provider: when given, only that provider is considered.
@@ -58,8 +61,12 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
                 found.note(item, in: bytes)
             }
         }
+        // Square's marker is read only for a `data` that is not JSON: the rare case, and the costly check.
+        let square =
+            found.squareData
+            || (found.squareDataName && SquareCallbackMarker.isMarked(String(decoding: bytes, as: UTF8.self)))
         let candidates: [(PaymentProvider, Bool)] = [
-            (.square, found.squareData),
+            (.square, square),
             (.swipe, found.swipeResponseType),
             (.sumUp, found.sumUpStatus),
             (.softPOS, found.softPOSResult || found.jsonError),
@@ -72,13 +79,15 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
 
     /// Which of the parameters that mark a callback a query has, by their percent-decoded names.
     private struct CallbackParameters {
-        /// Square's `data`.
+        /// Square's `data`, with a value that may be its JSON.
         var squareData = false
+        /// Square's `data`, whatever its value.
+        var squareDataName = false
         /// Swipe's `ifcc_responseType`, or FileMaker's `$ifcc_responseType`.
         var swipeResponseType = false
         /// SumUp's `smp-status`.
         var sumUpStatus = false
-        /// SoftPOS's `result`.
+        /// SoftPOS's `result`, with a value that may be its JSON.
         var softPOSResult = false
         /// An `error` whose value is a JSON object: SoftPOS's lenient error parameter, not an OAuth-style one.
         var jsonError = false
@@ -104,13 +113,14 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
         ) {
             let whole = 0..<name.count
             if name.matches(whole, "data") {
-                squareData = true
+                squareDataName = true
+                squareData = squareData || PaymentURLKind.mayHoldJSONObject(item.value, in: bytes)
             } else if name.matches(whole, "ifcc_responseType") || name.matches(whole, "$ifcc_responseType") {
                 swipeResponseType = true
             } else if name.matches(whole, "smp-status") {
                 sumUpStatus = true
             } else if name.matches(whole, "result") {
-                softPOSResult = true
+                softPOSResult = softPOSResult || PaymentURLKind.mayHoldJSONObject(item.value, in: bytes)
             } else if name.matches(whole, "error"), !jsonError, let value = item.value {
                 let text = try? PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: bytes[value]))
                 jsonError = PaymentURLKind.isJSONObjectText(text)
@@ -122,10 +132,29 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
         private static let longestEncodedName = 3 * "$ifcc_responseType".utf8.count
     }
 
+    /// Whether a `data` or `result` value may be a provider's JSON: it reads as a JSON object, or it cannot be read
+    /// (a bad escape, bytes that are not UTF-8), which the provider's parser reports. A value that begins with `{`
+    /// or its escape is decided without decoding it: decoded, it would begin with `{` too, or not decode.
+    private static func mayHoldJSONObject(_ value: Range<Int>?, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let value, !value.isEmpty else { return false }
+        let first = value.lowerBound
+        if bytes[first] == UInt8(ascii: "{") { return true }
+        if value.count >= 3, bytes[first] == UInt8(ascii: "%"), bytes[first + 1] == UInt8(ascii: "7"),
+            bytes[first + 2] | 0x20 == UInt8(ascii: "b")
+        {
+            return true
+        }
+        guard let text = try? PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: bytes[value])) else {
+            return true
+        }
+        return isJSONObjectText(text)
+    }
+
     /// Whether a parameter value looks like a JSON object, so that an OAuth-style `error=access_denied` is not
     /// taken for SoftPOS's lenient `error` parameter.
     private static func isJSONObjectText(_ value: String?) -> Bool {
-        value?.drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).first == "{"
+        // Read by scalars, as a JSON parser reads: `{` followed by a combining mark still begins an object.
+        value?.unicodeScalars.drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).first == "{"
     }
 
     /// `provider direction`, such as `square response`.
@@ -151,8 +180,8 @@ public enum PaymentCallbacks: Sendable {
             let type = types[kind.provider]
         else {
             throw CallbackDetectionError(
-                "The URL is not a callback from a POS app Tender knows: it has none of Square's data, Swipe's "
-                    + "ifcc_responseType, SumUp's smp-status or SoftPOS's result parameters."
+                "The URL is not a callback from a POS app Tender knows: it has none of Square's data JSON, Swipe's "
+                    + "ifcc_responseType, SumUp's smp-status or SoftPOS's result JSON."
             )
         }
         return try type.init(callbackURLString: urlString)

@@ -17,12 +17,17 @@ struct DetectionEquivalenceTests {
         }
         var names: Set<String> = []
         var errorValues: [String] = []
+        // `data` and `result` count with a value that is a JSON object or cannot be read (nil: no `=`, "": no name).
+        var jsonValues: [String: [String??]] = [:]
         // Split on bytes, as ever: the delimiters are ASCII, so a combining mark after `&` cannot hide one.
         for segment in Array((parts.query ?? "").utf8).split(separator: UInt8(ascii: "&")) {
             let equals = segment.firstIndex(of: UInt8(ascii: "="))
             let name = String(decoding: segment[..<(equals ?? segment.endIndex)], as: UTF8.self)
             guard let name = try? PercentEncoding.decode(name) else { continue }
             names.insert(name)
+            jsonValues[name, default: []].append(
+                equals.map { try? PercentEncoding.decode(String(decoding: segment[($0 + 1)...], as: UTF8.self)) }
+            )
             if name == "error", let equals,
                 let value = try? PercentEncoding.decode(String(decoding: segment[(equals + 1)...], as: UTF8.self))
             {
@@ -30,13 +35,20 @@ struct DetectionEquivalenceTests {
             }
         }
         func isJSONObject(_ value: String) -> Bool {
-            value.drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).first == "{"
+            value.unicodeScalars.drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).first == "{"
+        }
+        func mayBeJSON(_ name: String) -> Bool {
+            jsonValues[name, default: []].contains { value in
+                guard let value else { return false }  // no value at all
+                guard let text = value else { return true }  // a value that cannot be read
+                return !text.isEmpty && isJSONObject(text)
+            }
         }
         let candidates: [(PaymentProvider, Bool)] = [
-            (.square, names.contains("data")),
+            (.square, mayBeJSON("data") || (names.contains("data") && SquareCallbackMarker.isMarked(urlString))),
             (.swipe, names.contains("ifcc_responseType") || names.contains("$ifcc_responseType")),
             (.sumUp, names.contains("smp-status")),
-            (.softPOS, names.contains("result") || errorValues.contains(where: isJSONObject)),
+            (.softPOS, mayBeJSON("result") || errorValues.contains(where: isJSONObject)),
         ]
         for (candidate, matches) in candidates where matches && (provider == nil || provider == candidate) {
             return PaymentURLKind(provider: candidate, direction: .response)
@@ -46,7 +58,8 @@ struct DetectionEquivalenceTests {
 
     /// URL starts: callback endpoints, POS app schemes in any case, and strings that do not split.
     static let starts = [
-        "my-app://cb?", "my-app://cb/?x=1&", "com-companyname-demoapp://action/?", "my-app:?", "1bad://cb?",
+        "my-app://cb?", "my-app://cb/?x=1&", "my-app://cb/square_request?", "my-app://square_request?",
+        "com-companyname-demoapp://action/?", "my-app:?", "1bad://cb?",
         "no-scheme?", "my-app://cb#f?", "", "SQUARE-commerce-v1://payment/create?", "softpos://sale?",
         "SumUpMerchant://pay/1.0?", "com-appninjas-iswipe://payment?", "square-commerce-v2://x?", "softpo://?",
     ]
@@ -58,7 +71,8 @@ struct DetectionEquivalenceTests {
         "ifcc_responseType", "$ifcc_responseType", "%24ifcc_responseType",
         "%24%69%66%63%63%5F%72%65%73%70%6F%6E%73%65%54%79%70%65",
         "ifcc_responsetype", "smp-status", "smp%2Dstatus", "smp-status\u{301}", "result", "r%65sult", "results",
-        "error", "err%6Fr", "{}", "%7B%22a%22%3A1%7D", "%20%0A{", " {", "{\u{301}", "access_denied", "%ZZ", "%2",
+        "error", "err%6Fr", "{}", "data={}", "result=%7B%7D", "result=x", "%7B%22a%22%3A1%7D", "%20%0A{", " {",
+        "{\u{301}", "access_denied", "%ZZ", "%2",
         "%C3%A9", "%FF", "é", "\u{301}", "x", "1", "%", "%%", "K", "\u{212A}",
     ]
 

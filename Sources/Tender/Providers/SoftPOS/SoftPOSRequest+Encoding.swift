@@ -27,15 +27,25 @@ extension SoftPOSRequest {
             escapingSlashes: false,
             SoftPOSPayloadLayout(request: self, responseURL: responseURL)
         )
-        return try RequestURLLimit.checked(url) { SoftPOSError(.requestTooLong, $0) }
+        return try RequestURLLimit.checked(url) { _ in tooLong(url) }
     }
 
     /// The request URL as text, built the general way: ``payloadJSON()`` percent-encoded. ``urlString()`` gives the
     /// same bytes, faster.
     package func generalURLString() throws -> String {
-        try RequestURLLimit.checked(SoftPOSRequest.urlPrefix + PercentEncoding.encode(try payloadJSON())) {
-            SoftPOSError(.requestTooLong, $0)
-        }
+        let url = SoftPOSRequest.urlPrefix + PercentEncoding.encode(try payloadJSON())
+        return try RequestURLLimit.checked(url) { _ in tooLong(url) }
+    }
+
+    /// The error for a URL over ``RequestURLLimit``, naming the longest field.
+    private func tooLong(_ url: String) -> SoftPOSError {
+        SoftPOSError(
+            .requestTooLong,
+            RequestTooLong.message(
+                urlBytes: url.utf8.count,
+                fields: ["originalTransactionID": originalTransactionID, "responseURL": responseURL?.absoluteString]
+            )
+        )
     }
 
     /// `softpos://softpos/transaction?payload=`.
@@ -67,10 +77,15 @@ extension SoftPOSRequest {
                 "SoftPOS accepts EUR only; the amount is in \(amount.currency.code)."
             )
         }
-        guard (1...SoftPOSRequest.maximumAmount).contains(amount.minorUnits) else {
+        let cents = CardNumberScreen.excerpt(String(amount.minorUnits))
+        guard amount.minorUnits >= 1 else {
+            throw SoftPOSError(.invalidAmount, "The amount must be a positive number of cents; it is \(cents).")
+        }
+        guard amount.minorUnits <= SoftPOSRequest.maximumAmount else {
             throw SoftPOSError(
                 .invalidAmount,
-                "The amount must be a positive number of cents, at most \(SoftPOSRequest.maximumAmount); it is \(CardNumberScreen.excerpt(String(amount.minorUnits)))."
+                "The amount is too large: SoftPOS takes at most \(SoftPOSRequest.maximumAmount) cents "
+                    + "(\(Money(minorUnits: SoftPOSRequest.maximumAmount, currency: .eur).decimalString) EUR); it is \(cents)."
             )
         }
         switch (kind, originalTransactionID) {

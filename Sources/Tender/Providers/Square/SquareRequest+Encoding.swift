@@ -30,16 +30,29 @@ extension SquareRequest {
             escapingSlashes: true,
             SquarePayloadLayout(request: self, callback: callback)
         )
-        return try RequestURLLimit.checked(url) { SquareError(.requestTooLong, $0) }
+        return try RequestURLLimit.checked(url) { _ in tooLong(url) }
     }
 
     /// The request URL as text, built the general way: the `data` object as a `JSONValue` (``payload()``),
     /// serialized, then percent-encoded. ``urlString()`` gives the same bytes, faster.
     package func generalURLString() throws -> String {
         let json = try payload().serialized(escapingSlashes: true)
-        return try RequestURLLimit.checked(SquareRequest.urlPrefix + PercentEncoding.encode(json)) {
-            SquareError(.requestTooLong, $0)
-        }
+        let url = SquareRequest.urlPrefix + PercentEncoding.encode(json)
+        return try RequestURLLimit.checked(url) { _ in tooLong(url) }
+    }
+
+    /// The error for a URL over ``RequestURLLimit``, naming the longest field.
+    private func tooLong(_ url: String) -> SquareError {
+        SquareError(
+            .requestTooLong,
+            RequestTooLong.message(
+                urlBytes: url.utf8.count,
+                fields: [
+                    "applicationID": applicationID, "callbackURL": callbackURL.absoluteString, "state": state,
+                    "locationID": locationID, "notes": notes, "customerID": customerID,
+                ]
+            )
+        )
     }
 
     /// `square-commerce-v1://payment/create?data=`.

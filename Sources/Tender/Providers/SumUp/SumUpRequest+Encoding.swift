@@ -25,7 +25,20 @@ extension SumUpRequest {
             // The amount's digits are written in place, without a `String`.
             forEachParameter(checked, amount: { sink.add($0, hundredths: $1) }, other: { sink.add($0, $1) })
         }
-        return try RequestURLLimit.checked(url) { SumUpError(.requestTooLong, $0) }
+        return try RequestURLLimit.checked(url) { _ in
+            SumUpError(
+                .requestTooLong,
+                RequestTooLong.message(
+                    urlBytes: url.utf8.count,
+                    fields: [
+                        "affiliateKey": affiliateKey, "title": title,
+                        "callbackSuccess": callbackSuccess?.absoluteString,
+                        "callbackFail": callbackFail?.absoluteString, "receiptEmail": receiptEmail,
+                        "receiptMobilePhone": receiptMobilePhone, "foreignTransactionID": foreignTransactionID,
+                    ]
+                )
+            )
+        }
     }
 
     /// `sumupmerchant://pay/1.0?`.
@@ -39,11 +52,21 @@ extension SumUpRequest {
 
     /// The amount as it goes on the wire, in hundredths; see ``wireAmount()``.
     private func wireHundredths() throws -> Int {
-        guard amount.minorUnits >= 1, let hundredths = TwoDecimalAmount.hundredths(amount) else {
+        let text = "\(CardNumberScreen.excerpt(amount.decimalString)) \(amount.currency.code)"
+        guard amount.minorUnits >= 1 else {
+            throw SumUpError(.invalidAmount, "The amount must be positive; it is \(text).")
+        }
+        guard let hundredths = TwoDecimalAmount.hundredths(amount) else {
+            if TwoDecimalAmount.hundredths(Money(minorUnits: 1, currency: amount.currency)) == nil {
+                // A currency with more than two decimal places: this amount has a digit beyond the second.
+                throw SumUpError(
+                    .invalidAmount,
+                    "SumUp sends amounts with two decimals, and \(text) has a non-zero digit beyond the second."
+                )
+            }
             throw SumUpError(
                 .invalidAmount,
-                "The amount must be positive, at most 9999999999.99 and writable with two decimals; "
-                    + "it is \(CardNumberScreen.excerpt(amount.decimalString)) \(amount.currency.code)."
+                "The amount is too large: SumUp takes at most 9999999999.99; it is \(text)."
             )
         }
         return hundredths

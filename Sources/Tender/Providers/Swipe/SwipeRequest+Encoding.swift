@@ -24,7 +24,20 @@ extension SwipeRequest {
             // The amount's digits are written in place, without a `String`.
             forEachParameter(checked, amount: { sink.add($0, hundredths: $1) }, other: { sink.add($0, $1) })
         }
-        return try RequestURLLimit.checked(url) { SwipeError(.requestTooLong, $0) }
+        return try RequestURLLimit.checked(url) { _ in
+            SwipeError(
+                .requestTooLong,
+                RequestTooLong.message(
+                    urlBytes: url.utf8.count,
+                    fields: [
+                        "email": email, "firstName": firstName, "lastName": lastName, "address": address, "city": city,
+                        "state": state, "zip": zip, "phone": phone, "country": country, "invoiceNumber": invoiceNumber,
+                        "purchaseDescription": purchaseDescription, "returnURL": returnURL?.absoluteString,
+                        "returnAppName": returnAppName,
+                    ]
+                )
+            )
+        }
     }
 
     /// `com-appninjas-iswipe://charge/1.0.0/?`.
@@ -45,10 +58,17 @@ extension SwipeRequest {
                     + "\(amount.currency.code) has \(amount.currency.exponent). Use the merchant account's currency, such as USD."
             )
         }
-        guard amount.minorUnits >= 1, let hundredths = TwoDecimalAmount.hundredths(amount) else {
+        guard amount.minorUnits >= 1 else {
             throw SwipeError(
                 .invalidAmount,
-                "The amount must be between 0.01 and 9999999999.99; it is \(CardNumberScreen.excerpt(amount.decimalString))."
+                "The amount must be at least 0.01; it is \(CardNumberScreen.excerpt(amount.decimalString))."
+            )
+        }
+        guard let hundredths = TwoDecimalAmount.hundredths(amount) else {
+            throw SwipeError(
+                .invalidAmount,
+                "The amount is too large: Swipe takes at most 9999999999.99; it is "
+                    + "\(CardNumberScreen.excerpt(amount.decimalString))."
             )
         }
         return hundredths
