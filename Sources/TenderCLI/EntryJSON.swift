@@ -77,14 +77,4 @@ enum EntryJSON {
         return formatter.string(from: date)
     }
 
-    /// One line for people: ID, provider, state, outcome, amount, creation time.
-    static func line(_ entry: JournalEntry) -> String {
-        let outcome = entry.outcome.map {
-            entry.state == .completed || entry.state == .resolved ? "\($0.status)" : "reported \($0.status)"
-        }
-        return [
-            entry.id.rawValue, entry.provider.rawValue, entry.state.rawValue, outcome ?? "-",
-            "\(entry.amount)", timestamp(entry.createdAt),
-        ].joined(separator: "  ")
-    }
 }

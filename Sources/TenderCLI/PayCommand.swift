@@ -21,7 +21,9 @@ struct PayCommand: AsyncParsableCommand {
 
     /// Writes `request` ahead through a coordinator and prints its URL (or JSON).
     static func pay(_ request: some PaymentRequest, options: PayOptions) throws {
-        let journal = try options.journal.open()
+        // A command that starts a payment is the one kind that makes a new journal where nothing exists.
+        let journal = try options.journal.open(.create)
+        defer { try? journal.close() }
         let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
         let id = try options.paymentID.map { text in
             do { return try PaymentID(validating: text) } catch let error as HandoffError {

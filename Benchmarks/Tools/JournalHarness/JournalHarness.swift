@@ -119,7 +119,7 @@ public final class ReplyingOpener: PaymentURLOpener, @unchecked Sendable {
 
 /// The floor: the journal's three commits per payment through SQLite's C API with prepared statements, nothing
 /// else. `one row`: a single table, one insert and two updates of its row. `journal rows`: the journal's own schema
-/// (`PaymentJournal+Schema.swift`, migrations v1 to v3: three tables, four indexes) and the rows it writes — the payment, its token
+/// (`PaymentJournal+Schema.swift`, every migration: three tables and their indexes) and the rows it writes — the payment, its token
 /// and an event; the outcome and a second event; the opening.
 public final class SQLiteFloor {
     /// Which rows the floor writes.
@@ -156,10 +156,8 @@ public final class SQLiteFloor {
                 """
             )
         case .journalRows:
-            try execute(PaymentJournal.schemaV1)
-            try execute(PaymentJournal.schemaV2)
-            try execute(PaymentJournal.schemaV3)
-            try execute(PaymentJournal.schemaV4)
+            // Every migration of the journal: its tables, indexes and checks, as a new journal has them.
+            for sql in PaymentJournal.schema { try execute(sql) }
         }
     }
 
