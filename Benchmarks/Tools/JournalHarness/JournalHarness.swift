@@ -64,6 +64,9 @@ public final class ReplyingOpener: PaymentURLOpener, @unchecked Sendable {
     /// The coordinator that records the answers.
     public let coordinator = Box<HandoffCoordinator>()
 
+    /// An opener that answers for the coordinator put in ``coordinator``.
+    public init() {}
+
     /// A coordinator on a new journal at `path`, and the opener that answers for it.
     public static func coordinator(journalAt path: String) throws -> (HandoffCoordinator, ReplyingOpener) {
         let opener = ReplyingOpener()
@@ -87,6 +90,11 @@ public final class ReplyingOpener: PaymentURLOpener, @unchecked Sendable {
         guard let token = Self.token(in: url.absoluteString) else { return false }
         _ = try? coordinator.value?.handleCallback(Self.replyPrefix + PercentEncoding.encode(token) + Self.replySuffix)
         return true
+    }
+
+    /// The POS app's success callback for a request URL, as ``open(_:)`` answers it.
+    public static func reply(to url: URL) -> String {
+        replyPrefix + PercentEncoding.encode(token(in: url.absoluteString) ?? "") + replySuffix
     }
 
     /// The request's `state`: the text between the marker and the next `%22` (a token is base64url, so it holds
