@@ -25,10 +25,20 @@ struct CLIRunner {
     }()
 
     /// Runs `tender` and waits for it, blocking the calling thread: call it only off the cooperative pool.
-    static func runBlocking(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+    /// - Parameter launcher: a program and its arguments that run `tender` (such as `setpriv` and its flags).
+    static func runBlocking(
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        launcher: [String] = []
+    ) throws -> Result {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         if let environment {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }

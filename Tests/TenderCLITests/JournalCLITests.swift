@@ -16,25 +16,11 @@ extension CLIRunner {
     /// when the tests run as root (as CI does: root ignores file permissions); as the current user otherwise.
     static func runUnprivileged(_ arguments: [String]) async throws -> Result {
         guard getuid() == 0 else { return try await run(arguments) }
-        return await offCooperativePool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments =
-                ["--reuid=nobody", "--regid=nogroup", "--clear-groups", executable.path] + arguments
-            let out = Pipe()
-            let err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            do { try process.run() } catch { return Result(status: -1, stdout: "", stderr: "\(error)") }
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return Result(
-                status: process.terminationStatus,
-                stdout: String(decoding: stdout, as: UTF8.self),
-                stderr: String(decoding: stderr, as: UTF8.self)
-            )
+        let launcher = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+        return try await offCooperativePool {
+            Swift.Result { try runBlocking(arguments, launcher: launcher) }
         }
+        .get()
     }
 }
 
@@ -349,6 +335,13 @@ struct JournalCLITests {
         let json = try await CLIRunner.run(["journal", "list", "--json", "--journal", path])
         let array = try #require(try JSONValue.parse(json.stdout).arrayValue)
         #expect(array.compactMap { $0.objectValue?["payment_id"]?.stringValue } == paid.map(\.id))
+        // Times as RFC 3339 in UTC with milliseconds, as Foundation's formatter writes them.
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for (element, entry) in zip(array, try PaymentJournal(path: path, mode: .readOnly).entries()) {
+            #expect(element.objectValue?["created_at"]?.stringValue == formatter.string(from: entry.createdAt))
+            #expect(element.objectValue?["expires_at"]?.stringValue == formatter.string(from: entry.expiresAt))
+        }
         let limited = try await CLIRunner.run(["journal", "list", "--json", "--limit", "2", "--journal", path])
         #expect(try JSONValue.parse(limited.stdout).arrayValue?.count == 2)
         let completed = try await CLIRunner.run([

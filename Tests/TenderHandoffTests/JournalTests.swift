@@ -527,6 +527,18 @@ struct JournalUUIDTests {
 /// `NULL` for each named parameter of `sql`: what `EXPLAIN` needs to prepare it.
 func nulls(_ sql: String) -> StatementArguments {
     var values: [String: DatabaseValue] = [:]
-    for name in sql.namedParameters { values[name] = .null }
+    var name: String?
+    for character in sql + " " {
+        if var current = name {
+            if character.isLetter || character.isNumber || character == "_" {
+                current.append(character)
+                name = current
+                continue
+            }
+            if !current.isEmpty { values[current] = .null }
+            name = nil
+        }
+        if character == ":" { name = "" }
+    }
     return StatementArguments(values)
 }

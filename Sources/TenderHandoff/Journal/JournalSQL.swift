@@ -55,7 +55,16 @@ enum JournalSQL {
 
     /// The one way a payment's state changes (see `PaymentJournal.transitionIfUnchanged`): guarded by the state,
     /// revision and opening time read. `outcome` adds the outcome's columns; `extra` what else the change writes.
+    /// Each shape's text is made once.
     static func transition(outcome: Bool, extra: TransitionExtra) -> String {
+        transitions[outcome ? 1 : 0][extra.index]
+    }
+
+    private static let transitions = [false, true].map { outcome in
+        TransitionExtra.allCases.map { extra in transitionText(outcome: outcome, extra: extra) }
+    }
+
+    private static func transitionText(outcome: Bool, extra: TransitionExtra) -> String {
         var sql =
             "UPDATE payment SET state = :state, revision = revision + 1, updated_at = :now, acknowledged_at = NULL"
         if outcome {
@@ -181,7 +190,7 @@ enum TransitionChange {
 
 /// How a state change's update is widened beyond state, revision and outcome: the shapes of
 /// ``JournalSQL/transition(outcome:extra:)``.
-enum TransitionExtra: Hashable, CustomStringConvertible {
+enum TransitionExtra: Int, Hashable, CaseIterable, CustomStringConvertible {
     /// Nothing more.
     case none
     /// A new hand-off of the payment: `handoff_count`, `expires_at`, `callback_endpoints`.
@@ -190,6 +199,9 @@ enum TransitionExtra: Hashable, CustomStringConvertible {
     case answer
     /// A decision by hand: `resolved_at`, `resolved_from_state`, `resolution_note`, `resolution_reported_outcome`.
     case resolution
+
+    /// The shape's place in ``allCases``.
+    var index: Int { rawValue }
 
     /// The assignments the update adds, after a comma.
     var assignments: String? {
@@ -245,45 +257,15 @@ struct TokenMatch: FetchableRecord {
 extension Database {
     /// Runs a change through the statement cache with named arguments; returns how many rows it changed.
     ///
-    /// A statement given a blob (`holdsBlob`: a token digest) is given `NULL`s once it ran, so that the cached
-    /// statement does not keep the bytes for the life of the connection (LeakSanitizer took such bytes for a leak).
+    /// A statement given a blob (`blob`: the argument that holds a token digest) is bound again with `NULL` there once
+    /// it ran, so that the cached statement does not keep the bytes for the life of the connection (LeakSanitizer took
+    /// such bytes for a leak).
     @discardableResult
-    func run(_ sql: String, _ arguments: StatementArguments, holdsBlob: Bool = false) throws -> Int {
+    func run(_ sql: String, _ arguments: StatementArguments, blob: String? = nil) throws -> Int {
         let statement = try cachedStatement(sql: sql)
         try statement.execute(arguments: arguments)
         let changes = changesCount
-        if holdsBlob { try statement.setArguments(StatementArguments(nullsFor: statement)) }
+        if let blob { try statement.setArguments(arguments &+ [blob: DatabaseValue.null]) }
         return changes
-    }
-}
-
-extension StatementArguments {
-    /// `NULL` for every named parameter of `statement`.
-    init(nullsFor statement: Statement) {
-        var values: [String: DatabaseValue] = [:]
-        for name in statement.sql.namedParameters { values[name] = .null }
-        self.init(values)
-    }
-}
-
-extension String {
-    /// The names of the named parameters (`:name`) in SQL text.
-    var namedParameters: Set<String> {
-        var names: Set<String> = []
-        var current: String?
-        for character in self {
-            if var name = current {
-                if character.isLetter || character.isNumber || character == "_" {
-                    name.append(character)
-                    current = name
-                    continue
-                }
-                if !name.isEmpty { names.insert(name) }
-                current = nil
-            }
-            if character == ":" { current = "" }
-        }
-        if let current, !current.isEmpty { names.insert(current) }
-        return names
     }
 }

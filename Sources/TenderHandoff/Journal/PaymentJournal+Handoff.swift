@@ -215,7 +215,7 @@ extension PaymentJournal {
                 try db.run(
                     JournalSQL.markTokenAnswered,
                     ["now": now.journalTime, "tokenHash": Data(digest)],
-                    holdsBlob: true
+                    blob: "tokenHash"
                 )
                 try PaymentJournal.recordEvent(
                     db,
@@ -313,7 +313,7 @@ extension PaymentJournal {
                 "tokenHash": Data(draft.tokenDigest), "id": draft.id.rawValue, "now": now.journalTime,
                 "expiresAt": expiresAt.journalTime,
             ],
-            holdsBlob: true
+            blob: "tokenHash"
         )
     }
 
@@ -322,7 +322,7 @@ extension PaymentJournal {
         let statement = try db.cachedStatement(sql: JournalSQL.entryByToken)
         let match = try TokenMatch.fetchOne(statement, arguments: ["tokenHash": Data(digest)])
         // Not kept by the cached statement for the connection's life (see `Database.run`).
-        try statement.setArguments(StatementArguments(nullsFor: statement))
+        try statement.setArguments(["tokenHash": DatabaseValue.null])
         return match
     }
 

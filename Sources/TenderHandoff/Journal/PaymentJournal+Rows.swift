@@ -153,7 +153,7 @@ extension PaymentJournal {
             )
         }
         let sql = JournalSQL.transition(outcome: outcome != nil, extra: change.extra)
-        guard try db.run(sql, arguments, holdsBlob: change.extra == .answer) == 1 else { return nil }
+        guard try db.run(sql, arguments, blob: change.extra == .answer ? "answeredToken" : nil) == 1 else { return nil }
         try recordEvent(db, entry.id, at: now, kind: kind, from: entry.state, to: state, note: note)
         return checked(updated, db)
     }

@@ -221,7 +221,12 @@ public final class PaymentJournal: Sendable {
     ///
     /// A ``PaymentState/completed`` payment has the outcome its POS app reported in time, on the right URL: changing it
     /// is refused unless `overwritingCompleted` says so, so that no completed payment is overwritten by mistake.
-    /// - Parameter overwritingCompleted: resolve a completed payment too (its report is kept in the resolution).
+    /// - Parameters:
+    ///   - id: the payment.
+    ///   - status: what happened, as found with the POS app or the provider.
+    ///   - transactionID: the provider's transaction ID, if one was found.
+    ///   - note: why, for whoever reads the journal later (redacted, at most 1,024 characters).
+    ///   - overwritingCompleted: resolve a completed payment too (its report is kept in the resolution).
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/paymentNotFound``, or
     ///   ``HandoffError/Code/invalidResolution`` for a completed payment without `overwritingCompleted` (its message
     ///   says what the payment holds) or a `transactionID` that holds a card number.
