@@ -31,8 +31,6 @@ let package = Package(
                 "Tender",
                 "TenderProviderAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                // SQLite's C API, for the journal's writing connection (see JournalWriter).
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         // Models of the POS apps, for apps' own tests and for the sandbox.
@@ -109,7 +107,11 @@ let package = Package(
         ),
         .testTarget(
             name: "TenderCLITests",
-            dependencies: ["Tender", "TenderCLI", "TenderHandoff", "TenderProviderAPI", "TenderSandbox"]
+            dependencies: [
+                "Tender", "TenderCLI", "TenderHandoff", "TenderProviderAPI", "TenderSandbox",
+                // Old journals and the journal's own reads, in the journal's CLI tests.
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
     ]
 )

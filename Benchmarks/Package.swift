@@ -47,6 +47,17 @@ let package = Package(
         ),
         // The alternating pairs in a plain executable, without the benchmark harness (see its main.swift).
         .executableTarget(name: "JournalPairs", dependencies: ["JournalHarness"], path: "Tools/JournalPairs"),
+        // The journal at 10^4, 10^5 and 10^6 payments against an empty one (see its main.swift).
+        .executableTarget(
+            name: "JournalScale",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Tender", package: "tender"),
+                .product(name: "TenderHandoff", package: "tender"),
+                "JournalHarness",
+            ],
+            path: "Tools/JournalScale"
+        ),
         // The journal's instructions per payment, counted under valgrind's callgrind (see its main.swift). Not in
         // Benchmarks/: the benchmark plugin runs every executable target there as a benchmark.
         .executableTarget(

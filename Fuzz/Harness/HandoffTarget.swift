@@ -73,7 +73,7 @@ private final class HandoffHarness: @unchecked Sendable {
         if inputs % 250 == 0 {
             // Every 250 inputs: the journal must pass its integrity check; then a fresh file and fresh payments,
             // so that the snapshots taken around each callback stay small.
-            let report = (try? coordinator.journal.integrityCheck()) ?? ["unreadable"]
+            let report = (try? coordinator.journal.check(full: true)) ?? ["unreadable"]
             FuzzCheck.expect(report == ["ok"], "the journal fails its integrity check: \(report)")
             generation += 1
             coordinator = HandoffHarness.openCoordinator(in: directory, generation: generation)

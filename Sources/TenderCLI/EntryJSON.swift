@@ -70,22 +70,28 @@ enum EntryJSON {
         entry.state == .completed || entry.state == .resolved ? entry.outcome?.status : nil
     }
 
-    /// ISO 8601 in UTC with milliseconds, such as `2026-11-22T06:44:08.412Z`.
+    /// ISO 8601 in UTC with milliseconds, such as `2026-11-22T06:44:08.412Z`: the journal's times are milliseconds.
+    /// Written from the calendar fields (`gmtime_r`): an `ISO8601DateFormatter` made for each time cost about a
+    /// millisecond on Linux, which a listing of a million payments pays five million times.
     static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
-    }
-
-    /// One line for people: ID, provider, state, outcome, amount, creation time.
-    static func line(_ entry: JournalEntry) -> String {
-        let outcome = entry.outcome.map {
-            entry.state == .completed || entry.state == .resolved ? "\($0.status)" : "reported \($0.status)"
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var seconds = time_t(milliseconds.floorDiv(1000))
+        var fields = tm()
+        guard gmtime_r(&seconds, &fields) != nil else { return "" }
+        func digits(_ value: Int32, _ count: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, count - text.count)) + text
         }
-        return [
-            entry.id.rawValue, entry.provider.rawValue, entry.state.rawValue, outcome ?? "-",
-            "\(entry.amount)", timestamp(entry.createdAt),
-        ].joined(separator: "  ")
+        return digits(fields.tm_year + 1900, 4) + "-" + digits(fields.tm_mon + 1, 2) + "-" + digits(fields.tm_mday, 2)
+            + "T" + digits(fields.tm_hour, 2) + ":" + digits(fields.tm_min, 2) + ":" + digits(fields.tm_sec, 2) + "."
+            + digits(Int32(milliseconds - milliseconds.floorDiv(1000) * 1000), 3) + "Z"
+    }
+}
+
+extension Int64 {
+    /// The quotient rounded toward minus infinity (times before 1970 too).
+    fileprivate func floorDiv(_ divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 }

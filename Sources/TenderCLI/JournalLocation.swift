@@ -30,13 +30,34 @@ struct JournalLocation: ParsableArguments {
         return (home as NSString).appendingPathComponent(".local/share/tender/journal.sqlite")
     }
 
-    /// Opens (creating on first use) the journal.
-    func open() throws -> PaymentJournal {
+    /// Opens the journal: `.create` for the commands that start a payment (a new journal where nothing exists),
+    /// `.existing` for the other commands that write, `.readOnly` for those that only read. A path with no journal is
+    /// refused by every command but those that start a payment: a mistyped path is an error, not a new empty journal.
+    func open(_ mode: PaymentJournal.OpenMode) throws -> PaymentJournal {
         let path = resolvedPath()
         do {
-            return try PaymentJournal(path: path)
+            return try PaymentJournal(path: path, mode: mode)
+        } catch let error as HandoffError where error.code == .journalNotFound {
+            throw CLIError(
+                "No journal at \(path); check --journal (only 'tender pay' and 'tender demo' make a new journal)."
+            )
         } catch let error as HandoffError {
-            throw CLIError("\(path): \(error.message)")
+            throw error.cliError
+        }
+    }
+
+    /// Runs `body` with the journal opened in `mode`, then closes it: for a journal opened for writing, everything
+    /// committed is then in the journal file itself, not left in its -wal.
+    func withJournal<Result>(
+        _ mode: PaymentJournal.OpenMode,
+        _ body: (PaymentJournal) throws -> Result
+    ) throws -> Result {
+        let journal = try open(mode)
+        defer { try? journal.close() }
+        do {
+            return try body(journal)
+        } catch let error as HandoffError {
+            throw error.cliError
         }
     }
 }
@@ -60,7 +81,16 @@ enum DurationParser {
         return .seconds(seconds)
     }
 
-    private static func parseSeconds(_ text: String, option: String) throws -> Int {
+    /// A duration of any length that fits in the journal's times (`90d`, `12h`, `30m`): `--older-than`, `--since`.
+    static func parseLong(_ text: String, option: String) throws -> Duration {
+        let seconds = try parseSeconds(text, option: option)
+        guard seconds <= 100 * 365 * 86_400 else {
+            throw CLIError("\(option) must be at most 100 years (36500d); got '\(text.prefix(40))'.")
+        }
+        return .seconds(seconds)
+    }
+
+    static func parseSeconds(_ text: String, option: String) throws -> Int {
         let failure = CLIError(
             "\(option) must be a duration such as 90s, 15m, 1h30m or 2d (a bare number is seconds); got '\(text)'."
         )

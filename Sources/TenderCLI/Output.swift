@@ -27,6 +27,12 @@ enum Output {
         buffer = ""
     }
 
+    /// Writes what was buffered once it passes `size` bytes: output that streams (a long listing) stays in bounded
+    /// memory.
+    static func flush(ifLargerThan size: Int) {
+        if buffer.utf8.count > size { flush() }
+    }
+
     /// Drops what was buffered.
     static func discard() {
         buffer = ""

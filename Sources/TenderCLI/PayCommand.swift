@@ -22,7 +22,9 @@ struct PayCommand: AsyncParsableCommand {
     /// Writes `request` ahead through a coordinator and prints its URL (or JSON). `names` turns the fields the
     /// library's messages name into the flags that set them.
     static func pay(_ request: some PaymentRequest, options: PayOptions, names: FlagNames) throws {
-        let journal = try options.journal.open()
+        // A command that starts a payment is the one kind that makes a new journal where nothing exists.
+        let journal = try options.journal.open(.create)
+        defer { try? journal.close() }
         let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
         let id = try options.paymentID.map { text in
             do { return try PaymentID(validating: text) } catch let error as HandoffError {

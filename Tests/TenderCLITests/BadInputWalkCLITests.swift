@@ -86,7 +86,14 @@ struct BadInputWalkCLITests {
                 [], ["my-app://done?result=approved"], [callback, "--deliveries", "0"], [callback, "--json", "x"],
             ],
             "journal": [["lst"], ["--bogus"], ["paypal"]],
-            "journal list": [["--state", "bogus"], ["--bogus"], ["--state", "pending", "--state", "late"]],
+            "journal list": [
+                ["--state", "bogus"], ["--bogus"], ["--state", "pending", "--state", "late"], ["--since", "yesterday"],
+                ["--limit", "-1"], ["--limit", "x"],
+            ],
+            "journal acknowledge": [[], ["not a payment id!"], ["no-such-payment"], [id, id]],
+            "journal prune": [["--older-than", "soon"], ["--older-than", "-5d"], ["--bogus"], ["extra"]],
+            "journal check": [["--bogus"], ["extra"], ["--full", "--full", "x"]],
+            "journal backup": [[], ["a.sqlite", "b.sqlite"], [scenarios.journal], ["--bogus"]],
             "journal show": [[], ["not a payment id!"], ["no-such-payment"], [id, id]],
             "journal resolve": [
                 [id], [id, "--outcome", "maybe"], [id, "--outcome", "approved", "--note", hundredKB],

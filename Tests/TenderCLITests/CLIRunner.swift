@@ -31,13 +31,20 @@ struct CLIRunner {
 
     /// A `tender` process with `arguments` (and `environment` over the test's own), its standard output and error
     /// in pipes, not yet started.
+    /// - Parameter launcher: a program and its arguments that run `tender` (such as `setpriv` and its flags).
     static func process(
         _ arguments: [String],
-        environment: [String: String]? = nil
+        environment: [String: String]? = nil,
+        launcher: [String] = []
     ) -> (process: Process, out: Pipe, err: Pipe) {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         // Never the user's own default journal or credentials: a test that does not name its own data folder gets
         // one for this test run (a journal another Tender version wrote there would fail the test, and a test must
         // not change what the user keeps).
@@ -51,8 +58,13 @@ struct CLIRunner {
     }
 
     /// Runs `tender` and waits for it, blocking the calling thread: call it only off the cooperative pool.
-    static func runBlocking(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
-        let (process, out, err) = process(arguments, environment: environment)
+    /// - Parameter launcher: a program and its arguments that run `tender` (such as `setpriv` and its flags).
+    static func runBlocking(
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        launcher: [String] = []
+    ) throws -> Result {
+        let (process, out, err) = process(arguments, environment: environment, launcher: launcher)
         try process.run()
         // Read before waiting so a large output cannot fill the pipe and block the child.
         let stdout = out.fileHandleForReading.readDataToEndOfFile()

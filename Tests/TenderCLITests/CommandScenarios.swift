@@ -144,7 +144,8 @@ final class CommandScenarios: @unchecked Sendable {
             "--title": "Coffee", "--callback-success": "my-app://ok", "--callback-fail": "my-app://fail",
             "--receipt-email": "jane@example.com", "--receipt-phone": "+447700900123",
             "--foreign-transaction-id": "order-1", "--expires-in": "90s", "--sandbox": "http://127.0.0.1:8080",
-            "--state": "pending", "--transaction-id": "T1", "--note": "checked in the dashboard",
+            "--state": "pending", "--since": "90d", "--limit": "5", "--older-than": "30d", "--transaction-id": "T1",
+            "--note": "checked in the dashboard",
             "--outcome": "approved", "--seed": "2", "--callback-scheme": "my-shop", "--provider": "square",
             "--host": "127.0.0.1", "--port": "0", "--square-version": "2025-01-23", "--timeout": "20",
             "--client-id": SquareConnectSandbox.Configuration.sellerClientID, "--redirect-uri": Self.redirect,
@@ -263,6 +264,21 @@ final class CommandScenarios: @unchecked Sendable {
         simulate.variants = ["--outcome": ["--outcome", "cancelled"]]
         var demo = simple(["demo"], [])
         demo.variants = ["--journal": ["--journal", fresh]]
+        // Acknowledging needs a payment with an outcome: one resolved by hand.
+        let acknowledge = CommandScenario(
+            base: { [self] in
+                let id = try await newPayment()
+                let resolved = try await tender(["journal", "resolve"], [id, "--outcome", "declined"])
+                #expect(resolved.status == 0, "\(resolved.stderr)")
+                return [id]
+            },
+            run: { try await tender(["journal", "acknowledge"], $0) }
+        )
+        let folder = directory
+        let backup = CommandScenario(
+            base: { [folder.appendingPathComponent("backup-\(UUID().uuidString).sqlite").path] },
+            run: { try await tender(["journal", "backup"], $0) }
+        )
 
         scenarios = [
             "square request": square, "square authorize": authorize, "square sign-in": signIn,
@@ -270,7 +286,9 @@ final class CommandScenarios: @unchecked Sendable {
             "pay square": paySquare, "pay swipe": paySwipe, "pay softpos": paySoftPOS, "pay sumup": paySumUp,
             "handle": simple(["handle"], ["my-app://done?smp-status=success"]),
             "journal list": simple(["journal", "list"], []), "journal show": simple(["journal", "show"], [shown]),
-            "journal resolve": resolve, "simulate": simulate, "sandbox": sandbox, "doctor": doctor, "demo": demo,
+            "journal resolve": resolve, "journal acknowledge": acknowledge,
+            "journal prune": simple(["journal", "prune"], []), "journal check": simple(["journal", "check"], []),
+            "journal backup": backup, "simulate": simulate, "sandbox": sandbox, "doctor": doctor, "demo": demo,
         ]
     }
 

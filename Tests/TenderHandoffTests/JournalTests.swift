@@ -16,40 +16,28 @@ struct JournalTests {
             (
                 try String.fetchOne(db, sql: "PRAGMA journal_mode"),
                 try Int.fetchOne(db, sql: "PRAGMA synchronous"),
-                try PaymentJournal.migrator.appliedMigrations(db)
+                try PaymentJournal.appliedMigrations(db)
             )
         }
         #expect(mode == "wal")
         #expect(synchronous == 2)  // FULL
-        #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6"])
-        #expect(try journal.integrityCheck() == ["ok"])
+        #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
+        #expect(try journal.pool.read { try Int.fetchOne($0, sql: "PRAGMA application_id") } == 0x544E_4452)
+        #expect(try journal.check(full: true) == ["ok"])
     }
 
-    @Test("no statement a payment runs builds a temporary b-tree (v3: checks without IN lists)")
+    @Test("no statement the journal runs builds a temporary b-tree (v3: checks without IN lists)")
     func noEphemeralTables() throws {
         let directory = TemporaryDirectory()
         let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: ManualClock())
-        var statements: [WriterSQL] = [
-            .insertPayment, .insertToken, .insertEvent, .entryByID, .entryByToken, .endpointsByID, .markOpened,
-            .markOpenedIfUnchanged,
-            .acknowledge, .verification(.confirmed), .verification(.contradicted), .overdueIDs,
-        ]
-        // Not `.prune`: it runs at launch, and deleting through the cascade to the token table needs one.
-        for outcome in [false, true] {
-            for extra in [TransitionExtra.none, .reopening, .resolution] {
-                statements.append(.transition(outcome: outcome, extra: extra))
-            }
-        }
         try journal.pool.read { db in
-            for statement in statements {
-                let parameters = StatementArguments(
-                    Array(repeating: DatabaseValue.null, count: statement.text.filter { $0 == "?" }.count)
-                )
-                let opcodes = try Row.fetchAll(db, sql: "EXPLAIN " + statement.text, arguments: parameters).map {
+            // Not `prune`: it runs at launch, and deleting through the cascade to the token table needs one.
+            for (name, sql) in JournalSQL.all where name != "prune" {
+                let opcodes = try Row.fetchAll(db, sql: "EXPLAIN " + sql, arguments: nulls(sql)).map {
                     $0["opcode"] as String?
                 }
                 #expect(opcodes.contains("Insert") || opcodes.contains("ResultRow") || opcodes.contains("Delete"))
-                #expect(!opcodes.contains("OpenEphemeral"), "\(statement)")
+                #expect(!opcodes.contains("OpenEphemeral"), "\(name)")
             }
         }
     }
@@ -96,7 +84,7 @@ struct JournalTests {
         #expect(FileManager.default.contents(atPath: path) == garbage)
     }
 
-    @Test("a journal whose pages were damaged fails its integrity check and refuses new hand-offs (REL-7)")
+    @Test("a journal whose pages were damaged opens in constant time, fails check(full:) and refuses new hand-offs")
     func damagedPages() throws {
         let directory = TemporaryDirectory()
         let path = directory.path("journal.sqlite")
@@ -104,17 +92,35 @@ struct JournalTests {
             let journal = try PaymentJournal(path: path, clock: ManualClock())
             let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
             for _ in 0..<200 { _ = try coordinator.prepare(SquareFixture.request()) }
-            try journal.pool.writeWithoutTransaction { db in
-                _ = try db.checkpoint(.truncate)
-            }
+            try journal.close()
         }
-        // Overwrite the middle of the file (index and table pages) with noise, keeping the header.
+        // Overwrite the middle of the file (index and table pages) with noise, keeping the header and the schema.
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         let size = try handle.seekToEnd()
-        try handle.seek(toOffset: 4096)
-        try handle.write(contentsOf: Data(repeating: 0x5A, count: Int(size) - 8192))
+        try handle.seek(toOffset: 4096 * 3)
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: Int(size) - 4096 * 4))
         try handle.close()
-        expectError(.journalCorrupt) { try PaymentJournal(path: path, clock: ManualClock()) }
+        // Opening reads the header and the schema only (REL-7: the check runs on demand); it may still meet a damaged
+        // page of the migrations table, and then says the journal is damaged.
+        let journal: PaymentJournal
+        do {
+            journal = try PaymentJournal(path: path, clock: ManualClock(), mode: .existing)
+        } catch let error as HandoffError {
+            #expect(error.code == .journalCorrupt)
+            return
+        }
+        for full in [true, false] {
+            // The check lists the problems, or meets a page too damaged to go on: either way, not "ok".
+            do {
+                #expect(try journal.check(full: full) != ["ok"])
+            } catch let error as HandoffError {
+                #expect(error.code == .journalCorrupt)
+            }
+        }
+        let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
+        expectError(.journalCorrupt) {
+            for _ in 0..<50 { _ = try coordinator.prepare(SquareFixture.request()) }
+        }
     }
 
     @Test("a row changed outside Tender is reported as a damaged journal, never a crash")
@@ -283,7 +289,12 @@ struct JournalTests {
         #expect(try stored(verified) == verified)
         clock.advance(by: 3)
         // A note by hand with a NUL, which SQLite would cut the text at: kept whole, as U+FFFD.
-        let resolved = try coordinator.resolve(first.entry.id, as: .declined, note: "checked\u{0}by hand")
+        let resolved = try coordinator.resolve(
+            first.entry.id,
+            as: .declined,
+            note: "checked\u{0}by hand",
+            overwritingCompleted: true
+        )
         #expect(resolved.resolution?.note == "checked\u{FFFD}by hand")
         #expect(try stored(resolved) == resolved)
 
@@ -391,7 +402,20 @@ struct JournalTests {
         #expect(completed.state == .completed && completed.outcome?.status == .cancelled)
         let reported = try #require(completed.outcome)
 
-        let first = try coordinator.resolve(prepared.entry.id, as: .approved, transactionID: "SQ-1", note: "first")
+        // A completed payment is changed only when the caller says so (issue 22): the refusal says what it holds.
+        let refused = #expect(throws: HandoffError.self) {
+            try coordinator.resolve(prepared.entry.id, as: .approved, transactionID: "SQ-1", note: "first")
+        }
+        #expect(refused?.code == .invalidResolution)
+        #expect(refused?.message.contains("is completed: its POS app reported cancelled") == true)
+        #expect(try journal.entry(prepared.entry.id) == completed)
+        let first = try coordinator.resolve(
+            prepared.entry.id,
+            as: .approved,
+            transactionID: "SQ-1",
+            note: "first",
+            overwritingCompleted: true
+        )
         #expect(first.outcome?.status == .approved && first.outcome?.source == .manual)
         #expect(first.resolution?.previousState == .completed)
         #expect(first.resolution?.reportedOutcome == reported)
@@ -502,4 +526,23 @@ struct JournalUUIDTests {
             #expect(UUID(journalText: text) == nil, "\(text)")
         }
     }
+}
+
+/// `NULL` for each named parameter of `sql`: what `EXPLAIN` needs to prepare it.
+func nulls(_ sql: String) -> StatementArguments {
+    var values: [String: DatabaseValue] = [:]
+    var name: String?
+    for character in sql + " " {
+        if var current = name {
+            if character.isLetter || character.isNumber || character == "_" {
+                current.append(character)
+                name = current
+                continue
+            }
+            if !current.isEmpty { values[current] = .null }
+            name = nil
+        }
+        if character == ":" { name = "" }
+    }
+    return StatementArguments(values)
 }

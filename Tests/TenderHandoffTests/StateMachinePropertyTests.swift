@@ -149,7 +149,7 @@ struct StateMachinePropertyTests {
                 #expect(entry.outcome == payment.outcome)
             }
         }
-        #expect(try coordinator.journal.integrityCheck() == ["ok"])
+        #expect(try coordinator.journal.check(full: true) == ["ok"])
         let bytes = coordinator.journal.fileBytes()
         for token in tokens { #expect(!bytes.contains(token)) }
     }

@@ -149,12 +149,12 @@ struct StorageFaultTests {
             #expect(error.code == .storageFailed)
         }
         #expect(opener.opened.isEmpty)
-        #expect(try harness.journal.integrityCheck() == ["ok"])
+        #expect(try harness.journal.check(full: true) == ["ok"])
     }
 
     /// Invariants that hold whatever write failed.
     static func checkConsistent(_ journal: PaymentJournal, write: Int) throws {
-        #expect(try journal.integrityCheck() == ["ok"], "write \(write)")
+        #expect(try journal.check(full: true) == ["ok"], "write \(write)")
         try journal.pool.read { db in
             // Every payment has a token and a history whose last state is its state, one event per revision.
             let rows = try Row.fetchAll(db, sql: "SELECT id, state, revision FROM payment")

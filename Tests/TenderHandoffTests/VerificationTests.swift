@@ -92,7 +92,12 @@ struct VerificationTests {
         #expect(verified.isUndelivered)
         #expect(try harness.coordinator.recover().undelivered.map(\.id) == [entry.id])
         // Only a recorded manual resolution ends it.
-        let resolved = try harness.coordinator.resolve(entry.id, as: .failed, note: "checked in the dashboard")
+        let resolved = try harness.coordinator.resolve(
+            entry.id,
+            as: .failed,
+            note: "checked in the dashboard",
+            overwritingCompleted: true
+        )
         #expect(resolved.state == .resolved)
         #expect(!resolved.needsReconciliation)
     }
@@ -172,7 +177,7 @@ struct VerificationTests {
         let directory = TemporaryDirectory()
         let path = directory.path("journal.sqlite")
         let queue = try DatabaseQueue(path: path)
-        try PaymentJournal.migrator.migrate(queue, upTo: "v5")
+        _ = try queue.writeWithoutTransaction { db in try PaymentJournal.migrate(db, path: path, upTo: "v5") }
         try queue.write { db in
             for (id, state, outcome) in [("ended", "completed", "'approved'"), ("waiting", "pending", "NULL")] {
                 try db.execute(
@@ -206,13 +211,13 @@ struct VerificationTests {
         #expect(waiting == 1)
     }
 
-    @Test("a journal written before verification existed opens, migrates to v6 and keeps its payments (REL-7)")
+    @Test("a journal written before verification existed opens, migrates to v7 and keeps its payments (REL-7)")
     func migratesFromV1() throws {
         let directory = TemporaryDirectory()
         let path = directory.path("journal.sqlite")
         // A journal as the first release wrote it: only migration v1, one payment in it.
         let queue = try DatabaseQueue(path: path)
-        try PaymentJournal.migrator.migrate(queue, upTo: "v1")
+        _ = try queue.writeWithoutTransaction { db in try PaymentJournal.migrate(db, path: path, upTo: "v1") }
         try queue.write { db in
             try db.execute(
                 sql: """
@@ -236,9 +241,9 @@ struct VerificationTests {
         let entry = try #require(try journal.entry(try PaymentID(validating: "order-1")))
         #expect(entry.amount == Money(minorUnits: 1250, currency: .usd))
         #expect(entry.verification == nil)
-        let applied = try journal.pool.read { db in try PaymentJournal.migrator.appliedMigrations(db) }
-        #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6"])
-        #expect(try journal.integrityCheck() == ["ok"])
+        let applied = try journal.pool.read { db in try PaymentJournal.appliedMigrations(db) }
+        #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
+        #expect(try journal.check(full: true) == ["ok"])
         // v3 rebuilt the payment table: its token and history still belong to it, and go with it.
         try journal.pool.write { db in
             #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)

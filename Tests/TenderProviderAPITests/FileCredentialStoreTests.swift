@@ -144,12 +144,11 @@ struct FileCredentialStoreTests {
     @Test("without a Keychain the default store is an owner-only file under XDG_DATA_HOME")
     func defaultStore() throws {
         let folder = try Folder()
-        let previous = ProcessInfo.processInfo.environment["XDG_DATA_HOME"]
-        setenv("XDG_DATA_HOME", folder.url.path, 1)
-        defer {
-            if let previous { setenv("XDG_DATA_HOME", previous, 1) } else { unsetenv("XDG_DATA_HOME") }
-        }
-        let store = try #require(defaultSquareCredentialStore(named: "seller-1") as? FileCredentialStore)
+        // The environment is passed, not set: setenv while other tests start processes is a data race.
+        let store = try #require(
+            defaultSquareCredentialStore(named: "seller-1", environment: ["XDG_DATA_HOME": folder.url.path])
+                as? FileCredentialStore
+        )
         #expect(store.fileURL.path == folder.url.appendingPathComponent("tender/seller-1.json").path)
         try store.save(Self.credentials(token: "EAAAdefault"))
         #expect(try Self.mode(store.fileURL) == 0o600)

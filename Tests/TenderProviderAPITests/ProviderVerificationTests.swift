@@ -6,7 +6,9 @@ import Testing
 
 /// The shared vocabulary: providers without a lookup API, the verifier that picks one by provider, the retry
 /// policy's delays, the evidence's JSON, the request's window.
-@Suite("Payment verification vocabulary")
+// One test at a time: each starts HTTP servers and clients, and the whole test run must stay well under 1,024
+// open files (Foundation's Process.run on Linux fails past that, seen as a crash while other suites spawn processes).
+@Suite("Payment verification vocabulary", .serialized)
 struct ProviderVerificationTests {
     static func request(_ provider: PaymentProvider) -> PaymentVerificationRequest {
         PaymentVerificationRequest(

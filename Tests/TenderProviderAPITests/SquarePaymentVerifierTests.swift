@@ -20,7 +20,9 @@ import Testing
 /// - RetrieveOrder needs `ORDERS_READ`, GetPayment and ListPayments `PAYMENTS_READ`; a token without them gets
 ///   403 `INSUFFICIENT_SCOPES` ("The provided access token does not have permission to execute the requested
 ///   action").
-@Suite("Square payment verifier")
+// One test at a time: each starts HTTP servers and clients, and the whole test run must stay well under 1,024
+// open files (Foundation's Process.run on Linux fails past that, seen as a crash while other suites spawn processes).
+@Suite("Square payment verifier", .serialized)
 struct SquarePaymentVerifierTests {
     static let order = "oHyQ6w9wEc72nlKaIptsnc3CLnSZY"
     static let payment = "bP9mAsEMYPUGjjGNaNO5ZDVyLhSZY"

@@ -18,7 +18,9 @@ import Testing
 ///   `status`: `SUCCESSFUL`, `CANCELLED`, `FAILED`, `PENDING`, `REFUNDED`;
 /// - `transaction_code`: "Transaction code returned by the acquirer/processing entity after processing the
 ///   transaction".
-@Suite("SumUp payment verifier")
+// One test at a time: each starts HTTP servers and clients, and the whole test run must stay well under 1,024
+// open files (Foundation's Process.run on Linux fails past that, seen as a crash while other suites spawn processes).
+@Suite("SumUp payment verifier", .serialized)
 struct SumUpPaymentVerifierTests {
     static func verify(
         _ request: PaymentVerificationRequest,

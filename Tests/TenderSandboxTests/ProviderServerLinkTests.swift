@@ -7,7 +7,9 @@ import Testing
 
 /// The simulated POS apps and the providers' server stand-ins are one merchant: what an app approves is on the
 /// server before its callback goes back (issue 22).
-@Suite("Sandbox: POS answers recorded on the providers' servers")
+// One test at a time: each starts HTTP servers and clients, and the whole test run must stay well under 1,024
+// open files (Foundation's Process.run on Linux fails past that, seen as a crash while other suites spawn processes).
+@Suite("Sandbox: POS answers recorded on the providers' servers", .serialized)
 struct ProviderServerLinkTests {
     typealias Seller = SellerSandbox
 

@@ -16,7 +16,9 @@ final class StateRecorder: SquareAuthorizationStateObserver {
 }
 
 /// The authorization manager against the sandbox over real HTTP (spec §1).
-@Suite("Square authorization manager over HTTP")
+// One test at a time: each starts HTTP servers and clients, and the whole test run must stay well under 1,024
+// open files (Foundation's Process.run on Linux fails past that, seen as a crash while other suites spawn processes).
+@Suite("Square authorization manager over HTTP", .serialized)
 struct SquareAuthorizationManagerTests {
     typealias Harness = SandboxHarness
     static let sellerMerchant = SquareConnectSandbox.Configuration.sellerMerchantID

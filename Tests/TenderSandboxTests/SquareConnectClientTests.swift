@@ -9,7 +9,9 @@ import FoundationNetworking
 #endif
 
 /// The REST client against the sandbox over real HTTP on loopback (spec §2).
-@Suite("Square Connect client over HTTP")
+// One test at a time: each starts HTTP servers and clients, and the whole test run must stay well under 1,024
+// open files (Foundation's Process.run on Linux fails past that, seen as a crash while other suites spawn processes).
+@Suite("Square Connect client over HTTP", .serialized)
 struct SquareConnectClientTests {
     typealias Harness = SandboxHarness
 

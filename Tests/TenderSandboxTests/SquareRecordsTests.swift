@@ -11,7 +11,9 @@ import FoundationNetworking
 /// The Square stand-in's orders and payments over HTTP: RetrieveOrder, BatchRetrieveOrders, GetPayment and
 /// ListPayments, with the scopes, errors and pagination of Square's `api.json` (square/connect-api-specification)
 /// and the fault injection the clients' retry tests use.
-@Suite("Square stand-in: orders and payments")
+// One test at a time: each starts HTTP servers and clients, and the whole test run must stay well under 1,024
+// open files (Foundation's Process.run on Linux fails past that, seen as a crash while other suites spawn processes).
+@Suite("Square stand-in: orders and payments", .serialized)
 struct SquareRecordsTests {
     typealias Seller = SellerSandbox
     static let usd = Currency.usd

@@ -11,7 +11,9 @@ import FoundationNetworking
 /// The whole PKCE sign-in (RFC 8252, RFC 7636) against the sandbox over loopback: the authorization page,
 /// the redirect checks, ObtainToken's `authorization_code` grant, and the manager's authorization. Every
 /// test ends by checking that no token, code, verifier or state appeared in any log, error or description.
-@Suite("Square sign-in with PKCE against the sandbox")
+// One test at a time: each starts HTTP servers and clients, and the whole test run must stay well under 1,024
+// open files (Foundation's Process.run on Linux fails past that, seen as a crash while other suites spawn processes).
+@Suite("Square sign-in with PKCE against the sandbox", .serialized)
 struct SquareSignInFlowTests {
     typealias Harness = SandboxHarness
     static let clientID = SquareConnectSandbox.Configuration.sellerClientID

@@ -5,7 +5,9 @@ import Testing
 
 /// SumUp's transaction lookup, `GET /v2.1/merchants/{merchant_code}/transactions`, as SumUp's API reference and the
 /// `sumup` Python SDK's `TransactionFull` model have it (issue 22).
-@Suite("SumUp stand-in: transaction lookup")
+// One test at a time: each starts HTTP servers and clients, and the whole test run must stay well under 1,024
+// open files (Foundation's Process.run on Linux fails past that, seen as a crash while other suites spawn processes).
+@Suite("SumUp stand-in: transaction lookup", .serialized)
 struct SumUpSandboxTests {
     typealias Seller = SellerSandbox
 

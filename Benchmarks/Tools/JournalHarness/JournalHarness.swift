@@ -64,6 +64,9 @@ public final class ReplyingOpener: PaymentURLOpener, @unchecked Sendable {
     /// The coordinator that records the answers.
     public let coordinator = Box<HandoffCoordinator>()
 
+    /// An opener that answers for the coordinator put in ``coordinator``.
+    public init() {}
+
     /// A coordinator on a new journal at `path`, and the opener that answers for it.
     public static func coordinator(journalAt path: String) throws -> (HandoffCoordinator, ReplyingOpener) {
         let opener = ReplyingOpener()
@@ -87,6 +90,11 @@ public final class ReplyingOpener: PaymentURLOpener, @unchecked Sendable {
         guard let token = Self.token(in: url.absoluteString) else { return false }
         _ = try? coordinator.value?.handleCallback(Self.replyPrefix + PercentEncoding.encode(token) + Self.replySuffix)
         return true
+    }
+
+    /// The POS app's success callback for a request URL, as ``open(_:)`` answers it.
+    public static func reply(to url: URL) -> String {
+        replyPrefix + PercentEncoding.encode(token(in: url.absoluteString) ?? "") + replySuffix
     }
 
     /// The request's `state`: the text between the marker and the next `%22` (a token is base64url, so it holds
@@ -119,7 +127,7 @@ public final class ReplyingOpener: PaymentURLOpener, @unchecked Sendable {
 
 /// The floor: the journal's three commits per payment through SQLite's C API with prepared statements, nothing
 /// else. `one row`: a single table, one insert and two updates of its row. `journal rows`: the journal's own schema
-/// (`PaymentJournal+Schema.swift`, migrations v1 to v3: three tables, four indexes) and the rows it writes — the payment, its token
+/// (`PaymentJournal+Schema.swift`, every migration: three tables and their indexes) and the rows it writes — the payment, its token
 /// and an event; the outcome and a second event; the opening.
 public final class SQLiteFloor {
     /// Which rows the floor writes.
@@ -156,10 +164,8 @@ public final class SQLiteFloor {
                 """
             )
         case .journalRows:
-            try execute(PaymentJournal.schemaV1)
-            try execute(PaymentJournal.schemaV2)
-            try execute(PaymentJournal.schemaV3)
-            try execute(PaymentJournal.schemaV4)
+            // Every migration of the journal: its tables, indexes and checks, as a new journal has them.
+            for sql in PaymentJournal.schema { try execute(sql) }
         }
     }
 

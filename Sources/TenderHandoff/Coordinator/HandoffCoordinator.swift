@@ -377,7 +377,7 @@ public final class HandoffCoordinator: Sendable {
         if pruned > 0 { emit(.pruned, nil, nil) }
         return HandoffRecovery(
             undelivered: try journal.undeliveredEntries(),
-            pending: try journal.entries(in: [.pending]),
+            pending: try journal.pendingEntries(),
             expired: expired,
             prunedCount: pruned
         )
@@ -402,9 +402,9 @@ public final class HandoffCoordinator: Sendable {
     /// The verifier is asked with `PaymentVerificationRequest(entry:)`, what the journal knows of the payment.
     /// A confirmation raises the outcome's assurance to `PaymentOutcome.Assurance.verifiedWithProvider`.
     /// A contradiction is recorded and makes ``JournalEntry/needsReconciliation`` true; the payment stays
-    /// ``PaymentState/completed`` until a person resolves it (``resolve(_:as:transactionID:note:)``), and it is
-    /// delivered to the app again. An `unverifiable` answer (no lookup API, not found yet,
-    /// ambiguous) records nothing: the entry comes back as it was. A payment already verified is returned as it is.
+    /// ``PaymentState/completed`` until a person resolves it (``resolve(_:as:transactionID:note:overwritingCompleted:)``),
+    /// and it is delivered to the app again. An `unverifiable` answer (no lookup API, not found yet, ambiguous) records
+    /// nothing: the entry comes back as it was. A payment already verified is returned as it is.
     /// - Throws: ``HandoffError``: ``HandoffError/Code/paymentNotFound``, ``HandoffError/Code/notVerifiable`` for
     ///   a payment that is not completed with a callback's outcome, ``HandoffError/Code/verificationUnavailable``
     ///   when the verifier throws (nothing is recorded).
@@ -436,14 +436,22 @@ public final class HandoffCoordinator: Sendable {
     }
 
     /// Decides a payment's outcome by hand after reconciling it with the POS app or the provider.
-    /// See ``PaymentJournal/resolve(_:as:transactionID:note:)``.
+    /// See ``PaymentJournal/resolve(_:as:transactionID:note:overwritingCompleted:)``: a completed payment is refused
+    /// unless `overwritingCompleted` says so.
     public func resolve(
         _ id: PaymentID,
         as status: PaymentOutcome.Status,
         transactionID: String? = nil,
-        note: String? = nil
+        note: String? = nil,
+        overwritingCompleted: Bool = false
     ) throws -> JournalEntry {
-        let entry = try journal.resolve(id, as: status, transactionID: transactionID, note: note)
+        let entry = try journal.resolve(
+            id,
+            as: status,
+            transactionID: transactionID,
+            note: note,
+            overwritingCompleted: overwritingCompleted
+        )
         emit(.resolved, id, entry.provider)
         return entry
     }

@@ -4,115 +4,133 @@ import Tender
 import TenderProviderAPI
 
 extension JournalEntry {
-    /// The `payment` columns an entry is read from, in the order ``init(row:)`` reads them: by position, since a
-    /// lookup by name costs a case-insensitive search of the row for every column.
-    enum Column: Int, CaseIterable {
-        case id, idempotencyKey, provider, amountMinorUnits, currency, state, revision, handoffCount, createdAt
-        case updatedAt, expiresAt, openedAt, acknowledgedAt, outcomeStatus, outcomeAmountMinorUnits, outcomeCurrency
-        case outcomeTransactionId, outcomeErrorCode, outcomeMessage, outcomeAssurance, outcomeSource, resolvedAt
-        case resolvedFromState, resolutionNote, verification, verifiedAt, verificationNote, resolutionReportedOutcome
+    /// The `payment` columns an entry is read from: `SELECT \(JournalEntry.columns) FROM payment …`.
+    static let columns = columnNames.joined(separator: ", ")
 
-        /// The column's name in the schema: the case's name in snake case.
-        var name: String {
-            String(describing: self).reduce(into: "") { name, character in
-                if character.isUppercase { name += "_" + character.lowercased() } else { name.append(character) }
-            }
-        }
-
-        /// The select list of an entry: `SELECT \(JournalEntry.Column.selection) FROM payment …`.
-        static let selection = allCases.map(\.name).joined(separator: ", ")
+    /// ``columns``, each qualified with a table name (for a join).
+    static func columns(of table: String) -> String {
+        columnNames.map { table + "." + $0 }.joined(separator: ", ")
     }
 
-    /// Reads an entry from the current row of a statement that selected ``Column/selection``, validating what it
-    /// reads: a missing or mistyped value is a damaged journal, never a crash.
-    init(statement: SQLiteStatement) throws {
-        func damaged(_ column: String) -> HandoffError {
-            HandoffError(
-                .journalCorrupt,
-                "A journal row has an invalid \(column); the file was changed outside Tender. Keep it for recovery."
-            )
+    private static let columnNames = [
+        "id", "idempotency_key", "provider", "amount_minor_units", "currency", "state", "revision", "handoff_count",
+        "created_at", "updated_at", "expires_at", "opened_at", "acknowledged_at", "outcome_status",
+        "outcome_amount_minor_units", "outcome_currency", "outcome_transaction_id", "outcome_error_code",
+        "outcome_message", "outcome_assurance", "outcome_source", "resolved_at", "resolved_from_state",
+        "resolution_note",
+        "verification", "verified_at", "verification_note", "resolution_reported_outcome",
+    ]
+
+    /// A column's value, or `nil` for SQL `NULL`; a value of another type is a damaged journal, never a crash.
+    static func column<Value: DatabaseValueConvertible>(_ row: Row, _ name: String) throws -> Value? {
+        do {
+            return try row.decode(Value?.self, forColumn: name)
+        } catch {
+            throw damaged(name)
         }
-        func optional<Value: StatementColumnConvertible>(_ column: Column) -> Value? {
-            Value.fromStatement(statement, atUncheckedIndex: CInt(column.rawValue))
+    }
+
+    /// A column that may not be `NULL`.
+    static func required<Value: DatabaseValueConvertible>(_ row: Row, _ name: String) throws -> Value {
+        guard let value: Value = try column(row, name) else { throw damaged(name) }
+        return value
+    }
+
+    static func damaged(_ column: String) -> HandoffError {
+        HandoffError(
+            .journalCorrupt,
+            "A journal row has an invalid \(column); the file was changed outside Tender. Keep it for recovery."
+        )
+    }
+
+    /// Reads an entry from a row that selected ``columns``, by column name, validating what it reads: a missing or
+    /// mistyped value is a damaged journal, never a crash.
+    init(row: Row) throws {
+        func required<Value: DatabaseValueConvertible>(_ name: String) throws -> Value {
+            try JournalEntry.required(row, name)
         }
-        func value<Value: StatementColumnConvertible>(_ column: Column) throws -> Value {
-            guard let value: Value = optional(column) else { throw damaged(column.name) }
-            return value
+        func optional<Value: DatabaseValueConvertible>(_ name: String) throws -> Value? {
+            try JournalEntry.column(row, name)
         }
-        guard let id = PaymentID(rawValue: try value(.id)) else { throw damaged("id") }
-        guard let key = UUID(journalText: try value(.idempotencyKey)) else { throw damaged("idempotency_key") }
-        guard let state = PaymentState(rawValue: try value(.state)) else { throw damaged("state") }
+        func time(_ name: String) throws -> Date? { (try optional(name) as Int64?).map(Date.init(journalTime:)) }
+        guard let id = PaymentID(rawValue: try required("id")) else { throw JournalEntry.damaged("id") }
+        guard let key = UUID(journalText: try required("idempotency_key")) else {
+            throw JournalEntry.damaged("idempotency_key")
+        }
+        guard let state = PaymentState(rawValue: try required("state")) else { throw JournalEntry.damaged("state") }
         let currency: Currency
-        do { currency = try Currency(code: try value(.currency) as String) } catch { throw damaged("currency") }
+        do { currency = try Currency(code: try required("currency") as String) } catch {
+            throw JournalEntry.damaged("currency")
+        }
         var outcome: RecordedOutcome?
-        if let rawStatus: String = optional(.outcomeStatus) {
-            guard let status = PaymentOutcome.Status(rawValue: rawStatus) else { throw damaged("outcome_status") }
-            guard let assurance = PaymentOutcome.Assurance(rawValue: optional(.outcomeAssurance) ?? "") else {
-                throw damaged("outcome_assurance")
+        if let rawStatus: String = try optional("outcome_status") {
+            guard let status = PaymentOutcome.Status(rawValue: rawStatus) else {
+                throw JournalEntry.damaged("outcome_status")
             }
-            guard let source = RecordedOutcome.Source(rawValue: optional(.outcomeSource) ?? "") else {
-                throw damaged("outcome_source")
+            guard let assurance = PaymentOutcome.Assurance(rawValue: try optional("outcome_assurance") ?? "") else {
+                throw JournalEntry.damaged("outcome_assurance")
+            }
+            guard let source = RecordedOutcome.Source(rawValue: try optional("outcome_source") ?? "") else {
+                throw JournalEntry.damaged("outcome_source")
             }
             var amount: Money?
-            if let minor: Int = optional(.outcomeAmountMinorUnits), let code: String = optional(.outcomeCurrency) {
+            if let minor: Int = try optional("outcome_amount_minor_units"),
+                let code: String = try optional("outcome_currency")
+            {
                 do { amount = Money(minorUnits: minor, currency: try Currency(code: code)) } catch {
-                    throw damaged("outcome_currency")
+                    throw JournalEntry.damaged("outcome_currency")
                 }
             }
             outcome = RecordedOutcome(
                 status: status,
                 amount: amount,
-                transactionID: optional(.outcomeTransactionId),
-                errorCode: optional(.outcomeErrorCode),
-                message: optional(.outcomeMessage),
+                transactionID: try optional("outcome_transaction_id"),
+                errorCode: try optional("outcome_error_code"),
+                message: try optional("outcome_message"),
                 assurance: assurance,
                 source: source
             )
         }
         var resolution: Resolution?
-        if let resolvedAt: Int64 = optional(.resolvedAt) {
-            guard let previous = PaymentState(rawValue: optional(.resolvedFromState) ?? "") else {
-                throw damaged("resolved_from_state")
+        if let resolvedAt = try time("resolved_at") {
+            guard let previous = PaymentState(rawValue: try optional("resolved_from_state") ?? "") else {
+                throw JournalEntry.damaged("resolved_from_state")
             }
             var reported: RecordedOutcome?
-            if let json: String = optional(.resolutionReportedOutcome) {
+            if let json: String = try optional("resolution_reported_outcome") {
                 guard let outcome = RecordedOutcome(journalJSON: json) else {
-                    throw damaged("resolution_reported_outcome")
+                    throw JournalEntry.damaged("resolution_reported_outcome")
                 }
                 reported = outcome
             }
             resolution = Resolution(
-                resolvedAt: Date(journalTime: resolvedAt),
+                resolvedAt: resolvedAt,
                 previousState: previous,
-                note: optional(.resolutionNote),
+                note: try optional("resolution_note"),
                 reportedOutcome: reported
             )
         }
         var verification: Verification?
-        if let verdict: String = optional(.verification) {
-            guard let kind = PaymentVerdict(rawValue: verdict), let at: Int64 = optional(.verifiedAt) else {
-                throw damaged("verification")
+        if let verdict: String = try optional("verification") {
+            guard let kind = PaymentVerdict(rawValue: verdict), let at = try time("verified_at") else {
+                throw JournalEntry.damaged("verification")
             }
-            verification = Verification(
-                verdict: kind,
-                verifiedAt: Date(journalTime: at),
-                note: optional(.verificationNote)
-            )
+            verification = Verification(verdict: kind, verifiedAt: at, note: try optional("verification_note"))
         }
         self.init(
             id: id,
             idempotencyKey: key,
-            provider: PaymentProvider(rawValue: try value(.provider)),
-            amount: Money(minorUnits: try value(.amountMinorUnits), currency: currency),
+            provider: PaymentProvider(rawValue: try required("provider")),
+            amount: Money(minorUnits: try required("amount_minor_units"), currency: currency),
             state: state,
             outcome: outcome,
-            revision: try value(.revision),
-            handoffCount: try value(.handoffCount),
-            createdAt: Date(journalTime: try value(.createdAt)),
-            updatedAt: Date(journalTime: try value(.updatedAt)),
-            expiresAt: Date(journalTime: try value(.expiresAt)),
-            openedAt: (optional(.openedAt) as Int64?).map(Date.init(journalTime:)),
-            acknowledgedAt: (optional(.acknowledgedAt) as Int64?).map(Date.init(journalTime:)),
+            revision: try required("revision"),
+            handoffCount: try required("handoff_count"),
+            createdAt: Date(journalTime: try required("created_at")),
+            updatedAt: Date(journalTime: try required("updated_at")),
+            expiresAt: Date(journalTime: try required("expires_at")),
+            openedAt: try time("opened_at"),
+            acknowledgedAt: try time("acknowledged_at"),
             resolution: resolution,
             verification: verification
         )
@@ -195,51 +213,5 @@ extension UUID {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
         default: nil
         }
-    }
-}
-
-/// Values read straight off the rows of a statement, such as journal entries selected with
-/// ``JournalEntry/Column/selection``.
-///
-/// GRDB's `Row` builds a dictionary of lower-cased column names for every statement row it wraps, which costs more
-/// than the rest of reading an entry; this cursor reads the columns by position instead.
-final class StatementCursor<Element>: DatabaseCursor {
-    // The underscored names are GRDB's `DatabaseCursor` requirements.
-    var _isDone = false
-    let _statement: Statement
-    private let read: (SQLiteStatement) throws -> Element
-
-    /// Resets `statement`, binds `arguments`, and reads each row with `read`.
-    init(
-        _ statement: Statement,
-        arguments: StatementArguments,
-        read: @escaping (SQLiteStatement) throws -> Element
-    ) throws {
-        try statement.setArguments(arguments)
-        _statement = statement
-        self.read = read
-    }
-
-    func _element(sqliteStatement: SQLiteStatement) throws -> Element {
-        try read(sqliteStatement)
-    }
-
-    /// Runs the statement to its end and returns every row read.
-    func all() throws -> [Element] {
-        var elements: [Element] = []
-        while let element = try next() { elements.append(element) }
-        return elements
-    }
-}
-
-extension PaymentJournal {
-    /// Runs `statement` (a query of ``JournalEntry/Column/selection``) to its end and returns the entries it produced.
-    static func fetchEntries(_ statement: Statement, _ arguments: StatementArguments = []) throws -> [JournalEntry] {
-        try StatementCursor(statement, arguments: arguments) { try JournalEntry(statement: $0) }.all()
-    }
-
-    /// Runs `statement` to its end and returns the first entry it produced, if any.
-    static func fetchEntry(_ statement: Statement, _ arguments: StatementArguments) throws -> JournalEntry? {
-        try fetchEntries(statement, arguments).first
     }
 }

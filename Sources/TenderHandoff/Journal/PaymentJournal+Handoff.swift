@@ -51,7 +51,7 @@ extension PaymentJournal {
     func begin(_ draft: HandoffDraft, reopening: Bool) throws -> (entry: JournalEntry, reopened: Bool) {
         let now = clock.now()
         let expiresAt = now.addingTimeInterval(draft.lifetime.timeInterval)
-        return try write("begin") { writer in
+        return try write("begin") { db in
             // A new payment is written at once; the insert does nothing when the ID exists (`ON CONFLICT DO NOTHING`).
             let created = JournalEntry(
                 id: draft.id,
@@ -70,23 +70,23 @@ extension PaymentJournal {
                 resolution: nil,
                 verification: nil
             )
-            let inserted = try writer.execute(
-                .insertPayment,
+            let inserted = try db.run(
+                JournalSQL.insertPayment,
                 [
-                    .text(created.id.rawValue), .text(created.idempotencyKey.journalText),
-                    .text(created.provider.rawValue), .integer(created.amount.minorUnits),
-                    .text(created.amount.currency.code),
-                    .text(PaymentJournal.encodeEndpoints(draft.endpoints.sorted())), .time(created.createdAt),
-                    .time(created.updatedAt), .time(created.expiresAt),
+                    "id": created.id.rawValue, "idempotencyKey": created.idempotencyKey.journalText,
+                    "provider": created.provider.rawValue, "amount": created.amount.minorUnits,
+                    "currency": created.amount.currency.code,
+                    "endpoints": PaymentJournal.encodeEndpoints(draft.endpoints.sorted()),
+                    "now": created.createdAt.journalTime, "expiresAt": created.expiresAt.journalTime,
                 ]
             )
             if inserted == 1 {
-                try PaymentJournal.insertToken(writer, draft, at: now, expiresAt: expiresAt)
-                try PaymentJournal.recordEvent(writer, draft.id, at: now, kind: "begun", from: nil, to: .pending)
+                try PaymentJournal.insertToken(db, draft, at: now, expiresAt: expiresAt)
+                try PaymentJournal.recordEvent(db, draft.id, at: now, kind: "begun", from: nil, to: .pending)
                 // The row is what the insert wrote, with the schema's defaults (revision 1, one hand-off).
-                return (PaymentJournal.checked(created, writer), false)
+                return (PaymentJournal.checked(created, db), false)
             }
-            if let existing = try writer.entry(draft.id) {
+            if let existing = try PaymentJournal.fetchEntry(db, draft.id) {
                 guard existing.provider == draft.provider, existing.amount == draft.amount else {
                     throw HandoffError(
                         .paymentMismatch,
@@ -112,10 +112,10 @@ extension PaymentJournal {
                 default:
                     break
                 }
-                let endpoints = Array(Set(try PaymentJournal.endpoints(writer, draft.id) + draft.endpoints)).sorted()
-                try PaymentJournal.insertToken(writer, draft, at: now, expiresAt: expiresAt)
+                let endpoints = Array(Set(try PaymentJournal.endpoints(db, draft.id) + draft.endpoints)).sorted()
+                try PaymentJournal.insertToken(db, draft, at: now, expiresAt: expiresAt)
                 let reopened = try PaymentJournal.transition(
-                    writer,
+                    db,
                     existing,
                     to: .pending,
                     outcome: nil,
@@ -142,20 +142,24 @@ extension PaymentJournal {
     @discardableResult
     func markOpened(_ id: PaymentID, answered: JournalEntry? = nil) throws -> JournalEntry? {
         let now = clock.now()
-        return try write("opened") { writer in
+        return try write("opened") { db in
             if let answered, answered.id == id {
-                let values: [JournalValue] = [
-                    .integer(now.journalTime), .text(id.rawValue), .integer(answered.revision),
-                    .time(answered.openedAt), .time(answered.acknowledgedAt),
-                ]
-                if try writer.execute(.markOpenedIfUnchanged, values) == 1 {
+                let changed = try db.run(
+                    JournalSQL.markOpenedIfUnchanged,
+                    [
+                        "now": now.journalTime, "id": id.rawValue, "revision": answered.revision,
+                        "openedAt": answered.openedAt?.journalTime,
+                        "acknowledgedAt": answered.acknowledgedAt?.journalTime,
+                    ]
+                )
+                if changed == 1 {
                     var entry = answered
                     entry.openedAt = now.inJournal
-                    return PaymentJournal.checked(entry, writer)
+                    return PaymentJournal.checked(entry, db)
                 }
             }
-            try writer.execute(.markOpened, [.integer(now.journalTime), .text(id.rawValue)])
-            return try writer.entry(id)
+            try db.run(JournalSQL.markOpened, ["now": now.journalTime, "id": id.rawValue])
+            return try PaymentJournal.fetchEntry(db, id)
         }
     }
 
@@ -165,11 +169,11 @@ extension PaymentJournal {
     ///   if the payment was handed off again since, it is left as it is.
     func markOpenFailed(_ id: PaymentID, handoff: Int) throws -> JournalEntry? {
         let now = clock.now()
-        return try write("open_failed") { writer in
-            guard let entry = try writer.entry(id) else { return nil }
+        return try write("open_failed") { db in
+            guard let entry = try PaymentJournal.fetchEntry(db, id) else { return nil }
             guard entry.state == .pending, entry.handoffCount == handoff else { return entry }
             let state: PaymentState = entry.openedAt == nil ? .notOpened : .unknown
-            return try PaymentJournal.transition(writer, entry, to: state, outcome: nil, at: now, kind: "open_failed")
+            return try PaymentJournal.transition(db, entry, to: state, outcome: nil, at: now, kind: "open_failed")
         }
     }
 
@@ -179,11 +183,11 @@ extension PaymentJournal {
     ///   payment was handed off again since, the newer hand-off has a time-out of its own, and nothing changes.
     func markTimedOut(_ id: PaymentID, handoff: Int) throws -> (entry: JournalEntry, changed: Bool) {
         let now = clock.now()
-        return try write("timed_out") { writer in
-            let entry = try PaymentJournal.requireEntry(writer, id)
+        return try write("timed_out") { db in
+            let entry = try PaymentJournal.requireEntry(db, id)
             guard entry.state == .pending, entry.handoffCount == handoff else { return (entry, false) }
             return (
-                try PaymentJournal.transition(writer, entry, to: .unknown, outcome: nil, at: now, kind: "timed_out"),
+                try PaymentJournal.transition(db, entry, to: .unknown, outcome: nil, at: now, kind: "timed_out"),
                 true
             )
         }
@@ -196,29 +200,25 @@ extension PaymentJournal {
     func recordCallback(_ facts: CallbackFacts) throws -> (disposition: CallbackDisposition, entry: JournalEntry?) {
         guard let digest = facts.tokenDigest else { return (.unsolicited, nil) }
         let now = clock.now()
-        return try transaction("callback") { writer in
-            let found = try writer.rows(.entryByToken, [.blob(digest)]) { row in
-                (
-                    entry: try JournalEntry(statement: row),
-                    endpoints: String.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn),
-                    tokenExpiry: Int64.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn + 1),
-                    answeredAt: Int64.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn + 2),
-                    answeredBy: Data.fromStatement(row, atUncheckedIndex: PaymentJournal.endpointsColumn + 3)
-                )
+        return try transaction("callback") { db in
+            guard let found = try PaymentJournal.tokenMatch(db, digest) else {
+                return ((.unsolicited, nil), commit: false)
             }
-            .first
-            guard let found else { return ((.unsolicited, nil), commit: false) }
             guard found.entry.state.acceptsCallback else {
                 // The payment has ended. Its token answered before (it is the payment's answering token, or an extra
                 // answer noted): a replay (SEC-2). Never answered: another hand-off's own answer, after the payment
                 // ended with the first (or by hand). The payment stays as it is (REL-2); the answer is noted in its
                 // history and its token marked, so that a replay of it is a duplicate.
-                guard found.answeredAt == nil, found.answeredBy.map(Array.init) != digest else {
+                guard found.tokenAnsweredAt == nil, found.answeredToken.map(Array.init) != digest else {
                     return ((.duplicate, found.entry), commit: false)
                 }
-                try writer.execute(.markTokenAnswered, [.integer(now.journalTime), .blob(digest)])
+                try db.run(
+                    JournalSQL.markTokenAnswered,
+                    ["now": now.journalTime, "tokenHash": Data(digest)],
+                    blob: "tokenHash"
+                )
                 try PaymentJournal.recordEvent(
-                    writer,
+                    db,
                     found.entry.id,
                     at: now,
                     kind: "extra_answer",
@@ -230,7 +230,7 @@ extension PaymentJournal {
             }
             let issued = try PaymentJournal.issued(facts.endpoint, stored: found.endpoints, of: found.entry.id)
             // The token's own hand-off's expiry; a row without one (not written by Tender) has the payment's.
-            let expiresAt = found.tokenExpiry.map(Date.init(journalTime:)) ?? found.entry.expiresAt
+            let expiresAt = found.tokenExpiresAt.map(Date.init(journalTime:)) ?? found.entry.expiresAt
             let decided = PaymentJournal.decide(
                 facts,
                 for: found.entry,
@@ -239,7 +239,7 @@ extension PaymentJournal {
                 at: facts.receivedAt.map { min($0, now) } ?? now
             )
             let entry = try PaymentJournal.transition(
-                writer,
+                db,
                 found.entry,
                 to: decided.state,
                 outcome: decided.outcome,
@@ -298,9 +298,6 @@ extension PaymentJournal {
         }
     }
 
-    /// Where ``WriterSQL/entryByToken`` puts the callback endpoints: after the entry's columns.
-    private static let endpointsColumn = CInt(JournalEntry.Column.allCases.count)
-
     /// SEC-5: every field the POS app echoes must equal what was sent. Of the provider-independent fields,
     /// only the amount (with its currency) is echoed, and only by some providers; the token is matched already.
     static func echoesMatch(_ reported: RecordedOutcome, _ entry: JournalEntry) -> Bool {
@@ -309,18 +306,32 @@ extension PaymentJournal {
     }
 
     /// Writes a hand-off's token digest, with the hand-off's own expiry (SEC-4).
-    static func insertToken(_ writer: JournalWriter, _ draft: HandoffDraft, at now: Date, expiresAt: Date) throws {
-        try writer.execute(
-            .insertToken,
-            [.blob(draft.tokenDigest), .text(draft.id.rawValue), .integer(now.journalTime), .time(expiresAt)]
+    static func insertToken(_ db: Database, _ draft: HandoffDraft, at now: Date, expiresAt: Date) throws {
+        try db.run(
+            JournalSQL.insertToken,
+            [
+                "tokenHash": Data(draft.tokenDigest), "id": draft.id.rawValue, "now": now.journalTime,
+                "expiresAt": expiresAt.journalTime,
+            ],
+            blob: "tokenHash"
         )
     }
 
-    static func endpoints(_ writer: JournalWriter, _ id: PaymentID) throws -> [String] {
-        let text = try writer.rows(.endpointsByID, [.text(id.rawValue)]) { row in
-            String.fromStatement(row, atUncheckedIndex: 0)
-        }
-        return try decodeEndpoints(text.first ?? nil, of: id)
+    /// The payment a token digest was issued for, with what the token's row says; `nil` for a token never issued.
+    static func tokenMatch(_ db: Database, _ digest: [UInt8]) throws -> TokenMatch? {
+        let statement = try db.cachedStatement(sql: JournalSQL.entryByToken)
+        let match = try TokenMatch.fetchOne(statement, arguments: ["tokenHash": Data(digest)])
+        // Not kept by the cached statement for the connection's life (see `Database.run`).
+        try statement.setArguments(["tokenHash": DatabaseValue.null])
+        return match
+    }
+
+    static func endpoints(_ db: Database, _ id: PaymentID) throws -> [String] {
+        let text = try String.fetchOne(
+            db.cachedStatement(sql: JournalSQL.endpointsByID),
+            arguments: ["id": id.rawValue]
+        )
+        return try decodeEndpoints(text, of: id)
     }
 
     /// The callback endpoints as the journal stores them: a JSON array of strings.

@@ -1,38 +1,139 @@
+import Foundation
 import GRDB
 
+/// One step of the journal's schema: SQL run once, in the transaction that records its identifier.
+struct JournalMigration: Sendable {
+    /// The step's name in `grdb_migrations` (`v1`, `v2`, …).
+    let identifier: String
+    /// The statements it runs.
+    let sql: String
+}
+
 extension PaymentJournal {
-    /// The versioned migrations (REL-7). Never edit a registered migration: add the next one.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(sql: schemaV1)
-        }
+    /// The migrations, in order (REL-7). Never edit one that shipped: append the next (`v8`, …), and raise
+    /// ``readableFrom`` when reads start to need what it adds.
+    static let migrations: [JournalMigration] = [
+        JournalMigration(identifier: "v1", sql: schemaV1),
         // SEC-7: the outcome of checking a callback's result with the provider's server.
-        migrator.registerMigration("v2") { db in
-            try db.execute(sql: schemaV2)
-        }
+        JournalMigration(identifier: "v2", sql: schemaV2),
         // The payment table rebuilt with its checks written as comparisons (foreign keys are checked after it).
-        migrator.registerMigration("v3") { db in
-            try db.execute(sql: schemaV3)
-        }
+        JournalMigration(identifier: "v3", sql: schemaV3),
         // SEC-4: each hand-off's token expires with its own hand-off, not with the payment's latest one.
-        migrator.registerMigration("v4") { db in
-            try db.execute(sql: schemaV4)
-        }
+        JournalMigration(identifier: "v4", sql: schemaV4),
         // REL-2: a manual resolution keeps what the POS app reported, beside the outcome decided by hand.
-        migrator.registerMigration("v5") { db in
-            try db.execute(sql: schemaV5)
-        }
+        JournalMigration(identifier: "v5", sql: schemaV5),
         // SEC-2: which tokens have been answered, so that another hand-off's answer is told from a replay.
-        migrator.registerMigration("v6") { db in
-            try db.execute(sql: schemaV6)
-        }
-        return migrator
+        JournalMigration(identifier: "v6", sql: schemaV6),
+        // Cost bounded by open work: indexes for every query the hand-off, recover() and the CLI run; the file's
+        // application ID.
+        JournalMigration(identifier: "v7", sql: schemaV7),
+    ]
+
+    /// The oldest schema a journal opened read-only may have: the columns the journal's reads select are all there
+    /// from `v6` on. A read-only journal is never migrated, so a journal older than this must be opened for writing
+    /// once (which migrates it) before it can be read without writing.
+    static let readableFrom = "v6"
+
+    /// Every migration's SQL, in order: the schema of a new journal. Public only to the benchmarks, whose raw SQLite
+    /// floor writes the journal's own rows to the journal's own tables and indexes (`Benchmarks/`).
+    @_spi(Benchmarks) public static var schema: [String] { migrations.map(\.sql) }
+
+    /// The journal's `application_id` (the bytes `TNDR`), written in the SQLite header by migration `v7`: a journal
+    /// is known by it, or, written before `v7`, by its tables.
+    static let applicationID = 0x544E_4452
+
+    /// The migrations a database has, from `grdb_migrations` (the table GRDB's `DatabaseMigrator` keeps, which
+    /// journals written before `v7` have): in the order they were applied.
+    static func appliedMigrations(_ db: Database) throws -> [String] {
+        guard try db.tableExists("grdb_migrations") else { return [] }
+        return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
     }
 
-    /// Migration v1: the payment, its token digest and its events. Public only to the benchmarks, whose raw
-    /// SQLite floor writes the journal's own rows (`Benchmarks/`).
-    @_spi(Benchmarks) public static let schemaV1 = """
+    /// What `path` holds, read in constant time (the header's application ID and the schema's table names): nothing
+    /// yet, or a journal with the migrations it has.
+    /// - Throws: ``HandoffError/Code/notAJournal`` for another application's database,
+    ///   ``HandoffError/Code/journalTooNew`` for a journal with migrations this Tender does not know.
+    static func identify(_ db: Database, path: String) throws -> (empty: Bool, applied: [String]) {
+        let applicationID = try Int.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        let tables = Set(
+            try String.fetchAll(
+                db,
+                sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+            )
+        )
+        if applicationID != 0, applicationID != PaymentJournal.applicationID {
+            throw HandoffError(
+                .notAJournal,
+                "\(path) is an SQLite database of another application (application_id \(String(applicationID, radix: 16))), not a Tender journal; check the path. Tender leaves it as it is."
+            )
+        }
+        if tables.isEmpty, applicationID == 0 { return (true, []) }
+        let journalTables: Set = ["payment", "handoff_token", "payment_event", "grdb_migrations"]
+        guard journalTables.isSubset(of: tables) else {
+            if applicationID == PaymentJournal.applicationID {
+                throw HandoffError(
+                    .journalCorrupt,
+                    "\(path) is a Tender journal whose tables are missing; it was changed outside Tender. Keep it for recovery, move it aside, and reconcile open payments with the provider."
+                )
+            }
+            throw HandoffError(
+                .notAJournal,
+                "\(path) is an SQLite database without the journal's tables, not a Tender journal; check the path. Tender leaves it as it is."
+            )
+        }
+        let applied = try appliedMigrations(db)
+        let known = Set(migrations.map(\.identifier))
+        if applied.contains(where: { !known.contains($0) }) {
+            throw HandoffError(
+                .journalTooNew,
+                "\(path) was written by a newer version of Tender; update the app or the tool, or use another journal file."
+            )
+        }
+        return (false, applied)
+    }
+
+    /// Brings a database up to date: in one `BEGIN IMMEDIATE` transaction, reads which migrations it has and runs the
+    /// others, so that any number of connections (in any number of processes) migrating at once end with the same
+    /// schema: the first takes the write lock and migrates; each next one waits for it, then finds nothing to do.
+    /// GRDB's `DatabaseMigrator` reads what is applied before the transaction of each migration, where two processes
+    /// both find a migration missing and both run it.
+    ///
+    /// Foreign keys are off while it runs (a table rebuild, v3, would otherwise delete through its cascades) and
+    /// checked before it commits.
+    /// - Parameter target: the last migration to run (tests build old journals with it); all of them by default.
+    /// - Returns: the migrations run now (empty when another connection had run them).
+    @discardableResult
+    static func migrate(_ db: Database, path: String, upTo target: String? = nil) throws -> [String] {
+        var ran: [String] = []
+        try db.execute(sql: "PRAGMA foreign_keys = OFF")
+        defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+        try db.inTransaction(.immediate) {
+            let applied = Set(try identify(db, path: path).applied)
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            for migration in migrations {
+                if !applied.contains(migration.identifier) {
+                    try db.execute(sql: migration.sql)
+                    try db.execute(
+                        sql: "INSERT INTO grdb_migrations (identifier) VALUES (:identifier)",
+                        arguments: ["identifier": migration.identifier]
+                    )
+                    ran.append(migration.identifier)
+                }
+                if migration.identifier == target { break }
+            }
+            guard try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") == nil else {
+                throw HandoffError(
+                    .journalCorrupt,
+                    "\(path) has rows whose payment is missing (PRAGMA foreign_key_check); it was changed outside Tender. Keep it for recovery and move it aside."
+                )
+            }
+            return ran.isEmpty ? .rollback : .commit
+        }
+        return ran
+    }
+
+    /// Migration v1: the payment, its token digest and its events.
+    static let schemaV1 = """
         CREATE TABLE payment (
             id TEXT PRIMARY KEY NOT NULL,
             idempotency_key TEXT NOT NULL UNIQUE,
@@ -83,7 +184,7 @@ extension PaymentJournal {
         """
 
     /// Migration v2 (SEC-7): the outcome of checking a callback's result with the provider's server.
-    @_spi(Benchmarks) public static let schemaV2 = """
+    static let schemaV2 = """
         ALTER TABLE payment ADD COLUMN verification TEXT
             CHECK (verification IN ('confirmed', 'contradicted'));
         ALTER TABLE payment ADD COLUMN verified_at INTEGER;
@@ -95,7 +196,7 @@ extension PaymentJournal {
     /// the values each time a statement runs: v1's checks made three of them for every new payment and every change of
     /// state, each with a page cache allocated and freed. On tmpfs, where `fsync` costs nothing, they were a third of
     /// a payment's time in the SQLite floor with the journal's rows (about 200 µs against 130 µs without them).
-    @_spi(Benchmarks) public static let schemaV3 = """
+    static let schemaV3 = """
         CREATE TABLE payment_v3 (
             id TEXT PRIMARY KEY NOT NULL,
             idempotency_key TEXT NOT NULL UNIQUE,
@@ -149,14 +250,14 @@ extension PaymentJournal {
     /// Migration v4 (SEC-4): each token's own expiry, so that a callback for an earlier hand-off of a reopened
     /// payment is late after that hand-off's expiry, however long the newer one runs. Tokens written before v4 take
     /// their payment's expiry, which is what they were checked against until then.
-    @_spi(Benchmarks) public static let schemaV4 = """
+    static let schemaV4 = """
         ALTER TABLE handoff_token ADD COLUMN expires_at INTEGER;
         UPDATE handoff_token SET expires_at = (SELECT expires_at FROM payment WHERE payment.id = handoff_token.payment_id);
         """
 
     /// Migration v5: what the POS app reported, kept by a manual resolution (JSON of a `RecordedOutcome`), which
     /// replaces the payment's outcome with the one decided by hand. Payments resolved before v5 have none.
-    @_spi(Benchmarks) public static let schemaV5 = """
+    static let schemaV5 = """
         ALTER TABLE payment ADD COLUMN resolution_reported_outcome TEXT;
         """
 
@@ -166,11 +267,27 @@ extension PaymentJournal {
     /// and otherwise the answer of another hand-off of a reopened payment (or one that came after a resolution by
     /// hand), which may mean a second charge. Tokens of payments that ended before v6 count as answered, so their
     /// callbacks stay duplicates, as they were.
-    @_spi(Benchmarks) public static let schemaV6 = """
+    static let schemaV6 = """
         ALTER TABLE payment ADD COLUMN answered_token BLOB;
         ALTER TABLE handoff_token ADD COLUMN answered_at INTEGER;
         UPDATE handoff_token SET answered_at = (SELECT updated_at FROM payment WHERE payment.id = handoff_token.payment_id)
         WHERE payment_id IN (SELECT id FROM payment WHERE state = 'completed' OR state = 'tampered' OR state = 'late'
             OR state = 'resolved');
+        """
+
+    /// Migration v7: cost bounded by open work, not by history. Each query the hand-off, `recover()` and the CLI run
+    /// reads an index whose entries are the rows it wants: the pending payments (`payment_pending`, partial), the
+    /// undelivered ones (`payment_undelivered`, partial), the acknowledged ones by age (`payment_acknowledged`, partial,
+    /// for pruning), every payment of a state in creation order (`payment_by_state`, now on `created_at` so that a
+    /// listing streams without sorting), and every payment in creation order (`payment_by_creation`, for `journal
+    /// list`). And the file says it is a journal: `application_id` `TNDR`.
+    static let schemaV7 = """
+        DROP INDEX payment_by_state;
+        CREATE INDEX payment_by_state ON payment (state, created_at, id);
+        CREATE INDEX payment_by_creation ON payment (created_at, id);
+        CREATE INDEX payment_pending ON payment (created_at, id) WHERE state = 'pending';
+        CREATE INDEX payment_undelivered ON payment (updated_at, id) WHERE acknowledged_at IS NULL AND state <> 'pending';
+        CREATE INDEX payment_acknowledged ON payment (updated_at) WHERE acknowledged_at IS NOT NULL;
+        PRAGMA application_id = 1414415442;
         """
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import GRDB
 public import Tender
 import TenderProviderAPI
@@ -7,85 +7,94 @@ import TenderProviderAPI
 /// app and updated exactly once by its callback.
 ///
 /// The file is opened in WAL mode with `synchronous=FULL` (a committed transaction survives a process
-/// crash and, on storage that honours fsync, a power loss), checked with `PRAGMA integrity_check`, and
-/// migrated through versioned migrations (REL-7). A damaged file is reported with
-/// ``HandoffError/Code/journalCorrupt`` and is never silently replaced.
+/// crash and, on storage that honours fsync, a power loss) and migrated through versioned migrations (REL-7).
+/// Opening does only constant-time work (the file's header, its application ID, the migrations it has), so an app's
+/// launch does not pay for the journal's history; ``check(full:)`` checks the whole file on demand, and runs after
+/// a migration. A damaged file is reported with ``HandoffError/Code/journalCorrupt`` and is never silently replaced;
+/// only a path where nothing exists becomes a new journal (``OpenMode/create``).
 ///
 /// A journal is safe to use from many tasks at once, and several processes may open the same file:
 /// every change is one `BEGIN IMMEDIATE` transaction whose updates are guarded by the state they expect,
 /// so concurrent callbacks with the same token record one outcome and see the others as duplicates.
 ///
+/// While the journal is open, and after a process ends without ``close()``, committed payments can be in the
+/// `-wal` file beside it: the journal is the three files together. ``close()`` copies everything into the journal
+/// file; ``backup(to:)`` makes a consistent one-file copy at any time.
+///
 /// The journal never stores a token (only its SHA-256), a URL (only callback endpoints: scheme, host and
 /// path), a secret or a card number. See <doc:JournalAndRecovery> for the schema.
 public final class PaymentJournal: Sendable {
+    /// How ``PaymentJournal/init(path:clock:mode:)`` opens the file.
+    public enum OpenMode: Sendable, Hashable {
+        /// For reading and writing; where nothing exists at the path, a new journal is made there (with its folder).
+        /// What an app that takes payments uses.
+        case create
+        /// For reading and writing a journal that exists: where nothing is at the path, it throws
+        /// ``HandoffError/Code/journalNotFound`` instead of starting a new journal.
+        case existing
+        /// For reading only: nothing is written, and no file is made, not even SQLite's side files. Works on a
+        /// journal that the process cannot write, in a folder it cannot write. Changes throw
+        /// ``HandoffError/Code/storageFailed``.
+        case readOnly
+    }
+
     /// The journal file's path.
     public let path: String
     /// The clock that stamps the journal's times.
     public let clock: any HandoffClock
+    /// How the journal was opened.
+    public let mode: OpenMode
 
-    let pool: DatabasePool
+    let storage: Storage
     let faults: StorageFaults?
-    /// The statements of ``transaction(_:_:)``, prepared once on the writing connection.
-    let writerStatements = WriterStatements()
+    /// Whether ``close()`` ran: later calls say so, instead of GRDB's error about a closed connection.
+    private let closed = Locked(false)
 
-    /// Opens (creating if needed) the journal at `path`, with its parent directory.
-    /// - Throws: ``HandoffError`` with ``HandoffError/Code/journalCorrupt`` when the file is damaged or is
-    ///   not a journal, ``HandoffError/Code/journalTooNew`` when a newer Tender wrote it, or
-    ///   ``HandoffError/Code/storageFailed`` when it cannot be opened.
-    public convenience init(path: String, clock: any HandoffClock = SystemHandoffClock()) throws {
-        try self.init(path: path, clock: clock, faults: nil)
+    /// The connections: a pool for a journal opened for writing; for a read-only one, the files, opened afresh for
+    /// each read (``ReadOnlyJournal``).
+    enum Storage: Sendable {
+        case pool(DatabasePool)
+        case readOnly(JournalFiles)
+    }
+
+    /// Opens the journal at `path`.
+    /// - Parameters:
+    ///   - path: the journal file. SQLite keeps `path-wal` and `path-shm` beside it while it is open.
+    ///   - clock: what stamps the journal's times.
+    ///   - mode: ``OpenMode/create`` (the default) makes a new journal where nothing exists; ``OpenMode/existing``
+    ///     and ``OpenMode/readOnly`` open only a journal that exists.
+    /// - Throws: ``HandoffError`` with ``HandoffError/Code/journalNotFound`` when nothing is at `path` (but with
+    ///   ``OpenMode/create``), ``HandoffError/Code/notAJournal`` for a directory, an empty file or another
+    ///   application's database, ``HandoffError/Code/journalCorrupt`` when the file is damaged,
+    ///   ``HandoffError/Code/journalTooNew`` when a newer Tender wrote it, or ``HandoffError/Code/storageFailed``
+    ///   when it cannot be opened (permissions, a full disk); each message names the file and says what to do.
+    public convenience init(
+        path: String,
+        clock: any HandoffClock = SystemHandoffClock(),
+        mode: OpenMode = .create
+    )
+        throws
+    {
+        try self.init(path: path, clock: clock, mode: mode, faults: nil)
     }
 
     /// Opens the journal with fault injection (tests).
-    package init(path: String, clock: any HandoffClock, faults: StorageFaults?) throws {
+    package init(path: String, clock: any HandoffClock, mode: OpenMode = .create, faults: StorageFaults?) throws {
         self.path = path
         self.clock = clock
+        self.mode = mode
         self.faults = faults
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: directory,
-                    withIntermediateDirectories: true,
-                    attributes: [.posixPermissions: 0o700]
-                )
-            } catch {
-                throw HandoffError(
-                    .storageFailed,
-                    "The journal's directory cannot be created (\(error.localizedDescription)); check the path and its permissions."
-                )
+        let files = JournalFiles(path: path)
+        switch mode {
+        case .readOnly:
+            _ = try files.requireDatabase()
+            try ReadOnlyJournal.checkReadable(files)
+            storage = .readOnly(files)
+        case .create, .existing:
+            if mode == .create, try JournalFiles.status(path) == nil {
+                try PaymentJournal.createJournal(files)
             }
-        }
-        var configuration = Configuration()
-        configuration.label = "TenderJournal"
-        // Other processes may hold the write lock for a moment: wait rather than fail.
-        configuration.busyMode = .timeout(30)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
-        do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            // GRDB sets synchronous=NORMAL when it switches the writer to WAL; the journal wants FULL (REL-1).
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            let report = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
-            guard report == ["ok"] else {
-                throw HandoffError(
-                    .journalCorrupt,
-                    "The journal failed its integrity check (\(report.count) problem(s)); new payments are refused. Keep the file for recovery, move it aside, and reconcile open payments with the provider."
-                )
-            }
-            let migrator = PaymentJournal.migrator
-            if try pool.read({ db in try migrator.hasBeenSuperseded(db) }) {
-                throw HandoffError(
-                    .journalTooNew,
-                    "The journal was written by a newer version of Tender; update the app or use another journal file."
-                )
-            }
-            try migrator.migrate(pool)
-        } catch let error as HandoffError {
-            throw error
-        } catch {
-            throw PaymentJournal.openingError(error)
+            storage = .pool(try PaymentJournal.openForWriting(files))
         }
     }
 
@@ -96,40 +105,60 @@ public final class PaymentJournal: Sendable {
         try read { db in try PaymentJournal.fetchEntry(db, id) }
     }
 
-    /// All payments, oldest first, or those in the given states.
+    /// All payments, oldest first, or those in the given states. Holds them all in memory: prefer
+    /// ``forEachEntry(matching:_:)`` for a journal of any size.
     public func entries(in states: Set<PaymentState>? = nil) throws -> [JournalEntry] {
-        try read { db in
-            guard let states else {
-                let sql = "SELECT \(JournalEntry.Column.selection) FROM payment ORDER BY created_at, id"
-                return try PaymentJournal.fetchEntries(db.makeStatement(sql: sql))
-            }
-            let names = states.map(\.rawValue).sorted()
-            let marks = names.map { _ in "?" }.joined(separator: ", ")
-            return try PaymentJournal.fetchEntries(
-                db.makeStatement(
-                    sql:
-                        "SELECT \(JournalEntry.Column.selection) FROM payment WHERE state IN (\(marks)) ORDER BY created_at, id"
-                ),
-                StatementArguments(names)
-            )
-        }
+        var entries: [JournalEntry] = []
+        try forEachEntry(matching: JournalFilter(states: states)) { entries.append($0) }
+        return entries
+    }
+
+    /// Calls `body` with each payment that `filter` selects, oldest first, one at a time: memory stays constant
+    /// however many there are. Each state is read through an index in creation order, so `body` sees the payments of a
+    /// state without the others being read.
+    ///
+    /// The payments are read in one read transaction: a consistent snapshot, which changes made meanwhile do not
+    /// enter. A read-only journal read without side files is read without locks, and checked afterwards not to have
+    /// changed: if another process wrote it meanwhile, this throws ``HandoffError/Code/storageFailed`` after `body`
+    /// saw some payments (read again).
+    public func forEachEntry(
+        matching filter: JournalFilter = JournalFilter(),
+        _ body: (JournalEntry) throws -> Void
+    ) throws {
+        try read(retrying: false) { db in try PaymentJournal.forEachEntry(db, filter, body) }
     }
 
     /// Payments the app has not acknowledged since they left ``PaymentState/pending``: what to deliver at launch.
+    /// Read through an index of those payments only.
     public func undeliveredEntries() throws -> [JournalEntry] {
         try read { db in
-            try PaymentJournal.fetchEntries(
-                db.makeStatement(
-                    sql:
-                        "SELECT \(JournalEntry.Column.selection) FROM payment WHERE state <> 'pending' AND acknowledged_at IS NULL ORDER BY updated_at, id"
-                )
-            )
+            try PaymentRecord.fetchAll(db.cachedStatement(sql: JournalSQL.undelivered)).map(\.entry)
         }
     }
 
-    /// The result of `PRAGMA integrity_check`: `["ok"]` for a sound file.
-    public func integrityCheck() throws -> [String] {
-        try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    /// Payments still waiting for their callback, oldest first, read through an index of those payments only.
+    func pendingEntries() throws -> [JournalEntry] {
+        try read { db in try PaymentRecord.fetchAll(db.cachedStatement(sql: JournalSQL.pending)).map(\.entry) }
+    }
+
+    /// Checks the whole file on demand (REL-7): SQLite's `PRAGMA integrity_check` (`full`, every page, index and
+    /// constraint; seconds for a million payments) or `PRAGMA quick_check` (the same without comparing indexes to their
+    /// tables), and with `full`, `PRAGMA foreign_key_check` (every token and event has its payment).
+    /// - Returns: `["ok"]` for a sound file; otherwise the problems found, one a line.
+    public func check(full: Bool = true) throws -> [String] {
+        try read { db in
+            var problems = try String.fetchAll(db, sql: full ? "PRAGMA integrity_check" : "PRAGMA quick_check")
+            if problems == ["ok"] { problems = [] }
+            if full {
+                for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
+                    let table: String = row[0] ?? "?"
+                    let rowid: Int64? = row[1]
+                    let parent: String = row[2] ?? "?"
+                    problems.append("row \(rowid.map(String.init) ?? "?") of \(table) has no \(parent) row")
+                }
+            }
+            return problems.isEmpty ? ["ok"] : problems
+        }
     }
 
     // MARK: Changes the app makes
@@ -142,18 +171,18 @@ public final class PaymentJournal: Sendable {
     @discardableResult
     public func acknowledge(_ entry: JournalEntry) throws -> Bool {
         let now = clock.now()
-        return try write("acknowledge") { writer in
-            try writer.execute(
-                .acknowledge,
-                [.integer(now.journalTime), .text(entry.id.rawValue), .integer(entry.revision)]
+        return try write("acknowledge") { db in
+            try db.run(
+                JournalSQL.acknowledge,
+                ["now": now.journalTime, "id": entry.id.rawValue, "revision": entry.revision]
             ) == 1
         }
     }
 
     /// Records what the provider's server said of a completed payment's outcome (SEC-7), if the entry has not
     /// changed since it was read. A confirmation marks the outcome `PaymentOutcome.Assurance.verifiedWithProvider`;
-    /// a contradiction leaves the state as it is (terminal states change only by ``resolve(_:as:transactionID:note:)``)
-    /// but flags the payment for reconciliation and delivers it to the app again.
+    /// a contradiction leaves the state as it is (terminal states change only by a resolution) but flags the payment
+    /// for reconciliation and delivers it to the app again.
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/notVerifiable`` when the entry changed meanwhile or is not
     ///   a completed payment with a callback's outcome.
     func recordVerification(of entry: JournalEntry, _ verification: PaymentVerification) throws -> JournalEntry {
@@ -161,12 +190,12 @@ public final class PaymentJournal: Sendable {
         precondition(verdict != .unverifiable, "an unverifiable answer is not recorded")
         let now = clock.now()
         let note = Redaction.redact(verification.message, limit: 1024)
-        return try write("verify") { writer in
-            let changed = try writer.execute(
-                .verification(verdict),
+        return try write("verify") { db in
+            let changed = try db.run(
+                JournalSQL.verification(verdict),
                 [
-                    .text(verdict.rawValue), .integer(now.journalTime), .text(note), .integer(now.journalTime),
-                    .text(entry.id.rawValue), .integer(entry.revision),
+                    "verdict": verdict.rawValue, "now": now.journalTime, "note": note, "id": entry.id.rawValue,
+                    "revision": entry.revision,
                 ]
             )
             guard changed == 1 else {
@@ -176,7 +205,7 @@ public final class PaymentJournal: Sendable {
                 )
             }
             try PaymentJournal.recordEvent(
-                writer,
+                db,
                 entry.id,
                 at: now,
                 kind: verdict == .confirmed ? "verified" : "contradicted",
@@ -184,7 +213,7 @@ public final class PaymentJournal: Sendable {
                 to: entry.state,
                 note: note
             )
-            return try PaymentJournal.requireEntry(writer, entry.id)
+            return try PaymentJournal.requireEntry(db, entry.id)
         }
     }
 
@@ -192,13 +221,24 @@ public final class PaymentJournal: Sendable {
     /// payment changes (REL-2). The payment becomes ``PaymentState/resolved``; its ``JournalEntry/outcome`` is the
     /// one decided here, and its ``JournalEntry/Resolution`` keeps the state it was in and what the POS app
     /// reported. Resolving a resolved payment again corrects the decision and keeps both from before the first.
+    ///
+    /// A ``PaymentState/completed`` payment has the outcome its POS app reported in time, on the right URL: changing it
+    /// is refused unless `overwritingCompleted` says so, so that no completed payment is overwritten by mistake.
+    /// - Parameters:
+    ///   - id: the payment.
+    ///   - status: what happened, as found with the POS app or the provider.
+    ///   - transactionID: the provider's transaction ID, if one was found.
+    ///   - note: why, for whoever reads the journal later (redacted, at most 1,024 characters).
+    ///   - overwritingCompleted: resolve a completed payment too (its report is kept in the resolution).
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/paymentNotFound``, or
-    ///   ``HandoffError/Code/invalidResolution`` for a `transactionID` that holds a card number.
+    ///   ``HandoffError/Code/invalidResolution`` for a completed payment without `overwritingCompleted` (its message
+    ///   says what the payment holds) or a `transactionID` that holds a card number.
     public func resolve(
         _ id: PaymentID,
         as status: PaymentOutcome.Status,
         transactionID: String? = nil,
-        note: String? = nil
+        note: String? = nil,
+        overwritingCompleted: Bool = false
     ) throws -> JournalEntry {
         if let transactionID, CardNumberScreen.containsCardNumber(transactionID) {
             // Masked, it would be a reference nobody can use; refused, as the parsers refuse such identifiers (SEC-9).
@@ -210,15 +250,21 @@ public final class PaymentJournal: Sendable {
         let now = clock.now()
         let outcome = RecordedOutcome(status: status, transactionID: transactionID, source: .manual)
         let note = Redaction.redact(note, limit: 1024)
-        return try write("resolve") { writer in
-            guard let entry = try writer.entry(id) else {
+        return try write("resolve") { db in
+            guard let entry = try PaymentJournal.fetchEntry(db, id) else {
                 throw HandoffError(
                     .paymentNotFound,
                     "No payment has the ID \(id); run 'tender journal list' to see them."
                 )
             }
+            if entry.state == .completed, !overwritingCompleted {
+                throw HandoffError(
+                    .invalidResolution,
+                    PaymentJournal.completedRefusal(entry, override: "pass overwritingCompleted: true")
+                )
+            }
             return try PaymentJournal.transition(
-                writer,
+                db,
                 entry,
                 to: .resolved,
                 outcome: outcome,
@@ -230,15 +276,24 @@ public final class PaymentJournal: Sendable {
         }
     }
 
-    /// Deletes payments that ended and were acknowledged more than `retention` ago (REL-9), with their token
-    /// hashes and history. Pending, unknown and unacknowledged payments are never pruned.
+    /// Why a completed payment is not resolved without being told to: what it holds, and `override`, the way to say
+    /// so (the CLI's flag, or this API's parameter).
+    package static func completedRefusal(_ entry: JournalEntry, override: String) -> String {
+        var holds = entry.outcome.map { "\($0.status)" } ?? "an outcome"
+        if let transactionID = entry.outcome?.transactionID { holds += " (transaction \(transactionID))" }
+        if entry.verification?.verdict == .confirmed { holds += ", confirmed by the provider" }
+        return
+            "Payment \(entry.id) is completed: its POS app reported \(holds). Resolving it replaces that outcome; \(override) if the provider shows otherwise."
+    }
+
+    /// Deletes payments that ended (``PaymentState/isTerminal``) and were acknowledged more than `retention` ago
+    /// (REL-9), with their token hashes and history. Pending, unknown, not-opened and unacknowledged payments are never
+    /// pruned. Reads only the acknowledged payments older than the cut-off, through their index.
     /// - Returns: how many payments were deleted.
     @discardableResult
     public func prune(retention: Duration = .seconds(90 * 86_400)) throws -> Int {
         let cutoff = clock.now().addingTimeInterval(-retention.timeInterval)
-        return try write("prune") { writer in
-            try writer.execute(.prune, [.integer(cutoff.journalTime)])
-        }
+        return try write("prune") { db in try db.run(JournalSQL.prune, ["cutoff": cutoff.journalTime]) }
     }
 
     /// Moves every pending payment whose expiry has passed to ``PaymentState/unknown`` (needs
@@ -247,240 +302,191 @@ public final class PaymentJournal: Sendable {
     @discardableResult
     public func expireOverduePayments() throws -> [JournalEntry] {
         let now = clock.now()
-        return try write("expire") { writer in
-            let ids = try writer.rows(.overdueIDs, [.integer(now.journalTime)]) { row in
-                String.fromStatement(row, atUncheckedIndex: 0)
+        return try write("expire") { db in
+            let overdue = try PaymentRecord.fetchAll(
+                db.cachedStatement(sql: JournalSQL.overdue),
+                arguments: ["now": now.journalTime]
+            )
+            return try overdue.map { record in
+                try PaymentJournal.transition(db, record.entry, to: .unknown, outcome: nil, at: now, kind: "expired")
             }
-            var expired: [JournalEntry] = []
-            for raw in ids {
-                let entry = try PaymentJournal.requireEntry(writer, PaymentID(validating: raw ?? ""))
-                expired.append(
-                    try PaymentJournal.transition(writer, entry, to: .unknown, outcome: nil, at: now, kind: "expired")
-                )
+        }
+    }
+
+    // MARK: The file
+
+    /// Copies the journal into a new file at `destination`: one consistent, self-contained SQLite file (no `-wal`
+    /// beside it), made with SQLite's online backup while payments go on in this and other processes. The copy is
+    /// checked (`PRAGMA integrity_check`) and written to `destination` only once complete; an existing file is never
+    /// overwritten.
+    /// - Returns: how many payments the copy holds.
+    /// - Throws: ``HandoffError/Code/storageFailed`` when `destination` exists or cannot be written, or the copy
+    ///   fails its check.
+    @discardableResult
+    public func backup(to destination: String) throws -> Int {
+        try PaymentJournal.backup(from: self, to: destination)
+    }
+
+    /// Copies every committed change from the `-wal` file into the journal file (a `TRUNCATE` checkpoint) and closes
+    /// the journal: afterwards the journal file alone holds everything, and SQLite removes the side files when no
+    /// other process has the journal open. If another process is reading or writing it, the copy waits up to two
+    /// seconds, then leaves what is left in `-wal` for that process to copy when it closes (nothing is lost either
+    /// way). Every later call on this journal throws. Closing twice does nothing.
+    public func close() throws {
+        let wasOpen = closed.withLock { closed -> Bool in
+            defer { closed = true }
+            return !closed
+        }
+        guard wasOpen else { return }
+        guard case .pool(let pool) = storage else { return }
+        do {
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA busy_timeout = 2000")
+                do {
+                    try db.checkpoint(.truncate)
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                    return  // another connection is in the way: its own close copies the rest
+                }
             }
-            return expired
+            // Readers first: GRDB closes its writer first, and the last connection to close is the one that removes
+            // the side files, which a read-only connection cannot.
+            pool.releaseMemory()
+            try pool.close()
+        } catch {
+            throw PaymentJournal.storageError(error, writing: true, path: path)
         }
     }
 
     // MARK: Plumbing
 
-    /// Runs one write transaction (BEGIN IMMEDIATE), with the fault injector's say just before commit; rolls it
+    /// The pool of a journal opened for writing.
+    var pool: DatabasePool {
+        guard case .pool(let pool) = storage else { preconditionFailure("the journal at \(path) is read-only") }
+        return pool
+    }
+
+    /// Runs one write transaction (`BEGIN IMMEDIATE`), with the fault injector's say just before commit; rolls it
     /// back whole when anything in it fails.
-    ///
-    /// Every statement in it, `BEGIN` and `COMMIT` included, is one of ``WriterSQL``'s, prepared once per journal.
-    func write<T>(_ operation: String, _ body: (JournalWriter) throws -> T) throws -> T {
-        try transaction(operation) { writer in (try body(writer), commit: true) }
+    func write<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
+        try transaction(operation) { db in (try body(db), commit: true) }
     }
 
     /// ``write(_:_:)`` whose body also says whether to commit: one that wrote nothing may end with a rollback instead,
     /// which is not a write (the fault injector is not asked).
-    func transaction<T>(_ operation: String, _ body: (JournalWriter) throws -> (T, commit: Bool)) throws -> T {
-        do {
-            return try pool.writeWithoutTransaction { db in
-                let writer = JournalWriter(db: db, statements: writerStatements)
-                try writer.execute(.begin)
-                do {
-                    let (result, commit) = try body(writer)
-                    if commit {
-                        try faults?.willCommit(operation)
-                        try writer.execute(.commit)
-                    } else {
-                        try writer.execute(.rollback)
-                    }
-                    return result
-                } catch {
-                    // The first error is the one to report; a failed rollback leaves nothing more to do here. SQLite
-                    // may have rolled back already (a full disk does): then there is no transaction left to end.
-                    if db.isInsideTransaction { _ = try? writer.execute(.rollback) }
-                    throw error
-                }
-            }
-        } catch let error as HandoffError {
-            throw error
-        } catch {
-            throw PaymentJournal.storageError(error, writing: true)
-        }
-    }
-
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try pool.read(body)
-        } catch let error as HandoffError {
-            throw error
-        } catch {
-            throw PaymentJournal.storageError(error, writing: false)
-        }
-    }
-
-    static func storageError(_ error: any Error, writing: Bool) -> HandoffError {
-        let verb = writing ? "written" : "read"
-        if let error = error as? DatabaseError {
-            if error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB {
-                return HandoffError(
-                    .journalCorrupt,
-                    "The journal is damaged (SQLite error \(error.resultCode.rawValue)); new payments are refused. Keep the file for recovery and move it aside."
-                )
-            }
-            let message = error.message.map { ": \($0)" } ?? ""
-            return HandoffError(
-                .storageFailed,
-                "The journal could not be \(verb) (SQLite error \(error.extendedResultCode.rawValue)\(message)); nothing was changed. Check free space and permissions, then try again."
-            )
-        }
-        return HandoffError(
-            .storageFailed,
-            "The journal could not be \(verb) (\(error)); nothing was changed. Check free space and permissions, then try again."
-        )
-    }
-
-    static func openingError(_ error: any Error) -> HandoffError {
-        if let error = error as? DatabaseError,
-            error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
-        {
-            return HandoffError(
-                .journalCorrupt,
-                "The journal file is damaged or is not a Tender journal (SQLite error \(error.resultCode.rawValue)); new payments are refused. Keep the file for recovery, move it aside, and reconcile open payments with the provider."
-            )
-        }
-        let storage = storageError(error, writing: false)
-        return HandoffError(storage.code, "The journal cannot be opened. " + storage.message)
-    }
-
-    static func fetchEntry(_ db: Database, _ id: PaymentID) throws -> JournalEntry? {
-        try fetchEntry(db.cachedStatement(sql: entryByID), [id.rawValue])
-    }
-
-    /// The entry with an ID: on a reading connection here, and as ``WriterSQL/entryByID`` on the writing one.
-    static let entryByID = "SELECT \(JournalEntry.Column.selection) FROM payment WHERE id = ?"
-
-    static func requireEntry(_ writer: JournalWriter, _ id: PaymentID) throws -> JournalEntry {
-        guard let entry = try writer.entry(id) else {
-            throw HandoffError(.paymentNotFound, "No payment has the ID \(id); run 'tender journal list' to see them.")
-        }
-        return entry
-    }
-
-    /// The one way a payment's state changes: an update guarded by the state, revision and opening time just read,
-    /// so a concurrent change makes it fail instead of overwriting; the history row goes in the same transaction.
-    /// Returns the entry as the update left it.
-    /// - Throws: ``HandoffError`` with ``HandoffError/Code/storageFailed`` when the payment changed since `entry`.
-    @discardableResult
-    static func transition(
-        _ writer: JournalWriter,
-        _ entry: JournalEntry,
-        to state: PaymentState,
-        outcome: RecordedOutcome?,
-        at now: Date,
-        kind: String,
-        note: String? = nil,
-        change: TransitionChange = .none
-    ) throws -> JournalEntry {
-        let updated = try transitionIfUnchanged(
-            writer,
-            entry,
-            to: state,
-            outcome: outcome,
-            at: now,
-            kind: kind,
-            note: note,
-            change: change
-        )
-        guard let updated else {
+    func transaction<T>(_ operation: String, _ body: (Database) throws -> (T, commit: Bool)) throws -> T {
+        try checkOpen()
+        guard case .pool(let pool) = storage else {
             throw HandoffError(
                 .storageFailed,
-                "Payment \(entry.id) changed while it was being updated; nothing was changed. Try again."
+                "The journal at \(path) was opened read-only; open it with PaymentJournal.OpenMode.existing to change it."
             )
         }
-        return updated
+        do {
+            return try pool.writeWithoutTransaction { db in
+                var result: Result<T, any Error>?
+                try db.inTransaction(.immediate) {
+                    let (value, commit) = try body(db)
+                    result = .success(value)
+                    guard commit else { return .rollback }
+                    try faults?.willCommit(operation)
+                    return .commit
+                }
+                guard let result else { throw HandoffError(.storageFailed, "The journal's transaction did not run.") }
+                return try result.get()
+            }
+        } catch let error as HandoffError {
+            throw error
+        } catch {
+            throw PaymentJournal.storageError(error, writing: true, path: path)
+        }
     }
 
-    /// ``transition(_:_:to:outcome:at:kind:note:change:)``, or `nil` (nothing changed, nothing recorded) when the
-    /// payment changed since `entry` was read.
-    ///
-    /// The entry returned is built here, not read back: every column of an entry either changes only with a new
-    /// revision, or is `opened_at` (guarded too), or is `acknowledged_at` (which the update clears). So when the
-    /// guarded update applies, the row holds `entry` with exactly what the update wrote.
-    static func transitionIfUnchanged(
-        _ writer: JournalWriter,
-        _ entry: JournalEntry,
-        to state: PaymentState,
-        outcome: RecordedOutcome?,
-        at now: Date,
-        kind: String,
-        note: String? = nil,
-        change: TransitionChange = .none
-    ) throws -> JournalEntry? {
-        let time = now.inJournal
-        var values: [JournalValue] = [.text(state.rawValue), .time(time)]
-        if let outcome {
-            values += [
-                .text(outcome.status.rawValue), .integer(outcome.amount?.minorUnits),
-                .text(outcome.amount?.currency.code),
-                .text(outcome.transactionID), .text(outcome.errorCode), .text(outcome.message),
-                .text(outcome.assurance.rawValue), .text(outcome.source.rawValue),
-            ]
+    /// Runs `body` in one read transaction: on the pool's readers, or on a read-only connection of its own.
+    /// - Parameter retrying: whether a read-only journal read without locks is read again when another process
+    ///   changed it meanwhile (`false` for a body that hands out what it reads as it goes).
+    func read<T>(retrying: Bool = true, _ body: (Database) throws -> T) throws -> T {
+        try checkOpen()
+        switch storage {
+        case .pool(let pool):
+            do {
+                return try pool.read(body)
+            } catch let error as HandoffError {
+                throw error
+            } catch {
+                throw PaymentJournal.storageError(error, writing: false, path: path)
+            }
+        case .readOnly(let files):
+            return try ReadOnlyJournal.read(files, attempts: retrying ? 3 : 1, body)
         }
-        var updated = entry
-        updated.state = state
-        updated.revision += 1
-        updated.updatedAt = time
-        updated.acknowledgedAt = nil
-        if let outcome { updated.outcome = outcome }
-        switch change {
-        case .none:
-            break
-        case .reopening(let expiresAt, let endpoints):
-            let expiry = expiresAt.inJournal
-            values += [.time(expiry), .text(endpoints)]
-            updated.handoffCount += 1
-            updated.expiresAt = expiry
-        case .answer(let digest):
-            values += [.blob(digest)]
-        case .resolution:
-            // Resolved again (a correction): the state and the report from before the first resolution are kept.
-            let previous = entry.resolution?.previousState ?? entry.state
-            let reported =
-                entry.resolution?.reportedOutcome ?? entry.outcome.flatMap { $0.source == .callback ? $0 : nil }
-            values += [.time(time), .text(previous.rawValue), .text(note), .text(try reported?.journalJSON())]
-            updated.resolution = JournalEntry.Resolution(
-                resolvedAt: time,
-                previousState: previous,
-                note: note,
-                reportedOutcome: reported
+    }
+
+    private func checkOpen() throws {
+        if closed.withLock({ $0 }) {
+            throw HandoffError(.storageFailed, "The journal at \(path) was closed; open it again to use it.")
+        }
+    }
+
+    /// The error to report for a failure of SQLite's or of the file system: what failed, in words that match what
+    /// happened (a read-only or full disk is not called a failure to read), and what to do.
+    static func storageError(_ error: any Error, writing: Bool, path: String) -> HandoffError {
+        guard let error = error as? DatabaseError else {
+            let verb = writing ? "written" : "read"
+            return HandoffError(
+                .storageFailed,
+                "The journal at \(path) could not be \(verb) (\(error)); nothing was changed. Check free space and permissions, then try again."
             )
         }
-        values += [
-            .text(entry.id.rawValue), .text(entry.state.rawValue), .integer(entry.revision), .time(entry.openedAt),
-        ]
-        guard try writer.execute(.transition(outcome: outcome != nil, extra: change.extra), values) == 1 else {
-            return nil
+        let detail = "SQLite error \(error.extendedResultCode.rawValue)" + (error.message.map { ": \($0)" } ?? "")
+        switch error.resultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            return HandoffError(
+                .journalCorrupt,
+                "The journal at \(path) is damaged (\(detail)); new payments are refused. Keep the file and its -wal and -shm for recovery, move them aside, and reconcile open payments with the provider."
+            )
+        case .SQLITE_FULL:
+            return HandoffError(
+                .storageFailed,
+                "The journal at \(path) could not be written: the disk is full (\(detail)); nothing was changed. Free some space, then try again."
+            )
+        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH:
+            return HandoffError(
+                .storageFailed,
+                "The journal at \(path) could not be written: it, its -wal or -shm, or its folder is read-only (\(detail)); nothing was changed. Check their permissions and owner."
+            )
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return HandoffError(
+                .storageFailed,
+                "The journal at \(path) was locked by another process for too long (\(detail)); nothing was changed. Try again."
+            )
+        case .SQLITE_CANTOPEN:
+            return HandoffError(
+                .storageFailed,
+                "The journal at \(path) could not be opened (\(detail)); check that it, its -wal and -shm and its folder exist and can be read."
+            )
+        default:
+            let verb = writing ? "written" : "read"
+            return HandoffError(
+                .storageFailed,
+                "The journal at \(path) could not be \(verb) (\(detail)); nothing was changed. Check free space and permissions, then try again."
+            )
         }
-        try recordEvent(writer, entry.id, at: now, kind: kind, from: entry.state, to: state, note: note)
-        return checked(updated, writer)
     }
+}
 
-    /// `entry`, after checking in debug builds (the tests') that it is the row the writing connection now reads.
-    static func checked(_ entry: JournalEntry, _ writer: JournalWriter) -> JournalEntry {
-        assert((try? writer.entry(entry.id)) == entry, "the entry built for \(entry.id) is not the row written")
-        return entry
-    }
+/// Which payments ``PaymentJournal/forEachEntry(matching:_:)`` reads.
+public struct JournalFilter: Sendable, Hashable {
+    /// Only payments in these states; every state when `nil`.
+    public var states: Set<PaymentState>?
+    /// Only payments first written at or after this time.
+    public var createdSince: Date?
+    /// At most this many payments (the oldest that match).
+    public var limit: Int?
 
-    static func recordEvent(
-        _ writer: JournalWriter,
-        _ id: PaymentID,
-        at now: Date,
-        kind: String,
-        from: PaymentState?,
-        to: PaymentState,
-        note: String? = nil
-    ) throws {
-        try writer.execute(
-            .insertEvent,
-            [
-                .text(id.rawValue), .integer(now.journalTime), .text(kind), .text(from?.rawValue), .text(to.rawValue),
-                .text(note),
-            ]
-        )
+    /// Creates a filter; the default selects every payment.
+    public init(states: Set<PaymentState>? = nil, createdSince: Date? = nil, limit: Int? = nil) {
+        self.states = states
+        self.createdSince = createdSince
+        self.limit = limit
     }
 }
 

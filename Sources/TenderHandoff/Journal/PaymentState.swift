@@ -28,7 +28,7 @@ public enum PaymentState: String, Sendable, Hashable, Codable, CaseIterable, Cus
     case late
     /// The POS app could not be opened (REL-1): nothing was handed off. A callback is still matched.
     case notOpened = "not_opened"
-    /// Someone decided the outcome by hand (``HandoffCoordinator/resolve(_:as:transactionID:note:)``).
+    /// Someone decided the outcome by hand (``HandoffCoordinator/resolve(_:as:transactionID:note:overwritingCompleted:)``).
     case resolved
 
     /// Whether the state is final: ``completed``, ``tampered``, ``late`` or ``resolved``. Only an explicit,

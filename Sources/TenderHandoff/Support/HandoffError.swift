@@ -18,6 +18,13 @@ public struct HandoffError: TenderError {
         public static let journalCorrupt = Code(rawValue: "journal_corrupt")
         /// The journal file was written by a newer version of Tender.
         public static let journalTooNew = Code(rawValue: "journal_too_new")
+        /// Nothing is at the journal's path, and the journal was opened with
+        /// ``PaymentJournal/OpenMode/existing`` or ``PaymentJournal/OpenMode/readOnly``: only
+        /// ``PaymentJournal/OpenMode/create`` makes a new journal.
+        public static let journalNotFound = Code(rawValue: "journal_not_found")
+        /// What is at the journal's path is not a journal: a directory, an empty file, or another application's
+        /// SQLite database. Tender leaves it as it is and never starts a new journal over it.
+        public static let notAJournal = Code(rawValue: "not_a_journal")
         /// Reading or writing the journal failed (disk full, I/O error, locked for too long).
         /// When it happens while writing ahead, the POS app is not opened (REL-8).
         public static let storageFailed = Code(rawValue: "storage_failed")

@@ -50,10 +50,18 @@ extension SquareCredentialStore where Self == InMemoryCredentialStore {
 ///
 /// On Linux the file is `$XDG_DATA_HOME/tender/<name>.json` (or `~/.local/share/tender/<name>.json`).
 public func defaultSquareCredentialStore(named name: String = "square-authorization") -> any SquareCredentialStore {
+    defaultSquareCredentialStore(named: name, environment: ProcessInfo.processInfo.environment)
+}
+
+/// ``defaultSquareCredentialStore(named:)`` as it is chosen in `environment` (tests pass their own rather than change
+/// the process's, which other threads read at the same time).
+package func defaultSquareCredentialStore(
+    named name: String,
+    environment: [String: String]
+) -> any SquareCredentialStore {
     #if canImport(Security)
     return KeychainCredentialStore(account: name)
     #else
-    let environment = ProcessInfo.processInfo.environment
     let base: URL
     if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
         base = URL(fileURLWithPath: dataHome, isDirectory: true)

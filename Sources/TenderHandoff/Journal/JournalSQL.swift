@@ -1,0 +1,272 @@
+import Foundation
+import GRDB
+import TenderProviderAPI
+
+/// Every statement the journal runs, with named parameters (`:id`). Each goes through GRDB's statement cache
+/// (`Database.cachedStatement(sql:)`): prepared once per connection, then only bound and stepped. The tests read each
+/// one's query plan: every query reads an index whose entries are the rows it wants, never the whole table.
+enum JournalSQL {
+    /// A new payment; nothing when its ID exists.
+    static let insertPayment = """
+        INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints, state,
+            created_at, updated_at, expires_at)
+        VALUES (:id, :idempotencyKey, :provider, :amount, :currency, :endpoints, 'pending', :now, :now, :expiresAt)
+        ON CONFLICT (id) DO NOTHING
+        """
+
+    /// A hand-off's token digest, with the hand-off's own expiry (SEC-4).
+    static let insertToken = """
+        INSERT INTO handoff_token (token_hash, payment_id, issued_at, expires_at)
+        VALUES (:tokenHash, :id, :now, :expiresAt)
+        """
+
+    /// A row of a payment's history.
+    static let insertEvent = """
+        INSERT INTO payment_event (payment_id, at, kind, from_state, to_state, note)
+        VALUES (:id, :at, :kind, :from, :to, :note)
+        """
+
+    /// The entry with an ID.
+    static let entryByID = "SELECT \(JournalEntry.columns) FROM payment WHERE id = :id"
+
+    /// The entry a token digest was issued for, with its callback endpoints, the token's own expiry, when the token
+    /// gave an extra answer, and the digest of the token that answered the payment (``TokenMatch``).
+    static let entryByToken = """
+        SELECT \(JournalEntry.columns(of: "payment")), payment.callback_endpoints, payment.answered_token,
+            handoff_token.expires_at AS token_expires_at, handoff_token.answered_at AS token_answered_at
+        FROM handoff_token JOIN payment ON payment.id = handoff_token.payment_id
+        WHERE handoff_token.token_hash = :tokenHash
+        """
+
+    /// A token's extra answer noted (its payment had ended).
+    static let markTokenAnswered = "UPDATE handoff_token SET answered_at = :now WHERE token_hash = :tokenHash"
+
+    /// A payment's callback endpoints.
+    static let endpointsByID = "SELECT callback_endpoints FROM payment WHERE id = :id"
+
+    /// The opening noted.
+    static let markOpened = "UPDATE payment SET opened_at = :now WHERE id = :id"
+
+    /// The opening noted on an entry known to be as read: every column of an entry changes with its revision but
+    /// these two (see `PaymentJournal.transitionIfUnchanged`).
+    static let markOpenedIfUnchanged = """
+        UPDATE payment SET opened_at = :now
+        WHERE id = :id AND revision = :revision AND opened_at IS :openedAt AND acknowledged_at IS :acknowledgedAt
+        """
+
+    /// The one way a payment's state changes (see `PaymentJournal.transitionIfUnchanged`): guarded by the state,
+    /// revision and opening time read. `outcome` adds the outcome's columns; `extra` what else the change writes.
+    /// Each shape's text is made once.
+    static func transition(outcome: Bool, extra: TransitionExtra) -> String {
+        transitions[outcome ? 1 : 0][extra.index]
+    }
+
+    private static let transitions = [false, true].map { outcome in
+        TransitionExtra.allCases.map { extra in transitionText(outcome: outcome, extra: extra) }
+    }
+
+    private static func transitionText(outcome: Bool, extra: TransitionExtra) -> String {
+        var sql =
+            "UPDATE payment SET state = :state, revision = revision + 1, updated_at = :now, acknowledged_at = NULL"
+        if outcome {
+            sql += """
+                , outcome_status = :status, outcome_amount_minor_units = :outcomeAmount,
+                outcome_currency = :outcomeCurrency, outcome_transaction_id = :transactionID,
+                outcome_error_code = :errorCode, outcome_message = :message, outcome_assurance = :assurance,
+                outcome_source = :source
+                """
+        }
+        if let assignments = extra.assignments { sql += ", " + assignments }
+        // `opened_at` is the one column of an entry that changes without a new revision (besides `acknowledged_at`,
+        // which this update clears): guarding it too makes the entry the update leaves exactly the one read plus
+        // what the update writes.
+        return sql + " WHERE id = :id AND state = :fromState AND revision = :revision AND opened_at IS :openedAt"
+    }
+
+    /// The app's acknowledgement.
+    static let acknowledge = """
+        UPDATE payment SET acknowledged_at = :now
+        WHERE id = :id AND revision = :revision AND state <> 'pending' AND acknowledged_at IS NULL
+        """
+
+    /// A verdict of the provider's server.
+    static func verification(_ kind: PaymentVerdict) -> String {
+        let assurance = kind == .confirmed ? ", outcome_assurance = 'verified_with_provider'" : ""
+        let delivery = kind == .contradicted ? ", acknowledged_at = NULL" : ""
+        return """
+            UPDATE payment SET verification = :verdict, verified_at = :now, verification_note = :note,
+                revision = revision + 1, updated_at = :now\(assurance)\(delivery)
+            WHERE id = :id AND revision = :revision AND state = 'completed' AND outcome_source = 'callback'
+            """
+    }
+
+    /// Ended (terminal), acknowledged payments last changed before a time (REL-9), found through
+    /// `payment_acknowledged`: named, since SQLite's planner, without statistics, would rather read `payment_by_state`
+    /// for the four states, which is most of the history. The states are compared one by one: SQLite runs `IN` with
+    /// more than two values through a temporary index built each time.
+    ///
+    /// `INDEXED BY` only in statements that run on a journal opened for writing, which is always migrated (a read-only
+    /// journal may be older than the index).
+    static let prune = """
+        DELETE FROM payment INDEXED BY payment_acknowledged
+        WHERE acknowledged_at IS NOT NULL AND updated_at < :cutoff
+          AND (state = 'completed' OR state = 'tampered' OR state = 'late' OR state = 'resolved')
+        """
+
+    /// Pending payments whose expiry has passed, oldest first, found through `payment_pending` (named: the planner
+    /// would take `payment_by_state` as readily, which is as quick but not bounded by its size).
+    static let overdue = """
+        SELECT \(JournalEntry.columns) FROM payment INDEXED BY payment_pending
+        WHERE state = 'pending' AND expires_at <= :now ORDER BY created_at, id
+        """
+
+    /// Pending payments, oldest first, through `payment_pending` (recover()'s, on a journal opened for writing).
+    static let pending = """
+        SELECT \(JournalEntry.columns) FROM payment INDEXED BY payment_pending
+        WHERE state = 'pending' ORDER BY created_at, id
+        """
+
+    /// Payments that left pending and were not acknowledged since, in the order they changed, through
+    /// `payment_undelivered`.
+    static let undelivered = """
+        SELECT \(JournalEntry.columns) FROM payment
+        WHERE acknowledged_at IS NULL AND state <> 'pending' ORDER BY updated_at, id
+        """
+
+    /// Every payment created at or after a time, oldest first, at most `:limit` (`-1`: all), through
+    /// `payment_by_creation`.
+    static let list = """
+        SELECT \(JournalEntry.columns) FROM payment
+        WHERE created_at >= :since ORDER BY created_at, id LIMIT :limit
+        """
+
+    /// The payments of one state created at or after a time, oldest first, at most `:limit`, through
+    /// `payment_by_state`.
+    static let listState = """
+        SELECT \(JournalEntry.columns) FROM payment
+        WHERE state = :state AND created_at >= :since ORDER BY created_at, id LIMIT :limit
+        """
+
+    /// Every query and change above, named, with each shape of the transition: what the tests read the plans of.
+    static var all: [(name: String, sql: String)] {
+        var all: [(name: String, sql: String)] = [
+            ("insertPayment", insertPayment), ("insertToken", insertToken), ("insertEvent", insertEvent),
+            ("entryByID", entryByID), ("entryByToken", entryByToken), ("markTokenAnswered", markTokenAnswered),
+            ("endpointsByID", endpointsByID), ("markOpened", markOpened),
+            ("markOpenedIfUnchanged", markOpenedIfUnchanged), ("acknowledge", acknowledge),
+            ("verification confirmed", verification(.confirmed)),
+            ("verification contradicted", verification(.contradicted)), ("prune", prune), ("overdue", overdue),
+            ("pending", pending), ("undelivered", undelivered), ("list", list), ("listState", listState),
+        ]
+        for outcome in [false, true] {
+            for extra in [TransitionExtra.none, .reopening, .answer, .resolution] {
+                all.append(("transition \(outcome) \(extra)", transition(outcome: outcome, extra: extra)))
+            }
+        }
+        return all
+    }
+}
+
+/// What a state change writes beyond state, revision and outcome, with its values.
+enum TransitionChange {
+    /// Nothing more.
+    case none
+    /// A new hand-off of the payment: one more hand-off, a new expiry, the callback endpoints (JSON, as stored).
+    case reopening(expiresAt: Date, endpoints: String)
+    /// A callback's answer: the digest of the token it carried, noted as the payment's answering token.
+    case answer(tokenDigest: [UInt8])
+    /// A decision by hand: resolved at the change's time, from the state the payment was in, with the change's note.
+    case resolution
+
+    /// The shape of the update that writes it.
+    var extra: TransitionExtra {
+        switch self {
+        case .none: .none
+        case .reopening: .reopening
+        case .answer: .answer
+        case .resolution: .resolution
+        }
+    }
+}
+
+/// How a state change's update is widened beyond state, revision and outcome: the shapes of
+/// ``JournalSQL/transition(outcome:extra:)``.
+enum TransitionExtra: Int, Hashable, CaseIterable, CustomStringConvertible {
+    /// Nothing more.
+    case none
+    /// A new hand-off of the payment: `handoff_count`, `expires_at`, `callback_endpoints`.
+    case reopening
+    /// A callback's answer: `answered_token`.
+    case answer
+    /// A decision by hand: `resolved_at`, `resolved_from_state`, `resolution_note`, `resolution_reported_outcome`.
+    case resolution
+
+    /// The shape's place in ``allCases``.
+    var index: Int { rawValue }
+
+    /// The assignments the update adds, after a comma.
+    var assignments: String? {
+        switch self {
+        case .none: nil
+        case .reopening: "handoff_count = handoff_count + 1, expires_at = :expiresAt, callback_endpoints = :endpoints"
+        case .answer: "answered_token = :answeredToken"
+        case .resolution:
+            "resolved_at = :now, resolved_from_state = :previousState, resolution_note = :note, resolution_reported_outcome = :reported"
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .none: "none"
+        case .reopening: "reopening"
+        case .answer: "answer"
+        case .resolution: "resolution"
+        }
+    }
+}
+
+/// A `payment` row read as an entry: GRDB's record protocol, the row decoded by column name.
+struct PaymentRecord: FetchableRecord {
+    var entry: JournalEntry
+
+    init(row: Row) throws {
+        entry = try JournalEntry(row: row)
+    }
+}
+
+/// A row of ``JournalSQL/entryByToken``: the payment a token was issued for, and what the token's row says.
+struct TokenMatch: FetchableRecord {
+    var entry: JournalEntry
+    /// The payment's callback endpoints, as stored.
+    var endpoints: String?
+    /// When the token's own hand-off expires; `nil` in a row not written by Tender.
+    var tokenExpiresAt: Int64?
+    /// When the token gave an extra answer, if it did.
+    var tokenAnsweredAt: Int64?
+    /// The digest of the token whose callback ended the payment.
+    var answeredToken: Data?
+
+    init(row: Row) throws {
+        entry = try JournalEntry(row: row)
+        endpoints = try JournalEntry.column(row, "callback_endpoints")
+        tokenExpiresAt = try JournalEntry.column(row, "token_expires_at")
+        tokenAnsweredAt = try JournalEntry.column(row, "token_answered_at")
+        answeredToken = try JournalEntry.column(row, "answered_token")
+    }
+}
+
+extension Database {
+    /// Runs a change through the statement cache with named arguments; returns how many rows it changed.
+    ///
+    /// A statement given a blob (`blob`: the argument that holds a token digest) is bound again with `NULL` there once
+    /// it ran, so that the cached statement does not keep the bytes for the life of the connection (LeakSanitizer took
+    /// such bytes for a leak).
+    @discardableResult
+    func run(_ sql: String, _ arguments: StatementArguments, blob: String? = nil) throws -> Int {
+        let statement = try cachedStatement(sql: sql)
+        try statement.execute(arguments: arguments)
+        let changes = changesCount
+        if let blob { try statement.setArguments(arguments &+ [blob: DatabaseValue.null]) }
+        return changes
+    }
+}

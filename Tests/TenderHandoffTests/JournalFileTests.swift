@@ -1,0 +1,344 @@
+import Foundation
+import GRDB
+import Tender
+import Testing
+
+@testable import TenderHandoff
+
+/// The bytes of the journal's three files (`nil` for one that is not there).
+func journalFiles(_ path: String) -> [String: Data?] {
+    var files: [String: Data?] = [:]
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        files[suffix] = FileManager.default.contents(atPath: path + suffix)
+    }
+    return files
+}
+
+/// Pays `count` payments and answers every other one, acknowledging half of those.
+func fill(_ journal: PaymentJournal, payments count: Int) throws {
+    let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
+    for index in 0..<count {
+        let prepared = try coordinator.prepare(SquareFixture.request(minorUnits: 100 + index))
+        guard index % 2 == 0 else { continue }
+        let entry = try #require(try coordinator.handleCallback(try SquareFixture.reply(to: prepared.url))?.entry)
+        if index % 4 == 0 { try coordinator.acknowledge(entry) }
+    }
+}
+
+@Suite("Journal file: opening, reading without writing, backups, migrations, what is not a journal")
+struct JournalFileTests {
+    @Test(
+        "every query the hand-off, recover() and the CLI run reads an index of the rows it wants (EXPLAIN QUERY PLAN)"
+    )
+    func queryPlans() throws {
+        let directory = TemporaryDirectory()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: ManualClock())
+        try fill(journal, payments: 40)
+        // The index each set-reading query must use: one whose entries are the rows it wants.
+        let expected = [
+            "pending": "payment_pending", "overdue": "payment_pending", "undelivered": "payment_undelivered",
+            "prune": "payment_acknowledged", "list": "payment_by_creation", "listState": "payment_by_state",
+            "entryByToken": "handoff_token USING PRIMARY KEY",
+        ]
+        try journal.pool.read { db in
+            for (name, sql) in JournalSQL.all {
+                let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: nulls(sql))
+                    .map { $0["detail"] as String? ?? "" }
+                for step in plan {
+                    // A whole-table scan, or a sort of what was read, would grow with the history.
+                    #expect(!step.hasPrefix("SCAN payment") || step.contains("INDEX"), "\(name): \(plan)")
+                    #expect(!step.hasPrefix("SCAN handoff_token") && !step.hasPrefix("SCAN payment_event"), "\(name)")
+                    #expect(!step.contains("TEMP B-TREE"), "\(name): \(plan)")
+                }
+                if let index = expected[name] {
+                    #expect(plan.contains { $0.contains(index) }, "\(name): \(plan)")
+                }
+            }
+        }
+    }
+
+    @Test("opening does constant-time work: a damaged page that opening does not read is found by check(full:) only")
+    func openingDoesNotCheckEverything() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        let page: Int
+        do {
+            let journal = try PaymentJournal(path: path, clock: ManualClock())
+            try fill(journal, payments: 300)
+            // A leaf page of the payments' history, which opening never reads.
+            page = try #require(
+                try journal.pool.read { db in
+                    try Int.fetchOne(
+                        db,
+                        sql:
+                            "SELECT pageno FROM dbstat WHERE name = 'payment_event' AND pagetype = 'leaf' LIMIT 1 OFFSET 2"
+                    )
+                }
+            )
+            try journal.close()
+        }
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(page - 1) * 4096)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+        try handle.close()
+        // Both open (the old journal ran integrity_check at every open and refused it here)...
+        let journal = try PaymentJournal(path: path, clock: ManualClock(), mode: .existing)
+        let readOnly = try PaymentJournal(path: path, clock: ManualClock(), mode: .readOnly)
+        // ...and the check on demand finds the damage: it lists it, or meets a page too damaged to go on.
+        for journal in [journal, readOnly] {
+            do {
+                #expect(try journal.check(full: true) != ["ok"])
+            } catch let error as HandoffError {
+                #expect(error.code == .journalCorrupt)
+            }
+        }
+    }
+
+    @Test("reading never writes: no side file made, and the file's bytes the same, closed or after a crash")
+    func readingNeverWrites() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        let writer = try PaymentJournal(path: path, clock: ManualClock())
+        try fill(writer, payments: 12)
+        // A process that ended without closing: its three files as they are while it runs.
+        let crashed = directory.path("crashed.sqlite")
+        for suffix in ["", "-wal", "-shm"] {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
+        }
+        let expected = try writer.entries()
+        try writer.close()
+        #expect(FileManager.default.fileExists(atPath: path + "-wal") == false)
+
+        for file in [path, crashed] {
+            let before = journalFiles(file)
+            let journal = try PaymentJournal(path: file, clock: ManualClock(), mode: .readOnly)
+            #expect(try journal.entries() == expected)
+            #expect(try journal.entry(expected[3].id) == expected[3])
+            #expect(try journal.undeliveredEntries().count == expected.filter(\.isUndelivered).count)
+            #expect(try journal.check(full: true) == ["ok"])
+            #expect(try journal.check(full: false) == ["ok"])
+            #expect(journalFiles(file) == before, "\(file)")
+            // A change is refused, and writes nothing either.
+            expectError(.storageFailed) { try journal.acknowledge(expected[0]) }
+            #expect(journalFiles(file) == before)
+        }
+        #expect(journalFiles(crashed)["-wal"] != nil, "the crashed journal's payments were in its -wal")
+    }
+
+    @Test("close() copies everything into the journal file: the file alone, copied elsewhere, has every payment")
+    func closeCheckpoints() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        let journal = try PaymentJournal(path: path, clock: ManualClock())
+        try fill(journal, payments: 11)
+        let expected = try journal.entries()
+        #expect(try JournalFiles.status(path + "-wal")?.size ?? 0 > 0, "payments were in the -wal before close")
+        try journal.close()
+        try journal.close()  // twice: nothing
+        expectError(.storageFailed) { try journal.entries() }
+        let alone = directory.path("alone.sqlite")
+        try FileManager.default.copyItem(atPath: path, toPath: alone)
+        #expect(try PaymentJournal(path: alone, clock: ManualClock(), mode: .readOnly).entries() == expected)
+    }
+
+    @Test("a backup made while another task pays is one consistent file with every payment committed before it")
+    func backupWhilePaying() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        let journal = try PaymentJournal(path: path, clock: ManualClock())
+        try fill(journal, payments: 50)
+        let before = Set(try journal.entries().map(\.id))
+        let paying = Task.detached {
+            let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
+            for index in 0..<60 { _ = try coordinator.prepare(SquareFixture.request(minorUnits: 5_000 + index)) }
+        }
+        var copies: [String] = []
+        for round in 0..<4 {
+            let copy = directory.path("backup-\(round).sqlite")
+            _ = try journal.backup(to: copy)
+            copies.append(copy)
+        }
+        try await paying.value
+        let after = Set(try journal.entries().map(\.id))
+        for copy in copies {
+            #expect(!FileManager.default.fileExists(atPath: copy + "-wal"))
+            let restored = try PaymentJournal(path: copy, clock: ManualClock(), mode: .readOnly)
+            #expect(try restored.check(full: true) == ["ok"])
+            let ids = Set(try restored.entries().map(\.id))
+            #expect(before.isSubset(of: ids) && ids.isSubset(of: after))
+        }
+        // Never over an existing file.
+        let error = #expect(throws: HandoffError.self) { try journal.backup(to: copies[0]) }
+        #expect(error?.message.contains("never overwrites") == true)
+    }
+
+    @Test("eight journals opening one new file at once all succeed with one schema, again and again")
+    func concurrentFirstOpens() async throws {
+        for _ in 0..<10 {
+            let directory = TemporaryDirectory()
+            let path = directory.path("journal.sqlite")
+            let results = await withTaskGroup(of: Result<[String], any Error>.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        Result {
+                            let journal = try PaymentJournal(path: path, clock: ManualClock())
+                            defer { try? journal.close() }
+                            return try journal.pool.read { try PaymentJournal.appliedMigrations($0) }
+                        }
+                    }
+                }
+                var all: [Result<[String], any Error>] = []
+                for await result in group { all.append(result) }
+                return all
+            }
+            for result in results {
+                #expect(try result.get() == PaymentJournal.migrations.map(\.identifier))
+            }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+                .filter { $0.contains(".new-") }
+            #expect(leftovers.isEmpty)
+        }
+    }
+
+    @Test(
+        "what is not a journal is an error naming the file, and is left as it was",
+        arguments: ["empty", "directory", "other application", "no tables", "not SQLite"]
+    )
+    func notAJournal(kind: String) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        var expected: HandoffError.Code = .notAJournal
+        switch kind {
+        case "empty":
+            _ = FileManager.default.createFile(atPath: path, contents: Data())
+        case "directory":
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        case "other application", "no tables":
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { db in
+                if kind == "other application" {
+                    try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+                    try db.execute(sql: "INSERT INTO notes (text) VALUES ('mine')")
+                } else {
+                    try db.execute(sql: "PRAGMA user_version = 3")
+                }
+            }
+            try queue.close()
+        default:
+            expected = .journalCorrupt
+            try Data("not a database, not even close".utf8).write(to: URL(fileURLWithPath: path))
+        }
+        let before = journalFiles(path)
+        for mode in [PaymentJournal.OpenMode.create, .existing, .readOnly] {
+            let error = #expect(throws: HandoffError.self, "\(kind), \(mode)") {
+                try PaymentJournal(path: path, clock: ManualClock(), mode: mode)
+            }
+            #expect(error?.code == expected, "\(kind), \(mode): \(String(describing: error))")
+            #expect(error?.message.contains(path) == true, "\(String(describing: error?.message))")
+            if kind == "directory" { #expect(error?.message.contains("is a directory") == true) }
+            #expect(journalFiles(path) == before, "\(kind), \(mode): the file was changed")
+        }
+    }
+
+    @Test("only OpenMode.create makes a journal where nothing is; the others say there is none")
+    func missingJournal() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("nested/journal.sqlite")
+        for mode in [PaymentJournal.OpenMode.existing, .readOnly] {
+            expectError(.journalNotFound) { try PaymentJournal(path: path, clock: ManualClock(), mode: mode) }
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+        let journal = try PaymentJournal(path: path, clock: ManualClock())
+        #expect(try journal.entries().isEmpty)
+        #expect(try PaymentJournal(path: path, clock: ManualClock(), mode: .existing).entries().isEmpty)
+    }
+
+    @Test("a read-only or full disk is said to be one, never 'could not be read (… attempt to write …)'")
+    func openErrorsSayWhatHappened() {
+        let path = "/tmp/journal.sqlite"
+        let readOnly = PaymentJournal.openingError(
+            DatabaseError(resultCode: .SQLITE_READONLY, message: "attempt to write a readonly database"),
+            path: path
+        )
+        #expect(readOnly.message.contains("could not be written: it, its -wal or -shm, or its folder is read-only"))
+        let full = PaymentJournal.storageError(
+            DatabaseError(resultCode: .SQLITE_FULL, message: "database or disk is full"),
+            writing: false,
+            path: path
+        )
+        #expect(full.message.contains("the disk is full"))
+        for error in [readOnly, full] {
+            #expect(!error.message.contains("could not be read"), "\(error.message)")
+            #expect(error.message.contains(path))
+        }
+    }
+
+    @Test("an old journal opened by many connections at once is migrated once, and keeps its payments")
+    func concurrentMigrationOfAnOldJournal() async throws {
+        for _ in 0..<5 {
+            let directory = TemporaryDirectory()
+            let path = directory.path("journal.sqlite")
+            let queue = try DatabaseQueue(path: path)
+            _ = try await queue.writeWithoutTransaction { db in
+                try PaymentJournal.migrate(db, path: path, upTo: "v2")
+            }
+            try await queue.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency,
+                            callback_endpoints, state, created_at, updated_at, expires_at)
+                        VALUES ('order-1', ?, 'square', 1250, 'USD', '["my-app://done"]', 'pending', 0, 0, 1)
+                        """,
+                    arguments: [UUID().uuidString.lowercased()]
+                )
+            }
+            try queue.close()
+            let results = await withTaskGroup(of: Result<Int, any Error>.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        Result {
+                            let journal = try PaymentJournal(path: path, clock: ManualClock(), mode: .existing)
+                            defer { try? journal.close() }
+                            return try journal.entries().count
+                        }
+                    }
+                }
+                var all: [Result<Int, any Error>] = []
+                for await result in group { all.append(result) }
+                return all
+            }
+            for result in results { #expect(try result.get() == 1) }
+            let journal = try PaymentJournal(path: path, clock: ManualClock(), mode: .readOnly)
+            #expect(
+                try journal.read { try PaymentJournal.appliedMigrations($0) }
+                    == PaymentJournal.migrations.map(\.identifier)
+            )
+        }
+    }
+
+    @Test("prune never deletes a pending, unknown, not-opened or unacknowledged payment (REL-9)")
+    func pruneKeepsOpenWork() throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: clock)
+        let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
+        let kept = try coordinator.prepare(SquareFixture.request())  // stays pending, then expires to unknown
+        let notOpened = try coordinator.prepare(SquareFixture.request())
+        let marked = try #require(try journal.markOpenFailed(notOpened.entry.id, handoff: 1))
+        #expect(marked.state == .notOpened)
+        try coordinator.acknowledge(marked)
+        let ended = try coordinator.prepare(SquareFixture.request())
+        let completed = try #require(try coordinator.handleCallback(try SquareFixture.reply(to: ended.url))?.entry)
+        try coordinator.acknowledge(completed)
+        let unacknowledged = try coordinator.prepare(SquareFixture.request())
+        _ = try coordinator.handleCallback(try SquareFixture.reply(to: unacknowledged.url))
+        clock.advance(by: 86_400)
+        let expired = try journal.expireOverduePayments()
+        #expect(expired.map(\.id) == [kept.entry.id])
+        for entry in expired { try coordinator.acknowledge(entry) }
+        clock.advance(by: 400 * 86_400)
+        #expect(try journal.prune(retention: .seconds(1)) == 1)
+        let left = Set(try journal.entries().map(\.id))
+        #expect(left == [kept.entry.id, notOpened.entry.id, unacknowledged.entry.id])
+    }
+}
