@@ -192,7 +192,8 @@ enum POSPages {
         body += "<h2>The merchant</h2>\n<dl>\n"
         let merchant: [(String, String)] = [
             ("Logged in", profile.isLoggedIn ? "yes" : "no"), ("Location", profile.locationID),
-            ("Currency", profile.currency.code), ("SumUp currency", profile.sumUpCurrency.code),
+            ("Currency", profile.currency.code),
+            ("SumUp currency", profile.sumUp.currency?.code ?? "the request's, whichever it is"),
             ("Tenders", profile.tenders.joined(separator: ", ")),
             ("Registered callback URLs", profile.callbackURLs?.joined(separator: ", ") ?? "any"),
         ]
