@@ -19,6 +19,13 @@ struct SandboxPagesTests {
         ).correlated(with: Pages.token).urlString()
     }
 
+    /// A merchant whose SumUp account is in pounds: a euro request is refused (`currency_mismatch`).
+    static var poundProfile: MerchantProfile {
+        var profile = MerchantProfile.default
+        profile.sumUp.currency = .gbp
+        return profile
+    }
+
     @Test("SumUp's page shows both callbacks, labelled by answer, and each answer opens the one it shows (sumup §2)")
     func sumUpDestinations() async throws {
         try await Pages.withSandbox { _, base, _ in
@@ -49,9 +56,7 @@ struct SandboxPagesTests {
 
     @Test("when the app refuses the request, every answer goes where the refusal goes, and the page says so once")
     func refusedDestinations() async throws {
-        var profile = MerchantProfile.default
-        profile.sumUp.currency = .gbp
-        try await Pages.withSandbox(profile: profile) { _, base, _ in
+        try await Pages.withSandbox(profile: Self.poundProfile) { _, base, _ in
             let page = try await Pages.open(try Self.sumUpRequest(), base: base)
             #expect(page.response.body.contains("<dt>Answers on</dt><dd>my-app://fail</dd>"))
             let approved = try await Pages.answer(page, base: base, [("outcome", "approve")])
@@ -125,11 +130,9 @@ struct SandboxPagesTests {
 
     @Test("the log counts problems in words: 1 problem, 2 problems")
     func plurals() async throws {
-        var profile = MerchantProfile.default
-        profile.sumUp.currency = .gbp
-        try await Pages.withSandbox(profile: profile) { server, base, capture in
+        try await Pages.withSandbox(profile: Self.poundProfile) { server, base, capture in
             let one = try await Pages.open(try Self.sumUpRequest(), base: base)
-            var offline = profile
+            var offline = Self.poundProfile
             offline.isOnline = false
             await server.posApps.setProfile(offline)
             let two = try await Pages.open(try Self.sumUpRequest(currency: .chf), base: base)
