@@ -49,12 +49,14 @@ public actor SandboxServer {
         )
     }
 
-    /// The route groups the server serves, each in its own folder.
+    /// The route groups the server serves, each in its own folder; the `404` for everything else comes last.
     private nonisolated var routeGroups: [any SandboxRouteGroup] {
-        [
+        let posApps = POSAppRoutes(sandbox: posApps, listeningHost: configuration.host)
+        return [
             SquareConnectRoutes(sandbox: squareConnect),
             SumUpRoutes(sandbox: sumUp),
-            POSAppRoutes(sandbox: posApps, listeningHost: configuration.host),
+            posApps,
+            NotFoundRoute(routes: posApps),
         ]
     }
 

@@ -2,8 +2,10 @@ public import Tender
 
 /// The merchant account and device a simulated POS app runs with.
 ///
-/// The ``default`` profile is a logged-in, activated US merchant: USD, a card minimum of 1.00, every tender,
-/// and any application ID, callback URL and affiliate key accepted. Load a JSON file to restrict or change any
+/// The ``default`` profile is a logged-in, activated US merchant: USD for Square Point of Sale and Swipe, a SumUp
+/// account in whichever currency a request names (the developer's own, so `--currency EUR` works as SumUp's
+/// documents show), a card minimum of 1.00, every tender, and any application ID, callback URL and affiliate key
+/// accepted. Load a JSON file to restrict or change any
 /// of it (every key optional; unknown keys are refused so a typo cannot go unnoticed):
 ///
 /// ```json
@@ -21,10 +23,12 @@ public import Tender
 /// }
 /// ```
 ///
-/// The device state (`logged_in`, `activated`, `online`), the ``currency`` and the ``cardLimits`` apply to every
-/// simulated app. ``applicationIDs``, the location, the customer directory, ``tenders`` and ``appVersion``
-/// describe Square Point of Sale; ``sumUp`` holds what only SumUp has. SoftPOS takes euros whatever the
-/// profile's currency, as the real app does. ``callbackURLs`` is checked by Square Point of Sale, and by the
+/// The device state (`logged_in`, `activated`, `online`) and the ``cardLimits`` apply to every simulated app.
+/// ``currency`` is Square Point of Sale's and Swipe's account currency. ``applicationIDs``, the location, the
+/// customer directory, ``tenders`` and ``appVersion`` describe Square Point of Sale; ``sumUp`` holds what only
+/// SumUp has, its account's currency among it: a SumUp merchant account has one currency, and a request in another
+/// is refused (`currency_mismatch`) once the profile names it (`"sumup": {"currency": "EUR"}`). SoftPOS takes euros
+/// whatever the profile's currency, as the real app does. ``callbackURLs`` is checked by Square Point of Sale, and by the
 /// sandbox for every app before it redirects a browser.
 public struct MerchantProfile: Sendable, Hashable {
     /// The application IDs registered for the POS API; `nil` accepts any.
@@ -66,13 +70,16 @@ public struct MerchantProfile: Sendable, Hashable {
     public struct SumUpAccount: Sendable, Hashable {
         /// The affiliate keys SumUp issued for the calling apps' bundle IDs; `nil` accepts any.
         public var affiliateKeys: [String]?
-        /// The SumUp merchant's currency when it is not the profile's ``MerchantProfile/currency``.
+        /// The SumUp merchant account's one currency: a request in any other is refused (`currency_mismatch`).
+        /// `nil` stands for an account in whichever currency the request names, as a developer's own account is
+        /// (SumUp's documents show `EUR`, `GBP`, `BRL`, `CHF`, `PLN` and `USD`); it is not the profile's
+        /// ``MerchantProfile/currency``, which is Square's and Swipe's.
         public var currency: Currency?
         /// The SumUp app's version, such as `2.80`. Before 1.53 it reports no transaction code, before 1.53.2 it
         /// does not echo `foreign-tx-id` (sumup §1, §2).
         public var appVersion: String
 
-        /// Any affiliate key, the profile's currency, a current app.
+        /// Any affiliate key, an account in the request's currency, a current app.
         public static let `default` = SumUpAccount(affiliateKeys: nil, currency: nil, appVersion: "2.80")
 
         /// Creates SumUp's side of a profile.
@@ -97,7 +104,8 @@ public struct MerchantProfile: Sendable, Hashable {
         }
     }
 
-    /// A logged-in, activated US merchant: USD, card minimum 1.00, every tender, any app and callback.
+    /// A logged-in, activated US merchant: USD for Square and Swipe, SumUp in the request's currency, card minimum
+    /// 1.00 in every currency it takes, every tender, any app and callback.
     public static let `default` = MerchantProfile(
         applicationIDs: nil,
         callbackURLs: nil,
@@ -113,12 +121,16 @@ public struct MerchantProfile: Sendable, Hashable {
         customers: nil,
         tenders: ["card", "cash", "other", "square-gift-card", "card-on-file", "paypay"],
         appVersion: "6.40",
-        cardLimits: [
-            .usd: CardLimit(minimum: 100, maximum: 5_000_000), .cad: CardLimit(minimum: 100, maximum: 5_000_000),
-            .aud: CardLimit(minimum: 100, maximum: 5_000_000), .gbp: CardLimit(minimum: 100, maximum: 5_000_000),
-            .eur: CardLimit(minimum: 100, maximum: 5_000_000), .jpy: CardLimit(minimum: 100, maximum: 5_000_000),
-        ]
+        cardLimits: MerchantProfile.defaultCardLimits
     )
+
+    /// 1.00 to 50,000.00 (¥100 to ¥5,000,000) in the currencies Square Point of Sale supports and in those SumUp's
+    /// documents show, so a SumUp account in any of them has limits too.
+    private static let defaultCardLimits: [Currency: CardLimit] = {
+        let codes = ["USD", "CAD", "AUD", "GBP", "EUR", "JPY", "BRL", "CHF", "PLN"]
+        let currencies = codes.compactMap { try? Currency(code: $0) }
+        return Dictionary(uniqueKeysWithValues: currencies.map { ($0, CardLimit(minimum: 100, maximum: 5_000_000)) })
+    }()
 
     /// Creates a profile; see ``default`` for typical values.
     public init(
@@ -156,9 +168,6 @@ public struct MerchantProfile: Sendable, Hashable {
         self.cardLimits = cardLimits
         self.sumUp = sumUp
     }
-
-    /// The merchant's currency in SumUp: ``SumUpAccount/currency``, else ``currency``.
-    public var sumUpCurrency: Currency { sumUp.currency ?? currency }
 
     /// The card limit for an amount's currency, and which bound it breaks: `nil` when it is within the limits or
     /// the currency has none.

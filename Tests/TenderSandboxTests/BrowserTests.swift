@@ -12,7 +12,9 @@ import Glibc
 #endif
 
 /// The sandbox's page in a real browser: headless Chromium, driven over the W3C WebDriver protocol by
-/// chromedriver, opens a POS request page, clicks Approve, and follows the `303` to the callback URL.
+/// chromedriver, opens a POS request page, clicks Approve, and follows the `303` to the callback URL; and lays every
+/// page out on a phone (390×844, as Safari in the iOS Simulator) and in a desktop window (1280×900), measuring each
+/// control's bounding box against its card and the viewport.
 ///
 /// Chromium and chromedriver come from Debian's `chromium` and `chromium-driver`, which `.ci/run` installs. CI
 /// sets `TENDER_REQUIRE_BROWSER=1`, so there a missing browser fails the test (with how to install it): CI can
@@ -45,6 +47,8 @@ struct BrowserTests {
         let base = try await sandbox.start()
         let driver = try await WebDriver.launch(tools)
         do {
+            // On a phone, as in Safari in the iOS Simulator.
+            try await driver.emulate(Self.viewports[0])
             let callbackURL = "http://127.0.0.1:\(receiverPort)/callback?order=7"
             let request = try SquareRequest(
                 applicationID: "sq0idp-browser",
@@ -76,6 +80,152 @@ struct BrowserTests {
         await sandbox.stop()
         await receiver.stop()
     }
+
+    /// The sizes every page must work at: an iPhone's Safari (390×844, a phone's viewport: `mobile`, so the page's
+    /// `viewport` meta tag counts) and a desktop window (1280×900).
+    static let viewports = [
+        Viewport(name: "390x844", width: 390, height: 844, isMobile: true),
+        Viewport(name: "1280x900", width: 1280, height: 900, isMobile: false),
+    ]
+
+    @Test(
+        "every page fits a phone and a desktop window: controls inside their card and the viewport, Approve first and widest",
+        .enabled(
+            if: shouldRun,
+            "Chromium and chromedriver are not installed: `sudo apt-get install chromium chromium-driver` (.ci/run does)"
+        )
+    )
+    func layout() async throws {
+        let tools = try BrowserTools.locate()
+        let sandbox = SandboxServer()
+        let base = try await sandbox.start()
+        let driver = try await WebDriver.launch(tools)
+        do {
+            var pages: [(name: String, url: String, hasAnswers: Bool)] = []
+            for (name, request) in try Self.layoutRequests() {
+                pages.append((name, try POSAppsSandbox.pageURL(for: request, baseURL: base).absoluteString, true))
+            }
+            // A request answered already: its page says so and offers to answer it again.
+            let answered = try SwipeRequest(
+                amount: Money(minorUnits: 500, currency: .usd),
+                returnURL: URL(string: "my-app://swipe-done"),
+                returnAppName: "My App"
+            ).correlated(with: Self.token).urlString()
+            let answeredPage = try POSAppsSandbox.pageURL(for: answered, baseURL: base).absoluteString
+            let opened = try await HTTPProbe.get(answeredPage)
+            let id = try #require(opened.body.firstCapture(#"action="/requests/([0-9a-f]+)/answer""#))
+            let nonce = try #require(opened.body.firstCapture(#"name="nonce" value="([0-9a-f]+)""#))
+            let declined = try await HTTPProbe.postForm(
+                base.absoluteString + "/requests/\(id)/answer",
+                [("nonce", nonce), ("outcome", "decline")]
+            )
+            #expect(declined.status == 303)
+            pages.append(("answered", answeredPage, false))
+            // The index lists the requests above, so it is opened after them; the 404 page is the sandbox's own.
+            pages.append(("index", base.absoluteString + "/", false))
+            pages.append(("not-found", base.absoluteString + "/nowhere", false))
+            for viewport in Self.viewports {
+                try await driver.emulate(viewport)
+                for page in pages {
+                    try await driver.navigate(to: page.url)
+                    let report = try await driver.layoutReport(expectingAnswers: page.hasAnswers)
+                    let shot = try await driver.screenshot()
+                    // `swift test --attachments-path DIR` keeps them, to look at.
+                    Attachment.record(shot, named: "\(page.name)-\(viewport.name).png")
+                    #expect(report.innerWidth == viewport.width, "\(page.name) at \(viewport.name): the viewport")
+                    #expect(report.problems.isEmpty, "\(page.name) at \(viewport.name): \(report.problems)")
+                }
+            }
+        } catch {
+            await driver.quit()
+            await sandbox.stop()
+            throw error
+        }
+        await driver.quit()
+        await sandbox.stop()
+    }
+
+    /// One request per page: every provider, SoftPOS's sale and refund, and a request the app finds wrong (its
+    /// problems shown above the buttons). Long values where a page could overflow: the note, the URLs, the IDs.
+    static func layoutRequests() throws -> [(String, String)] {
+        let note = "Table 4: two flat whites, one oat-milk cortado and a slice of the lemon-poppyseed loaf cake"
+        return [
+            (
+                "square",
+                try SquareRequest(
+                    applicationID: "sq0idp-browser",
+                    callbackURL: try #require(URL(string: "my-app://payment-finished/square-point-of-sale")),
+                    amount: Money(minorUnits: 1250, currency: .usd),
+                    notes: note,
+                    customerID: "CUSTOMER-7Q2W9E4R6T8Y0U1I3O5P",
+                    supportedTenderTypes: [.card, .cash, .other]
+                ).correlated(with: token).urlString()
+            ),
+            (
+                "square-refused",
+                try SquareRequest(
+                    applicationID: "sq0idp-browser",
+                    callbackURL: try #require(URL(string: "my-app://done")),
+                    amount: Money(minorUnits: 50, currency: .usd),
+                    supportedTenderTypes: [.card]
+                ).correlated(with: token).urlString()
+            ),
+            (
+                "swipe",
+                try SwipeRequest(
+                    amount: Money(minorUnits: 1099, currency: .usd),
+                    returnURL: URL(string: "my-app://swipe-done"),
+                    returnAppName: "My App",
+                    email: "a.very.long.customer.address@example-restaurant-group.com",
+                    invoiceNumber: "INV-2026-000000482",
+                    purchaseDescription: note
+                ).correlated(with: token).urlString()
+            ),
+            (
+                "softpos-sale",
+                try SoftPOSRequest.sale(
+                    amount: Money(minorUnits: 2000, currency: .eur),
+                    responseURL: URL(string: "my-app://softpos-done")
+                ).correlated(with: token).urlString()
+            ),
+            (
+                "softpos-refund",
+                try SoftPOSRequest.refund(
+                    amount: Money(minorUnits: 2000, currency: .eur),
+                    originalTransactionID: "446655",
+                    responseURL: URL(string: "my-app://softpos-done")
+                ).correlated(with: token).urlString()
+            ),
+            (
+                "sumup",
+                try SumUpRequest(
+                    amount: Money(minorUnits: 450, currency: .eur),
+                    affiliateKey: "MY-AFFILIATE-KEY",
+                    title: note,
+                    callbackSuccess: URL(string: "my-app://sumup/payment-succeeded"),
+                    callbackFail: URL(string: "my-app://sumup/payment-failed"),
+                    receiptEmail: "a.very.long.customer.address@example-restaurant-group.com",
+                    receiptMobilePhone: "+447700900123"
+                ).correlated(with: token).urlString()
+            ),
+        ]
+    }
+
+}
+
+/// A browser viewport to lay pages out in.
+struct Viewport: Sendable {
+    let name: String
+    let width: Int
+    let height: Int
+    /// A phone: the `viewport` meta tag applies, as in Safari on an iPhone.
+    let isMobile: Bool
+}
+
+/// What ``WebDriver/layoutReport(expectingAnswers:)`` measured.
+struct LayoutReport {
+    var innerWidth: Int
+    var problems: [String]
 }
 
 /// Where Chromium and chromedriver are: `CHROMIUM` and `CHROMEDRIVER` if set, otherwise the usual names on
@@ -209,6 +359,146 @@ final class WebDriver: Sendable {
         }
         return text
     }
+
+    /// Lays pages out as in `viewport`, through Chromium's device emulation (a phone's viewport honours the page's
+    /// `viewport` meta tag, as Safari does).
+    func emulate(_ viewport: Viewport) async throws {
+        _ = try await command(
+            "POST",
+            "/goog/cdp/execute",
+            [
+                "cmd": "Emulation.setDeviceMetricsOverride",
+                "params": [
+                    "width": viewport.width, "height": viewport.height,
+                    "deviceScaleFactor": viewport.isMobile ? 2 : 1, "mobile": viewport.isMobile,
+                ],
+            ]
+        )
+    }
+
+    /// A PNG of the whole page, beyond the viewport.
+    func screenshot() async throws -> Data {
+        let answer = try await command(
+            "POST",
+            "/goog/cdp/execute",
+            ["cmd": "Page.captureScreenshot", "params": ["format": "png", "captureBeyondViewport": true]]
+        )
+        guard let value = answer["value"] as? [String: Any], let text = value["data"] as? String,
+            let data = Data(base64Encoded: text)
+        else {
+            throw BrowserTestError("chromedriver did not return a screenshot.")
+        }
+        return data
+    }
+
+    /// Runs `script` in the page (W3C Execute Script) and returns its value.
+    func execute(_ script: String, _ arguments: [Any] = []) async throws -> Any? {
+        try await command("POST", "/execute/sync", ["script": script, "args": arguments])["value"]
+    }
+
+    /// Measures the page with element bounding boxes: see ``WebDriver/layoutScript``.
+    func layoutReport(expectingAnswers: Bool) async throws -> LayoutReport {
+        guard let value = try await execute(Self.layoutScript, [expectingAnswers]) as? [String: Any],
+            let innerWidth = value["innerWidth"] as? Int, let problems = value["problems"] as? [String]
+        else {
+            throw BrowserTestError("The layout script returned nothing readable.")
+        }
+        return LayoutReport(innerWidth: innerWidth, problems: problems)
+    }
+
+    /// Finds what a person would see as broken: the page scrolling sideways; a control, label, link, table or
+    /// text block outside its card's content box or the viewport; a button whose text is clipped; a field without
+    /// a label; a positive `tabindex` (focus order is the document's); text whose contrast is below WCAG AA's
+    /// 4.5:1. With answers expected, Approve must be the first button, above the others, and wider than each.
+    static let layoutScript = #"""
+        const expectingAnswers = arguments[0];
+        const problems = [];
+        const px = (v) => Math.round(v * 10) / 10;
+        const describe = (e) => {
+            let text = e.tagName.toLowerCase();
+            if (e.id) text += "#" + e.id;
+            else if (e.getAttribute("name")) text += "[name=" + e.getAttribute("name") + "]";
+            const content = (e.innerText || e.value || "").trim().replace(/\s+/g, " ");
+            return content ? text + ' "' + content.slice(0, 32) + '"' : text;
+        };
+        const viewport = window.innerWidth;
+        const root = document.documentElement;
+        if (root.scrollWidth > viewport) {
+            problems.push("the page scrolls sideways: scrollWidth " + root.scrollWidth + " > innerWidth " + viewport);
+        }
+        const card = document.querySelector("main");
+        if (!card) return { innerWidth: viewport, problems: ["the page has no card (main)"] };
+        const style = getComputedStyle(card);
+        const box = card.getBoundingClientRect();
+        const left = box.left + parseFloat(style.borderLeftWidth) + parseFloat(style.paddingLeft);
+        const right = box.right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight);
+        if (box.left < 0 || box.right > viewport) {
+            problems.push("the card [" + px(box.left) + ", " + px(box.right) + "] leaves the viewport [0, " + viewport + "]");
+        }
+        const selector = "button, select, input:not([type=hidden]), textarea, label, a, table, pre, code, dt, dd, h1, h2, p, li, header";
+        for (const element of card.querySelectorAll(selector)) {
+            const rect = element.getBoundingClientRect();
+            if (rect.width === 0 && rect.height === 0) {
+                if (element.matches("button, select, input, textarea, label")) problems.push(describe(element) + " is not shown");
+                continue;
+            }
+            if (rect.left < left - 0.5 || rect.right > right + 0.5) {
+                problems.push(describe(element) + " [" + px(rect.left) + ", " + px(rect.right) + "] leaves its card's content box [" + px(left) + ", " + px(right) + "]");
+            }
+            if (rect.left < -0.5 || rect.right > viewport + 0.5) problems.push(describe(element) + " is off screen");
+            if (element.matches("button") && element.scrollWidth > element.clientWidth) {
+                problems.push(describe(element) + "'s text is clipped: scrollWidth " + element.scrollWidth + " > clientWidth " + element.clientWidth);
+            }
+            if (element.matches("select, input, textarea") && element.labels.length === 0 && !element.getAttribute("aria-label")) {
+                problems.push(describe(element) + " has no label");
+            }
+        }
+        for (const element of document.querySelectorAll("[tabindex]")) {
+            if (element.tabIndex > 0) problems.push(describe(element) + " changes the focus order (tabindex " + element.tabIndex + ")");
+        }
+        // WCAG's contrast ratio of an element's text against the first opaque background behind it.
+        const channels = (color) => (color.match(/[\d.]+/g) || []).map(Number);
+        const luminance = (rgb) => {
+            const [r, g, b] = rgb.slice(0, 3).map((v) => {
+                const c = v / 255;
+                return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+            });
+            return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        };
+        const background = (element) => {
+            for (let node = element; node; node = node.parentElement) {
+                const rgba = channels(getComputedStyle(node).backgroundColor);
+                if (rgba.length === 3 || (rgba.length === 4 && rgba[3] === 1)) return rgba;
+            }
+            return [255, 255, 255];
+        };
+        for (const element of card.querySelectorAll("button, select, input:not([type=hidden]), label, a, dt, dd, p, li, th, td, h1, h2, header span")) {
+            if (!(element.innerText || element.value || "").trim()) continue;
+            const foreground = luminance(channels(getComputedStyle(element).color));
+            const behind = luminance(background(element));
+            const ratio = (Math.max(foreground, behind) + 0.05) / (Math.min(foreground, behind) + 0.05);
+            if (ratio < 4.5) problems.push(describe(element) + " has a contrast of " + px(ratio) + ":1, below 4.5:1");
+        }
+        const approve = document.querySelector("#approve");
+        if (expectingAnswers) {
+            const buttons = [...card.querySelectorAll("button")];
+            if (!approve) {
+                problems.push("the page has no Approve button");
+            } else {
+                if (buttons[0] !== approve) problems.push("the first button is " + describe(buttons[0]) + ", not Approve");
+                const primary = approve.getBoundingClientRect();
+                for (const button of buttons) {
+                    if (button === approve) continue;
+                    const rect = button.getBoundingClientRect();
+                    if (rect.width >= primary.width) {
+                        problems.push(describe(button) + " (" + px(rect.width) + " px) is as wide as Approve (" + px(primary.width) + " px) or wider");
+                    }
+                    if (rect.top < primary.top) problems.push(describe(button) + " is above Approve");
+                }
+            }
+        }
+        return { innerWidth: viewport, problems: problems };
+        """#
 
     func click(_ selector: String) async throws {
         let element = try await find(selector)

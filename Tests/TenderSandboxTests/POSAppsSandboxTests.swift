@@ -220,7 +220,7 @@ struct POSAppsSandboxTests {
             #expect(forged.header("Location") == nil)
             let missing = try await HTTPProbe.postForm(base + "/requests/\(page.id)/answer", [("outcome", "approve")])
             #expect(missing.status == 403)
-            let other = try await Self.open(try Self.squareRequest(), base: base)
+            let other = try await Self.open(try Self.squareRequest(notes: "Table 5"), base: base)
             let crossed = try await Self.answer(page, base: base, [("outcome", "approve")], nonce: other.nonce)
             #expect(crossed.status == 403, "one request's nonce does not answer another")
 

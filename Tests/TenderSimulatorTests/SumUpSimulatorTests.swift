@@ -105,13 +105,33 @@ struct SumUpSimulatorTests {
         #expect(try SumUpResponse(callbackURLString: try Self.callback(url, profile: profile)).status == .invalidState)
     }
 
-    @Test("the currency must be the SumUp merchant's (sumup §1)")
+    @Test("a profile's SumUp account has one currency: a request in another is refused (sumup §1)")
     func currency() throws {
-        #expect(try Simulator().inspect(try Self.request()).blockingProblem?.code == "currency_mismatch")
-        #expect(try Simulator().inspect(try Self.request(currency: .usd)).problems.isEmpty, "the default is USD")
         #expect(try Simulator(profile: Self.euroProfile).inspect(try Self.request()).problems.isEmpty)
+        let dollars = try Simulator(profile: Self.euroProfile).inspect(try Self.request(currency: .usd))
+        #expect(dollars.blockingProblem?.code == "currency_mismatch")
+        #expect(dollars.blockingProblem?.message.contains("the SumUp merchant uses EUR") == true)
         let profile = try MerchantProfile(json: #"{"currency": "GBP", "sumup": {"currency": "EUR"}}"#)
-        #expect(profile.sumUpCurrency == .eur)
+        #expect(profile.sumUp.currency == .eur)
+        #expect(try Simulator(profile: profile).inspect(try Self.request(currency: .gbp)).problems.count == 1)
+        #expect(try MerchantProfile(json: #"{"sumup": {"currency": null}}"#, base: profile).sumUp.currency == nil)
+    }
+
+    @Test(
+        "the default SumUp account takes the currencies SumUp's README shows, and USD (sumup §1)",
+        arguments: ["EUR", "GBP", "BRL", "CHF", "PLN", "USD"]
+    )
+    func defaultCurrencies(code: String) throws {
+        let currency = try Currency(code: code)
+        let url = try Self.request(currency: currency)
+        #expect(try Simulator().inspect(url).problems.isEmpty)
+        let callback = try SumUpResponse(callbackURLString: try Self.callback(url, profile: .default))
+        #expect(callback.status == .success)
+        // The card limits apply in each of them: the default profile has limits for every one.
+        #expect(
+            try Simulator().inspect(try Self.request("0.99", currency: currency)).blockingProblem?.code
+                == "amount_too_small"
+        )
     }
 
     @Test("card limits for the merchant's currency: below the minimum or above the maximum")

@@ -3,7 +3,8 @@ import Foundation
 import Tender
 import TenderSimulator
 
-/// Serves ``POSAppsSandbox`` over HTTP: the request pages, their answers, `GET /` and `POST /api/simulate`.
+/// Serves ``POSAppsSandbox`` over HTTP: the request pages, their answers, `GET /` and `POST /api/simulate`; and,
+/// installed after every other group, the sandbox's `404` for what no group serves (``NotFoundRoute``).
 struct POSAppRoutes: SandboxRouteGroup {
     let sandbox: POSAppsSandbox
     /// The address the server listens on: when it is loopback, only loopback `Host` headers are served, so a web
@@ -22,6 +23,10 @@ struct POSAppRoutes: SandboxRouteGroup {
             for path in ["/\(provider.rawValue)", "/\(provider.rawValue)/*"] {
                 await server.appendRoute(HTTPRoute("GET " + path)) { request in
                     await routes.guarded(request) { await routes.page($0) }
+                }
+                // The answered page's "Answer it again" posts to the page's own URL.
+                await server.appendRoute(HTTPRoute("POST " + path)) { request in
+                    await routes.guarded(request) { await routes.page($0, anew: true) }
                 }
             }
         }
@@ -48,25 +53,18 @@ struct POSAppRoutes: SandboxRouteGroup {
         return await page(request)
     }
 
-    private func page(_ request: HTTPRequest) async -> HTTPResponse {
+    private func page(_ request: HTTPRequest, anew: Bool = false) async -> HTTPResponse {
         guard
             let (_, requestURL) = SandboxPageURL.requestURL(
                 rawPath: request.target.path(),
                 rawQuery: request.target.query()
             )
         else {
-            return Self.html(
-                .notFound,
-                POSPages.message(
-                    title: "Not a POS request",
-                    "Open a POS request URL with its scheme:// replaced by http://HOST:PORT/<provider>/, such as /square/payment/create?data=…"
-                )
-            )
+            return Self.notFound(request)
         }
         do {
-            let (record, nonce) = try await sandbox.open(requestURL)
-            let profile = await sandbox.profile
-            return Self.html(.ok, POSPages.requestPage(record: record, nonce: nonce, profile: profile))
+            let (record, nonce) = try await sandbox.open(requestURL, anew: anew)
+            return await requestPage(record, nonce: nonce, canAnswerAnew: true)
         } catch {
             return Self.html(.badRequest, POSPages.message(title: "Not a POS request", "\(error)"))
         }
@@ -80,8 +78,26 @@ struct POSAppRoutes: SandboxRouteGroup {
                 POSPages.message(title: "Unknown request", "The sandbox does not remember this request; open it again.")
             )
         }
+        return await requestPage(record, nonce: nonce, canAnswerAnew: false)
+    }
+
+    /// A request's page, showing where each answer goes as things stand.
+    private func requestPage(
+        _ record: POSAppsSandbox.RecordedRequest,
+        nonce: String,
+        canAnswerAnew: Bool
+    ) async -> HTTPResponse {
+        let answers = POSPages.answers(for: record.request)
+        let previews = await sandbox.preview(id: record.id, outcomes: answers.map(\.outcome))
         let profile = await sandbox.profile
-        return Self.html(.ok, POSPages.requestPage(record: record, nonce: nonce, profile: profile))
+        let page = POSPages.requestPage(
+            record: record,
+            nonce: nonce,
+            profile: profile,
+            previews: previews.isEmpty ? [] : Array(zip(answers, previews)),
+            canAnswerAnew: canAnswerAnew
+        )
+        return Self.html(.ok, page)
     }
 
     private func answer(_ request: HTTPRequest) async -> HTTPResponse {
@@ -149,7 +165,7 @@ struct POSAppRoutes: SandboxRouteGroup {
                 .conflict,
                 POSPages.message(
                     title: "Answered already",
-                    "The app answered this request already (\(previous)); a POS app answers once. Open the request again to answer anew."
+                    "The app answered this request already (\(previous)); a POS app answers once. Its page offers to answer it again, as a new request."
                 )
             )
         case .impossible(let error):
@@ -242,8 +258,40 @@ struct POSAppRoutes: SandboxRouteGroup {
         return parts.count > 1 ? word + ":" + parts[1] : word
     }
 
+    /// The `404` for a path the sandbox does not serve: an HTML page for a browser (one whose `Accept` asks for
+    /// HTML), otherwise JSON; both name the four `/<provider>/…` paths.
+    static func notFound(_ request: HTTPRequest) -> HTTPResponse {
+        let host = host(of: request)
+        guard prefersHTML(request.headers[HTTPHeader("Accept")]) else {
+            return json(.notFound, POSPages.notFoundJSON(host: host))
+        }
+        return html(.notFound, POSPages.notFound(host: host))
+    }
+
+    /// Whether an `Accept` header asks for HTML before JSON: `text/html` (or XHTML) with a quality above zero and no
+    /// lower than `application/json`'s. Browsers send `text/html,…`; curl and URLSession send `*/*`.
+    static func prefersHTML(_ accept: String?) -> Bool {
+        guard let accept else { return false }
+        var html = 0.0
+        var json = 0.0
+        for range in accept.split(separator: ",") {
+            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let type = parts.first else { continue }
+            var quality = 1.0
+            for parameter in parts.dropFirst() where parameter.hasPrefix("q=") {
+                quality = Double(parameter.dropFirst(2)) ?? 0
+            }
+            switch type {
+            case "text/html", "application/xhtml+xml": html = max(html, quality)
+            case "application/json": json = max(json, quality)
+            default: break
+            }
+        }
+        return html > 0 && html >= json
+    }
+
     /// Refuses `Host` headers that are not loopback while listening on loopback (DNS rebinding), then serves.
-    private func guarded(
+    func guarded(
         _ request: HTTPRequest,
         _ serve: (HTTPRequest) async -> HTTPResponse
     ) async -> HTTPResponse {
@@ -308,13 +356,13 @@ struct POSAppRoutes: SandboxRouteGroup {
         return headers
     }
 
-    private static func html(_ status: HTTPStatusCode, _ page: String) -> HTTPResponse {
+    static func html(_ status: HTTPStatusCode, _ page: String) -> HTTPResponse {
         var headers = pageHeaders
         headers[.contentType] = "text/html; charset=utf-8"
         return HTTPResponse(statusCode: status, headers: headers, body: Data(page.utf8))
     }
 
-    private static func json(_ status: HTTPStatusCode, _ value: Tender.JSONValue) -> HTTPResponse {
+    static func json(_ status: HTTPStatusCode, _ value: Tender.JSONValue) -> HTTPResponse {
         var headers = pageHeaders
         headers[.contentType] = "application/json"
         return HTTPResponse(
@@ -326,5 +374,18 @@ struct POSAppRoutes: SandboxRouteGroup {
 
     private static func jsonError(_ status: HTTPStatusCode, _ code: String, _ message: String) -> HTTPResponse {
         json(status, .object(["error": .object(["code": .string(code), "message": .string(message)])]))
+    }
+}
+
+/// The sandbox's answer to whatever no route group serves: a `404` that says where the pages are
+/// (``POSAppRoutes/notFound(_:)``). Installed last, so every other route is tried first.
+struct NotFoundRoute: SandboxRouteGroup {
+    let routes: POSAppRoutes
+
+    func install(on server: HTTPServer) async {
+        let routes = self.routes
+        await server.appendRoute("*") { request in
+            await routes.guarded(request) { POSAppRoutes.notFound($0) }
+        }
     }
 }

@@ -10,8 +10,16 @@ public import TenderSimulator
 /// |---|---|
 /// | `GET /` | the recent requests, and how to point an app at the sandbox |
 /// | `GET /<provider>/…` | the POS app's screen for the request `scheme://…` (see ``pageURL(for:baseURL:)``) |
+/// | `POST /<provider>/…` | the same request, opened anew once it is answered |
+/// | `GET /requests/<id>` | a request's page again |
 /// | `POST /requests/<id>/answer` | the page's buttons: answers `303 See Other` to the callback URL |
 /// | `POST /api/simulate` | `{"request_url": …, "outcome": …}` → `{"callback_url": …}`, for automation |
+/// | anything else | `404`: a page naming the four `/<provider>/…` paths for a browser (`Accept: text/html`), else JSON |
+///
+/// A request is one record however often its page is opened: the same request URL shows the same page, with
+/// the same nonce, until it is answered, and then says so (with a button that opens it anew). The page shows
+/// where each answer goes, as the app would open it: for SumUp, `callbacksuccess` for an approval and
+/// `callbackfail` otherwise.
 ///
 /// An answer that moves money leaves a record on the provider's server stand-in when the sandbox runs one (see
 /// ``SandboxServer``): a Square approval becomes an order and a payment in ``SquareConnectSandbox``, a SumUp
@@ -50,7 +58,7 @@ public actor POSAppsSandbox {
         public let channel: Channel
         /// What the simulated app read; its `SimulatedRequest.callbackURL` is cut to the endpoint (scheme,
         /// host, path), since the query may carry the caller's token.
-        public let request: SimulatedRequest
+        public internal(set) var request: SimulatedRequest
         /// What the app answered, once it has.
         public internal(set) var answer: Answer?
 
@@ -92,6 +100,11 @@ public actor POSAppsSandbox {
     private var records: [RecordedRequest] = []
     private var requestURLs: [String: String] = [:]
     private var nonces: [String: String] = [:]
+    /// The page record of each request URL, by a keyed digest of the URL (the URL itself may carry a token and is
+    /// forgotten once answered), so that a page opened again is the same request.
+    private var pageIDs: [[UInt8]: String] = [:]
+    /// The key of those digests, random for each sandbox.
+    private let digestKey: [UInt8]
     private let log: (@Sendable (String) -> Void)?
     private var generator = SystemRandomNumberGenerator()
     /// Where answers that move money are recorded; `nil` for a stand-in without servers.
@@ -108,6 +121,8 @@ public actor POSAppsSandbox {
         self.recentLimit = configuration.recentLimit
         self.log = log
         self.servers = servers
+        var generator = SystemRandomNumberGenerator()
+        self.digestKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
     /// The merchant profile the simulated apps run with now.
@@ -187,10 +202,22 @@ public actor POSAppsSandbox {
         }
     }
 
-    /// Reads a request a browser opened and records it, waiting for an answer from its page.
+    /// Reads a request a browser opened and records it, waiting for an answer from its page. A request URL the
+    /// sandbox still remembers is the same request: its record, read again with the profile as it is now while it
+    /// waits, and its nonce; `anew` records it as a new request instead (answering it again).
     /// - Returns: the record and the nonce the page's forms must carry.
     /// - Throws: `SimulatorError` when the URL is not a request to a POS app.
-    func open(_ requestURL: String) throws -> (record: RecordedRequest, nonce: String) {
+    func open(_ requestURL: String, anew: Bool = false) throws -> (record: RecordedRequest, nonce: String) {
+        let digest = SHA256.hash(digestKey + Array(requestURL.utf8))
+        if !anew, let id = pageIDs[digest], let index = records.firstIndex(where: { $0.id == id }),
+            let nonce = nonces[id]
+        {
+            if records[index].answer == nil {
+                records[index].request = Self.withoutToken(try simulator.inspect(requestURL))
+            }
+            log?("pos: \(id) \(records[index].request.provider) page opened again")
+            return (records[index], nonce)
+        }
         let request = try simulator.inspect(requestURL)
         let record = RecordedRequest(
             id: newID(),
@@ -202,9 +229,22 @@ public actor POSAppsSandbox {
         let nonce = randomHex(bytes: 16)
         nonces[record.id] = nonce
         remember(record, url: requestURL)
-        let problems = request.problems.isEmpty ? "" : " (\(request.problems.count) problems)"
+        pageIDs[digest] = record.id
+        let count = request.problems.count
+        let problems = count == 0 ? "" : count == 1 ? " (1 problem)" : " (\(count) problems)"
         log?("pos: \(record.id) \(request.provider) page opened\(problems)")
         return (record, nonce)
+    }
+
+    /// What each outcome would answer now, without answering (`nil`: it cannot happen): where each of a page's
+    /// buttons goes, with the profile as it is and the sandbox's own checks. Empty once the request is answered.
+    func preview(id: String, outcomes: [SimulatedOutcome]) -> [SimulatedAnswer?] {
+        guard let url = requestURLs[id] else { return [] }
+        return outcomes.map { outcome in
+            // A copy: the preview must not use up the transaction IDs the real answer gets.
+            var probe = simulator
+            return (try? probe.answer(url, with: outcome)).map(guarded)
+        }
     }
 
     /// A request still remembered, with its nonce when it came from a page.
@@ -284,6 +324,7 @@ public actor POSAppsSandbox {
             let forgotten = records.removeFirst()
             requestURLs[forgotten.id] = nil
             nonces[forgotten.id] = nil
+            pageIDs = pageIDs.filter { $0.value != forgotten.id }
         }
     }
 

@@ -16,7 +16,8 @@ public import Tender
 ///    ``MerchantProfile/SumUpAccount/affiliateKeys`` is `nil`).
 /// 3. The device: logged in (`not_logged_in`), account activated (`user_not_active`), online
 ///    (`no_network_connection`).
-/// 4. The currency is the SumUp merchant's, ``MerchantProfile/sumUpCurrency`` (`currency_mismatch`).
+/// 4. The currency is the SumUp merchant account's, ``MerchantProfile/SumUpAccount/currency``, when the profile
+///    names one (`currency_mismatch`).
 /// 5. The amount is within the card limits for that currency (`amount_too_small`, `amount_too_large`).
 ///
 /// The app version matters: before 1.53 SumUp reports no `smp-tx-code`, before 1.53.2 it does not echo
@@ -182,12 +183,12 @@ public struct SumUpApp: SimulatedPOSApp {
             )
         }
         problems += DeviceChecks.problems(profile: profile, appName: Self.appName)
-        if request.amount.currency != profile.sumUpCurrency {
+        if let accountCurrency = profile.sumUp.currency, request.amount.currency != accountCurrency {
             problems.append(
                 SimulatorProblem(
                     code: "currency_mismatch",
                     message:
-                        "The request is in \(request.amount.currency.code) but the SumUp merchant uses \(profile.sumUpCurrency.code)."
+                        "The request is in \(request.amount.currency.code) but the SumUp merchant uses \(accountCurrency.code)."
                 )
             )
         } else if let violation = profile.cardLimitViolation(request.amount) {
