@@ -35,6 +35,8 @@ let package = Package(
         ),
         // Each codec beside its baseline in alternating blocks, in a plain executable (see its main.swift).
         .executableTarget(name: "CodecPairs", dependencies: ["CodecHarness"], path: "Tools/CodecPairs"),
+        // One codec operation in a loop, for valgrind's callgrind to count its instructions (see its main.swift).
+        .executableTarget(name: "CodecInstructions", dependencies: ["CodecHarness"], path: "Tools/CodecInstructions"),
         // What the journal's benchmark and JournalPairs share: the request, the stand-in POS app, the SQLite floor.
         .target(
             name: "JournalHarness",

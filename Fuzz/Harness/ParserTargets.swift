@@ -14,10 +14,6 @@ enum ParserTargets {
     // MARK: Square
 
     static let squareCallback = FuzzTarget.text("square-callback", "SquareResponse(callbackURLString:)") { input in
-        FuzzCheck.expect(
-            SquareResponse.fastPathAgrees(input) != false,
-            "the one-pass Square parser reads another answer than the general parser"
-        )
         guard let response = FuzzCheck.parse(input, "SquareResponse", { try SquareResponse(callbackURLString: input) })
         else { return }
         FuzzCheck.checkCallback(response, input: input)
@@ -25,6 +21,13 @@ enum ParserTargets {
             response.isSuccess == (response.outcome.status == .approved),
             "a Square reply is approved exactly when it has no error"
         )
+        let callback = response.hasCallbackMarker ? "my-app://fuzz/square_request" : "my-app://fuzz"
+        if let url = try? response.callbackURLString(callbackURL: callback) {
+            let again = FuzzCheck.parse(url, "SquareResponse (round trip)") {
+                try SquareResponse(callbackURLString: url)
+            }
+            FuzzCheck.expect(again == response, "a parsed Square reply does not survive callbackURLString and parsing")
+        }
         // A parsed reply has one `data` parameter, so detection must call it Square's (unless the URL's scheme is
         // a POS app's, which makes it a request).
         if let scheme = try? URLParts(input).scheme, PaymentProvider(appURLScheme: scheme) == nil {
@@ -38,10 +41,6 @@ enum ParserTargets {
     static let squareRequest = FuzzTarget.text("square-request", "SquareRequest(urlString:)") { input in
         guard let request = FuzzCheck.parse(input, "SquareRequest", { try SquareRequest(urlString: input) })
         else { return }
-        FuzzCheck.expect(
-            (try? request.urlString()) == (try? request.generalURLString()),
-            "the one-pass Square builder writes another URL than the general builder"
-        )
         FuzzCheck.isSafeToShow(String(describing: request), input: input, what: "a SquareRequest's description")
         guard let url = try? request.urlString() else { return }
         let again = FuzzCheck.parse(url, "SquareRequest (round trip)") { try SquareRequest(urlString: url) }
@@ -51,10 +50,6 @@ enum ParserTargets {
     // MARK: Swipe
 
     static let swipeCallback = FuzzTarget.text("swipe-callback", "SwipeResponse(callbackURLString:)") { input in
-        FuzzCheck.expect(
-            SwipeResponse.fastPathAgrees(input) != false,
-            "the one-pass Swipe parser reads another answer than the general parser"
-        )
         guard let response = FuzzCheck.parse(input, "SwipeResponse", { try SwipeResponse(callbackURLString: input) })
         else { return }
         FuzzCheck.checkCallback(response, input: input)
@@ -88,10 +83,6 @@ enum ParserTargets {
     // MARK: SoftPOS
 
     static let softPOSCallback = FuzzTarget.text("softpos-callback", "SoftPOSResponse(callbackURLString:)") { input in
-        FuzzCheck.expect(
-            SoftPOSResponse.fastPathAgrees(input) != false,
-            "the one-pass SoftPOS parser reads another answer than the general parser"
-        )
         guard
             let response = FuzzCheck.parse(input, "SoftPOSResponse", { try SoftPOSResponse(callbackURLString: input) })
         else { return }
@@ -107,10 +98,6 @@ enum ParserTargets {
     static let softPOSRequest = FuzzTarget.text("softpos-request", "SoftPOSRequest(urlString:)") { input in
         guard let request = FuzzCheck.parse(input, "SoftPOSRequest", { try SoftPOSRequest(urlString: input) })
         else { return }
-        FuzzCheck.expect(
-            (try? request.urlString()) == (try? request.generalURLString()),
-            "the one-pass SoftPOS builder writes another URL than the general builder"
-        )
         FuzzCheck.isSafeToShow(String(describing: request), input: input, what: "a SoftPOSRequest's description")
         guard let url = try? request.urlString() else { return }
         let again = FuzzCheck.parse(url, "SoftPOSRequest (round trip)") { try SoftPOSRequest(urlString: url) }
@@ -120,10 +107,6 @@ enum ParserTargets {
     // MARK: SumUp
 
     static let sumUpCallback = FuzzTarget.text("sumup-callback", "SumUpResponse(callbackURLString:)") { input in
-        FuzzCheck.expect(
-            SumUpResponse.fastPathAgrees(input) != false,
-            "the one-pass SumUp parser reads another answer than the general parser"
-        )
         guard let response = FuzzCheck.parse(input, "SumUpResponse", { try SumUpResponse(callbackURLString: input) })
         else { return }
         FuzzCheck.checkCallback(response, input: input)

@@ -68,8 +68,8 @@ struct DecodeCommand: AsyncParsableCommand {
             output.set("transaction_id", response.transactionID)
             output.set("client_transaction_id", response.clientTransactionID)
             output.set("state", response.state)
-            output.set("error_code", response.error?.code.rawValue)
-            output.set("sdk_error_code", response.error.map(\.code.sdkErrorCode))
+            output.set("error_code", response.errorCode?.rawValue)
+            output.set("sdk_error_code", response.errorCode?.sdkErrorCode)
             output.set("has_callback_marker", response.hasCallbackMarker)
         case (.swipe, .request):
             output.describe(try SwipeRequest(urlString: url))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Tender
 import TenderSimulator
 
 /// `tender simulate REQUEST_URL`: the callback URL the POS app would open.
@@ -18,7 +19,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @Argument(
         help:
-            "The request URL (square-commerce-v1://, com-appninjas-iswipe://, softpos:// or sumupmerchant://…), exactly as your app would open it."
+            "The request URL (\(POSApp.schemeList)…), exactly as your app would open it."
     )
     var requestURL: String
 

@@ -19,7 +19,7 @@ public enum SimulatedOutcome: Sendable, Hashable, CustomStringConvertible {
     /// case: `approve` or `approved` (also with `:TENDER`), `decline` or `declined`, `cancel`, `cancelled` or
     /// `canceled`.
     ///
-    /// `CODE` must be a code the providers' callback parsers accept: 1–128 ASCII letters, digits, `_`, `-`, `.` or
+    /// `CODE` must be a code the providers' callback parsers accept: 1–192 ASCII letters, digits, `_`, `-`, `.` or
     /// `:`, holding no card number (Square's check of `error_code`, the strictest; SoftPOS's names and numbers and
     /// the codes of Swipe and SumUp, which do not carry one, all fit it). A simulated app never calls back with a code
     /// that Tender would then refuse.
@@ -62,7 +62,7 @@ public enum SimulatedOutcome: Sendable, Hashable, CustomStringConvertible {
             throw SimulatorError(
                 .invalidOutcome,
                 "The error code '\(CardNumberScreen.excerpt(code))' is not one a POS app sends, and Tender would refuse "
-                    + "its callback: use 1–128 letters, digits, '_', '-', '.' or ':', and no card number, such as "
+                    + "its callback: use 1–192 letters, digits, '_', '-', '.' or ':', and no card number, such as "
                     + "error:not_logged_in."
             )
         }

@@ -7,8 +7,6 @@ public import Tender
 public protocol SimulatedPOSApp: Sendable {
     /// The POS app this models.
     static var provider: PaymentProvider { get }
-    /// The app's name, for people: `Square Point of Sale`, `Swipe`, `SoftPOS`, `SumUp`.
-    static var appName: String { get }
     /// The error codes the app answers with, for offering a choice (``SimulatedOutcome/error(_:)`` may accept
     /// others; each model says which).
     static var errorCodes: [String] { get }
@@ -39,6 +37,9 @@ public protocol SimulatedPOSApp: Sendable {
 }
 
 extension SimulatedPOSApp {
+    /// The app's name, for people: its ``POSApp/name``, such as `Square Point of Sale`.
+    public static var appName: String { provider.posApp?.name ?? provider.rawValue }
+
     /// The ``SimulatorError/Code/impossibleOutcome`` for approving with a tender other than a card, for the apps
     /// that take cards only.
     static func cardOnly(_ tender: String?) throws {
@@ -47,6 +48,81 @@ extension SimulatedPOSApp {
             .impossibleOutcome,
             "\(appName) takes cards only; approve with the tender 'card' (or none), not '\(tender)'."
         )
+    }
+
+    /// Reads a request URL as a card-only app does (Swipe, SoftPOS, SumUp), the first step of its model.
+    ///
+    /// A URL for another app is ``SimulatorError/Code/notARequest``. A request `decode` refuses is the app's one
+    /// problem, with the decoder's code and message: the app answers it on the callback URL `fallback` still finds
+    /// in the query (setting ``SimulatedRequest/callbackURL``), and without one it refuses the request without
+    /// calling back.
+    func read<Request>(
+        _ requestURL: String,
+        decode: (String) throws -> Request,
+        fallback: (LenientQuery, inout SimulatedRequest) -> Void = { _, _ in }
+    ) throws -> (view: SimulatedRequest, request: Request?) {
+        guard let scheme = try? URLParts(requestURL).scheme, POSApp(urlScheme: scheme)?.provider == Self.provider else {
+            let expected = Self.provider.appURLScheme.map { "\($0)://" } ?? "its own scheme"
+            throw SimulatorError(.notARequest, "This is not a \(Self.appName) request: it must start with \(expected).")
+        }
+        var view = SimulatedRequest(provider: Self.provider, allowedTenders: ["card"])
+        do {
+            return (view, try decode(requestURL))
+        } catch {
+            fallback(LenientQuery(requestURL), &view)
+            let refusal = error as? any TenderError
+            let answers = view.callbackURL != nil
+            let message = refusal?.message ?? "\(error)"
+            view.problems = [
+                SimulatorProblem(
+                    code: refusal.map { "\($0.code)" } ?? "invalid_request",
+                    message: answers
+                        ? message
+                        : message + " \(Self.appName) finds no URL to answer on, so it stays on its own screen.",
+                    consequence: answers ? .answersWithError : .refusesWithoutCallback
+                )
+            ]
+            return (view, nil)
+        }
+    }
+
+    /// How a card-only app's answer ends: a request refused without callback, or one with no URL to answer on
+    /// (`no_<what>`), gets no callback; otherwise the callback URL `callback` writes on `callbackURL`, or no callback
+    /// when the app cannot open it (`invalid_<what>`).
+    /// - Parameters:
+    ///   - name: the request's name for the URL, such as `returnURL`.
+    ///   - what: the URL in the problem's code, such as `return_url`.
+    func answer(
+        _ view: SimulatedRequest,
+        on callbackURL: String?,
+        named name: String,
+        code what: String,
+        _ callback: (String) throws -> String
+    ) -> SimulatedAnswer {
+        if let problem = view.blockingProblem, problem.consequence == .refusesWithoutCallback {
+            return .noCallback(problem)
+        }
+        guard let callbackURL else {
+            return .noCallback(
+                SimulatorProblem(
+                    code: "no_\(what)",
+                    message:
+                        "The request has no \(name), so \(Self.appName) stays on its own screen and does not come back.",
+                    consequence: .refusesWithoutCallback
+                )
+            )
+        }
+        do {
+            return .callback(try callback(callbackURL))
+        } catch {
+            return .noCallback(
+                SimulatorProblem(
+                    code: "invalid_\(what)",
+                    message: "The \(name) is not a URL \(Self.appName) can open.",
+                    consequence: .refusesWithoutCallback
+                )
+            )
+        }
     }
 }
 

@@ -57,7 +57,7 @@ public struct Simulator: Sendable {
         guard let kind = PaymentURLKind.detect(requestURL), kind.direction == .request else {
             throw SimulatorError(
                 .notARequest,
-                "This is not a request to a POS app: it must start with square-commerce-v1://, com-appninjas-iswipe://, softpos:// or sumupmerchant://."
+                "This is not a request to a POS app: it must start with \(POSApp.schemeList)."
             )
         }
         return kind.provider

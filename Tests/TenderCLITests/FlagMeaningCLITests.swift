@@ -173,7 +173,9 @@ struct FlagMeaningCLITests {
         ])
         let expected = try Self.setAPIVersionVector()
         func data(_ url: String) throws -> JSONValue {
-            try JSONValue.parse(try PercentEncoding.decode(url.dropFirst(SquareRequest.urlPrefix.count)))
+            try JSONValue.parse(
+                try PercentEncoding.decode(url.dropFirst((SquareRequest.endpoint.prefix + "data=").count))
+            )
         }
         #expect(try data(line) == data(expected))
         #expect(line.contains("location_id") && !line.contains("merchant_id"))
@@ -210,8 +212,10 @@ struct FlagMeaningCLITests {
             #expect(help.contains(name), "the help lists \(name)")
             let line = try await expectLine(base + ["--dialect", name])
             let object = try #require(
-                try JSONValue.parse(try PercentEncoding.decode(line.dropFirst(SquareRequest.urlPrefix.count)))
-                    .objectValue
+                try JSONValue.parse(
+                    try PercentEncoding.decode(line.dropFirst((SquareRequest.endpoint.prefix + "data=").count))
+                )
+                .objectValue
             )
             #expect(object["sdk_version"]?.stringValue == dialect.sdkVersion, "\(name)")
             #expect(object["version"]?.stringValue == dialect.apiVersion, "\(name)")

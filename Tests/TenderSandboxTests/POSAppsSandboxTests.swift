@@ -174,7 +174,7 @@ struct POSAppsSandboxTests {
                 [("outcome", "error"), ("code", "not_logged_in"), ("custom_code", "brand_new_code")]
             )
             let response = try SquareResponse(callbackURLString: custom.header("Location") ?? "")
-            #expect(response.error?.code.rawValue == "brand_new_code", "a typed code wins over the list")
+            #expect(response.errorCode?.rawValue == "brand_new_code", "a typed code wins over the list")
         }
     }
 
@@ -307,7 +307,7 @@ struct POSAppsSandboxTests {
             #expect(page.response.body.contains("Whatever you choose, the app answers <code>not_logged_in</code>."))
             let answered = try await Self.answer(page, base: base, [("outcome", "approve")])
             #expect(
-                try SquareResponse(callbackURLString: answered.header("Location") ?? "").error?.code == .appNotLoggedIn
+                try SquareResponse(callbackURLString: answered.header("Location") ?? "").errorCode == .appNotLoggedIn
             )
         }
     }

@@ -21,7 +21,7 @@ struct ProviderServerLinkTests {
             #expect(response.transactionID != nil)
             // A request for another location is refused as Point of Sale refuses it (square §2.4).
             let other = try await seller.approveSquare(try Seller.squareRequest(locationID: "LOTHER"))
-            #expect(other.error?.code == .locationIDMismatch)
+            #expect(other.errorCode == .locationIDMismatch)
             #expect(await seller.square.allPayments.count == 1, "a refused request leaves nothing on the server")
         }
     }
@@ -178,7 +178,7 @@ struct ProviderServerLinkTests {
             #expect(answer.status == 200, "\(answer)")
             let response = try SquareResponse(callbackURLString: try #require(answer.string("callback_url")))
             #expect(response.isSuccess == (status == "ok"))
-            if status == "error" { #expect(response.error?.code == .paymentCanceled) }
+            if status == "error" { #expect(response.errorCode == .paymentCanceled) }
         }
     }
 

@@ -26,7 +26,7 @@ struct SquareSimulatorTests {
         var simulator = Simulator(profile: profile)
         let answer = try simulator.answer(url, with: .approve(tender: nil))
         let callback = try #require(answer.callbackURL)
-        return try SquareResponse(callbackURLString: callback).error?.code.rawValue
+        return try SquareResponse(callbackURLString: callback).errorCode?.rawValue
     }
 
     static func raw(_ json: String) -> String {
@@ -76,7 +76,7 @@ struct SquareSimulatorTests {
         let cancel = try #require(try simulator.answer(try Self.request(), with: .cancel).callbackURL)
         #expect(try SquareResponse(callbackURLString: cancel).outcome.status == .cancelled)
         let error = try #require(try simulator.answer(try Self.request(), with: .error("brand_new_code")).callbackURL)
-        #expect(try SquareResponse(callbackURLString: error).error?.code.rawValue == "brand_new_code")
+        #expect(try SquareResponse(callbackURLString: error).errorCode?.rawValue == "brand_new_code")
     }
 
     @Test("Point of Sale never reports a decline, and cannot approve with a tender the request forbids")
@@ -243,7 +243,7 @@ struct SquareSimulatorTests {
         let view = try simulator.inspect(url)
         #expect(view.problems.map(\.code) == ["not_logged_in", "location_id_mismatch", "currency_code_mismatch"])
         let callback = try #require(try simulator.answer(url, with: .cancel).callbackURL)
-        #expect(try SquareResponse(callbackURLString: callback).error?.code == .appNotLoggedIn)
+        #expect(try SquareResponse(callbackURLString: callback).errorCode == .appNotLoggedIn)
     }
 
     @Test("what the app shows: amount, note, allowed tenders, customer")
@@ -279,9 +279,9 @@ struct SquareSimulatorTests {
         }
     }
 
-    @Test("error:CODE with a code SquareResponse refuses (a card number, a space, 129 characters) is refused")
+    @Test("error:CODE with a code SquareResponse refuses (a card number, a space, 193 characters) is refused")
     func unacceptableErrorCodes() throws {
-        for code in ["4111111111111111", "x y", String(repeating: "e", count: 129), "é"] {
+        for code in ["4111111111111111", "x y", String(repeating: "e", count: 193), "é"] {
             let error = #expect(throws: SimulatorError.self) { try SimulatedOutcome(parsing: "error:" + code) }
             #expect(error?.code == .invalidOutcome)
             #expect(error?.message.contains("4111111111111111") == false)

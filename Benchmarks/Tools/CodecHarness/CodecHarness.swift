@@ -35,8 +35,8 @@ public enum Codecs {
         public var build: @Sendable () throws -> URL
         /// The same request's URL as text (`urlString()`), without `URL(string:)`.
         public var buildText: @Sendable () throws -> String
-        /// The same request built the way the official SDKs do.
-        public var buildWithFoundation: @Sendable () -> URL
+        /// The same request's URL text built the way the official SDKs do, before they make a `URL` of it.
+        public var buildTextWithFoundation: @Sendable () -> String
         /// Decodes a request URL with Tender, to check that the baseline built the same request.
         public var decodeRequest: @Sendable (String) throws -> AnyHashable
         /// The callback both parsers read: the vendor's sample answer.
@@ -46,6 +46,11 @@ public enum Codecs {
         /// The same callback read the way the official SDKs do; `nil` when it cannot be read.
         public var parseWithFoundation: @Sendable (String) -> Reply?
 
+        /// The same request built the way the official SDKs do, into a `URL`.
+        public func buildWithFoundation() -> URL {
+            URL(string: buildTextWithFoundation())!
+        }
+
         /// Stops the process unless both sides do the same job: the baseline's URL decodes to Tender's request,
         /// `buildText` is the text of `build`, and both parsers read the same reply.
         public func checkEquivalence() {
@@ -54,6 +59,10 @@ public enum Codecs {
                 precondition(text == url.absoluteString, "\(name): the URL's text differs from the URL")
                 let built = try decodeRequest(url.absoluteString)
                 let baseline = try decodeRequest(buildWithFoundation().absoluteString)
+                precondition(
+                    buildWithFoundation().absoluteString == buildTextWithFoundation(),
+                    "\(name): the baseline's URL is not its text"
+                )
                 precondition(built == baseline, "\(name): the Foundation baseline builds another request")
                 let reply = try parse(callback)
                 precondition(
@@ -98,7 +107,7 @@ public enum Codecs {
         name: "Square",
         build: { try squareRequest.url() },
         buildText: { try squareRequest.urlString() },
-        buildWithFoundation: {
+        buildTextWithFoundation: {
             // SCCAPIRequest's requestDictionary, then SCCAPIConnection: JSON, percent-encoded, into the URL.
             let dictionary: [String: Any] = [
                 "sdk_version": "3.5.0", "version": "1.3", "client_id": "sq0idp-8M4Qn6MyR4BZDeS0c41L3g",
@@ -112,7 +121,7 @@ public enum Codecs {
             ]
             let data = try! JSONSerialization.data(withJSONObject: dictionary)
             let json = String(decoding: data, as: UTF8.self)
-            return URL(string: "square-commerce-v1://payment/create?data=" + encoded(json))!
+            return "square-commerce-v1://payment/create?data=" + encoded(json)
         },
         decodeRequest: { try SquareRequest(urlString: $0) },
         callback: "my-app://perform-callback/square_request?data="
@@ -125,7 +134,7 @@ public enum Codecs {
                 status: response.isSuccess ? "ok" : "error",
                 transactionID: response.transactionID,
                 token: response.state,
-                errorCode: response.error?.code.rawValue
+                errorCode: response.errorCode?.rawValue
             )
         },
         parseWithFoundation: { url in
@@ -176,14 +185,14 @@ public enum Codecs {
         name: "Swipe",
         build: { try swipeRequest().url() },
         buildText: { try swipeRequest().urlString() },
-        buildWithFoundation: {
+        buildTextWithFoundation: {
             let amount = String(format: "%.2f", 10.99)
             let query = [
                 ("amount", amount), ("email", "john@example.com"),
                 ("returnURL", "com-companyname-demoapp://action/"), ("returnAppName", "DemoApp"),
             ]
             .map { $0.0 + "=" + encoded($0.1) }.joined(separator: "&")
-            return URL(string: "com-appninjas-iswipe://charge/1.0.0/?" + query)!
+            return "com-appninjas-iswipe://charge/1.0.0/?" + query
         },
         decodeRequest: { try SwipeRequest(urlString: $0) },
         callback: "com-companyname-demoapp://action/?ifcc_responseType=approved&ifcc_amount=10.99"
@@ -222,14 +231,12 @@ public enum Codecs {
         name: "SoftPOS",
         build: { try softPOSRequest().url() },
         buildText: { try softPOSRequest().urlString() },
-        buildWithFoundation: {
+        buildTextWithFoundation: {
             let payload: [String: Any] = [
                 "amount": 200, "type": "sale", "currency": "EUR", "responseUrl": "testapp://response",
             ]
             let data = try! JSONSerialization.data(withJSONObject: payload)
-            return URL(
-                string: "softpos://softpos/transaction?payload=" + encoded(String(decoding: data, as: UTF8.self))
-            )!
+            return "softpos://softpos/transaction?payload=" + encoded(String(decoding: data, as: UTF8.self))
         },
         decodeRequest: { try SoftPOSRequest(urlString: $0) },
         callback: "testapp://response?result=" + PercentEncoding.encode(softPOSResult),
@@ -270,14 +277,14 @@ public enum Codecs {
         name: "SumUp",
         build: { try sumUpRequest().url() },
         buildText: { try sumUpRequest().urlString() },
-        buildWithFoundation: {
+        buildTextWithFoundation: {
             let query = [
                 ("amount", String(format: "%.2f", 10.0)), ("currency", "EUR"), ("affiliate-key", "YOUR-AFFILIATE-KEY"),
                 ("title", "Coffee beans"), ("callbacksuccess", "samplepaymentapp://"),
                 ("callbackfail", "samplepaymentapp://"), ("foreign-tx-id", "order-123"),
             ]
             .map { $0.0 + "=" + encoded($0.1) }.joined(separator: "&")
-            return URL(string: "sumupmerchant://pay/1.0?" + query)!
+            return "sumupmerchant://pay/1.0?" + query
         },
         decodeRequest: { try SumUpRequest(urlString: $0) },
         callback: "samplepaymentapp://?smp-status=success&smp-tx-code=TEENSK4W2K&foreign-tx-id=order-123",

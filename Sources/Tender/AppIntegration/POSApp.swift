@@ -26,42 +26,83 @@ public struct POSApp: Sendable, Hashable, CustomStringConvertible {
     /// The app's numeric App Store ID, such as `514879214`, or `nil` when Tender knows no App Store page
     /// for it (a POS app distributed to merchants through their bank, or one whose ID could not be checked).
     public let appStoreID: String?
+    /// The query parameters whose presence marks a callback URL as this app's answer
+    /// (``PaymentURLKind/detect(_:provider:)``).
+    package let callbackMarkers: [CallbackMarker]
 
     /// Creates a POS app.
     public init(provider: PaymentProvider, name: String, urlScheme: String, appStoreID: String?) {
+        self.init(provider: provider, name: name, urlScheme: urlScheme, appStoreID: appStoreID, callbackMarkers: [])
+    }
+
+    /// Creates a POS app whose callbacks detection recognises by `callbackMarkers`.
+    package init(
+        provider: PaymentProvider,
+        name: String,
+        urlScheme: String,
+        appStoreID: String?,
+        callbackMarkers: [CallbackMarker]
+    ) {
         self.provider = provider
         self.name = name
         self.urlScheme = urlScheme
         self.appStoreID = appStoreID
+        self.callbackMarkers = callbackMarkers
     }
 
-    /// Square Point of Sale, `square-commerce-v1`, App Store ID 335393788.
-    public static let square = POSApp(
-        provider: .square,
-        name: "Square Point of Sale",
-        urlScheme: "square-commerce-v1",
-        appStoreID: "335393788"
-    )
-    /// Swipe by appninjas, `com-appninjas-iswipe`. Tender knows no verified App Store ID for it.
-    public static let swipe = POSApp(
-        provider: .swipe,
-        name: "Swipe Credit Card Terminal",
-        urlScheme: "com-appninjas-iswipe",
-        appStoreID: nil
-    )
-    /// Comercia Global Payments SoftPOS, `softpos`. Tender knows no verified App Store ID for it: Comercia
-    /// provides it to its merchants.
-    public static let softPOS = POSApp(provider: .softPOS, name: "SoftPOS", urlScheme: "softpos", appStoreID: nil)
-    /// SumUp, `sumupmerchant`, App Store ID 514879214.
-    public static let sumUp = POSApp(
-        provider: .sumUp,
-        name: "SumUp",
-        urlScheme: "sumupmerchant",
-        appStoreID: "514879214"
-    )
+    /// A query parameter that marks a callback URL as a POS app's answer.
+    package struct CallbackMarker: Sendable, Hashable {
+        /// What the parameter's value must be for it to mark a callback.
+        package enum Value: Sendable, Hashable {
+            /// Any value (Swipe's `ifcc_responseType`, SumUp's `smp-status`: names no other app uses).
+            case any
+            /// A value that may be the app's JSON: it reads as a JSON object, or it cannot be read at all, which the
+            /// app's parser then reports (Square's `data`, SoftPOS's `result`: common names, so
+            /// `my-app://done?result=approved` is nobody's callback).
+            case json
+            /// A JSON object, and only when no other marker is in the URL (SoftPOS's lenient `error`, which an
+            /// OAuth-style `error=access_denied` must not be taken for).
+            case jsonObjectOnly
+        }
 
-    /// The POS apps of the providers Tender ships with, in the order of ``PaymentProvider/all``.
+        /// The parameter's decoded name.
+        package let name: String
+        /// What its value must be.
+        package let value: Value
+        /// A host or path component that makes the parameter mark the callback whatever its value (Square's
+        /// `square_request`, square §1.3), so that a garbled answer on the marked path is refused by the app's parser
+        /// rather than passed over as nobody's.
+        package let urlComponent: String?
+
+        package init(_ name: String, value: Value = .any, orWhenURLHas urlComponent: String? = nil) {
+            self.name = name
+            self.value = value
+            self.urlComponent = urlComponent
+        }
+    }
+
+    /// The POS apps of the providers Tender ships with, in the order in which detection tries their callbacks.
+    /// Each is declared once, in its provider's folder: ``square``, ``swipe``, ``softPOS``, ``sumUp``.
     public static let all: [POSApp] = [.square, .swipe, .softPOS, .sumUp]
+
+    /// The POS app whose URL scheme this is (compared case-insensitively), if any.
+    package init?(urlScheme scheme: String) {
+        // The schemes' lengths tell most schemes apart before any is lower-cased.
+        let length = scheme.utf8.count
+        guard
+            let app = POSApp.all.first(where: {
+                $0.urlScheme.utf8.count == length && $0.urlScheme == scheme.lowercased()
+            })
+        else { return nil }
+        self = app
+    }
+
+    /// The apps' schemes for a message: `square-commerce-v1://, com-appninjas-iswipe://, softpos:// or
+    /// sumupmerchant://`.
+    package static var schemeList: String {
+        let schemes = all.map { $0.urlScheme + "://" }
+        return schemes.dropLast().joined(separator: ", ") + " or " + (schemes.last ?? "")
+    }
 
     /// The POS app of a provider Tender ships with, or `nil` for another one.
     public init?(provider: PaymentProvider) {

@@ -26,134 +26,55 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
 
     /// Tells what a URL is, or `nil` when it looks like nothing Tender knows.
     ///
-    /// A request is recognised by its POS app scheme. A callback is recognised by its parameters:
-    /// Square's `data`; Swipe's `ifcc_responseType` (or FileMaker's `$ifcc_responseType`, literal or `%24`);
-    /// SumUp's `smp-status`; SoftPOS's `result` (or, leniently, `error` holding a JSON object). They are tried
-    /// in that order. `data` and `result` are common names, so they count only when their value can be the
-    /// provider's JSON: it reads as a JSON object, or it cannot be read at all (the provider's parser then says
-    /// why); `data` counts too on a URL that carries Square's `square_request` marker (square §1.3).
-    /// `my-app://done?result=approved` is nobody's callback.
+    /// A request is recognised by its POS app scheme. A callback is recognised by the parameters its app's
+    /// ``POSApp`` declaration names: Square's `data`; Swipe's `ifcc_responseType` (or FileMaker's
+    /// `$ifcc_responseType`, literal or `%24`); SoftPOS's `result`; SumUp's `smp-status`, tried in that order.
+    /// `data` and `result` are common names, so they count only when their value can be the app's JSON: it reads as
+    /// a JSON object, or it cannot be read at all (the app's parser then says why); Square's `data` counts too on a
+    /// URL that carries Square's `square_request` marker (square §1.3). `my-app://done?result=approved` is nobody's
+    /// callback. Only when none of these is there does SoftPOS's lenient `error` parameter count, and only with a
+    /// JSON object as its value (an OAuth-style `error=access_denied` is no SoftPOS answer).
+    ///
+    /// A parameter name is compared after percent-decoding, as the provider's parser decodes it; a name that cannot be
+    /// decoded is left out, so the provider's parser, not detection, says what is wrong with it.
     /// - Parameters:
     ///   - urlString: the URL, exactly as received or sent.
     ///   - provider: when given, only that provider is considered.
     public static func detect(_ urlString: String, provider: PaymentProvider? = nil) -> PaymentURLKind? {
-        var text = urlString
-        return text.withUTF8 { detect(bytes: $0, provider: provider) }
-    }
-
-    /// ``detect(_:provider:)`` on the UTF-8 bytes of a URL string, in one pass and without making a `String` for
-    /// the common callbacks.
-    ///
-    /// A parameter name is compared after percent-decoding, as the provider's parser decodes it; a name that
-    /// cannot be decoded is left out, so the provider's parser, not detection, says what is wrong with it. Comparing
-    /// decoded bytes with the ASCII names is exactly `String` comparison: no other text is canonically equivalent
-    /// to them (of the ASCII characters, only `K`, `;` and `` ` `` have a non-ASCII equivalent, and no name holds one).
-    static func detect(bytes: UnsafeBufferPointer<UInt8>, provider: PaymentProvider?) -> PaymentURLKind? {
-        guard let ranges = URLByteRanges(bytes) else { return nil }
-        if let owner = POSAppSchemes.provider(bytes, ranges.scheme) {
+        let bytes = Array(urlString.utf8)
+        guard let ranges = try? URLParts.Ranges(bytes) else { return nil }
+        let scheme = String(decoding: bytes[ranges.scheme], as: UTF8.self)
+        if let owner = PaymentProvider(appURLScheme: scheme) {
             guard provider == nil || provider == owner else { return nil }
             return PaymentURLKind(provider: owner, direction: .request)
         }
-        var found = CallbackParameters()
-        if let query = ranges.query {
-            var items = QueryByteItems(bytes, query: query)
-            while let item = items.next() {
-                found.note(item, in: bytes)
+        // Read leniently: a name that does not decode is left out, for the provider's parser to refuse; a value that
+        // does not decode may still mark a callback, for the same reason.
+        guard let reader = try? QueryReader(bytes, query: ranges.query, lenient: true) else { return nil }
+        let marks = { (marker: POSApp.CallbackMarker) -> Bool in
+            reader.pairs.contains { pair in
+                guard reader.nameDecodes(pair), reader.name(of: pair) == marker.name else { return false }
+                if let component = marker.urlComponent, ranges.hasComponent(component, in: bytes) { return true }
+                switch marker.value {
+                case .any: return true
+                case .json: return !pair.decodes || isJSONObjectText(reader.value(of: pair))
+                case .jsonObjectOnly: return pair.decodes && isJSONObjectText(reader.value(of: pair))
+                }
             }
         }
-        // Square's marker is read only for a `data` that is not JSON: the rare case, and the costly check.
-        let square =
-            found.squareData
-            || (found.squareDataName && SquareCallbackMarker.isMarked(String(decoding: bytes, as: UTF8.self)))
-        let candidates: [(PaymentProvider, Bool)] = [
-            (.square, square),
-            (.swipe, found.swipeResponseType),
-            (.sumUp, found.sumUpStatus),
-            (.softPOS, found.softPOSResult || found.jsonError),
-        ]
-        for (candidate, matches) in candidates where matches && (provider == nil || provider == candidate) {
-            return PaymentURLKind(provider: candidate, direction: .response)
+        let apps = POSApp.all.filter { provider == nil || $0.provider == provider }
+        for lenient in [false, true] {
+            let found = apps.first { app in
+                app.callbackMarkers.contains { ($0.value == .jsonObjectOnly) == lenient && marks($0) }
+            }
+            if let found { return PaymentURLKind(provider: found.provider, direction: .response) }
         }
         return nil
     }
 
-    /// Which of the parameters that mark a callback a query has, by their percent-decoded names.
-    private struct CallbackParameters {
-        /// Square's `data`, with a value that may be its JSON.
-        var squareData = false
-        /// Square's `data`, whatever its value.
-        var squareDataName = false
-        /// Swipe's `ifcc_responseType`, or FileMaker's `$ifcc_responseType`.
-        var swipeResponseType = false
-        /// SumUp's `smp-status`.
-        var sumUpStatus = false
-        /// SoftPOS's `result`, with a value that may be its JSON.
-        var softPOSResult = false
-        /// An `error` whose value is a JSON object: SoftPOS's lenient error parameter, not an OAuth-style one.
-        var jsonError = false
-
-        /// Notes one `name=value` item of the query.
-        mutating func note(_ item: QueryByteItem, in bytes: UnsafeBufferPointer<UInt8>) {
-            guard item.name.count <= CallbackParameters.longestEncodedName else { return }
-            if !bytes.contains(UInt8(ascii: "%"), in: item.name) {
-                note(name: UnsafeBufferPointer(rebasing: bytes[item.name]), item, in: bytes)
-                return
-            }
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: item.name.count) { buffer in
-                guard let count = PercentDecodingBytes.decode(bytes, item.name, into: buffer) else { return }
-                note(name: UnsafeBufferPointer(rebasing: buffer[..<count]), item, in: bytes)
-            }
-        }
-
-        /// Notes an item by its decoded name; reads an `error` value only while no JSON one has been seen.
-        private mutating func note(
-            name: UnsafeBufferPointer<UInt8>,
-            _ item: QueryByteItem,
-            in bytes: UnsafeBufferPointer<UInt8>
-        ) {
-            let whole = 0..<name.count
-            if name.matches(whole, "data") {
-                squareDataName = true
-                squareData = squareData || PaymentURLKind.mayHoldJSONObject(item.value, in: bytes)
-            } else if name.matches(whole, "ifcc_responseType") || name.matches(whole, "$ifcc_responseType") {
-                swipeResponseType = true
-            } else if name.matches(whole, "smp-status") {
-                sumUpStatus = true
-            } else if name.matches(whole, "result") {
-                softPOSResult = softPOSResult || PaymentURLKind.mayHoldJSONObject(item.value, in: bytes)
-            } else if name.matches(whole, "error"), !jsonError, let value = item.value {
-                let text = try? PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: bytes[value]))
-                jsonError = PaymentURLKind.isJSONObjectText(text)
-            }
-        }
-
-        /// The longest a name that decodes to one of the names above can be: `$ifcc_responseType` with every
-        /// byte escaped.
-        private static let longestEncodedName = 3 * "$ifcc_responseType".utf8.count
-    }
-
-    /// Whether a `data` or `result` value may be a provider's JSON: it reads as a JSON object, or it cannot be read
-    /// (a bad escape, bytes that are not UTF-8), which the provider's parser reports. A value that begins with `{`
-    /// or its escape is decided without decoding it: decoded, it would begin with `{` too, or not decode.
-    private static func mayHoldJSONObject(_ value: Range<Int>?, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let value, !value.isEmpty else { return false }
-        let first = value.lowerBound
-        if bytes[first] == UInt8(ascii: "{") { return true }
-        if value.count >= 3, bytes[first] == UInt8(ascii: "%"), bytes[first + 1] == UInt8(ascii: "7"),
-            bytes[first + 2] | 0x20 == UInt8(ascii: "b")
-        {
-            return true
-        }
-        guard let text = try? PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: bytes[value])) else {
-            return true
-        }
-        return isJSONObjectText(text)
-    }
-
-    /// Whether a parameter value looks like a JSON object, so that an OAuth-style `error=access_denied` is not
-    /// taken for SoftPOS's lenient `error` parameter.
+    /// Whether a parameter value is JSON object text: its first character after JSON's white space is `{`. Read by
+    /// scalars, as a JSON parser reads: `{` followed by a combining mark still begins an object.
     private static func isJSONObjectText(_ value: String?) -> Bool {
-        // Read by scalars, as a JSON parser reads: `{` followed by a combining mark still begins an object.
         value?.unicodeScalars.drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).first == "{"
     }
 
@@ -180,6 +101,7 @@ public enum PaymentCallbacks: Sendable {
             let type = types[kind.provider]
         else {
             throw CallbackDetectionError(
+                .unrecognizedCallback,
                 "The URL is not a callback from a POS app Tender knows: it has none of Square's data JSON, Swipe's "
                     + "ifcc_responseType, SumUp's smp-status or SoftPOS's result JSON."
             )
@@ -189,15 +111,30 @@ public enum PaymentCallbacks: Sendable {
 }
 
 /// A URL is not recognisable as a callback from any supported POS app.
-public struct CallbackDetectionError: Error, Sendable, Hashable, CustomStringConvertible {
+///
+/// Match its code with `catch CallbackDetectionError.Code.unrecognizedCallback`.
+public struct CallbackDetectionError: TenderError {
+    /// What went wrong. An open set.
+    public struct Code: TenderErrorCode {
+        /// The error these codes belong to.
+        public typealias Failure = CallbackDetectionError
+        /// The code's stable string, such as `"unrecognized_callback"`.
+        public let rawValue: String
+        /// Creates a code from its string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The URL carries none of the parameters that mark a POS app's callback, or it is a request to a POS app.
+        public static let unrecognizedCallback = Code(rawValue: "unrecognized_callback")
+    }
+
+    /// What went wrong.
+    public let code: Code
     /// What was wrong, for people; never contains the URL.
     public let message: String
 
     /// Creates an error.
-    public init(_ message: String) {
+    public init(_ code: Code, _ message: String) {
+        self.code = code
         self.message = message
     }
-
-    /// The message.
-    public var description: String { message }
 }

@@ -10,6 +10,9 @@ public import Foundation
 /// let query = try QueryParameters(urlString: "my-app://cb?data=%7B%7D&hello=world")
 /// try query.value(named: "data")    // "{}"
 /// ```
+///
+/// This is Tender's one query reader and writer: every callback parser and request decoder reads its query
+/// through it, and every request builder writes its query with ``percentEncodedQuery``'s writer.
 public struct QueryParameters: Sendable, Hashable, RandomAccessCollection {
     /// One `name=value` pair of a query.
     public struct Item: Sendable, Hashable {
@@ -38,39 +41,20 @@ public struct QueryParameters: Sendable, Hashable, RandomAccessCollection {
     /// Empty segments (`a=1&&b=2`) are skipped. Names and values are percent-decoded strictly.
     /// - Throws: ``QueryError``.
     public init(percentEncodedQuery query: some StringProtocol) throws {
-        var text = String(query)
-        text.makeContiguousUTF8()  // a no-op for native strings, which is nearly every string
-        guard let items = try text.utf8.withContiguousStorageIfAvailable({ try QueryParameters.items(in: $0) })
-        else { preconditionFailure("a contiguous UTF-8 string has contiguous storage") }
-        self.items = items
+        let bytes = Array(query.utf8)
+        self.init(try QueryReader(bytes, query: bytes.indices))
     }
 
-    /// The items of a query's UTF-8 bytes. Splits on bytes, not Characters: a combining mark after `&` or `=`
-    /// must not hide the delimiter.
-    ///
-    /// An error names the parameter it is in (its name masked and cut short, SEC-9), never its value.
-    private static func items(in bytes: UnsafeBufferPointer<UInt8>) throws -> [Item] {
-        func decode(_ range: Range<Int>, in place: @autoclosure () -> String) throws -> String {
-            do {
-                return try PercentEncoding.decode(cut: UnsafeBufferPointer(rebasing: bytes[range]))
-            } catch let error as QueryError {
-                throw QueryError(error.code, "In \(place()): \(error.message)")
-            }
-        }
-        var items: [Item] = []
-        var segments = QueryByteItems(bytes, query: 0..<bytes.count)
-        while let segment = segments.next() {
-            let name = try decode(segment.name, in: "the name of parameter \(items.count + 1)")
-            let value = try segment.value.map { try decode($0, in: "the value of '\(CardNumberScreen.excerpt(name))'") }
-            items.append(Item(name: name, value: value))
-        }
-        return items
+    /// The pairs a ``QueryReader`` read, every name and value decoded.
+    package init(_ reader: QueryReader) {
+        items = reader.pairs.map { Item(name: reader.name(of: $0), value: reader.value(of: $0)) }
     }
 
     /// Reads the query of a URL string; a URL without a query has no items.
     /// - Throws: ``QueryError``.
     public init(urlString: String) throws {
-        try self.init(percentEncodedQuery: URLParts(urlString).query ?? "")
+        let bytes = Array(urlString.utf8)
+        self.init(try QueryReader(bytes, query: try URLParts.Ranges(bytes).query))
     }
 
     /// Reads the query of a URL; a URL without a query has no items.
@@ -119,6 +103,11 @@ public struct QueryParameters: Sendable, Hashable, RandomAccessCollection {
         return found?.value
     }
 
+    /// Makes room for `count` items.
+    package mutating func reserveCapacity(_ count: Int) {
+        items.reserveCapacity(count)
+    }
+
     /// Adds an item at the end.
     public mutating func append(name: String, value: String?) {
         items.append(Item(name: name, value: value))
@@ -127,8 +116,20 @@ public struct QueryParameters: Sendable, Hashable, RandomAccessCollection {
     /// The percent-encoded query text, `name=value` pairs joined by `&`, every name and value encoded with
     /// ``PercentEncoding/encode(_:)`` (an item without a value is its name alone).
     public var percentEncodedQuery: String {
-        QueryText.make(prefix: "") { sink in
-            for item in items { sink.add(item.name, item.value) }
+        let output = ByteBuffer()
+        write(to: output)
+        return output.text
+    }
+
+    /// Appends ``percentEncodedQuery`` to `output`: the one writer of query text.
+    package func write(to output: ByteBuffer) {
+        for (index, item) in items.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: "&")) }
+            output.appendPercentEncoded(item.name)
+            if let value = item.value {
+                output.append(UInt8(ascii: "="))
+                output.appendPercentEncoded(value)
+            }
         }
     }
 }

@@ -2,8 +2,7 @@
 ///
 /// Tender splits URLs itself rather than through `URLComponents` so that parsing behaves the same on
 /// every platform and never "repairs" what it was given (Foundation on Linux turns `%ZZ` into `%25ZZ`).
-/// Splitting finds delimiters by Unicode scalar (never by `Character`), so a combining mark after `?` cannot hide
-/// the delimiter.
+/// ``Ranges`` is the one splitter: every URL Tender reads, a request or a callback, is cut by it.
 package struct URLParts: Sendable, Hashable {
     /// The scheme, as written (`my-app`).
     package var scheme: String
@@ -17,58 +16,20 @@ package struct URLParts: Sendable, Hashable {
     package var fragment: String?
 
     /// Splits a URL string.
-    ///
-    /// The delimiters (`:`, `#`, `?`, `/`) are ASCII, and an ASCII byte is never part of a longer UTF-8 sequence,
-    /// so splitting the UTF-8 bytes finds exactly the delimiters a walk over Unicode scalars would, and a
-    /// combining mark after `?` cannot hide it. Bytes are several times faster to search than scalars.
     /// - Throws: ``QueryError`` with ``QueryError/Code/invalidURL`` when there is no valid scheme.
     package init(_ string: String) throws {
-        var string = string
-        string.makeContiguousUTF8()  // a no-op for native strings, which is nearly every string
-        guard let parts = try string.utf8.withContiguousStorageIfAvailable({ try URLParts(bytes: $0) }) else {
-            preconditionFailure("a contiguous UTF-8 string has contiguous storage")
-        }
-        self = parts
+        let bytes = Array(string.utf8)
+        self.init(bytes, try Ranges(bytes))
     }
 
-    /// Splits the UTF-8 bytes of a URL string (``URLByteRanges``), then copies each part.
-    private init(bytes: UnsafeBufferPointer<UInt8>) throws {
-        let ranges = try URLByteRanges(splitting: bytes)
-        func text(_ range: Range<Int>) -> String { URLParts.text(bytes[range]) }
+    /// The parts at `ranges` of `bytes`.
+    package init(_ bytes: [UInt8], _ ranges: Ranges) {
+        func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
         scheme = text(ranges.scheme)
         authority = ranges.authority.map(text)
         path = text(ranges.path)
         query = ranges.query.map(text)
         fragment = ranges.fragment.map(text)
-    }
-
-    /// The position of the `:` that ends the scheme of a URL's UTF-8 bytes: the first `:`, after a valid scheme.
-    ///
-    /// This is the check that decides whether a string can be split at all; the fast paths use it to decide
-    /// exactly as ``init(_:)`` does.
-    /// - Throws: ``QueryError`` with ``QueryError/Code/invalidURL`` when there is no `:` or the scheme is not valid.
-    package static func schemeEnd(in bytes: UnsafeBufferPointer<UInt8>) throws -> Int {
-        // The common case in one pass: scheme bytes up to the first byte that is not one, which must be `:` (not
-        // itself a scheme byte, so the first `:`). Otherwise find out which error it is.
-        let end = ByteWords.firstMarked(in: bytes, from: 0, to: bytes.count) {
-            ~ByteWords.schemeLanes($0) & ByteWords.allLanes
-        }
-        if end > 0, end < bytes.count, bytes[end] == UInt8(ascii: ":"), isLetter(bytes[0]) { return end }
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
-            throw QueryError(.invalidURL, "The URL has no scheme; write it as scheme://host/path.")
-        }
-        guard colon > 0, isLetter(bytes[0]), bytes[..<colon].allSatisfy(isSchemeByte) else {
-            throw QueryError(
-                .invalidURL,
-                "The URL's scheme is not valid: it must start with a letter and use only letters, digits, '+', '-', '.'."
-            )
-        }
-        return colon
-    }
-
-    /// The text of bytes cut at ASCII delimiters: always whole UTF-8 sequences, copied as they are.
-    private static func text(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: bytes), as: UTF8.self)
     }
 
     /// Creates parts directly.
@@ -80,12 +41,103 @@ package struct URLParts: Sendable, Hashable {
         self.fragment = fragment
     }
 
+    /// Where the parts of a URL are in its UTF-8 bytes.
+    ///
+    /// The delimiters (`:`, `#`, `?`, `/`, `@`) are ASCII, and an ASCII byte is never part of a longer UTF-8
+    /// sequence, so cutting the bytes finds exactly the delimiters a walk over Unicode scalars would: a combining
+    /// mark after `?` cannot hide it, and every part is whole UTF-8.
+    package struct Ranges: Sendable, Hashable {
+        /// The scheme, before the first `:`.
+        package var scheme: Range<Int>
+        /// The authority after `//`, or `nil` without `//`.
+        package var authority: Range<Int>?
+        /// The path, possibly empty.
+        package var path: Range<Int>
+        /// The query after the first `?` before the fragment, or `nil`.
+        package var query: Range<Int>?
+        /// The fragment after the first `#`, or `nil`.
+        package var fragment: Range<Int>?
+
+        /// Splits the UTF-8 bytes of a URL.
+        /// - Throws: ``QueryError`` with ``QueryError/Code/invalidURL`` when there is no `:`, or the scheme before
+        ///   it does not start with a letter and hold only letters, digits, `+`, `-` and `.`.
+        package init(_ bytes: [UInt8]) throws(QueryError) {
+            guard let colon = ByteScanning.firstIndex(of: UInt8(ascii: ":"), in: bytes, bytes.indices) else {
+                throw QueryError(.invalidURL, "The URL has no scheme; write it as scheme://host/path.")
+            }
+            guard colon > 0, URLParts.isLetter(bytes[0]), bytes[..<colon].allSatisfy(URLParts.isSchemeByte) else {
+                throw QueryError(
+                    .invalidURL,
+                    "The URL's scheme is not valid: it must start with a letter and use only letters, digits, '+', '-', '.'."
+                )
+            }
+            scheme = 0..<colon
+            var end = bytes.endIndex
+            let afterScheme = colon + 1
+            if let hash = ByteScanning.firstIndex(of: UInt8(ascii: "#"), in: bytes, afterScheme..<end) {
+                fragment = (hash + 1)..<end
+                end = hash
+            }
+            if let question = ByteScanning.firstIndex(of: UInt8(ascii: "?"), in: bytes, afterScheme..<end) {
+                query = (question + 1)..<end
+                end = question
+            }
+            if end - afterScheme >= 2, bytes[afterScheme] == UInt8(ascii: "/"),
+                bytes[afterScheme + 1] == UInt8(ascii: "/")
+            {
+                let slash = ByteScanning.firstIndex(of: UInt8(ascii: "/"), in: bytes, (afterScheme + 2)..<end) ?? end
+                authority = (afterScheme + 2)..<slash
+                path = slash..<end
+            } else {
+                path = afterScheme..<end
+            }
+        }
+
+        /// The host within the authority (``URLParts/host``); `nil` without an authority.
+        package func host(in bytes: [UInt8]) -> Range<Int>? {
+            authority.map { URLParts.host(of: bytes[$0]) }
+        }
+
+        /// The scheme, authority and path: the URL before its query and fragment.
+        package var endpoint: Range<Int> { scheme.lowerBound..<path.upperBound }
+
+        /// Whether the host, or one of the path's components (cut at each `/`, as `NSURL`'s path components are), is
+        /// exactly `component`.
+        package func hasComponent(_ component: String, in bytes: [UInt8]) -> Bool {
+            let component = component.utf8
+            if let host = host(in: bytes), bytes[host].elementsEqual(component) { return true }
+            return bytes[path].split(separator: UInt8(ascii: "/")).contains { $0.elementsEqual(component) }
+        }
+    }
+
+    /// The host within an authority's bytes: without user information (up to the last `@`) and port (after the last
+    /// `:`, unless the host is an IP literal in `[…]`).
+    static func host(of authority: ArraySlice<UInt8>) -> Range<Int> {
+        var start = authority.startIndex
+        var end = authority.endIndex
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) { start = at + 1 }
+        let rest = authority[start..<end]
+        if rest.first == UInt8(ascii: "[") {
+            if let close = rest.firstIndex(of: UInt8(ascii: "]")) { end = close + 1 }
+        } else if let colon = rest.lastIndex(of: UInt8(ascii: ":")) {
+            end = colon
+        }
+        return start..<end
+    }
+
     /// The host: the authority without user information and port; `nil` without an authority.
     package var host: String? {
-        guard var authority else { return nil }
-        return authority.withUTF8 { bytes in
-            URLParts.text(bytes[URLByteRanges.host(of: 0..<bytes.count, in: bytes)])
-        }
+        guard let authority else { return nil }
+        let bytes = Array(authority.utf8)
+        return String(decoding: bytes[URLParts.host(of: bytes[...])], as: UTF8.self)
+    }
+
+    /// `authority` with its host (after any user information, before any port) replaced by `host`.
+    package static func replacingHost(of authority: String, with host: String) -> String {
+        let bytes = Array(authority.utf8)
+        let range = URLParts.host(of: bytes[...])
+        return String(decoding: bytes[..<range.lowerBound], as: UTF8.self) + host
+            + String(decoding: bytes[range.upperBound...], as: UTF8.self)
     }
 
     /// The URL string again, exactly as split.
@@ -106,21 +158,18 @@ package struct URLParts: Sendable, Hashable {
         return copy.string
     }
 
-    /// The endpoint of a URL string (``endpoint``) without splitting it into parts: the text before its query and
-    /// fragment. `nil` when it has no valid scheme (where ``init(_:)`` throws).
+    /// The endpoint of a URL string (``endpoint``): the text before its query and fragment. `nil` when it has no
+    /// valid scheme (where ``init(_:)`` throws).
     package static func endpoint(of string: String) -> String? {
-        var string = string
-        return string.withUTF8 { bytes in
-            // The parts are contiguous: scheme, `:`, `//` and the authority when there is one, then the path.
-            URLByteRanges(bytes).map { URLParts.text(bytes[..<$0.path.upperBound]) }
-        }
+        let bytes = Array(string.utf8)
+        guard let ranges = try? Ranges(bytes) else { return nil }
+        return String(decoding: bytes[ranges.endpoint], as: UTF8.self)
     }
 
     /// Whether a string can be split at all: whether it starts with a valid scheme and `:` (``init(_:)`` does not
     /// throw).
     package static func splits(_ string: String) -> Bool {
-        var string = string
-        return string.withUTF8 { URLByteRanges($0) != nil }
+        (try? Ranges(Array(string.utf8))) != nil
     }
 
     /// Appends an already percent-encoded `name=value` pair to the query (with `&` when it has one).
@@ -133,20 +182,26 @@ package struct URLParts: Sendable, Hashable {
     }
 
     /// Whether a byte may appear in a scheme: an ASCII letter or digit, `+`, `-` or `.`.
-    @inline(__always)
     static func isSchemeByte(_ byte: UInt8) -> Bool {
-        // `+` 0x2B, `-` 0x2D, `.` 0x2E and `0`–`9` 0x30–0x39 below 0x40; `A`–`Z` 0x41–0x5A and `a`–`z` 0x61–0x7A
-        // from 0x40.
-        let low: UInt64 = 1 << 0x2B | 1 << 0x2D | 1 << 0x2E | 0x3FF << 0x30
-        let high: UInt64 = 0x3FF_FFFF << (0x41 - 0x40) | 0x3FF_FFFF << (0x61 - 0x40)
-        switch byte {
-        case 0..<0x40: return low >> UInt64(byte) & 1 == 1
-        case 0x40..<0x80: return high >> UInt64(byte - 0x40) & 1 == 1
-        default: return false
-        }
+        isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "+")
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
+}
+
+extension URLParts {
+    /// A POS app's answer: `url` with `encodedQuery` appended to its own query (after `&` when it has one), or
+    /// `error`'s error when `url` has no valid scheme.
+    package static func appending<Failure: Error>(
+        query encodedQuery: String,
+        to url: String,
+        _ error: () -> Failure
+    ) throws(Failure) -> String {
+        guard var parts = try? URLParts(url) else { throw error() }
+        parts.appendQuery(encodedQuery)
+        return parts.string
     }
 }

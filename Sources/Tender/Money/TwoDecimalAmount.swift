@@ -10,62 +10,35 @@ package enum TwoDecimalAmount {
     /// The amount in hundredths (`"10.99"` → 1099), or `nil` unless the text is
     /// `^(0|[1-9][0-9]{0,9})\.[0-9]{2}$`.
     package static func hundredths(_ text: some StringProtocol) -> Int? {
-        // Native strings are read in place; anything else from a copy of its bytes.
-        if let value = text.utf8.withContiguousStorageIfAvailable(hundredths(bytes:)) { return value }
-        return Array(text.utf8).withUnsafeBufferPointer(hundredths(bytes:))
-    }
-
-    /// ``hundredths(_:)`` of UTF-8 bytes.
-    package static func hundredths(bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard bytes.count >= 4, bytes[bytes.count - 3] == UInt8(ascii: ".") else { return nil }
-        let integer = bytes[..<(bytes.count - 3)]
-        let fraction = bytes[(bytes.count - 2)...]
-        guard integer.count <= maximumIntegerDigits, integer.allSatisfy(isDigit), fraction.allSatisfy(isDigit) else {
-            return nil
-        }
-        guard integer.first != UInt8(ascii: "0") || integer.count == 1 else { return nil }
         var value = 0
-        for byte in integer { value = value * 10 + Int(byte - UInt8(ascii: "0")) }
-        for byte in fraction { value = value * 10 + Int(byte - UInt8(ascii: "0")) }
-        return value
+        var integerDigits = 0
+        var fractionDigits: Int?  // counted after the `.`
+        let readable = ByteScanning.allBytes(of: String(text)) { byte in
+            if byte == UInt8(ascii: "."), fractionDigits == nil {
+                fractionDigits = 0
+                return integerDigits > 0
+            }
+            guard isDigit(byte) else { return false }
+            if let count = fractionDigits {
+                guard count < 2 else { return false }
+                fractionDigits = count + 1
+            } else {
+                // No leading zero but the one of `0.xx`; at most ``maximumIntegerDigits``.
+                guard integerDigits < maximumIntegerDigits, integerDigits == 0 || value > 0 else { return false }
+                integerDigits += 1
+            }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            return true
+        }
+        return readable && fractionDigits == 2 ? value : nil
     }
 
     /// The text of an amount in hundredths: 1099 → `"10.99"`, 5 → `"0.05"`.
     package static func text(hundredths: Int) -> String {
-        let length = textLength(hundredths: hundredths)
-        return String(unsafeUninitializedCapacity: length) { buffer in
-            write(hundredths: hundredths, length: length, at: buffer.baseAddress!)
-            return length
-        }
-    }
-
-    /// The length of ``text(hundredths:)``: its digits, at least three, and the `.`.
-    package static func textLength(hundredths: Int) -> Int {
         precondition(hundredths >= 0, "amounts on the wire have no sign")
-        var digits = 3
-        var rest = hundredths / 1000
-        while rest > 0 {
-            digits += 1
-            rest /= 10
-        }
-        return digits + 1
-    }
-
-    /// Writes ``text(hundredths:)`` at `start`: the decimal digits of `hundredths`, with `.` before the last two.
-    /// - Parameter length: ``textLength(hundredths:)``, which the caller has computed to make room for the text.
-    package static func write(hundredths: Int, length: Int, at start: UnsafeMutablePointer<UInt8>) {
-        assert(length == textLength(hundredths: hundredths), "TwoDecimalAmount: the length is not the text's")
-        var value = hundredths
-        var index = length - 1  // the last position
-        for position in 0..<(length - 1) {
-            if position == 2 {
-                start[index] = UInt8(ascii: ".")
-                index -= 1
-            }
-            start[index] = UInt8(ascii: "0") + UInt8(value % 10)
-            value /= 10
-            index -= 1
-        }
+        // Small strings: no allocation for amounts up to 15 characters, which is every amount of this format.
+        let fraction = hundredths % 100
+        return String(hundredths / 100) + (fraction < 10 ? ".0" : ".") + String(fraction)
     }
 
     /// Money as two-decimal text, exactly: `nil` when it is negative, too large for the format, or has

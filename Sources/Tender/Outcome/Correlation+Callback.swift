@@ -13,6 +13,7 @@ extension Correlation {
     package static func validate(token: String) throws {
         guard isValidToken(token) else {
             throw CorrelationError(
+                .invalidToken,
                 "The correlation token must be 1–\(maximumTokenLength) printable ASCII characters without spaces, "
                     + "such as URL-safe base64; generate one with at least 128 random bits."
             )
@@ -20,10 +21,9 @@ extension Correlation {
     }
 
     /// Whether a token is 1–128 printable ASCII characters without spaces, and holds no card number.
-    package static func isValidToken(_ token: some StringProtocol) -> Bool {
-        let utf8 = token.utf8
-        guard (1...maximumTokenLength).contains(utf8.count) else { return false }
-        guard utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return false }
+    package static func isValidToken(_ token: String) -> Bool {
+        guard (1...maximumTokenLength).contains(token.utf8.count) else { return false }
+        guard ByteScanning.allBytes(of: token, { (0x21...0x7E).contains($0) }) else { return false }
         return !CardNumberScreen.containsCardNumber(token)
     }
 
@@ -35,48 +35,51 @@ extension Correlation {
         try validate(token: token)
         guard let url else {
             throw CorrelationError(
+                .missingCallbackURL,
                 "The request has no \(name), so the POS app would not come back with the token; set \(name) first."
             )
         }
         guard var parts = try? URLParts(url.absoluteString),
             let query = try? QueryParameters(percentEncodedQuery: parts.query ?? "")
         else {
-            throw CorrelationError("The request's \(name) cannot be read as a URL with a query.")
+            throw CorrelationError(.invalidCallbackURL, "The request's \(name) cannot be read as a URL with a query.")
         }
         guard !query.contains(parameterName) else {
             throw CorrelationError(
+                .carrierInUse,
                 "The request's \(name) already has a '\(parameterName)' parameter; the hand-off adds its own token there, "
                     + "so remove it."
             )
         }
         parts.appendQuery(parameterName + "=" + PercentEncoding.encode(token))
         guard let result = URL(string: parts.string) else {
-            throw CorrelationError("The request's \(name) cannot carry the token.")
+            throw CorrelationError(.invalidCallbackURL, "The request's \(name) cannot carry the token.")
         }
         return result
     }
 
+    /// ``parameterName``, as the query reader looks for it.
+    private static let tokenName = WireName(parameterName)
+
     /// The token in a callback's query: `nil` when ``parameterName`` is absent.
-    /// - Returns: `.failure` with a reason (never the value) when it appears more than once, has no value,
+    /// - Throws: ``CorrelationError`` with a reason (never the value) when it appears more than once, has no value,
     ///   or is not a token Tender could have sent.
-    package static func token(in query: QueryParameters) -> Result<String?, CorrelationError> {
-        switch query.count(of: parameterName) {
-        case 0:
-            return .success(nil)
-        case 1:
-            guard let value = query.first(where: { $0.name == parameterName })?.value, isValidToken(value) else {
-                return .failure(
-                    CorrelationError(
-                        "The callback's '\(parameterName)' is not a token: 1–\(maximumTokenLength) printable ASCII characters."
-                    )
-                )
-            }
-            return .success(value)
-        default:
-            return .failure(
-                CorrelationError("The callback has '\(parameterName)' more than once; it must appear exactly once.")
+    package static func token(in query: QueryReader) throws(CorrelationError) -> String? {
+        let (pair, count) = query.pair(named: tokenName)
+        guard let pair else { return nil }
+        guard count == 1 else {
+            throw CorrelationError(
+                .duplicateToken,
+                "The callback has '\(parameterName)' more than once; it must appear exactly once."
             )
         }
+        guard let value = query.value(of: pair), isValidToken(value) else {
+            throw CorrelationError(
+                .invalidToken,
+                "The callback's '\(parameterName)' is not a token: 1–\(maximumTokenLength) printable ASCII characters."
+            )
+        }
+        return value
     }
 }
 
@@ -86,26 +89,42 @@ package enum CallbackURLRules {
     /// be a POS app's own.
     /// - Parameter name: the request's name for the URL, for messages.
     package static func problem(with urlString: String, named name: String) -> String? {
-        // The usual case, decided from the bytes of the scheme alone: a scheme ``URLParts`` accepts (found by the
-        // same ``URLParts/schemeEnd(in:)``) that is none of the POS apps' (compared as
-        // ``PaymentProvider/init(appURLScheme:)`` compares: a valid scheme is ASCII, and its `lowercased()` lowers
-        // `A`–`Z` only). Every refusal, and its message, comes from the general rule below.
-        let usable = urlString.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard let colon = try? URLParts.schemeEnd(in: bytes) else { return false }
-            return !POSAppSchemes.contains(bytes, 0..<colon)
-        }
-        return usable == true ? nil : generalProblem(with: urlString, named: name)
-    }
-
-    /// ``problem(with:named:)`` on the split URL: the rule itself.
-    package static func generalProblem(with urlString: String, named name: String) -> String? {
-        guard let parts = try? URLParts(urlString) else {
+        let bytes = Array(urlString.utf8)
+        guard let ranges = try? URLParts.Ranges(bytes) else {
             return "\(name) has no scheme; use your app's registered URL scheme, such as my-app://payment-done."
         }
-        if PaymentProvider(appURLScheme: parts.scheme) != nil {
-            return "\(name) uses a POS app's own scheme '\(parts.scheme)'; use your app's registered URL scheme."
+        let scheme = String(decoding: bytes[ranges.scheme], as: UTF8.self)
+        if PaymentProvider(appURLScheme: scheme) != nil {
+            return "\(name) uses a POS app's own scheme '\(scheme)'; use your app's registered URL scheme."
         }
         return nil
     }
 
+    /// The text of a callback URL a request sends, once ``problem(with:named:)`` finds nothing wrong with it.
+    /// - Parameter error: makes the provider's error from the problem.
+    package static func checked<Failure: Error>(
+        _ url: URL?,
+        named name: String,
+        _ error: (String) -> Failure
+    ) throws(Failure) -> String? {
+        guard let text = url?.absoluteString else { return nil }
+        if let problem = problem(with: text, named: name) { throw error(problem) }
+        return text
+    }
+
+    /// The endpoints (scheme, host, path) of a request's callback URLs, in order and without repeats, each checked
+    /// first.
+    package static func endpoints<Failure: Error>(
+        _ urls: KeyValuePairs<String, URL?>,
+        _ error: (String) -> Failure
+    ) throws(Failure) -> [String] {
+        var endpoints: [String] = []
+        for (name, url) in urls {
+            guard let text = try checked(url, named: name, error), let endpoint = URLParts.endpoint(of: text) else {
+                continue
+            }
+            if !endpoints.contains(endpoint) { endpoints.append(endpoint) }
+        }
+        return endpoints
+    }
 }

@@ -52,8 +52,14 @@ public struct PaymentOutcome: Sendable, Hashable {
     public var provider: PaymentProvider
     /// The amount the POS app reports it charged, when it reports one.
     public var amount: Money?
-    /// The provider's transaction identifier, when it reports one.
+    /// The provider's transaction identifier, when it reports one: the one to look the payment up by on the
+    /// provider's server (Square's `transaction_id`, an order ID; Swipe's `ifcc_transactionId`; SoftPOS's
+    /// `transactionId`; SumUp's `smp-tx-code`).
     public var transactionID: String?
+    /// The identifier the POS app gave the payment on the device, when it reports one apart from
+    /// ``transactionID``: Square's `client_transaction_id`, the only ID of an offline or cash payment, which no
+    /// Square endpoint looks up. `nil` for the other providers.
+    public var clientTransactionID: String?
     /// The provider's error or refusal code exactly as it came on the wire, when there is one.
     public var errorCode: String?
     /// A human-readable explanation, when there is one.
@@ -69,6 +75,7 @@ public struct PaymentOutcome: Sendable, Hashable {
         provider: PaymentProvider,
         amount: Money? = nil,
         transactionID: String? = nil,
+        clientTransactionID: String? = nil,
         errorCode: String? = nil,
         message: String? = nil,
         assurance: Assurance = .reportedByPOSApp,
@@ -78,6 +85,7 @@ public struct PaymentOutcome: Sendable, Hashable {
         self.provider = provider
         self.amount = amount
         self.transactionID = transactionID
+        self.clientTransactionID = clientTransactionID
         self.errorCode = errorCode
         self.message = message
         self.assurance = assurance

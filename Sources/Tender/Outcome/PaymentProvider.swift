@@ -20,25 +20,18 @@ public struct PaymentProvider: RawRepresentable, Sendable, Hashable, Codable, Cu
     /// SumUp, `sumupmerchant://`.
     public static let sumUp = PaymentProvider(rawValue: "sumup")
 
-    /// The providers Tender ships with.
-    public static let all: [PaymentProvider] = [.square, .swipe, .softPOS, .sumUp]
+    /// The providers Tender ships with, in the order of ``POSApp/all``.
+    public static let all: [PaymentProvider] = POSApp.all.map(\.provider)
 
-    /// The URL scheme of the provider's POS app, or `nil` for a provider Tender does not know.
+    /// The URL scheme of the provider's POS app (``POSApp/urlScheme``), or `nil` for a provider Tender does not know.
     public var appURLScheme: String? {
-        switch self {
-        case .square: return "square-commerce-v1"
-        case .swipe: return "com-appninjas-iswipe"
-        case .softPOS: return "softpos"
-        case .sumUp: return "sumupmerchant"
-        default: return nil
-        }
+        posApp?.urlScheme
     }
 
     /// The provider whose POS app owns a URL scheme (compared case-insensitively), if any.
     public init?(appURLScheme scheme: String) {
-        let lowered = scheme.lowercased()
-        guard let provider = PaymentProvider.all.first(where: { $0.appURLScheme == lowered }) else { return nil }
-        self = provider
+        guard let app = POSApp(urlScheme: scheme) else { return nil }
+        self = app.provider
     }
 
     /// The stable name.

@@ -18,13 +18,9 @@ package enum CardNumberScreen {
 
     /// Whether the text contains a Luhn-valid run of 13–19 digits.
     package static func containsCardNumber(_ text: some StringProtocol) -> Bool {
-        containsCardNumber(utf8: text.utf8)
-    }
-
-    /// ``containsCardNumber(_:)`` of the UTF-8 bytes of text.
-    package static func containsCardNumber(utf8: some Collection<UInt8>) -> Bool {
-        guard hasEnoughDigits(utf8), !isCanonicalUUID(utf8) else { return false }
-        let bytes = Array(utf8)
+        let text = String(text)
+        guard hasEnoughDigits(text), !isCanonicalUUID(text.utf8) else { return false }
+        let bytes = Array(text.utf8)
         return runs(in: bytes).contains { run in isSuspicious(run.map { bytes[$0] }) }
     }
 
@@ -38,7 +34,7 @@ package enum CardNumberScreen {
             mask.isASCII && !(("0"..."9").contains(mask) || mask == " " || mask == "-"),
             "a mask that keeps runs"
         )
-        guard hasEnoughDigits(text.utf8), !isCanonicalUUID(text.utf8) else { return text }
+        guard hasEnoughDigits(text), !isCanonicalUUID(text.utf8) else { return text }
         var bytes = Array(text.utf8)
         var changed = false
         for run in runs(in: bytes) where isSuspicious(run.map { bytes[$0] }) {
@@ -109,24 +105,9 @@ package enum CardNumberScreen {
 
     /// Whether the text has at least as many digits as the shortest card number: most text has not, and is
     /// then screened without a copy.
-    @inline(__always)  // so that the length check, which settles most fields, costs no call
-    package static func hasEnoughDigits(_ utf8: some Collection<UInt8>) -> Bool {
+    package static func hasEnoughDigits(_ text: String) -> Bool {
         // Text shorter than the shortest card number is not read at all (a UTF-8 view knows its count).
-        guard utf8.count >= lengths.lowerBound else { return false }
-        // Native strings are counted in place: iterating a UTF-8 view costs several times more.
-        if let answer = utf8.withContiguousStorageIfAvailable({ hasEnoughDigits(bytes: $0) }) { return answer }
-        var count = 0
-        for byte in utf8 where isDigit(byte) {
-            count += 1
-            if count >= lengths.lowerBound { return true }
-        }
-        return false
-    }
-
-    /// ``hasEnoughDigits(_:)`` of contiguous bytes.
-    private static func hasEnoughDigits(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        // Counted eight bytes at a time; text this short is read whole sooner than it would be stopped early.
-        bytes.digitCount(0..<bytes.count) >= lengths.lowerBound
+        text.utf8.count >= lengths.lowerBound && ByteScanning.count(of: text, where: isDigit) >= lengths.lowerBound
     }
 
     /// Whether the text is a UUID as `UUID.uuidString` writes it, in either case: 8-4-4-4-12 hexadecimal digits.

@@ -4,26 +4,15 @@ package enum UntrustedText {
     /// Whether text is 1–`maximumLength` Unicode scalars with no control characters (C0, DEL, C1). With
     /// `allowingLineBreaks`, tab, line feed and carriage return are accepted (for messages).
     package static func isPlain(_ text: String, maximumLength: Int, allowingLineBreaks: Bool = false) -> Bool {
-        var text = text
-        // Read in place, byte by byte, while the text is ASCII: one scalar per byte, and the control characters are
-        // the bytes below 0x20 and 0x7F. At the first byte beyond ASCII, the text is read scalar by scalar.
-        let ascii = text.withUTF8 { bytes -> Bool? in
-            guard !bytes.isEmpty else { return false }
-            for byte in bytes {
-                switch byte {
-                case 0x20...0x7E: continue
-                case 0x09, 0x0A, 0x0D: guard allowingLineBreaks else { return false }
-                case 0x80...: return nil
-                default: return false
-                }
-            }
-            return bytes.count <= maximumLength
+        // The usual text is printable ASCII: one scalar per byte, read in place.
+        let utf8Count = text.utf8.count
+        if utf8Count <= maximumLength,
+            ByteScanning.allBytes(of: text, { (0x20...0x7E).contains($0) || (allowingLineBreaks && isLineBreak($0)) })
+        {
+            return utf8Count > 0
         }
-        if let ascii { return ascii }
-        let scalars = text.unicodeScalars
-        guard !scalars.isEmpty else { return false }
         var count = 0
-        for scalar in scalars {
+        for scalar in text.unicodeScalars {
             count += 1
             guard count <= maximumLength else { return false }
             switch scalar.value {
@@ -32,34 +21,24 @@ package enum UntrustedText {
             default: continue
             }
         }
-        return true
+        return count > 0
+    }
+
+    /// Tab, line feed or carriage return.
+    private static func isLineBreak(_ byte: UInt8) -> Bool {
+        byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
     /// Whether text is 1–`maximumLength` ASCII letters, digits, or characters from `punctuation`.
-    package static func isIdentifier(_ text: String, maximumLength: Int, punctuation: StaticString = "") -> Bool {
-        var text = text
-        // Read in place, byte by byte: iterating the UTF-8 view costs several times more.
-        return text.withUTF8 { isIdentifier($0, maximumLength: maximumLength, punctuation: punctuation) }
-    }
-
-    /// ``isIdentifier(_:maximumLength:punctuation:)`` of the UTF-8 bytes of text: every byte is one character,
-    /// since the characters accepted are ASCII.
-    package static func isIdentifier(
-        _ bytes: UnsafeBufferPointer<UInt8>,
-        maximumLength: Int,
-        punctuation: StaticString = ""
-    ) -> Bool {
-        guard (1...maximumLength).contains(bytes.count) else { return false }
-        // `punctuation` is a few bytes, and searching them costs less than building a set of them.
-        return punctuation.withUTF8Buffer { extra in
-            bytes.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    true
-                default:
-                    extra.contains(byte)
-                }
+    package static func isIdentifier(_ text: String, maximumLength: Int, punctuation: String = "") -> Bool {
+        guard (1...maximumLength).contains(text.utf8.count) else { return false }
+        return ByteScanning.allBytes(of: text) { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default:
+                punctuation.utf8.contains(byte)
             }
         }
     }

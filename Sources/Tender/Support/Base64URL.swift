@@ -4,42 +4,23 @@ package enum Base64URL {
 
     /// The unpadded base64url text of `bytes`.
     package static func encode(_ bytes: some Collection<UInt8>) -> String {
-        if let text = bytes.withContiguousStorageIfAvailable({ encode(buffer: $0) }) { return text }
-        return Array(bytes).withUnsafeBufferPointer { encode(buffer: $0) }
-    }
-
-    private static func encode(buffer bytes: UnsafeBufferPointer<UInt8>) -> String {
-        let length = (bytes.count * 4 + 2) / 3  // four characters per three bytes, no padding
-        return alphabet.withUnsafeBufferPointer { alphabet in
-            String(unsafeUninitializedCapacity: length) { output in
-                var written = 0
-                var index = 0
-                while index < bytes.count {
-                    let second = index + 1 < bytes.count ? bytes[index + 1] : nil
-                    let third = index + 2 < bytes.count ? bytes[index + 2] : nil
-                    let chunk = UInt32(bytes[index]) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
-                    output[written] = alphabet[Int(chunk >> 18 & 0x3F)]
-                    output[written + 1] = alphabet[Int(chunk >> 12 & 0x3F)]
-                    written += 2
-                    if second != nil {
-                        output[written] = alphabet[Int(chunk >> 6 & 0x3F)]
-                        written += 1
-                    }
-                    if third != nil {
-                        output[written] = alphabet[Int(chunk & 0x3F)]
-                        written += 1
-                    }
-                    index += 3
-                }
-                return written
+        let bytes = Array(bytes)
+        var output: [UInt8] = []
+        output.reserveCapacity((bytes.count * 4 + 2) / 3)  // four characters per three bytes, no padding
+        for start in stride(from: 0, to: bytes.count, by: 3) {
+            let group = bytes[start..<min(start + 3, bytes.count)]
+            var chunk: UInt32 = 0
+            for (offset, byte) in group.enumerated() { chunk |= UInt32(byte) << (16 - 8 * UInt32(offset)) }
+            // One character per six bits the group holds: 2, 3 or 4 of them.
+            for index in 0...group.count {
+                output.append(alphabet[Int(chunk >> (18 - 6 * UInt32(index)) & 0x3F)])
             }
         }
+        return String(decoding: output, as: UTF8.self)
     }
 
-    /// `count` bytes from the system's CSPRNG (``SystemRandomBlocks``, one request), base64url-encoded.
+    /// `count` bytes from the system's CSPRNG (``SystemRandomBlocks``), base64url-encoded.
     package static func random(byteCount count: Int) -> String {
-        var bytes = [UInt8](repeating: 0, count: count)
-        bytes.withUnsafeMutableBytes { SystemRandomBlocks.fill($0) }
-        return encode(bytes)
+        encode(SystemRandomBlocks.bytes(count))
     }
 }

@@ -4,76 +4,32 @@
 package enum SHA256 {
     /// The 32-byte digest of `message`.
     package static func hash(_ message: some Sequence<UInt8>) -> [UInt8] {
-        if let digest = message.withContiguousStorageIfAvailable({ hash(bytes: $0) }) { return digest }
-        return Array(message).withUnsafeBufferPointer { hash(bytes: $0) }
+        // §5.1.1: the message, one 1 bit, zeros up to 56 bytes into a block, then the length in bits as a 64-bit
+        // big-endian number.
+        var padded = Array(message)
+        let bits = UInt64(padded.count) &* 8
+        padded.append(0x80)
+        while padded.count % 64 != 56 { padded.append(0) }
+        for index in 0..<8 { padded.append(UInt8(truncatingIfNeeded: bits >> UInt64(56 - index * 8))) }
+
+        var state = initialHash
+        var schedule = [UInt32](repeating: 0, count: 64)
+        for block in stride(from: 0, to: padded.count, by: 64) {
+            compress(&state, padded[block..<(block + 64)], &schedule)
+        }
+        return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
     }
 
     /// The digest of a string's UTF-8 bytes.
     package static func hash(_ text: String) -> [UInt8] {
-        var text = text
-        return text.withUTF8 { hash(bytes: $0) }
-    }
-
-    /// The digest of contiguous bytes: whole blocks straight from `message`, the padded tail (§5.1.1: one 1 bit,
-    /// zeros, then the length in bits as a 64-bit big-endian number) from a 128-byte buffer.
-    private static func hash(bytes message: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        // The running hash and the message schedule live in one scratch buffer: no allocation but the digest's.
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 8 + 64) { scratch in
-            let state = UnsafeMutableBufferPointer(rebasing: scratch[0..<8])
-            let schedule = UnsafeMutableBufferPointer(rebasing: scratch[8..<72])
-            for index in 0..<8 { state[index] = initialHash[index] }
-            roundConstants.withUnsafeBufferPointer { constants in
-                let wholeBlocks = message.count / 64
-                for block in 0..<wholeBlocks {
-                    compress(
-                        state,
-                        UnsafeBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]),
-                        schedule,
-                        constants
-                    )
-                }
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
-                    let rest = message.count - wholeBlocks * 64
-                    for index in 0..<rest { tail[index] = message[wholeBlocks * 64 + index] }
-                    tail[rest] = 0x80
-                    let tailLength = rest + 1 > 56 ? 128 : 64
-                    for index in (rest + 1)..<(tailLength - 8) { tail[index] = 0 }
-                    let bits = UInt64(message.count) &* 8
-                    for index in 0..<8 {
-                        tail[tailLength - 8 + index] = UInt8(truncatingIfNeeded: bits >> UInt64(56 - index * 8))
-                    }
-                    let blocks = UnsafeBufferPointer(tail)
-                    for offset in stride(from: 0, to: tailLength, by: 64) {
-                        compress(
-                            state,
-                            UnsafeBufferPointer(rebasing: blocks[offset..<(offset + 64)]),
-                            schedule,
-                            constants
-                        )
-                    }
-                }
-            }
-            return [UInt8](unsafeUninitializedCapacity: 32) { digest, count in
-                for (index, word) in state.enumerated() {
-                    digest[index * 4] = UInt8(truncatingIfNeeded: word >> 24)
-                    digest[index * 4 + 1] = UInt8(truncatingIfNeeded: word >> 16)
-                    digest[index * 4 + 2] = UInt8(truncatingIfNeeded: word >> 8)
-                    digest[index * 4 + 3] = UInt8(truncatingIfNeeded: word)
-                }
-                count = 32
-            }
-        }
+        hash(text.utf8)
     }
 
     /// §6.2.2: one 512-bit block into the running hash, with `schedule` (64 words) as scratch.
-    private static func compress(
-        _ state: UnsafeMutableBufferPointer<UInt32>,
-        _ block: UnsafeBufferPointer<UInt8>,
-        _ schedule: UnsafeMutableBufferPointer<UInt32>,
-        _ constants: UnsafeBufferPointer<UInt32>
-    ) {
+    private static func compress(_ state: inout [UInt32], _ block: ArraySlice<UInt8>, _ schedule: inout [UInt32]) {
+        let start = block.startIndex
         for index in 0..<16 {
-            let offset = index * 4
+            let offset = start + index * 4
             schedule[index] =
                 UInt32(block[offset]) << 24 | UInt32(block[offset + 1]) << 16 | UInt32(block[offset + 2]) << 8
                 | UInt32(block[offset + 3])
@@ -94,7 +50,7 @@ package enum SHA256 {
         for index in 0..<64 {
             let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
             let choice = (e & f) ^ (~e & g)
-            let temp1 = h &+ sum1 &+ choice &+ constants[index] &+ schedule[index]
+            let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ schedule[index]
             let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
             let majority = (a & b) ^ (a & c) ^ (b & c)
             let temp2 = sum0 &+ majority

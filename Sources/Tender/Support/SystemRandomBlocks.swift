@@ -10,45 +10,41 @@ import Musl
 ///
 /// `SystemRandomNumberGenerator` asks the system for every 8 bytes: on Linux, a `getrandom(2)` call each. A token
 /// (32 bytes) or a UUID (16) is one request here: `arc4random_buf` on Apple platforms, `getentropy` (one
-/// `getrandom(2)` call) elsewhere. Where `getentropy` fails, the words come from `SystemRandomNumberGenerator`.
+/// `getrandom(2)` call) elsewhere. Where `getentropy` fails, the bytes come from `SystemRandomNumberGenerator`.
 package struct SystemRandomBlocks: RandomNumberGenerator {
-    private var block: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-    private var remaining = 0
+    /// The words of the current block not yet handed out.
+    private var block: [UInt64] = []
 
     /// A generator whose first ``next()`` draws a block.
     package init() {}
 
     /// The next 8 random bytes of the current block; a new block when it is used up.
     package mutating func next() -> UInt64 {
-        if remaining == 0 {
-            withUnsafeMutableBytes(of: &block) { SystemRandomBlocks.fill($0) }
-            remaining = 4
+        if block.isEmpty {
+            let bytes = SystemRandomBlocks.bytes(32)
+            block = stride(from: 0, to: 32, by: 8).map { start in
+                bytes[start..<(start + 8)].reduce(0) { $0 << 8 | UInt64($1) }
+            }
         }
-        remaining -= 1
-        return withUnsafeBytes(of: block) { $0.load(fromByteOffset: remaining * 8, as: UInt64.self) }
+        return block.removeLast()
     }
 
-    /// Fills `buffer` from the system's CSPRNG: one request for each 256 bytes (`getentropy`'s most).
-    static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
-        guard buffer.count <= 256 else {
-            for start in stride(from: 0, to: buffer.count, by: 256) {
-                fill(UnsafeMutableRawBufferPointer(rebasing: buffer[start..<min(start + 256, buffer.count)]))
+    /// `count` bytes from the system's CSPRNG: one request for each 256 bytes (`getentropy`'s most).
+    package static func bytes(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        while bytes.count < count {
+            var chunk = [UInt8](repeating: 0, count: min(256, count - bytes.count))
+            #if canImport(Darwin)
+            arc4random_buf(&chunk, chunk.count)
+            #else
+            if getentropy(&chunk, chunk.count) != 0 {
+                var generator = SystemRandomNumberGenerator()
+                for index in chunk.indices { chunk[index] = generator.next() }
             }
-            return
+            #endif
+            bytes += chunk
         }
-        guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
-        #if canImport(Darwin)
-        arc4random_buf(base, buffer.count)
-        #else
-        if getentropy(base, buffer.count) != 0 {
-            var generator = SystemRandomNumberGenerator()
-            for offset in stride(from: 0, to: buffer.count - buffer.count % 8, by: 8) {
-                buffer.storeBytes(of: generator.next(), toByteOffset: offset, as: UInt64.self)
-            }
-            for offset in (buffer.count - buffer.count % 8)..<buffer.count {
-                buffer[offset] = generator.next()
-            }
-        }
-        #endif
+        return bytes
     }
 }

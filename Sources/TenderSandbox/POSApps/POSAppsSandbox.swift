@@ -144,7 +144,7 @@ public actor POSAppsSandbox {
             let url = URL(string: text)
         else {
             throw SandboxError(
-                "This is not a request to a POS app: it must start with square-commerce-v1://, com-appninjas-iswipe://, softpos:// or sumupmerchant://."
+                "This is not a request to a POS app: it must start with \(POSApp.schemeList)."
             )
         }
         return url

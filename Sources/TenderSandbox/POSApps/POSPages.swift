@@ -204,13 +204,19 @@ enum POSPages {
         return html
     }
 
-    /// The POS apps, each with a request and its sandbox page: `scheme://rest` is `/<provider>/rest`.
-    static let examples: [(appName: String, request: String, page: String)] = [
-        (SquarePointOfSaleApp.appName, "square-commerce-v1://payment/create?data=…", "/square/payment/create?data=…"),
-        (SwipeApp.appName, "com-appninjas-iswipe://charge/1.0.0/?amount=…", "/swipe/charge/1.0.0/?amount=…"),
-        (SoftPOSApp.appName, "softpos://softpos/transaction?payload=…", "/softpos/softpos/transaction?payload=…"),
-        (SumUpApp.appName, "sumupmerchant://pay/1.0?amount=…", "/sumup/pay/1.0?amount=…"),
-    ]
+    /// The POS apps, each with a request and its sandbox page: `scheme://rest` is `/<provider>/rest`. Read from each
+    /// request's one declaration of its endpoint, as the sandbox routes them.
+    static let examples: [(appName: String, request: String, page: String)] = {
+        // Each with the parameter its request starts with, so the example reads as a real request does.
+        let endpoints = [
+            (SquareRequest.endpoint, "data"), (SwipeRequest.endpoint, "amount"),
+            (SoftPOSRequest.endpoint, "payload"), (SumUpRequest.endpoint, "amount"),
+        ]
+        return zip(Simulator.apps, endpoints).map { app, endpoint in
+            let request = endpoint.0.prefix + endpoint.1 + "=…"
+            return (app.appName, request, SandboxPageURL.pageURL(for: request, baseURL: "") ?? "")
+        }
+    }()
 
     /// `GET /`: the recent requests and how to point an app at the sandbox.
     static func index(records: [POSAppsSandbox.RecordedRequest], profile: MerchantProfile, host: String) -> String {

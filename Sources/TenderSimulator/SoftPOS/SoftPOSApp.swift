@@ -27,11 +27,9 @@ public import Tender
 public struct SoftPOSApp: SimulatedPOSApp {
     /// `PaymentProvider.softPOS`.
     public static var provider: PaymentProvider { .softPOS }
-    /// `SoftPOS`.
-    public static var appName: String { "SoftPOS" }
     /// `readCancelled`, the card-reader error the vendor documents; any other reader error name or system error
     /// number is accepted too.
-    public static var errorCodes: [String] { [SoftPOSReadError.readCancelled.rawValue] }
+    public static var errorCodes: [String] { [SoftPOSResponse.ReadErrorCode.readCancelled.rawValue] }
     /// `true`: the host's refusals come back as declines.
     public static var reportsDeclines: Bool { true }
 
@@ -63,67 +61,49 @@ public struct SoftPOSApp: SimulatedPOSApp {
         let (view, request) = try inspection(of: requestURL)
         if case .approve(let tender) = outcome { try Self.cardOnly(tender) }
         if case .error(let code) = outcome { _ = try Self.errorReport(code) }
-        if let problem = view.blockingProblem, problem.consequence == .refusesWithoutCallback {
-            return .noCallback(problem)
+        return answer(view, on: request?.responseURL?.absoluteString, named: "responseUrl", code: "response_url") {
+            try SoftPOSResponse(reply: try reply(to: outcome, view, &ids)).callbackURLString(responseURL: $0)
         }
-        guard let request, let responseURL = request.responseURL?.absoluteString else {
-            return .noCallback(
-                SimulatorProblem(
-                    code: "no_response_url",
-                    message:
-                        "The request has no responseUrl, so SoftPOS stays on its own screen and does not come back.",
-                    consequence: .refusesWithoutCallback
-                )
-            )
-        }
-        let reply: SoftPOSResponse.Reply
+    }
+
+    /// What SoftPOS answers: the first problem as an error, or the outcome.
+    private func reply(
+        to outcome: SimulatedOutcome,
+        _ view: SimulatedRequest,
+        _ ids: inout SimulatedIDs
+    ) throws -> SoftPOSResponse.Reply {
         if let problem = view.blockingProblem {
-            reply = .error(.init(message: problem.message, detail: problem.message))
-        } else {
-            switch outcome {
-            case .approve:
-                reply = .result(
-                    .init(
-                        refusalCode: SoftPOSResponse.approvedCode,
-                        transactionID: ids.digits(6),
-                        customMessage: ["f39": "000", "isoStan": ids.digits(6)]
-                    )
-                )
-            case .decline:
-                let code = Self.declineRefusalCode
-                let description = "Transaction Error: refusalCode:'\(code)', transactionId:''"
-                reply = .error(
-                    .init(
-                        message: description,
-                        detail: description,
-                        transactionResult: .init(
-                            refusalCode: code,
-                            customMessage: ["f39": code, "isoStan": ids.digits(6)]
-                        )
-                    )
-                )
-            case .cancel:
-                reply = .error(try Self.errorReport(SoftPOSReadError.readCancelled.rawValue))
-            case .error(let code):
-                reply = .error(try Self.errorReport(code))
-            }
+            return .error(.init(message: problem.message, detail: problem.message))
         }
-        do {
-            return .callback(try SoftPOSResponse(reply: reply).callbackURLString(responseURL: responseURL))
-        } catch {
-            return .noCallback(
-                SimulatorProblem(
-                    code: "invalid_response_url",
-                    message: "The responseUrl is not a URL SoftPOS can open.",
-                    consequence: .refusesWithoutCallback
+        switch outcome {
+        case .approve:
+            return .result(
+                .init(
+                    refusalCode: SoftPOSResponse.approvedCode,
+                    transactionID: ids.digits(6),
+                    customMessage: ["f39": "000", "isoStan": ids.digits(6)]
                 )
             )
+        case .decline:
+            let code = Self.declineRefusalCode
+            let description = "Transaction Error: refusalCode:'\(code)', transactionId:''"
+            return .error(
+                .init(
+                    message: description,
+                    detail: description,
+                    transactionResult: .init(refusalCode: code, customMessage: ["f39": code, "isoStan": ids.digits(6)])
+                )
+            )
+        case .cancel:
+            return .error(try Self.errorReport(SoftPOSResponse.ReadErrorCode.readCancelled.rawValue))
+        case .error(let code):
+            return .error(try Self.errorReport(code))
         }
     }
 
     /// The error SoftPOS reports for `error:CODE`: a reader error for a name, a system error for a number.
     static func errorReport(_ code: String) throws -> SoftPOSResponse.ErrorReport {
-        if code == SoftPOSReadError.readCancelled.rawValue {
+        if code == SoftPOSResponse.ReadErrorCode.readCancelled.rawValue {
             // The vendor's own example, word for word (softpos §2).
             let description = "The operation couldn’t be completed. (Softpos.SoftposReadError error 10.)"
             return .init(message: description, detail: description, readError: .readCancelled)
@@ -143,29 +123,17 @@ public struct SoftPOSApp: SimulatedPOSApp {
             )
         }
         let description = "The operation couldn’t be completed. (Softpos.SoftposReadError.\(code))"
-        return .init(message: description, detail: description, readError: SoftPOSReadError(rawValue: code))
+        return .init(
+            message: description,
+            detail: description,
+            readError: SoftPOSResponse.ReadErrorCode(rawValue: code)
+        )
     }
 
     private func inspection(of requestURL: String) throws -> (view: SimulatedRequest, request: SoftPOSRequest?) {
-        guard let parts = try? URLParts(requestURL), parts.scheme.lowercased() == SoftPOSRequest.urlScheme else {
-            throw SimulatorError(.notARequest, "This is not a SoftPOS request: it must start with softpos://.")
-        }
-        var view = SimulatedRequest(provider: .softPOS, allowedTenders: ["card"])
-        let request: SoftPOSRequest
-        do {
-            request = try SoftPOSRequest(urlString: requestURL)
-        } catch {
-            let message = (error as? SoftPOSError)?.message ?? "\(error)"
-            let code = (error as? SoftPOSError)?.code.rawValue ?? SoftPOSError.Code.invalidRequest.rawValue
-            view.problems = [
-                SimulatorProblem(
-                    code: code,
-                    message: message + " SoftPOS stays on its main screen and does not call back.",
-                    consequence: .refusesWithoutCallback
-                )
-            ]
-            return (view, nil)
-        }
+        // A request SoftPOS cannot validate leaves it on its main screen: it reads no URL to answer on.
+        var (view, request) = try read(requestURL, decode: SoftPOSRequest.init(urlString:))
+        guard let request else { return (view, nil) }
         view.amount = request.amount
         view.amountText = request.amount.description
         view.kind = request.kind.rawValue

@@ -25,10 +25,8 @@ public import Tender
 public struct SquarePointOfSaleApp: SimulatedPOSApp {
     /// `PaymentProvider.square`.
     public static var provider: PaymentProvider { .square }
-    /// `Square Point of Sale`.
-    public static var appName: String { "Square Point of Sale" }
     /// Every `error_code` Square documents (square §2.4); ``SimulatedOutcome/error(_:)`` sends any code as given.
-    public static var errorCodes: [String] { SquareAPIError.Code.known.map(\.rawValue) }
+    public static var errorCodes: [String] { SquareResponse.ErrorCode.known.map(\.rawValue) }
     /// `false`: Point of Sale never reports a declined card; the merchant retries or cancels.
     public static var reportsDeclines: Bool { false }
 
@@ -115,10 +113,9 @@ public struct SquarePointOfSaleApp: SimulatedPOSApp {
             )
         }
         let state = (try? SquareRequest.payloadObject(urlString: requestURL))?["state"]?.stringValue
-        var reply = JSONObject()
+        var reply = SquareResponse(state: state)
         if let problem = request.blockingProblem {
-            reply["status"] = .string("error")
-            reply["error_code"] = .string(problem.code)
+            reply.errorCode = SquareResponse.ErrorCode(rawValue: problem.code)
         } else {
             switch outcome {
             case .approve(let tender):
@@ -133,36 +130,31 @@ public struct SquarePointOfSaleApp: SimulatedPOSApp {
                         "The request does not allow the tender '\(tenderName)'; it allows: \(allowed)."
                     )
                 }
-                reply["status"] = .string("ok")
                 // Square's server ID comes only for a card payment taken online; cash and other tenders, and a card
                 // taken offline, answer with the client's ID alone (spec §2.3; Square's offline-mode cookbook).
                 if !isOffline, let entry = SquarePointOfSaleApp.tenders.first(where: { $0.name == tenderName }),
                     entry.card
                 {
-                    reply["transaction_id"] = .string(ids.base62(29))
+                    reply.transactionID = ids.base62(29)
                 }
-                reply["client_transaction_id"] = .string(ids.uuid())
+                reply.clientTransactionID = ids.uuid()
             case .decline:
                 throw SimulatorError(
                     .impossibleOutcome,
                     "Square Point of Sale never reports a declined card: the merchant retries or cancels. Use cancel or error:CODE."
                 )
             case .cancel:
-                reply["status"] = .string("error")
-                reply["error_code"] = .string(SquareAPIError.Code.paymentCanceled.rawValue)
+                reply.errorCode = .paymentCanceled
             case .error(let code):
                 // Built in code or from the sandbox's form, not only by `init(parsing:)`.
                 do { try SimulatedOutcome.checkErrorCode(code) } catch let error as SimulatorError {
                     throw SimulatorError(.impossibleOutcome, error.message)
                 }
-                reply["status"] = .string("error")
-                reply["error_code"] = .string(code)
+                reply.errorCode = SquareResponse.ErrorCode(rawValue: code)
             }
         }
-        if let state { reply["state"] = .string(state) }
-        var parts: URLParts
         do {
-            parts = try URLParts(callbackURL)
+            return .callback(try reply.callbackURLString(callbackURL: callbackURL))
         } catch {
             return .noCallback(
                 SimulatorProblem(
@@ -172,8 +164,6 @@ public struct SquarePointOfSaleApp: SimulatedPOSApp {
                 )
             )
         }
-        parts.appendQuery("data=" + PercentEncoding.encode(JSONValue.object(reply).serialized()))
-        return .callback(parts.string)
     }
 }
 
@@ -190,7 +180,7 @@ private struct Inspection {
         self.object = object
     }
 
-    mutating func problem(_ code: SquareAPIError.Code, _ message: String) {
+    mutating func problem(_ code: SquareResponse.ErrorCode, _ message: String) {
         problems.append(SimulatorProblem(code: code.rawValue, message: message))
     }
 

@@ -31,8 +31,6 @@ public import Tender
 public struct SumUpApp: SimulatedPOSApp {
     /// `PaymentProvider.sumUp`.
     public static var provider: PaymentProvider { .sumUp }
-    /// `SumUp`.
-    public static var appName: String { "SumUp" }
     /// `failed` and `invalidstate`, the statuses SumUp reports besides `success`.
     public static var errorCodes: [String] {
         [SumUpResponse.Status.failed.rawValue, SumUpResponse.Status.invalidState.rawValue]
@@ -64,53 +62,35 @@ public struct SumUpApp: SimulatedPOSApp {
         let inspection = try inspection(of: requestURL)
         let view = inspection.view
         if case .approve(let tender) = outcome { try Self.cardOnly(tender) }
-        if let problem = view.blockingProblem, problem.consequence == .refusesWithoutCallback {
-            return .noCallback(problem)
-        }
-        var response = SumUpResponse(status: .invalidState)
-        var isSuccess = false
-        if let problem = view.blockingProblem {
-            response.message = problem.message
-        } else {
-            switch outcome {
-            case .approve:
-                response.status = .success
-                response.transactionCode = transactionCode(&ids)
-                isSuccess = true
-            case .decline:
-                response.status = .failed
-                response.transactionCode = transactionCode(&ids)
-                response.message = "The card was declined."
-            case .cancel:
-                response.status = .failed
-                response.message = "The payment was cancelled."
-            case .error(let code):
-                response.status = code == SumUpResponse.Status.invalidState.rawValue ? .invalidState : .failed
+        // Success goes to callbacksuccess, anything else to callbackfail.
+        let isSuccess: Bool
+        if case .approve = outcome { isSuccess = view.blockingProblem == nil } else { isSuccess = false }
+        let (name, callbackURL) =
+            isSuccess ? ("callbacksuccess", inspection.callbackSuccess) : ("callbackfail", inspection.callbackFail)
+        return answer(view, on: callbackURL, named: name, code: "callback_url") { callbackURL in
+            var response = SumUpResponse(status: .invalidState)
+            if let problem = view.blockingProblem {
+                response.message = problem.message
+            } else {
+                switch outcome {
+                case .approve:
+                    response.status = .success
+                    response.transactionCode = transactionCode(&ids)
+                case .decline:
+                    response.status = .failed
+                    response.transactionCode = transactionCode(&ids)
+                    response.message = "The card was declined."
+                case .cancel:
+                    response.status = .failed
+                    response.message = "The payment was cancelled."
+                case .error(let code):
+                    response.status = code == SumUpResponse.Status.invalidState.rawValue ? .invalidState : .failed
+                }
             }
-        }
-        if MerchantProfile.version(profile.sumUp.appVersion, isAtLeast: "1.53.2") {
-            response.foreignTransactionID = inspection.foreignTransactionID
-        }
-        guard let callbackURL = isSuccess ? inspection.callbackSuccess : inspection.callbackFail else {
-            let name = isSuccess ? "callbacksuccess" : "callbackfail"
-            return .noCallback(
-                SimulatorProblem(
-                    code: "no_callback_url",
-                    message: "The request has no \(name), so SumUp stays on its own screen and does not come back.",
-                    consequence: .refusesWithoutCallback
-                )
-            )
-        }
-        do {
-            return .callback(try response.callbackURLString(callbackURL: callbackURL))
-        } catch {
-            return .noCallback(
-                SimulatorProblem(
-                    code: "invalid_callback_url",
-                    message: "The \(isSuccess ? "callbacksuccess" : "callbackfail") is not a URL SumUp can open.",
-                    consequence: .refusesWithoutCallback
-                )
-            )
+            if MerchantProfile.version(profile.sumUp.appVersion, isAtLeast: "1.53.2") {
+                response.foreignTransactionID = inspection.foreignTransactionID
+            }
+            return try response.callbackURLString(callbackURL: callbackURL)
         }
     }
 
@@ -128,33 +108,18 @@ public struct SumUpApp: SimulatedPOSApp {
     }
 
     private func inspection(of requestURL: String) throws -> Inspection {
-        guard let parts = try? URLParts(requestURL), parts.scheme.lowercased() == SumUpRequest.urlScheme else {
-            throw SimulatorError(.notARequest, "This is not a SumUp request: it must start with sumupmerchant://.")
-        }
-        var view = SimulatedRequest(provider: .sumUp, allowedTenders: ["card"])
-        let request: SumUpRequest
-        do {
-            request = try SumUpRequest(urlString: requestURL)
-        } catch {
-            // SumUp opened but cannot take the request: it answers invalidstate if it can find where to.
-            let lenient = LenientQuery(requestURL)
+        // SumUp opened but cannot take the request: it answers invalidstate if it can find where to.
+        var (view, request) = try read(requestURL, decode: SumUpRequest.init(urlString:)) { lenient, view in
             view.amountText = lenient.single("amount").map { [$0, lenient.single("currency")].compactMap { $0 } }?
                 .joined(separator: " ")
             view.note = lenient.single("title")
-            let callbackFail = lenient.callbackURL("callbackfail")
-            view.callbackURL = callbackFail
-            let code = (error as? SumUpError)?.code.rawValue ?? SumUpError.Code.invalidRequest.rawValue
-            let message = (error as? SumUpError)?.message ?? "\(error)"
-            view.problems = [
-                SimulatorProblem(
-                    code: code,
-                    message: callbackFail == nil
-                        ? message + " SumUp cannot read a callbackfail to answer on." : message,
-                    consequence: callbackFail == nil ? .refusesWithoutCallback : .answersWithError
-                )
-            ]
-            let echo = lenient.single("foreign-tx-id").flatMap { SumUpRequest.isForeignTransactionID($0) ? $0 : nil }
-            return Inspection(view: view, callbackFail: callbackFail, foreignTransactionID: echo)
+            view.callbackURL = lenient.callbackURL("callbackfail")
+        }
+        guard let request else {
+            let echo = LenientQuery(requestURL).single("foreign-tx-id").flatMap {
+                SumUpRequest.isForeignTransactionID($0) ? $0 : nil
+            }
+            return Inspection(view: view, callbackFail: view.callbackURL, foreignTransactionID: echo)
         }
         view.amount = request.amount
         view.amountText = request.amount.description

@@ -25,8 +25,6 @@ public import Tender
 public struct SwipeApp: SimulatedPOSApp {
     /// `PaymentProvider.swipe`.
     public static var provider: PaymentProvider { .swipe }
-    /// `Swipe`.
-    public static var appName: String { "Swipe" }
     /// `error`: Swipe's only way to report a failure.
     public static var errorCodes: [String] { [SwipeResponse.ResponseType.error.rawValue] }
     /// `true`: Swipe reports issuer declines as `declined`.
@@ -55,78 +53,40 @@ public struct SwipeApp: SimulatedPOSApp {
     ) throws -> SimulatedAnswer {
         let (view, request) = try inspection(of: requestURL)
         if case .approve(let tender) = outcome { try Self.cardOnly(tender) }
-        if let problem = view.blockingProblem, problem.consequence == .refusesWithoutCallback {
-            return .noCallback(problem)
-        }
-        guard let returnURL = view.callbackURL else {
-            return .noCallback(
-                SimulatorProblem(
-                    code: "no_return_url",
-                    message:
-                        "The request has no returnURL, so Swipe finishes on its own screen and does not come back.",
-                    consequence: .refusesWithoutCallback
-                )
-            )
-        }
         let fileMaker = request?.usesFileMakerResponses ?? (LenientQuery(requestURL).single("fm") == "1")
-        var response = SwipeResponse(responseType: .error, isFileMakerFormat: fileMaker)
-        if view.blockingProblem == nil, let request {
-            switch outcome {
-            case .approve:
-                response.responseType = .approved
-                response.amount = try? request.wireAmount()
-                response.cardType = .visa
-                response.redactedCardNumber = String(repeating: "X", count: 12) + ids.digits(4)
-            case .decline:
-                response.responseType = .declined
-            case .cancel:
-                response.responseType = .cancelled
-            case .error:
-                response.responseType = .error
+        return answer(view, on: view.callbackURL, named: "returnURL", code: "return_url") { returnURL in
+            var response = SwipeResponse(responseType: .error, isFileMakerFormat: fileMaker)
+            if view.blockingProblem == nil, let request {
+                switch outcome {
+                case .approve:
+                    response.responseType = .approved
+                    response.amount = try? request.wireAmount()
+                    response.cardType = .visa
+                    response.redactedCardNumber = String(repeating: "X", count: 12) + ids.digits(4)
+                case .decline:
+                    response.responseType = .declined
+                case .cancel:
+                    response.responseType = .cancelled
+                case .error:
+                    response.responseType = .error
+                }
             }
-        }
-        do {
-            return .callback(try response.callbackURLString(returnURL: returnURL))
-        } catch {
-            return .noCallback(
-                SimulatorProblem(
-                    code: "invalid_return_url",
-                    message: "The returnURL is not a URL Swipe can open.",
-                    consequence: .refusesWithoutCallback
-                )
-            )
+            return try response.callbackURLString(returnURL: returnURL)
         }
     }
 
     private func inspection(of requestURL: String) throws -> (view: SimulatedRequest, request: SwipeRequest?) {
-        guard let parts = try? URLParts(requestURL), parts.scheme.lowercased() == SwipeRequest.urlScheme else {
-            throw SimulatorError(
-                .notARequest,
-                "This is not a Swipe request: it must start with com-appninjas-iswipe://."
-            )
-        }
-        var view = SimulatedRequest(provider: .swipe, allowedTenders: ["card"])
-        let request: SwipeRequest
-        do {
-            request = try SwipeRequest(urlString: requestURL, currency: profile.currency)
-        } catch {
-            // Swipe opened but cannot take the request: it answers `error` if it can still find where to.
-            let lenient = LenientQuery(requestURL)
-            view.amountText = lenient.single("amount")
-            view.note = lenient.single("description")
-            view.callbackURL = lenient.callbackURL("returnURL", "returnUrl")
-            let code = (error as? SwipeError)?.code.rawValue ?? SwipeError.Code.invalidRequest.rawValue
-            let message = (error as? SwipeError)?.message ?? "\(error)"
-            view.problems = [
-                SimulatorProblem(
-                    code: code,
-                    message: view.callbackURL == nil
-                        ? message + " Swipe cannot read a returnURL to answer on." : message,
-                    consequence: view.callbackURL == nil ? .refusesWithoutCallback : .answersWithError
-                )
-            ]
-            return (view, nil)
-        }
+        // Swipe opened but cannot take the request: it answers `error` if it can still find where to.
+        var (view, request) = try read(
+            requestURL,
+            decode: { try SwipeRequest(urlString: $0, currency: profile.currency) },
+            fallback: { lenient, view in
+                view.amountText = lenient.single("amount")
+                view.note = lenient.single("description")
+                view.callbackURL = lenient.callbackURL("returnURL", "returnUrl")
+            }
+        )
+        guard let request else { return (view, nil) }
         view.amount = request.amount
         view.amountText = request.amount.description
         view.note = request.purchaseDescription

@@ -100,7 +100,7 @@ struct SquarePropertyTests {
                 transactionID: success ? transactionID : nil,
                 clientTransactionID: success ? clientID : nil,
                 state: state,
-                error: success ? nil : SquareAPIError(code: .init(rawValue: code))
+                errorCode: success ? nil : .init(rawValue: code)
             )
             #expect((try? SquareResponse(callbackURLString: url)) == expected)
         }

@@ -244,12 +244,10 @@ struct SquareRequestTests {
             case "locationID": request.locationID = value
             default: request.customerID = value
             }
-            for build in [{ try request.urlString() }, { try request.generalURLString() }] {
-                let error = #expect(throws: SquareError.self) { _ = try build() }
-                #expect(error?.code == .invalidRequestData)
-                #expect(error?.message.hasPrefix(field + " holds what could be a card number") == true)
-                #expect(error.map { CardNumberScreen.containsCardNumber($0.message) } == false)
-            }
+            let error = #expect(throws: SquareError.self) { _ = try request.urlString() }
+            #expect(error?.code == .invalidRequestData)
+            #expect(error?.message.hasPrefix(field + " holds what could be a card number") == true)
+            #expect(error.map { CardNumberScreen.containsCardNumber($0.message) } == false)
         }
         // Digits that are not a card number (too short, or failing the Luhn check) are IDs like any other.
         var request = SquareFixtures.request(applicationID: "sq0idp-4111111111111113")

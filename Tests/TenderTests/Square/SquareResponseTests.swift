@@ -125,7 +125,7 @@ struct SquareResponseTests {
         #expect(!response.isSuccess)
         #expect(response.transactionID == nil)
         #expect(response.state == "st")
-        #expect(response.error?.code == .appNotLoggedIn)
+        #expect(response.errorCode == .appNotLoggedIn)
     }
 
     @Test("identifiers that are not identifiers are refused (SEC-6)")
@@ -134,7 +134,8 @@ struct SquareResponseTests {
             Self.code(of: Self.url(#"{"status":"ok","transaction_id":"<script>"}"#))
                 == .missingOrInvalidResponseJSONData
         )
-        let long = String(repeating: "a", count: 129)
+        // api.json: Square's transaction, payment and client IDs are at most 192 characters (issue 22).
+        let long = String(repeating: "a", count: 193)
         #expect(
             Self.code(of: Self.url(#"{"status":"ok","client_transaction_id":"\#(long)"}"#))
                 == .missingOrInvalidResponseJSONData
@@ -158,18 +159,19 @@ struct SquareResponseTests {
             let response = try SquareResponse(
                 callbackURLString: Self.url(#"{"status":"error","error_code":"\#(wire)"}"#)
             )
-            let error = try #require(response.error)
-            #expect(error.code.rawValue == wire)
-            #expect(error.code.sdkErrorCode == number, "\(wire)")
-            #expect(error.code.isKnown)
-            #expect(error.code.explanation != nil)
+            let error = try #require(response.errorCode)
+            #expect(error.rawValue == wire)
+            #expect(error.sdkErrorCode == number, "\(wire)")
+            #expect(error.isKnown)
+            #expect(error.explanation != nil)
         }
         let unknown = try #require(
-            try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"new_code_2027"}"#)).error
+            try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"new_code_2027"}"#))
+                .errorCode
         )
-        #expect(unknown.code.rawValue == "new_code_2027")
-        #expect(unknown.code.sdkErrorCode == 0)
-        #expect(!unknown.code.isKnown)
+        #expect(unknown.rawValue == "new_code_2027")
+        #expect(unknown.sdkErrorCode == 0)
+        #expect(!unknown.isKnown)
         #expect(unknown.message.contains("new_code_2027"))
     }
 
@@ -177,12 +179,12 @@ struct SquareResponseTests {
     func registerLocationMismatch() throws {
         let error = try #require(
             try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"user_id_mismatch"}"#))
-                .error
+                .errorCode
         )
-        #expect(error.code.rawValue == "user_id_mismatch")
-        #expect(error.code.canonical == .locationIDMismatch)
-        #expect(error.code.explanation != nil)
-        #expect(SquareAPIError.Code.locationIDMismatch.canonical == .locationIDMismatch)
+        #expect(error.rawValue == "user_id_mismatch")
+        #expect(error.canonical == .locationIDMismatch)
+        #expect(error.explanation != nil)
+        #expect(SquareResponse.ErrorCode.locationIDMismatch.canonical == .locationIDMismatch)
     }
 
     @Test(
@@ -191,20 +193,47 @@ struct SquareResponseTests {
     func retiredErrorCodes() throws {
         for wire in ["user_id_mismatch", "client_not_authorized_for_user", "login_code_invalid"] {
             let error = try #require(
-                try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"\#(wire)"}"#)).error
+                try SquareResponse(callbackURLString: Self.url(#"{"status":"error","error_code":"\#(wire)"}"#))
+                    .errorCode
             )
-            #expect(error.code.rawValue == wire)
-            #expect(error.code.sdkErrorCode == 0, "\(wire)")
-            #expect(error.code.sdkName == "SCCAPIErrorCodeUnknown", "\(wire)")
-            #expect(error.code.isKnown && error.code.explanation != nil, "\(wire)")
+            #expect(error.rawValue == wire)
+            #expect(error.sdkErrorCode == 0, "\(wire)")
+            #expect(error.sdkName == "SCCAPIErrorCodeUnknown", "\(wire)")
+            #expect(error.isKnown && error.explanation != nil, "\(wire)")
         }
+    }
+
+    @Test(
+        "transaction_id and client_transaction_id stay two fields, in the response and the outcome, up to 192 characters (square §2.3)"
+    )
+    func separateIdentifiers() throws {
+        // A client transaction ID is not an order ID (verification.md): it must never stand in for transaction_id.
+        let order = String(repeating: "O", count: 192)
+        let client = "12345678-1234-1234-1234-123456789012"
+        let both = try SquareResponse(
+            callbackURLString: Self.url(
+                #"{"status":"ok","transaction_id":"\#(order)","client_transaction_id":"\#(client)"}"#
+            )
+        )
+        #expect(both.transactionID == order && both.clientTransactionID == client)
+        #expect(both.outcome.transactionID == order && both.outcome.clientTransactionID == client)
+        let offline = try SquareResponse(
+            callbackURLString: Self.url(#"{"status":"ok","client_transaction_id":"\#(client)"}"#)
+        )
+        #expect(offline.outcome.transactionID == nil && offline.outcome.clientTransactionID == client)
+        // The encoder writes both back, each under its own key.
+        let rebuilt = try SquareResponse(callbackURLString: both.callbackURLString(callbackURL: "my-app://cb"))
+        #expect(rebuilt.transactionID == order && rebuilt.clientTransactionID == client)
+        #expect(both.dataJSON.contains(#""transaction_id":"\#(order)""#))
+        #expect(both.dataJSON.contains(#""client_transaction_id":"\#(client)""#))
     }
 
     @Test("outcomes: success is approved, payment_canceled is cancelled, any other error is failed with its code")
     func outcomes() throws {
         let approved = try SquareResponse(callbackURLString: Self.url(#"{"status":"ok","client_transaction_id":"C"}"#))
         #expect(approved.outcome.status == .approved)
-        #expect(approved.outcome.transactionID == "C")
+        #expect(approved.outcome.transactionID == nil)
+        #expect(approved.outcome.clientTransactionID == "C")
         #expect(approved.outcome.errorCode == nil)
         #expect(approved.outcome.assurance == .reportedByPOSApp)
         #expect(approved.outcome.details == .square(approved))

@@ -21,24 +21,12 @@ extension SoftPOSRequest {
     /// Reads the payload object of a request URL without interpreting its fields (what SoftPOS receives).
     package static func payloadObject(urlString: String) throws -> JSONObject {
         func invalid(_ message: String) -> SoftPOSError { SoftPOSError(.invalidRequest, message) }
-        let query: QueryParameters
+        let text: String
         do {
-            query = try QueryParameters(
-                requestURLString: urlString,
-                scheme: SoftPOSRequest.urlScheme,
-                authority: "softpos",
-                path: "/transaction",
-                name: "A SoftPOS sale or refund"
-            )
+            text = try endpoint.query(of: urlString).onlyValue(named: "payload", in: "A SoftPOS request")
         } catch {
             throw invalid(error.message)
         }
-        guard query.allSatisfy({ $0.name == "payload" }) else {
-            throw invalid("A SoftPOS request has exactly one query parameter, payload.")
-        }
-        let text: String?
-        do { text = try query.value(named: "payload") } catch { throw invalid("\(error)") }
-        guard let text, !text.isEmpty else { throw invalid("The request has no payload parameter.") }
         let json: JSONValue
         do {
             json = try JSONValue.parse(text)
@@ -96,6 +84,6 @@ extension SoftPOSRequest {
             originalTransactionID: try string("originalTranId"),
             responseURL: responseURL
         )
-        _ = try payload()  // the rules of url(): a decoded request can be sent again
+        _ = try payloadJSON()  // the rules of url(): a decoded request can be sent again
     }
 }

@@ -1,6 +1,14 @@
 public import Foundation
 
 extension SoftPOSRequest {
+    /// Where SoftPOS takes sales and refunds: `softpos://softpos/transaction?payload=…` (softpos §1).
+    package static let endpoint = RequestEndpoint(
+        app: .softPOS,
+        host: "softpos",
+        path: "/transaction",
+        name: "A SoftPOS sale or refund"
+    )
+
     /// The request URL: `softpos://softpos/transaction?payload=` and the percent-encoded JSON (softpos §1).
     ///
     /// The JSON is compact, keys in the vendor's order (`amount`, `type`, `originalTranId`, `currency`,
@@ -9,64 +17,42 @@ extension SoftPOSRequest {
     /// - Throws: ``SoftPOSError``: ``SoftPOSError/Code/unsupportedCurrency``, ``SoftPOSError/Code/invalidAmount``,
     ///   the original-transaction rules, then ``SoftPOSError/Code/invalidResponseURL``.
     public func url() throws -> URL {
-        let text = try urlString()
-        guard let url = URL(string: text) else {
-            throw SoftPOSError(.invalidRequest, "The request URL could not be formed.")
-        }
-        return url
+        try RequestURLLimit.url(try urlString()) { SoftPOSError(.invalidRequest, $0) }
     }
 
     /// The request URL as text; see ``url()``.
-    ///
-    /// The JSON and its percent-encoding are written in one pass into one buffer of exactly the right size
-    /// (`SoftPOSPayloadLayout`); the bytes are those of `generalURLString()` (the tests compare the two).
     public func urlString() throws -> String {
-        let responseURL = try checkedResponseURL()
-        let url = percentEncodedJSONURL(
-            prefix: "softpos://softpos/transaction?payload=",
-            escapingSlashes: false,
-            SoftPOSPayloadLayout(request: self, responseURL: responseURL)
-        )
-        return try RequestURLLimit.checked(url) { _ in tooLong(url) }
-    }
-
-    /// The request URL as text, built the general way: ``payloadJSON()`` percent-encoded. ``urlString()`` gives the
-    /// same bytes, faster.
-    package func generalURLString() throws -> String {
-        let url = SoftPOSRequest.urlPrefix + PercentEncoding.encode(try payloadJSON())
-        return try RequestURLLimit.checked(url) { _ in tooLong(url) }
-    }
-
-    /// The error for a URL over ``RequestURLLimit``, naming the longest field.
-    private func tooLong(_ url: String) -> SoftPOSError {
-        SoftPOSError(
-            .requestTooLong,
-            RequestTooLong.message(
-                urlBytes: url.utf8.count,
-                fields: ["originalTransactionID": originalTransactionID, "responseURL": responseURL?.absoluteString]
+        try SoftPOSRequest.endpoint.urlString(parameter: "payload", json: try payload()) { urlBytes in
+            SoftPOSError(
+                .requestTooLong,
+                RequestTooLong.message(
+                    urlBytes: urlBytes,
+                    fields: [
+                        "originalTransactionID": originalTransactionID, "responseURL": responseURL?.absoluteString,
+                    ]
+                )
             )
-        )
+        }
     }
-
-    /// `softpos://softpos/transaction?payload=`.
-    static let urlPrefix = "softpos://softpos/transaction?payload="
 
     /// The JSON text of the payload, before percent-encoding, such as
     /// `{"amount":200,"type":"sale","currency":"EUR","responseUrl":"testapp://response"}`.
     public func payloadJSON() throws -> String {
-        try payload().serialized(escapingSlashes: false)
+        try payload().text
     }
 
-    /// Checks the request and returns the payload object in the vendor's key order.
-    package func payload() throws -> JSONValue {
+    /// Checks the request and writes the payload in the vendor's key order.
+    private func payload() throws -> JSONWriter {
         let responseURL = try checkedResponseURL()
-        var object = JSONObject()
-        object["amount"] = .integer(amount.minorUnits)
-        object["type"] = .string(kind.rawValue)
-        if let originalTransactionID { object["originalTranId"] = .string(originalTransactionID) }
-        object["currency"] = .string(amount.currency.code)
-        if let responseURL { object["responseUrl"] = .string(responseURL) }
-        return .object(object)
+        var json = JSONWriter(escapingSlashes: false)
+        json.beginObject()
+        json.member("amount", integer: amount.minorUnits)
+        json.member("type", kind.rawValue)
+        if let originalTransactionID { json.member("originalTranId", originalTransactionID) }
+        json.member("currency", amount.currency.code)
+        if let responseURL { json.member("responseUrl", responseURL) }
+        json.endObject()
+        return json
     }
 
     /// Checks the request and returns ``responseURL`` as text.
@@ -107,21 +93,13 @@ extension SoftPOSRequest {
         default:
             break
         }
-        guard let responseURL = responseURL?.absoluteString else { return nil }
-        if let problem = CallbackURLRules.problem(with: responseURL, named: "responseUrl") {
-            throw SoftPOSError(.invalidResponseURL, problem)
-        }
-        return responseURL
+        return try CallbackURLRules.checked(responseURL, named: "responseUrl") { SoftPOSError(.invalidResponseURL, $0) }
     }
 
     /// The endpoint (scheme, host, path) of ``responseURL``; empty when there is none, since SoftPOS then
     /// stays on its own screen.
     public func callbackEndpoints() throws -> [String] {
-        guard let responseURL else { return [] }
-        if let problem = CallbackURLRules.problem(with: responseURL.absoluteString, named: "responseUrl") {
-            throw SoftPOSError(.invalidResponseURL, problem)
-        }
-        return [try URLParts(responseURL.absoluteString).endpoint]
+        try CallbackURLRules.endpoints(["responseUrl": responseURL]) { SoftPOSError(.invalidResponseURL, $0) }
     }
 
     /// A copy whose ``responseURL`` carries `token` in the query parameter ``Correlation/parameterName``, which
@@ -133,44 +111,4 @@ extension SoftPOSRequest {
         copy.responseURL = try Correlation.appendingToken(token, to: responseURL, named: "responseUrl")
         return copy
     }
-}
-
-/// The payload JSON of a ``SoftPOSRequest`` for a ``PercentEncodedJSONSink``: the members and order of
-/// ``SoftPOSRequest/payload()``.
-struct SoftPOSPayloadLayout: PercentEncodedJSONLayout {
-    /// The request, already checked.
-    let request: SoftPOSRequest
-    /// The request's ``SoftPOSRequest/responseURL`` as text.
-    let responseURL: String?
-
-    func describe(to sink: inout some PercentEncodedJSONSink) {
-        let text = SoftPOSPayloadLayout.text
-        sink.json(text.amount)
-        sink.integer(request.amount.minorUnits)
-        sink.json(text.type)
-        sink.string(request.kind.rawValue)
-        if let originalTransactionID = request.originalTransactionID {
-            sink.json(text.originalTransactionID)
-            sink.string(originalTransactionID)
-        }
-        sink.json(text.currency)
-        sink.string(request.amount.currency.code)
-        if let responseURL {
-            sink.json(text.responseURL)
-            sink.string(responseURL)
-        }
-        sink.json(text.close)
-    }
-
-    /// The fixed JSON text of the payload, in order of appearance.
-    private struct Text {
-        let amount = EncodedJSONFragment("{\"amount\":")
-        let type = EncodedJSONFragment(",\"type\":")
-        let originalTransactionID = EncodedJSONFragment(",\"originalTranId\":")
-        let currency = EncodedJSONFragment(",\"currency\":")
-        let responseURL = EncodedJSONFragment(",\"responseUrl\":")
-        let close = EncodedJSONFragment("}")
-    }
-
-    private static let text = Text()
 }

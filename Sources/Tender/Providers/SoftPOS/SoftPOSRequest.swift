@@ -27,8 +27,8 @@ public struct SoftPOSRequest: PaymentRequest {
     /// ``PaymentProvider/softPOS``.
     public static var provider: PaymentProvider { .softPOS }
 
-    /// The URL scheme of SoftPOS: `softpos`.
-    public static let urlScheme = "softpos"
+    /// The URL scheme of SoftPOS, `softpos`: ``POSApp/softPOS``'s.
+    public static var urlScheme: String { POSApp.softPOS.urlScheme }
 
     /// A sale or a refund (`type`).
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {

@@ -59,8 +59,8 @@ public struct SoftPOSResponse: PaymentCallback {
         public var message: String
         /// More detail (`errorDescription`). Card numbers are masked.
         public var detail: String?
-        /// The card reader's error (`softposReadError`), such as ``SoftPOSReadError/readCancelled``.
-        public var readError: SoftPOSReadError?
+        /// The card reader's error (`softposReadError`), such as ``ReadErrorCode/readCancelled``.
+        public var readError: ReadErrorCode?
         /// The app's general error (`softposError`).
         public var systemError: SystemError?
         /// The host's original answer when it rejected the transaction (`transactionResult`).
@@ -70,7 +70,7 @@ public struct SoftPOSResponse: PaymentCallback {
         public init(
             message: String,
             detail: String? = nil,
-            readError: SoftPOSReadError? = nil,
+            readError: ReadErrorCode? = nil,
             systemError: SystemError? = nil,
             transactionResult: TransactionResult? = nil
         ) {

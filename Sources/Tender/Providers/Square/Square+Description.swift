@@ -22,7 +22,7 @@ extension SquareResponse: CustomStringConvertible, CustomDebugStringConvertible 
         var text = RedactedDescription("SquareResponse")
         text.add("transactionID", transactionID)
         text.add("clientTransactionID", clientTransactionID)
-        text.add("errorCode", error?.code)
+        text.add("errorCode", errorCode)
         text.addRedacted("state", state)
         return text.text
     }

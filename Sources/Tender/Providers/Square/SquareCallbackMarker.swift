@@ -18,25 +18,38 @@ public enum SquareCallbackMarker: Sendable {
     ///   silently drops or treats unpredictably: no scheme, no `//` (`my-app:callback`), or an empty host
     ///   with a path (`my-app:///x`).
     public static func encode(_ callbackURL: String) throws -> String {
-        var parts = try callbackParts(callbackURL)
-        guard let host = parts.host else {
+        let bytes = Array(callbackURL.utf8)
+        return try encode(bytes, try callbackRanges(bytes))
+    }
+
+    /// ``encode(_:)`` of the URL whose parts are at `ranges` of `bytes`: the marker spliced into its bytes.
+    static func encode(_ bytes: [UInt8], _ ranges: URLParts.Ranges) throws(SquareError) -> String {
+        let scheme = String(decoding: bytes[ranges.scheme], as: UTF8.self)
+        guard let host = ranges.host(in: bytes) else {
             throw SquareError(
                 .invalidRequestCallbackURL,
-                "The callback URL has no '//' after its scheme, so Square's SDK would drop it; write it as \(parts.scheme)://callback."
+                "The callback URL has no '//' after its scheme, so Square's SDK would drop it; write it as \(scheme)://callback."
             )
         }
+        var marked = Array(bytes[..<host.lowerBound])
         if host.isEmpty {
-            guard parts.path.isEmpty else {
+            guard ranges.path.isEmpty else {
                 throw SquareError(
                     .invalidRequestCallbackURL,
-                    "The callback URL has an empty host followed by a path ('\(parts.scheme):///…'), which iOS reads inconsistently; put a host after '//'."
+                    "The callback URL has an empty host followed by a path ('\(scheme):///…'), which iOS reads inconsistently; put a host after '//'."
                 )
             }
-            parts.authority = replacingHost(of: parts.authority ?? "", with: marker)
+            // The marker becomes the host, between any user information and port.
+            marked += marker.utf8
+            marked += bytes[host.upperBound...]
         } else {
-            parts.path += parts.path.hasSuffix("/") ? marker : "/" + marker
+            // One path component after the path, with a `/` unless the path ends in one.
+            marked += bytes[host.lowerBound..<ranges.path.upperBound]
+            if bytes[ranges.path].last != UInt8(ascii: "/") { marked.append(UInt8(ascii: "/")) }
+            marked += marker.utf8
+            marked += bytes[ranges.path.upperBound...]
         }
-        return parts.string
+        return String(decoding: marked, as: UTF8.self)
     }
 
     /// Removes the marker (the SDK's `decode`): an empty host again if the marker is the host (user information
@@ -73,13 +86,7 @@ public enum SquareCallbackMarker: Sendable {
 
     /// `authority` with its host (after any user information, before any port) replaced by `host`.
     private static func replacingHost(of authority: String, with host: String) -> String {
-        var authority = authority
-        return authority.withUTF8 { bytes in
-            // The host is cut at ASCII delimiters, so the pieces around it are whole UTF-8 sequences.
-            let range = URLByteRanges.host(of: 0..<bytes.count, in: bytes)
-            return String(decoding: bytes[..<range.lowerBound], as: UTF8.self) + host
-                + String(decoding: bytes[range.upperBound...], as: UTF8.self)
-        }
+        URLParts.replacingHost(of: authority, with: host)
     }
 
     /// Removes the last path component when it is the marker, and the `/` before it unless `keepingSlash` says so
@@ -99,77 +106,24 @@ public enum SquareCallbackMarker: Sendable {
     /// Whether a URL carries the marker: its host is `square_request` or one of its path components is
     /// (the SDK's `+[SCCAPIResponse isSquareResponse:]`).
     public static func isMarked(_ url: String) -> Bool {
-        guard let parts = try? URLParts(url) else { return false }
-        return isMarked(parts)
+        let bytes = Array(url.utf8)
+        guard let ranges = try? URLParts.Ranges(bytes) else { return false }
+        return isMarked(bytes, ranges)
     }
 
-    /// Whether a split URL carries the marker, as the public `isMarked` decides it for a URL string.
-    static func isMarked(_ parts: URLParts) -> Bool {
-        if parts.host == marker { return true }
-        let path = parts.path.utf8
-        if path.allSatisfy({ $0 < 0x80 }) {
-            // ASCII: every byte is a Character, so splitting bytes is splitting Characters, without the cost.
-            return path.split(separator: UInt8(ascii: "/")).contains { $0.elementsEqual(marker.utf8) }
-        }
-        return parts.path.split(separator: "/").contains { $0 == marker }
-    }
-
-    /// What ``SquareRequest/wireCallbackURL()`` returns for a callback URL, found on its bytes without splitting it
-    /// into strings; `nil` when the general code must decide (it then throws, or the path is not ASCII).
+    /// Whether the URL whose parts are at `ranges` of `bytes` carries the marker: the one rule of ``isMarked(_:)``.
     ///
-    /// The marker goes where ``encode(_:)`` puts it: after the path (with a `/` unless the path ends in one) when
-    /// there is a host, as the host (between any user information and port) when the host is empty and there is no
-    /// path.
-    static func fastWireCallbackURL(_ callbackURL: String, marking: Bool) -> String? {
-        var text = callbackURL
-        return text.withUTF8 { bytes -> String? in
-            guard let ranges = URLByteRanges(bytes), !POSAppSchemes.contains(bytes, ranges.scheme) else { return nil }
-            guard marking else { return callbackURL }
-            guard let host = ranges.host(in: bytes) else { return nil }
-            let insertion: Int
-            let replacing: Range<Int>
-            let slash: Bool
-            if host.isEmpty {
-                // The marker becomes the host, between any user information and port.
-                guard ranges.path.isEmpty else { return nil }
-                insertion = host.lowerBound
-                replacing = host
-                slash = false
-            } else {
-                // `hasSuffix("/")` compares Characters: on ASCII, that is the last byte.
-                guard bytes.allBytes(ranges.path, in: 0, 0x7F) else { return nil }
-                insertion = ranges.path.upperBound
-                replacing = insertion..<insertion
-                slash = ranges.path.isEmpty || bytes[ranges.path.upperBound - 1] != UInt8(ascii: "/")
-            }
-            let markerBytes: StaticString = "square_request"
-            let count = bytes.count - replacing.count + markerBytes.utf8CodeUnitCount + (slash ? 1 : 0)
-            return String(unsafeUninitializedCapacity: count) { output in
-                var index = 0
-                for byte in bytes[..<insertion] {
-                    output[index] = byte
-                    index += 1
-                }
-                if slash {
-                    output[index] = UInt8(ascii: "/")
-                    index += 1
-                }
-                for byte in UnsafeBufferPointer(start: markerBytes.utf8Start, count: markerBytes.utf8CodeUnitCount) {
-                    output[index] = byte
-                    index += 1
-                }
-                for byte in bytes[replacing.upperBound...] {
-                    output[index] = byte
-                    index += 1
-                }
-                return index
-            }
-        }
+    /// The path is cut at each `/` byte, as `NSURL`'s path components are: a `/` is ASCII, so never part of a longer
+    /// UTF-8 sequence.
+    static func isMarked(_ bytes: [UInt8], _ ranges: URLParts.Ranges) -> Bool {
+        ranges.hasComponent(marker, in: bytes)
     }
 
-    static func callbackParts(_ callbackURL: String) throws -> URLParts {
+    /// Where the parts of a callback URL are in its bytes.
+    /// - Throws: ``SquareError`` with ``SquareError/Code/invalidRequestCallbackURL`` when it has no scheme.
+    static func callbackRanges(_ bytes: [UInt8]) throws(SquareError) -> URLParts.Ranges {
         do {
-            return try URLParts(callbackURL)
+            return try URLParts.Ranges(bytes)
         } catch {
             throw SquareError(
                 .invalidRequestCallbackURL,

@@ -24,31 +24,12 @@ extension SquareRequest {
     /// Reads the `data` object of a request URL without interpreting its fields (what Point of Sale receives).
     package static func payloadObject(urlString: String) throws -> JSONObject {
         func invalid(_ message: String) -> SquareError { SquareError(.invalidRequestData, message) }
-        guard urlString.utf8.count <= RequestURLLimit.maximumBytes else {
-            throw invalid("The request URL is longer than 64 KiB.")
-        }
-        let parts: URLParts
-        do { parts = try URLParts(urlString) } catch { throw invalid("This is not a URL: \(error)") }
-        guard parts.scheme.lowercased() == SquareRequest.urlScheme else {
-            throw invalid(
-                "A Point of Sale request starts with square-commerce-v1://, not \(CardNumberScreen.excerpt(parts.scheme))://."
-            )
-        }
-        guard parts.authority == "payment", parts.path == "/create" else {
-            throw invalid("A Point of Sale request goes to square-commerce-v1://payment/create.")
-        }
-        let query: QueryParameters
+        let data: String
         do {
-            query = try QueryParameters(percentEncodedQuery: parts.query ?? "")
+            data = try endpoint.query(of: urlString).onlyValue(named: "data", in: "A Point of Sale request")
         } catch {
-            throw invalid("The request's query cannot be read: \(error)")
+            throw invalid(error.message)
         }
-        guard query.allSatisfy({ $0.name == "data" }) else {
-            throw invalid("A Point of Sale request has exactly one query parameter, data.")
-        }
-        let data: String?
-        do { data = try query.value(named: "data") } catch { throw invalid("\(error)") }
-        guard let data, !data.isEmpty else { throw invalid("The request has no data parameter.") }
         let json: JSONValue
         do {
             json = try JSONValue.parse(data)

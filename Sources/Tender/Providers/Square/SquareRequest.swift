@@ -29,8 +29,9 @@ public struct SquareRequest: PaymentRequest {
     /// ``PaymentProvider/square``.
     public static var provider: PaymentProvider { .square }
 
-    /// The URL scheme of Square Point of Sale: `square-commerce-v1` (the `v1` is not the API version).
-    public static let urlScheme = "square-commerce-v1"
+    /// The URL scheme of Square Point of Sale, `square-commerce-v1` (the `v1` is not the API version):
+    /// ``POSApp/square``'s.
+    public static var urlScheme: String { POSApp.square.urlScheme }
 
     /// The application ID from the Developer Dashboard (`client_id` on the wire), such as `sq0idp-…`.
     public var applicationID: String

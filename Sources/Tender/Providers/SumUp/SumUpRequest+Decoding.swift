@@ -16,14 +16,8 @@ extension SumUpRequest {
         func invalid(_ message: String) -> SumUpError { SumUpError(.invalidRequest, message) }
         let values: [String: String]
         do {
-            values = try QueryParameters(
-                requestURLString: urlString,
-                scheme: SumUpRequest.urlScheme,
-                authority: "pay",
-                path: "/1.0",
-                name: "A SumUp payment request"
-            )
-            .singleValues(allowed: SumUpRequest.parameterNames, unknown: SumUpRequest.unknownParameterMessage)
+            values = try SumUpRequest.endpoint.query(of: urlString)
+                .singleValues(allowed: SumUpRequest.parameterNames, unknown: SumUpRequest.unknownParameterMessage)
         } catch {
             throw invalid(error.message)
         }

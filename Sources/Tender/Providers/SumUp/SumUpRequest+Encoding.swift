@@ -1,6 +1,14 @@
 public import Foundation
 
 extension SumUpRequest {
+    /// Where SumUp takes payments: `sumupmerchant://pay/1.0?…` (sumup §1).
+    package static let endpoint = RequestEndpoint(
+        app: .sumUp,
+        host: "pay",
+        path: "/1.0",
+        name: "A SumUp payment request"
+    )
+
     /// The request URL: `sumupmerchant://pay/1.0?amount=10.00&currency=EUR&affiliate-key=…` (sumup §1).
     ///
     /// Parameters go out in the README's order (`amount`, `currency`, `affiliate-key`, `title`,
@@ -10,26 +18,16 @@ extension SumUpRequest {
     /// - Throws: ``SumUpError``: ``SumUpError/Code/invalidAmount``, ``SumUpError/Code/missingAffiliateKey``,
     ///   ``SumUpError/Code/invalidCallbackURL``, ``SumUpError/Code/invalidForeignTransactionID``, in that order.
     public func url() throws -> URL {
-        let text = try urlString()
-        guard let url = URL(string: text) else {
-            throw SumUpError(.invalidRequest, "The request URL could not be formed.")
-        }
-        return url
+        try RequestURLLimit.url(try urlString()) { SumUpError(.invalidRequest, $0) }
     }
 
     /// The request URL as text; see ``url()``.
     public func urlString() throws -> String {
-        let checked = try checkedValues()
-        // One buffer, measured first: the prefix and the same pairs that ``queryParameters()`` holds.
-        let url = QueryText.make(prefix: SumUpRequest.urlPrefix) { sink in
-            // The amount's digits are written in place, without a `String`.
-            forEachParameter(checked, amount: { sink.add($0, hundredths: $1) }, other: { sink.add($0, $1) })
-        }
-        return try RequestURLLimit.checked(url) { _ in
+        try SumUpRequest.endpoint.urlString(try queryParameters()) { urlBytes in
             SumUpError(
                 .requestTooLong,
                 RequestTooLong.message(
-                    urlBytes: url.utf8.count,
+                    urlBytes: urlBytes,
                     fields: [
                         "affiliateKey": affiliateKey, "title": title,
                         "callbackSuccess": callbackSuccess?.absoluteString,
@@ -41,60 +39,35 @@ extension SumUpRequest {
         }
     }
 
-    /// `sumupmerchant://pay/1.0?`.
-    static let urlPrefix = "sumupmerchant://pay/1.0?"
-
     /// The amount as it goes on the wire, with exactly two decimals: `10.00`; `1000.00` for 1000 CLP.
     /// - Throws: ``SumUpError`` with ``SumUpError/Code/invalidAmount``.
     public func wireAmount() throws -> String {
-        TwoDecimalAmount.text(hundredths: try wireHundredths())
-    }
-
-    /// The amount as it goes on the wire, in hundredths; see ``wireAmount()``.
-    private func wireHundredths() throws -> Int {
-        let text = "\(CardNumberScreen.excerpt(amount.decimalString)) \(amount.currency.code)"
+        let shown = "\(CardNumberScreen.excerpt(amount.decimalString)) \(amount.currency.code)"
         guard amount.minorUnits >= 1 else {
-            throw SumUpError(.invalidAmount, "The amount must be positive; it is \(text).")
+            throw SumUpError(.invalidAmount, "The amount must be positive; it is \(shown).")
         }
-        guard let hundredths = TwoDecimalAmount.hundredths(amount) else {
+        guard let text = TwoDecimalAmount.text(amount) else {
             if TwoDecimalAmount.hundredths(Money(minorUnits: 1, currency: amount.currency)) == nil {
                 // A currency with more than two decimal places: this amount has a digit beyond the second.
                 throw SumUpError(
                     .invalidAmount,
-                    "SumUp sends amounts with two decimals, and \(text) has a non-zero digit beyond the second."
+                    "SumUp sends amounts with two decimals, and \(shown) has a non-zero digit beyond the second."
                 )
             }
             throw SumUpError(
                 .invalidAmount,
-                "The amount is too large: SumUp takes at most 9999999999.99; it is \(text)."
+                "The amount is too large: SumUp takes at most 9999999999.99; it is \(shown)."
             )
         }
-        return hundredths
+        return text
     }
 
-    /// The query parameters in wire order, after checking the request.
+    /// The query parameters in wire order, after checking the request in the order ``url()`` documents.
     package func queryParameters() throws -> QueryParameters {
-        let checked = try checkedValues()
         var query = QueryParameters()
-        forEachParameter(
-            checked,
-            amount: { query.append(name: $0.description, value: TwoDecimalAmount.text(hundredths: $1)) },
-            other: { query.append(name: $0.description, value: $1) }
-        )
-        return query
-    }
-
-    /// What the request's checks produce: the wire amount in hundredths, and the text of the callback URLs once
-    /// they are known to be usable.
-    private struct CheckedValues {
-        var hundredths: Int
-        var callbackSuccess: String?
-        var callbackFail: String?
-    }
-
-    /// Checks the request in the order ``url()`` documents.
-    private func checkedValues() throws -> CheckedValues {
-        let hundredths = try wireHundredths()
+        query.reserveCapacity(16)
+        query.append(name: "amount", value: try wireAmount())
+        query.append(name: "currency", value: amount.currency.code)
         guard SumUpRequest.isAffiliateKey(affiliateKey) else {
             throw SumUpError(
                 .missingAffiliateKey,
@@ -102,71 +75,39 @@ extension SumUpRequest {
                     + "use the one SumUp issued for your app's bundle id."
             )
         }
-        func checked(_ url: URL?, _ name: String) throws -> String? {
-            guard let url else { return nil }
-            let text = url.absoluteString
-            if let problem = CallbackURLRules.problem(with: text, named: name) {
-                throw SumUpError(.invalidCallbackURL, problem)
-            }
-            return text
-        }
-        let success = try checked(callbackSuccess, "callbacksuccess")
-        // The same URL for both, as it usually is, is checked once: the rules read the text only (the name is only
-        // in the message).
+        query.append(name: "affiliate-key", value: affiliateKey)
+        func invalid(_ problem: String) -> SumUpError { SumUpError(.invalidCallbackURL, problem) }
+        let success = try CallbackURLRules.checked(callbackSuccess, named: "callbacksuccess", invalid)
+        // The same URL for both, as it usually is, is checked once: the rules read the text alone.
         let fail =
-            if let success, let callbackFail, callbackFail.absoluteString == success {
-                success
-            } else {
-                try checked(callbackFail, "callbackfail")
-            }
+            callbackFail != nil && callbackFail == callbackSuccess
+            ? success : try CallbackURLRules.checked(callbackFail, named: "callbackfail", invalid)
         if let foreignTransactionID, !SumUpRequest.isForeignTransactionID(foreignTransactionID) {
             throw SumUpError(
                 .invalidForeignTransactionID,
                 "foreign-tx-id must be 1–\(SumUpRequest.maximumForeignTransactionIDLength) printable ASCII characters."
             )
         }
-        return CheckedValues(hundredths: hundredths, callbackSuccess: success, callbackFail: fail)
-    }
-
-    /// Calls `amount` with the amount's name and its value in hundredths, then `other` with each other parameter's
-    /// name and value, in wire order, absent ones left out.
-    private func forEachParameter(
-        _ checked: CheckedValues,
-        amount amountBody: (StaticString, Int) -> Void,
-        other body: (StaticString, String) -> Void
-    ) {
-        amountBody("amount", checked.hundredths)
-        body("currency", amount.currency.code)
-        body("affiliate-key", affiliateKey)
-        if let title { body("title", title) }
-        if let callbackSuccess = checked.callbackSuccess { body("callbacksuccess", callbackSuccess) }
-        if let callbackFail = checked.callbackFail { body("callbackfail", callbackFail) }
-        if let receiptEmail { body("receipt-email", receiptEmail) }
-        if let receiptMobilePhone { body("receipt-mobilephone", receiptMobilePhone) }
-        if let foreignTransactionID { body("foreign-tx-id", foreignTransactionID) }
-        if skipsSuccessScreen { body("skip-screen-success", "true") }
+        let optional: KeyValuePairs<String, String?> = [
+            "title": title, "callbacksuccess": success, "callbackfail": fail, "receipt-email": receiptEmail,
+            "receipt-mobilephone": receiptMobilePhone, "foreign-tx-id": foreignTransactionID,
+            "skip-screen-success": skipsSuccessScreen ? "true" : nil,
+        ]
+        for case (let name, let value?) in optional { query.append(name: name, value: value) }
+        return query
     }
 
     /// Whether text can be an affiliate key: 1–256 printable ASCII characters without spaces.
     static func isAffiliateKey(_ text: String) -> Bool {
-        var text = text
-        // Read in place: iterating the UTF-8 view costs several times more.
-        return (1...256).contains(text.utf8.count) && text.withUTF8 { $0.allBytes(0..<$0.count, in: 0x21, 0x7E) }
+        (1...256).contains(text.utf8.count) && ByteScanning.allBytes(of: text) { (0x21...0x7E).contains($0) }
     }
 
     /// The endpoints (scheme, host, path) of ``callbackSuccess`` and ``callbackFail``, success first, without
     /// repeats; empty when there is neither.
     public func callbackEndpoints() throws -> [String] {
-        var endpoints: [String] = []
-        for (name, url) in [("callbacksuccess", callbackSuccess), ("callbackfail", callbackFail)] {
-            guard let url else { continue }
-            if let problem = CallbackURLRules.problem(with: url.absoluteString, named: name) {
-                throw SumUpError(.invalidCallbackURL, problem)
-            }
-            let endpoint = try URLParts(url.absoluteString).endpoint
-            if !endpoints.contains(endpoint) { endpoints.append(endpoint) }
+        try CallbackURLRules.endpoints(["callbacksuccess": callbackSuccess, "callbackfail": callbackFail]) {
+            SumUpError(.invalidCallbackURL, $0)
         }
-        return endpoints
     }
 
     /// A copy that carries `token` in `foreign-tx-id`, which SumUp echoes in its callback (sumup §2).
@@ -176,12 +117,14 @@ extension SumUpRequest {
     public func correlated(with token: String) throws -> SumUpRequest {
         guard callbackSuccess != nil || callbackFail != nil else {
             throw CorrelationError(
+                .missingCallbackURL,
                 "The SumUp request has neither callbacksuccess nor callbackfail, so SumUp would not come back with "
                     + "the token; set them first."
             )
         }
         guard foreignTransactionID == nil else {
             throw CorrelationError(
+                .carrierInUse,
                 "The SumUp request already has a foreign-tx-id; the hand-off carries its one-time token there, "
                     + "so leave it nil."
             )

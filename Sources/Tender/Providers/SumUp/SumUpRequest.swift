@@ -24,11 +24,8 @@ public struct SumUpRequest: PaymentRequest {
     /// ``PaymentProvider/sumUp``.
     public static var provider: PaymentProvider { .sumUp }
 
-    /// The URL scheme of the SumUp app: `sumupmerchant`.
-    public static let urlScheme = "sumupmerchant"
-
-    /// The App Store id of the SumUp app, for sending the merchant there when it is not installed.
-    public static let appStoreID = 514_879_214
+    /// The URL scheme of the SumUp app, `sumupmerchant`: ``POSApp/sumUp``'s.
+    public static var urlScheme: String { POSApp.sumUp.urlScheme }
 
     /// Whether SumUp skips its success screen (`skip-screen-success=true`; app 1.69 and later).
     public var skipsSuccessScreen: Bool
@@ -56,17 +53,10 @@ public struct SumUpRequest: PaymentRequest {
     /// Whether text can be a `foreign-tx-id`: 1–128 printable ASCII characters (space to `~`), and no card
     /// number (SEC-9).
     public static func isForeignTransactionID(_ text: String) -> Bool {
-        var text = text
-        // Read in place: iterating the UTF-8 view costs several times more.
-        return text.withUTF8 { isForeignTransactionID($0) }
-    }
-
-    /// ``isForeignTransactionID(_:)`` of the UTF-8 bytes of text: every byte is one character, since the characters
-    /// accepted are ASCII.
-    static func isForeignTransactionID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        (1...maximumForeignTransactionIDLength).contains(bytes.count)
-            && bytes.allBytes(0..<bytes.count, in: 0x20, 0x7E)
-            && !CardNumberScreen.containsCardNumber(utf8: bytes)
+        // Every byte is one character, since the characters accepted are ASCII.
+        (1...maximumForeignTransactionIDLength).contains(text.utf8.count)
+            && ByteScanning.allBytes(of: text) { (0x20...0x7E).contains($0) }
+            && !CardNumberScreen.containsCardNumber(text)
     }
 }
 

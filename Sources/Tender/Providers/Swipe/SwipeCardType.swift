@@ -33,15 +33,8 @@ public struct SwipeCardType: RawRepresentable, Sendable, Hashable, Codable, Cust
     /// Whether a wire string can be a card type: 1–32 ASCII letters, spaces, `-` or `.`, starting with a letter.
     /// No digits, so a card type can never carry a card number (SEC-9).
     static func isValid(_ text: String) -> Bool {
-        var text = text
-        // Read in place: iterating the UTF-8 view costs several times more.
-        return text.withUTF8 { isValid($0) }
-    }
-
-    /// The same rule for UTF-8 bytes.
-    static func isValid(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard (1...32).contains(utf8.count), let first = utf8.first, isLetter(first) else { return false }
-        return utf8.allSatisfy {
+        guard (1...32).contains(text.utf8.count), let first = text.utf8.first, isLetter(first) else { return false }
+        return ByteScanning.allBytes(of: text) {
             isLetter($0) || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
         }
     }

@@ -23,14 +23,8 @@ extension SwipeRequest {
         func invalid(_ message: String) -> SwipeError { SwipeError(.invalidRequest, message) }
         let values: [String: String]
         do {
-            values = try QueryParameters(
-                requestURLString: urlString,
-                scheme: SwipeRequest.urlScheme,
-                authority: "charge",
-                path: "/1.0.0/",
-                name: "A Swipe charge request"
-            )
-            .singleValues(allowed: SwipeRequest.parameterNames, unknown: SwipeRequest.unknownParameterMessage)
+            values = try SwipeRequest.endpoint.query(of: urlString)
+                .singleValues(allowed: SwipeRequest.parameterNames, unknown: SwipeRequest.unknownParameterMessage)
         } catch {
             throw invalid(error.message)
         }

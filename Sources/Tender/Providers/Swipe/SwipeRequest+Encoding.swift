@@ -1,6 +1,14 @@
 public import Foundation
 
 extension SwipeRequest {
+    /// Where Swipe takes charges: `com-appninjas-iswipe://charge/1.0.0/?…` (swipe §1).
+    package static let endpoint = RequestEndpoint(
+        app: .swipe,
+        host: "charge",
+        path: "/1.0.0/",
+        name: "A Swipe charge request"
+    )
+
     /// The request URL: `com-appninjas-iswipe://charge/1.0.0/?amount=10.99&…` (swipe §1).
     ///
     /// Parameters go out in one fixed order (`amount`, `email`, the billing details, `invoiceNumber`,
@@ -9,26 +17,16 @@ extension SwipeRequest {
     /// - Throws: ``SwipeError``: ``SwipeError/Code/unsupportedCurrency``, ``SwipeError/Code/invalidAmount``,
     ///   ``SwipeError/Code/invalidReturnURL``, ``SwipeError/Code/missingReturnAppName``, in that order.
     public func url() throws -> URL {
-        let text = try urlString()
-        guard let url = URL(string: text) else {
-            throw SwipeError(.invalidRequest, "The request URL could not be formed.")
-        }
-        return url
+        try RequestURLLimit.url(try urlString()) { SwipeError(.invalidRequest, $0) }
     }
 
     /// The request URL as text; see ``url()``.
     public func urlString() throws -> String {
-        let checked = try checkedValues()
-        // One buffer, measured first: the prefix and the same pairs that ``queryParameters()`` holds.
-        let url = QueryText.make(prefix: SwipeRequest.urlPrefix) { sink in
-            // The amount's digits are written in place, without a `String`.
-            forEachParameter(checked, amount: { sink.add($0, hundredths: $1) }, other: { sink.add($0, $1) })
-        }
-        return try RequestURLLimit.checked(url) { _ in
+        try SwipeRequest.endpoint.urlString(try queryParameters()) { urlBytes in
             SwipeError(
                 .requestTooLong,
                 RequestTooLong.message(
-                    urlBytes: url.utf8.count,
+                    urlBytes: urlBytes,
                     fields: [
                         "email": email, "firstName": firstName, "lastName": lastName, "address": address, "city": city,
                         "state": state, "zip": zip, "phone": phone, "country": country, "invoiceNumber": invoiceNumber,
@@ -40,17 +38,9 @@ extension SwipeRequest {
         }
     }
 
-    /// `com-appninjas-iswipe://charge/1.0.0/?`.
-    static let urlPrefix = "com-appninjas-iswipe://charge/1.0.0/?"
-
     /// The amount as it goes on the wire, with exactly two decimals: `10.99`, `5.00`.
     /// - Throws: ``SwipeError`` when the amount cannot be sent (see ``url()``).
     public func wireAmount() throws -> String {
-        TwoDecimalAmount.text(hundredths: try wireHundredths())
-    }
-
-    /// The amount as it goes on the wire, in hundredths; see ``wireAmount()``.
-    private func wireHundredths() throws -> Int {
         guard amount.currency.exponent == 2 else {
             throw SwipeError(
                 .unsupportedCurrency,
@@ -64,86 +54,46 @@ extension SwipeRequest {
                 "The amount must be at least 0.01; it is \(CardNumberScreen.excerpt(amount.decimalString))."
             )
         }
-        guard let hundredths = TwoDecimalAmount.hundredths(amount) else {
+        guard let text = TwoDecimalAmount.text(amount) else {
             throw SwipeError(
                 .invalidAmount,
                 "The amount is too large: Swipe takes at most 9999999999.99; it is "
                     + "\(CardNumberScreen.excerpt(amount.decimalString))."
             )
         }
-        return hundredths
+        return text
     }
 
-    /// The query parameters in wire order, after checking the request.
+    /// The query parameters in wire order, after checking the request in the order ``url()`` documents.
     package func queryParameters() throws -> QueryParameters {
-        let checked = try checkedValues()
         var query = QueryParameters()
-        forEachParameter(
-            checked,
-            amount: { query.append(name: $0.description, value: TwoDecimalAmount.text(hundredths: $1)) },
-            other: { query.append(name: $0.description, value: $1) }
-        )
-        return query
-    }
-
-    /// What the request's checks produce: the wire amount in hundredths, and the text of ``returnURL`` once it is
-    /// known to be usable.
-    private struct CheckedValues {
-        var hundredths: Int
-        var returnURL: String?
-    }
-
-    /// Checks the request in the order ``url()`` documents.
-    private func checkedValues() throws -> CheckedValues {
-        let hundredths = try wireHundredths()
-        guard let returnURL else { return CheckedValues(hundredths: hundredths, returnURL: nil) }
-        let text = returnURL.absoluteString
-        if let problem = CallbackURLRules.problem(with: text, named: "returnURL") {
-            throw SwipeError(.invalidReturnURL, problem)
+        query.reserveCapacity(16)
+        query.append(name: "amount", value: try wireAmount())
+        let returnURL = try CallbackURLRules.checked(returnURL, named: "returnURL") {
+            SwipeError(.invalidReturnURL, $0)
         }
-        guard let returnAppName, !returnAppName.isEmpty else {
+        if returnURL != nil, returnAppName?.isEmpty ?? true {
             throw SwipeError(
                 .missingReturnAppName,
                 "returnURL is set, so Swipe needs returnAppName too: your app's name as the customer sees it."
             )
         }
-        return CheckedValues(hundredths: hundredths, returnURL: text)
-    }
-
-    /// Calls `amount` with the amount's name and its value in hundredths, then `other` with each other parameter's
-    /// name and value, in wire order, absent ones left out.
-    private func forEachParameter(
-        _ checked: CheckedValues,
-        amount amountBody: (StaticString, Int) -> Void,
-        other body: (StaticString, String) -> Void
-    ) {
-        amountBody("amount", checked.hundredths)
-        if let email { body("email", email) }
-        if let firstName { body("firstName", firstName) }
-        if let lastName { body("lastName", lastName) }
-        if let address { body("address", address) }
-        if let city { body("city", city) }
-        if let state { body("state", state) }
-        if let zip { body("zip", zip) }
-        if let phone { body("phone", phone) }
-        if let country { body("country", country) }
-        if let invoiceNumber { body("invoiceNumber", invoiceNumber) }
-        if let purchaseDescription { body("description", purchaseDescription) }
-        if let returnURL = checked.returnURL { body("returnURL", returnURL) }
-        // With returnURL it is checked above; without it, harmless (Swipe ignores it), and kept so that decoding
-        // gives the same request.
-        if let returnAppName { body("returnAppName", returnAppName) }
-        if usesFileMakerResponses { body("fm", "1") }
+        let optional: KeyValuePairs<String, String?> = [
+            "email": email, "firstName": firstName, "lastName": lastName, "address": address, "city": city,
+            "state": state, "zip": zip, "phone": phone, "country": country, "invoiceNumber": invoiceNumber,
+            "description": purchaseDescription, "returnURL": returnURL,
+            // With returnURL it is checked above; without it, harmless (Swipe ignores it), and kept so that decoding
+            // gives the same request.
+            "returnAppName": returnAppName, "fm": usesFileMakerResponses ? "1" : nil,
+        ]
+        for case (let name, let value?) in optional { query.append(name: name, value: value) }
+        return query
     }
 
     /// The endpoint (scheme, host, path) of ``returnURL``; empty when there is none, since Swipe then does not
     /// come back.
     public func callbackEndpoints() throws -> [String] {
-        guard let returnURL else { return [] }
-        if let problem = CallbackURLRules.problem(with: returnURL.absoluteString, named: "returnURL") {
-            throw SwipeError(.invalidReturnURL, problem)
-        }
-        return [try URLParts(returnURL.absoluteString).endpoint]
+        try CallbackURLRules.endpoints(["returnURL": returnURL]) { SwipeError(.invalidReturnURL, $0) }
     }
 
     /// A copy whose ``returnURL`` carries `token` in the query parameter ``Correlation/parameterName``, which

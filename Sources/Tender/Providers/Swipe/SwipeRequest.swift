@@ -21,8 +21,8 @@ public struct SwipeRequest: PaymentRequest {
     /// ``PaymentProvider/swipe``.
     public static var provider: PaymentProvider { .swipe }
 
-    /// The URL scheme of Swipe: `com-appninjas-iswipe`.
-    public static let urlScheme = "com-appninjas-iswipe"
+    /// The URL scheme of Swipe, `com-appninjas-iswipe`: ``POSApp/swipe``'s.
+    public static var urlScheme: String { POSApp.swipe.urlScheme }
 
     /// Whether Swipe answers in FileMaker-compatible form, `$` before each result parameter (`fm=1`; swipe §3).
     public var usesFileMakerResponses: Bool

@@ -1,66 +1,72 @@
-/// An error that Square Point of Sale reported in its callback (`"status": "error"`).
-///
-/// The ``code`` keeps the wire string (`error_code`) whether Tender knows it or not, so a code Square adds
-/// next year still reaches the app. Known codes are static members of ``Code``; ``Code/sdkErrorCode`` gives
-/// the number the official SDK's `SCCAPIErrorDomain` uses (0 for codes it does not recognise).
-public struct SquareAPIError: TenderError {
-    /// An `error_code` string from Point of Sale. An open set.
-    public struct Code: TenderErrorCode, Codable {
-        /// The error these codes belong to.
-        public typealias Failure = SquareAPIError
+extension SquareResponse {
+    /// An `error_code` Square Point of Sale reported in its callback (`"status": "error"`; spec §2.4).
+    ///
+    /// A value the POS app sent, not a Swift `Error`: a reply with an error code parses, and its ``outcome`` says
+    /// cancelled or failed. The code keeps the wire string whether Tender knows it or not, so a code Square adds next
+    /// year still reaches the app. Known codes are static members; ``sdkErrorCode`` gives the number the official
+    /// SDK's `SCCAPIErrorDomain` uses (0 for codes it does not recognise).
+    ///
+    /// ```swift
+    /// switch response.errorCode {
+    /// case nil: print("approved")
+    /// case .paymentCanceled?: print("cancelled")
+    /// case let code?: print(code.message)
+    /// }
+    /// ```
+    public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
         /// The wire string, such as `"payment_canceled"`.
         public let rawValue: String
         /// Creates a code from its wire string.
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The merchant cancelled the payment (1).
-        public static let paymentCanceled = Code(rawValue: "payment_canceled")
+        public static let paymentCanceled = ErrorCode(rawValue: "payment_canceled")
         /// The request JSON or its `amount_money` is invalid (2).
-        public static let payloadMissingOrInvalid = Code(rawValue: "data_invalid")
+        public static let payloadMissingOrInvalid = ErrorCode(rawValue: "data_invalid")
         /// Nobody is logged in to Point of Sale (3).
-        public static let appNotLoggedIn = Code(rawValue: "not_logged_in")
+        public static let appNotLoggedIn = ErrorCode(rawValue: "not_logged_in")
         /// Register-era login code error, removed in August 2016 (its number, 4, is unused: current SDKs give 0).
-        public static let loginCodeInvalid = Code(rawValue: "login_code_invalid")
+        public static let loginCodeInvalid = ErrorCode(rawValue: "login_code_invalid")
         /// `location_id` differs from the logged-in location (5; API 1.3).
-        public static let locationIDMismatch = Code(rawValue: "location_id_mismatch")
+        public static let locationIDMismatch = ErrorCode(rawValue: "location_id_mismatch")
         /// The Register-era (API before 1.3) name of ``locationIDMismatch`` (current SDKs give 0: their constant for
         /// it now holds `location_id_mismatch`; ``canonical`` is ``locationIDMismatch``).
-        public static let userIDMismatch = Code(rawValue: "user_id_mismatch")
+        public static let userIDMismatch = ErrorCode(rawValue: "user_id_mismatch")
         /// The account cannot take card payments yet (6).
-        public static let userNotActivated = Code(rawValue: "user_not_active")
+        public static let userNotActivated = ErrorCode(rawValue: "user_not_active")
         /// The currency is missing or invalid (7).
-        public static let currencyMissingOrInvalid = Code(rawValue: "currency_code_missing")
+        public static let currencyMissingOrInvalid = ErrorCode(rawValue: "currency_code_missing")
         /// The currency is not supported (8).
-        public static let currencyUnsupported = Code(rawValue: "unsupported_currency_code")
+        public static let currencyUnsupported = ErrorCode(rawValue: "unsupported_currency_code")
         /// The currency differs from the account's (9).
-        public static let currencyMismatch = Code(rawValue: "currency_code_mismatch")
+        public static let currencyMismatch = ErrorCode(rawValue: "currency_code_mismatch")
         /// The amount is not an integer of minor units (10).
-        public static let amountMissingOrInvalid = Code(rawValue: "amount_invalid_format")
+        public static let amountMissingOrInvalid = ErrorCode(rawValue: "amount_invalid_format")
         /// The amount is below the card minimum (11).
-        public static let amountTooSmall = Code(rawValue: "amount_too_small")
+        public static let amountTooSmall = ErrorCode(rawValue: "amount_too_small")
         /// The amount is above the card maximum (12).
-        public static let amountTooLarge = Code(rawValue: "amount_too_large")
+        public static let amountTooLarge = ErrorCode(rawValue: "amount_too_large")
         /// An unknown string in `supported_tender_types` (13).
-        public static let invalidTenderType = Code(rawValue: "invalid_tender_type")
+        public static let invalidTenderType = ErrorCode(rawValue: "invalid_tender_type")
         /// A tender type this Point of Sale version does not support (14).
-        public static let unsupportedTenderType = Code(rawValue: "unsupported_tender_type")
+        public static let unsupportedTenderType = ErrorCode(rawValue: "unsupported_tender_type")
         /// Point of Sale could not perform the request, usually an unfinished earlier one (15).
-        public static let couldNotPerform = Code(rawValue: "could_not_perform")
+        public static let couldNotPerform = ErrorCode(rawValue: "could_not_perform")
         /// Point of Sale must be online to validate the caller (16).
-        public static let noNetworkConnection = Code(rawValue: "no_network_connection")
+        public static let noNetworkConnection = ErrorCode(rawValue: "no_network_connection")
         /// Register-era OAuth requirement, dropped with API 1.2 (17; current SDKs map it to 0).
-        public static let clientNotAuthorizedForUser = Code(rawValue: "client_not_authorized_for_user")
+        public static let clientNotAuthorizedForUser = ErrorCode(rawValue: "client_not_authorized_for_user")
         /// Point of Sale is too old for the request's `version` (18).
-        public static let unsupportedAPIVersion = Code(rawValue: "unsupported_api_version")
+        public static let unsupportedAPIVersion = ErrorCode(rawValue: "unsupported_api_version")
         /// `version` is not a decimal version such as `1.3` (19).
-        public static let invalidVersionNumber = Code(rawValue: "invalid_version_number")
+        public static let invalidVersionNumber = ErrorCode(rawValue: "invalid_version_number")
         /// The account has no customer management (20).
-        public static let customerManagementNotSupported = Code(rawValue: "customer_management_not_supported")
+        public static let customerManagementNotSupported = ErrorCode(rawValue: "customer_management_not_supported")
         /// `customer_id` is unknown to the merchant (21).
-        public static let invalidCustomerID = Code(rawValue: "invalid_customer_id")
+        public static let invalidCustomerID = ErrorCode(rawValue: "invalid_customer_id")
 
         /// Every code Tender knows, in `SCCAPIErrorCode` order.
-        public static let known: [Code] = [
+        public static let known: [ErrorCode] = [
             .paymentCanceled, .payloadMissingOrInvalid, .appNotLoggedIn, .loginCodeInvalid, .locationIDMismatch,
             .userIDMismatch, .userNotActivated, .currencyMissingOrInvalid, .currencyUnsupported, .currencyMismatch,
             .amountMissingOrInvalid, .amountTooSmall, .amountTooLarge, .invalidTenderType, .unsupportedTenderType,
@@ -69,27 +75,27 @@ public struct SquareAPIError: TenderError {
         ]
 
         /// Whether Tender knows this code.
-        public var isKnown: Bool { Code.table[self] != nil }
+        public var isKnown: Bool { ErrorCode.table[self] != nil }
 
         /// The code with Register-era names replaced by their current ones: `user_id_mismatch` is
         /// ``locationIDMismatch``; every other code is itself.
-        public var canonical: Code {
+        public var canonical: ErrorCode {
             self == .userIDMismatch ? .locationIDMismatch : self
         }
 
         /// The number the official SDK (3.5.x) gives the code in `SCCAPIErrorDomain`; 0 (`SCCAPIErrorCodeUnknown`) for
         /// unknown codes and for the three Register-era strings it no longer maps (`login_code_invalid`,
         /// `user_id_mismatch`, `client_not_authorized_for_user`: square §2.4), which Tender still explains.
-        public var sdkErrorCode: Int { Code.table[self]?.number ?? 0 }
+        public var sdkErrorCode: Int { ErrorCode.table[self]?.number ?? 0 }
 
         /// The official `SCCAPIErrorCode` constant name the SDK gives the code, such as `SCCAPIErrorCodePaymentCanceled`
         /// (`SCCAPIErrorCodeUnknown` where ``sdkErrorCode`` is 0).
-        public var sdkName: String { Code.table[self]?.name ?? "SCCAPIErrorCodeUnknown" }
+        public var sdkName: String { ErrorCode.table[self]?.name ?? "SCCAPIErrorCodeUnknown" }
 
         /// What the code means and what to do, for known codes.
-        public var explanation: String? { Code.table[self]?.explanation }
+        public var explanation: String? { ErrorCode.table[self]?.explanation }
 
-        private static let table: [Code: (number: Int, name: String, explanation: String)] = [
+        private static let table: [ErrorCode: (number: Int, name: String, explanation: String)] = [
             .paymentCanceled: (1, "SCCAPIErrorCodePaymentCanceled", "The payment was cancelled in Point of Sale."),
             .payloadMissingOrInvalid: (
                 2, "SCCAPIErrorCodePayloadMissingOrInvalid",
@@ -166,18 +172,15 @@ public struct SquareAPIError: TenderError {
                 21, "SCCAPIErrorCodeInvalidCustomerID", "The request's customer ID is unknown to the merchant."
             ),
         ]
-    }
 
-    /// The `error_code` from the callback.
-    public let code: Code
+        /// What the code means and what to do, for people; for an unknown code, says so and names it (masked and cut
+        /// short: it came from outside).
+        public var message: String {
+            explanation
+                ?? "Square Point of Sale reported an error Tender does not know: '\(CardNumberScreen.excerpt(rawValue))'."
+        }
 
-    /// Creates an error from a code.
-    public init(code: Code) {
-        self.code = code
-    }
-
-    /// What the error means, for people; for an unknown code, says so and names it.
-    public var message: String {
-        code.explanation ?? "Square Point of Sale reported an error Tender does not know: '\(code.rawValue)'."
+        /// The wire string.
+        public var description: String { rawValue }
     }
 }
