@@ -176,14 +176,14 @@ struct DemoCommand: AsyncParsableCommand {
 
         // Two callbacks nobody should trust: a forgery (a token no payment was issued) and a replay.
         let forgery = try SquareResponseForgery.url(callbackURL: "tender-demo://square-done/square_request")
-        let forged = try coordinator.handleCallback(forgery)
+        let forged = try await coordinator.handle(forgery)
         table.addCallbackOnly(
             provider: .square,
             what: "a forged approval",
             app: "(another app)",
             receipt: forged
         )
-        let replayed = try coordinator.handleCallback(firstCallback ?? "")
+        let replayed = try await coordinator.handle(firstCallback ?? "")
         table.addCallbackOnly(
             provider: .square,
             what: "#1's callback again",
@@ -283,7 +283,7 @@ final class SimulatedPOSApps: PaymentURLOpener, @unchecked Sendable {
         guard case .callback(let callback) = answer else { return true }  // the app stays on its own screen
         // The app is brought back by the callback URL a moment after the POS app was opened.
         let coordinator = self.coordinator
-        let handling = Task { (try? coordinator?.handleCallback(callback))?.disposition }
+        let handling = Task { (try? await coordinator?.handle(callback))?.disposition }
         lock.withLock {
             storedCallback = callback
             delivery = handling

@@ -33,10 +33,10 @@ struct HandleCommand: AsyncParsableCommand {
         guard deliveries >= 1 else { throw CLIError("--deliveries must be at least 1.") }
         // The journal must exist: a callback belongs to a payment written ahead in it, and a mistyped path is an
         // error, not a new journal in which every callback would be unsolicited.
-        try journal.withJournal(.existing) { journal in
+        try await journal.withJournal(.existing) { journal in
             let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
             for _ in 0..<deliveries {
-                guard let receipt = try coordinator.handleCallback(url) else {
+                guard let receipt = try await coordinator.handle(url) else {
                     throw CLIError(
                         "This URL is no POS app's callback: it has none of Square's data JSON, Swipe's ifcc_responseType, "
                             + "SumUp's smp-status or SoftPOS's result JSON. Nothing was recorded; run 'tender decode URL' "

@@ -82,7 +82,7 @@ struct JournalListCommand: AsyncParsableCommand {
             createdSince: try since.map(JournalListCommand.date),
             limit: limit
         )
-        try journal.withJournal(.readOnly) { journal in
+        try await journal.withJournal(.readOnly) { journal in
             var table = EntryTable()
             var count = 0
             if json { Output.line("[") }
@@ -220,7 +220,7 @@ struct JournalShowCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let entry = try journal.withJournal(.readOnly) { try JournalCommand.find(id, in: $0) }
+        let entry = try await journal.withJournal(.readOnly) { try JournalCommand.find(id, in: $0) }
         if json {
             Output.line(JSONValue.object(EntryJSON.object(entry)).serialized(escapingSlashes: false))
         } else {
@@ -294,7 +294,7 @@ struct JournalResolveCommand: AsyncParsableCommand {
                 "--outcome must be approved, declined, cancelled or failed (or approve, decline, cancel, fail); got '\(outcome.prefix(40))'."
             )
         }
-        let (before, resolved) = try journal.withJournal(.existing) { journal in
+        let (before, resolved) = try await journal.withJournal(.existing) { journal in
             let entry = try JournalCommand.find(id, in: journal)
             if entry.state == .completed, !force {
                 throw CLIError(PaymentJournal.completedRefusal(entry, override: "pass --force"))
@@ -344,7 +344,7 @@ struct JournalAcknowledgeCommand: AsyncParsableCommand {
     @OptionGroup var journal: JournalLocation
 
     func run() async throws {
-        let line = try journal.withJournal(.existing) { journal in
+        let line = try await journal.withJournal(.existing) { journal in
             let entry = try JournalCommand.find(id, in: journal)
             if entry.state == .pending {
                 throw CLIError("Payment \(entry.id) is pending: it has no outcome to acknowledge yet.")
@@ -384,7 +384,7 @@ struct JournalPruneCommand: AsyncParsableCommand {
 
     func run() async throws {
         let retention = try DurationParser.parseLong(olderThan, option: "--older-than")
-        let pruned = try journal.withJournal(.existing) { journal in try journal.prune(retention: retention) }
+        let pruned = try await journal.withJournal(.existing) { journal in try journal.prune(retention: retention) }
         Output.line("Pruned \(pruned) payment\(pruned == 1 ? "" : "s") ended and acknowledged over \(olderThan) ago.")
     }
 }
@@ -409,7 +409,7 @@ struct JournalCheckCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (path, report) = try journal.withJournal(.readOnly) { journal in
+        let (path, report) = try await journal.withJournal(.readOnly) { journal in
             (journal.path, try journal.check(full: full))
         }
         let sound = report == ["ok"]
@@ -454,7 +454,7 @@ struct JournalBackupCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (path, count) = try journal.withJournal(.readOnly) { journal in
+        let (path, count) = try await journal.withJournal(.readOnly) { journal in
             (journal.path, try journal.backup(to: destination))
         }
         if json {
@@ -490,11 +490,11 @@ struct JournalRecordCallbacksCommand: AsyncParsableCommand {
         guard let text = FileManager.default.contents(atPath: file).map({ String(decoding: $0, as: UTF8.self) }) else {
             throw CLIError("Cannot read '\(file)'.")
         }
-        try journal.withJournal(.existing) { journal in
+        try await journal.withJournal(.existing) { journal in
             let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
             FileHandle.standardOutput.write(Data("ready\n".utf8))
             for line in text.split(separator: "\n") {
-                guard let receipt = try coordinator.handleCallback(String(line)) else { continue }
+                guard let receipt = try await coordinator.handle(String(line)) else { continue }
                 let id = receipt.paymentID?.rawValue ?? "-"
                 FileHandle.standardOutput.write(Data("ack \(id) \(receipt.disposition)\n".utf8))
             }

@@ -50,12 +50,12 @@ struct JournalLocation: ParsableArguments {
     /// committed is then in the journal file itself, not left in its -wal.
     func withJournal<Result>(
         _ mode: PaymentJournal.OpenMode,
-        _ body: (PaymentJournal) throws -> Result
-    ) throws -> Result {
+        _ body: (PaymentJournal) async throws -> Result
+    ) async throws -> Result {
         let journal = try open(mode)
         defer { try? journal.close() }
         do {
-            return try body(journal)
+            return try await body(journal)
         } catch let error as HandoffError {
             throw error.cliError
         }

@@ -37,7 +37,7 @@ public protocol SimulatedPOSApp: Sendable {
 }
 
 extension SimulatedPOSApp {
-    /// The app's name, for people: its ``POSApp/name``, such as `Square Point of Sale`.
+    /// The app's name, for people: its `POSApp.name`, such as `Square Point of Sale`.
     public static var appName: String { provider.posApp?.name ?? provider.rawValue }
 
     /// The ``SimulatorError/Code/impossibleOutcome`` for approving with a tender other than a card, for the apps

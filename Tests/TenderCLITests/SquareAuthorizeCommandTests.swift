@@ -37,7 +37,11 @@ struct SquareAuthorizeCommandTests {
         locationID: String = SquareAuthorizeCommandTests.locationID,
         json: Bool = false
     ) async throws -> CLIRunner.Result {
-        var arguments = ["square", "authorize", "--location-id", locationID, "--base-url", baseURL.absoluteString]
+        // A generous --timeout: the sandbox answers from this test process, which a loaded CI machine can slow down.
+        var arguments = [
+            "square", "authorize", "--location-id", locationID, "--base-url", baseURL.absoluteString, "--timeout",
+            "120",
+        ]
         if json { arguments.append("--json") }
         return try await CLIRunner.run(arguments, environment: ["SQUARE_ACCESS_TOKEN": token ?? ""])
     }

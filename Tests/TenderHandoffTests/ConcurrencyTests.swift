@@ -23,7 +23,7 @@ struct ConcurrencyTests {
         let dispositions = try await withThrowingTaskGroup(of: CallbackDisposition?.self) { group in
             for index in 0..<1000 {
                 let coordinator = coordinators[index % coordinators.count]
-                group.addTask { try coordinator.handleCallback(reply)?.disposition }
+                group.addTask { try await coordinator.handle(reply)?.disposition }
             }
             var all: [CallbackDisposition?] = []
             for try await disposition in group { all.append(disposition) }

@@ -15,12 +15,12 @@ func journalFiles(_ path: String) -> [String: Data?] {
 }
 
 /// Pays `count` payments and answers every other one, acknowledging half of those.
-func fill(_ journal: PaymentJournal, payments count: Int) throws {
+func fill(_ journal: PaymentJournal, payments count: Int) async throws {
     let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
     for index in 0..<count {
         let prepared = try coordinator.prepare(SquareFixture.request(minorUnits: 100 + index))
         guard index % 2 == 0 else { continue }
-        let entry = try #require(try coordinator.handleCallback(try SquareFixture.reply(to: prepared.url))?.entry)
+        let entry = try #require(try await coordinator.handle(try SquareFixture.reply(to: prepared.url))?.entry)
         if index % 4 == 0 { try coordinator.acknowledge(entry) }
     }
 }
@@ -30,17 +30,17 @@ struct JournalFileTests {
     @Test(
         "every query the hand-off, recover() and the CLI run reads an index of the rows it wants (EXPLAIN QUERY PLAN)"
     )
-    func queryPlans() throws {
+    func queryPlans() async throws {
         let directory = TemporaryDirectory()
         let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: ManualClock())
-        try fill(journal, payments: 40)
+        try await fill(journal, payments: 40)
         // The index each set-reading query must use: one whose entries are the rows it wants.
         let expected = [
             "pending": "payment_pending", "overdue": "payment_pending", "undelivered": "payment_undelivered",
             "prune": "payment_acknowledged", "list": "payment_by_creation", "listState": "payment_by_state",
             "entryByToken": "handoff_token USING PRIMARY KEY",
         ]
-        try journal.pool.read { db in
+        try await journal.pool.read { db in
             for (name, sql) in JournalSQL.all {
                 let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: nulls(sql))
                     .map { $0["detail"] as String? ?? "" }
@@ -58,15 +58,15 @@ struct JournalFileTests {
     }
 
     @Test("opening does constant-time work: a damaged page that opening does not read is found by check(full:) only")
-    func openingDoesNotCheckEverything() throws {
+    func openingDoesNotCheckEverything() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path("journal.sqlite")
         let page: Int
         do {
             let journal = try PaymentJournal(path: path, clock: ManualClock())
-            try fill(journal, payments: 300)
+            try await fill(journal, payments: 300)
             // A leaf page of the payments' history, which opening never reads.
-            page = try #require(
+            page = try await #require(
                 try journal.pool.read { db in
                     try Int.fetchOne(
                         db,
@@ -95,11 +95,11 @@ struct JournalFileTests {
     }
 
     @Test("reading never writes: no side file made, and the file's bytes the same, closed or after a crash")
-    func readingNeverWrites() throws {
+    func readingNeverWrites() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path("journal.sqlite")
         let writer = try PaymentJournal(path: path, clock: ManualClock())
-        try fill(writer, payments: 12)
+        try await fill(writer, payments: 12)
         // A process that ended without closing: its three files as they are while it runs.
         let crashed = directory.path("crashed.sqlite")
         for suffix in ["", "-wal", "-shm"] {
@@ -126,11 +126,11 @@ struct JournalFileTests {
     }
 
     @Test("close() copies everything into the journal file: the file alone, copied elsewhere, has every payment")
-    func closeCheckpoints() throws {
+    func closeCheckpoints() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path("journal.sqlite")
         let journal = try PaymentJournal(path: path, clock: ManualClock())
-        try fill(journal, payments: 11)
+        try await fill(journal, payments: 11)
         let expected = try journal.entries()
         #expect(try JournalFiles.status(path + "-wal")?.size ?? 0 > 0, "payments were in the -wal before close")
         try journal.close()
@@ -146,7 +146,7 @@ struct JournalFileTests {
         let directory = TemporaryDirectory()
         let path = directory.path("journal.sqlite")
         let journal = try PaymentJournal(path: path, clock: ManualClock())
-        try fill(journal, payments: 50)
+        try await fill(journal, payments: 50)
         let before = Set(try journal.entries().map(\.id))
         let paying = Task.detached {
             let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
@@ -317,7 +317,7 @@ struct JournalFileTests {
     }
 
     @Test("prune never deletes a pending, unknown, not-opened or unacknowledged payment (REL-9)")
-    func pruneKeepsOpenWork() throws {
+    func pruneKeepsOpenWork() async throws {
         let directory = TemporaryDirectory()
         let clock = ManualClock()
         let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: clock)
@@ -328,10 +328,10 @@ struct JournalFileTests {
         #expect(marked.state == .notOpened)
         try coordinator.acknowledge(marked)
         let ended = try coordinator.prepare(SquareFixture.request())
-        let completed = try #require(try coordinator.handleCallback(try SquareFixture.reply(to: ended.url))?.entry)
+        let completed = try #require(try await coordinator.handle(try SquareFixture.reply(to: ended.url))?.entry)
         try coordinator.acknowledge(completed)
         let unacknowledged = try coordinator.prepare(SquareFixture.request())
-        _ = try coordinator.handleCallback(try SquareFixture.reply(to: unacknowledged.url))
+        _ = try await coordinator.handle(try SquareFixture.reply(to: unacknowledged.url))
         clock.advance(by: 86_400)
         let expired = try journal.expireOverduePayments()
         #expect(expired.map(\.id) == [kept.entry.id])

@@ -169,17 +169,17 @@ struct JournalTests {
     }
 
     @Test("ended, acknowledged payments are pruned after the retention window; others are kept (REL-9)")
-    func retention() throws {
+    func retention() async throws {
         let directory = TemporaryDirectory()
         let clock = ManualClock()
         let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: clock)
         let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
 
         let acknowledged = try coordinator.prepare(SquareFixture.request())
-        let receipt = try #require(try coordinator.handleCallback(try SquareFixture.reply(to: acknowledged.url)))
+        let receipt = try #require(try await coordinator.handle(try SquareFixture.reply(to: acknowledged.url)))
         try coordinator.acknowledge(try #require(receipt.entry))
         let unacknowledged = try coordinator.prepare(SquareFixture.request())
-        _ = try coordinator.handleCallback(try SquareFixture.reply(to: unacknowledged.url))
+        _ = try await coordinator.handle(try SquareFixture.reply(to: unacknowledged.url))
         let pending = try coordinator.prepare(SquareFixture.request())
 
         clock.advance(by: 89 * 86_400)
@@ -191,7 +191,7 @@ struct JournalTests {
         #expect(try journal.entry(unacknowledged.entry.id)?.state == .completed)
         // The pending one expired long ago: unknown, never pruned, needs reconciliation.
         #expect(try journal.entry(pending.entry.id)?.state == .unknown)
-        #expect(try journal.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM handoff_token") } == 2)
+        #expect(try await journal.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM handoff_token") } == 2)
     }
 
     @Test("a statement that fails mid-transaction rolls it back whole, names SQLite's error, and the journal goes on")
@@ -278,7 +278,7 @@ struct JournalTests {
         // The callback.
         clock.advance(by: 0.0017)
         let reply = try SquareFixture.reply(to: again.url, transactionID: "TX-REOPENED")
-        let recorded = try #require(try coordinator.handleCallback(reply)?.entry)
+        let recorded = try #require(try await coordinator.handle(reply)?.entry)
         #expect(recorded.state == .completed && recorded.revision == 3)
         #expect(recorded.outcome?.transactionID == "TX-REOPENED")
         #expect(try stored(recorded) == recorded)
@@ -349,13 +349,13 @@ struct JournalTests {
     }
 
     @Test("a manual resolution is the only change to a terminal payment, and it is recorded (REL-2)")
-    func manualResolution() throws {
+    func manualResolution() async throws {
         let directory = TemporaryDirectory()
         let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: ManualClock())
         let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
         let prepared = try coordinator.prepare(SquareFixture.request())
         let reply = try SquareFixture.reply(to: prepared.url, endpoint: "tender-test://elsewhere")
-        #expect(try coordinator.handleCallback(reply)?.disposition == .tampered)
+        #expect(try await coordinator.handle(reply)?.disposition == .tampered)
 
         let resolved = try coordinator.resolve(
             prepared.entry.id,
@@ -368,7 +368,7 @@ struct JournalTests {
         #expect(resolved.outcome?.source == .manual)
         #expect(resolved.resolution?.previousState == .tampered)
         #expect(resolved.resolution?.note?.contains("4111111111111111") == false)
-        let kinds = try journal.pool.read { db in
+        let kinds = try await journal.pool.read { db in
             try String.fetchAll(
                 db,
                 sql: "SELECT kind FROM payment_event WHERE payment_id = ? ORDER BY id",
@@ -392,13 +392,13 @@ struct JournalTests {
     }
 
     @Test("a resolution keeps what the POS app reported; resolving again corrects it and keeps the first state")
-    func resolutionKeepsReport() throws {
+    func resolutionKeepsReport() async throws {
         let directory = TemporaryDirectory()
         let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: ManualClock())
         let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
         let prepared = try coordinator.prepare(SquareFixture.request())
         let reply = try SquareFixture.reply(to: prepared.url, errorCode: "payment_canceled")
-        let completed = try #require(try coordinator.handleCallback(reply)?.entry)
+        let completed = try #require(try await coordinator.handle(reply)?.entry)
         #expect(completed.state == .completed && completed.outcome?.status == .cancelled)
         let reported = try #require(completed.outcome)
 
@@ -443,7 +443,7 @@ struct JournalTests {
     }
 
     @Test("acknowledging a stale entry does nothing, so a changed outcome is delivered again")
-    func staleAcknowledgement() throws {
+    func staleAcknowledgement() async throws {
         let directory = TemporaryDirectory()
         let clock = ManualClock()
         let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: clock)
@@ -457,7 +457,7 @@ struct JournalTests {
         let unknown = try #require(try coordinator.recover().undelivered.first)
         #expect(unknown.state == .unknown)
         // The genuine callback arrives before the app acknowledged what it saw.
-        #expect(try coordinator.handleCallback(try SquareFixture.reply(to: prepared.url))?.disposition == .late)
+        #expect(try await coordinator.handle(try SquareFixture.reply(to: prepared.url))?.disposition == .late)
         #expect(try coordinator.acknowledge(unknown) == false)
         let late = try #require(try coordinator.undeliveredEntries().first)
         #expect(late.state == .late)

@@ -24,15 +24,15 @@ struct LogRedactionTests {
         let reply = try SquareFixture.reply(to: prepared.url)
         secrets += [try SquareFixture.token(in: prepared.url), prepared.url.absoluteString, reply]
         secrets += try opener.opened.map { try SquareFixture.token(in: $0) }
-        _ = try harness.coordinator.handleCallback(reply)
-        _ = try harness.coordinator.handleCallback(reply)
-        _ = try harness.coordinator.handleCallback(try SquareFixture.reply(to: prepared.url, token: .some(nil)))
+        _ = try await harness.coordinator.handle(reply)
+        _ = try await harness.coordinator.handle(reply)
+        _ = try await harness.coordinator.handle(try SquareFixture.reply(to: prepared.url, token: .some(nil)))
         let late = try harness.coordinator.prepare(SquareFixture.request())
         secrets.append(try SquareFixture.token(in: late.url))
         harness.clock.advance(by: 61)
-        _ = try harness.coordinator.handleCallback(try SquareFixture.reply(to: late.url, endpoint: "evil://x"))
+        _ = try await harness.coordinator.handle(try SquareFixture.reply(to: late.url, endpoint: "evil://x"))
         let malformed = "tender-test://payment-done/square_request?data=%7B%22state%22%3A%22\(secrets[0])%22%7D"
-        do { _ = try harness.coordinator.handleCallback(malformed) } catch { errors.append(error) }
+        do { _ = try await harness.coordinator.handle(malformed) } catch { errors.append(error) }
         do { _ = try harness.coordinator.prepare(SquareFixture.request(), id: entry.id) } catch { errors.append(error) }
         do { _ = try harness.coordinator.prepare(SquareFixture.request(minorUnits: 7), id: entry.id) } catch {
             errors.append(error)

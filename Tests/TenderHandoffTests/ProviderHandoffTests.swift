@@ -27,21 +27,21 @@ struct ProviderHandoffTests {
     }
 
     @Test("Swipe: the token rides on returnURL and the approved callback is recorded")
-    func swipe() throws {
+    func swipe() async throws {
         let harness = try Harness()
         let prepared = try harness.coordinator.prepare(try Self.swipeRequest())
-        let receipt = try #require(try harness.coordinator.handleCallback(try Self.swipeReply(to: prepared)))
+        let receipt = try #require(try await harness.coordinator.handle(try Self.swipeReply(to: prepared)))
         #expect(receipt.disposition == .recorded)
         #expect(receipt.entry?.outcome?.status == .approved)
         #expect(receipt.entry?.outcome?.amount == Money(minorUnits: 1099, currency: .usd))
     }
 
     @Test("Swipe: an echoed amount that differs is tampered, even without ifcc_currency (SEC-5)")
-    func swipeAmountTampered() throws {
+    func swipeAmountTampered() async throws {
         let harness = try Harness()
         let prepared = try harness.coordinator.prepare(try Self.swipeRequest())
         let receipt = try #require(
-            try harness.coordinator.handleCallback(try Self.swipeReply(to: prepared, amount: "0.99"))
+            try await harness.coordinator.handle(try Self.swipeReply(to: prepared, amount: "0.99"))
         )
         #expect(receipt.disposition == .tampered)
         #expect(receipt.entry?.state == .tampered)
@@ -49,18 +49,18 @@ struct ProviderHandoffTests {
     }
 
     @Test("Swipe: the right token on another endpoint is tampered (SEC-5)")
-    func swipeWrongEndpoint() throws {
+    func swipeWrongEndpoint() async throws {
         let harness = try Harness()
         let prepared = try harness.coordinator.prepare(try Self.swipeRequest())
         let reply = try Self.swipeReply(to: prepared).replacingOccurrences(
             of: "my-app://swipe-done",
             with: "my-app://elsewhere"
         )
-        #expect(try harness.coordinator.handleCallback(reply)?.disposition == .tampered)
+        #expect(try await harness.coordinator.handle(reply)?.disposition == .tampered)
     }
 
     @Test("SoftPOS: the token rides on responseUrl; a refused sale is recorded as declined")
-    func softPOS() throws {
+    func softPOS() async throws {
         let harness = try Harness()
         var request = SoftPOSRequest(kind: .sale, amount: Money(minorUnits: 200, currency: .eur))
         request.responseURL = URL(string: "my-app://softpos-done")
@@ -69,14 +69,14 @@ struct ProviderHandoffTests {
         let result = PercentEncoding.encode(
             #"{"result":{"refusalCode":"05","transactionId":"449334","customMessage":{}}}"#
         )
-        let receipt = try #require(try harness.coordinator.handleCallback(responseURL + "&result=" + result))
+        let receipt = try #require(try await harness.coordinator.handle(responseURL + "&result=" + result))
         #expect(receipt.disposition == .recorded)
         #expect(receipt.entry?.outcome?.status == .declined)
         #expect(receipt.entry?.outcome?.errorCode == "05")
     }
 
     @Test("SumUp: the token rides in foreign-tx-id and comes back in the same parameter")
-    func sumUp() throws {
+    func sumUp() async throws {
         let harness = try Harness()
         var request = SumUpRequest(amount: Money(minorUnits: 450, currency: .eur), affiliateKey: "KEY")
         request.callbackSuccess = URL(string: "my-app://sumup-done")
@@ -84,7 +84,7 @@ struct ProviderHandoffTests {
         let token = try #require(try SumUpRequest(url: prepared.url).foreignTransactionID)
         let reply =
             "my-app://sumup-done?smp-status=success&smp-tx-code=TX1&foreign-tx-id=" + PercentEncoding.encode(token)
-        let receipt = try #require(try harness.coordinator.handleCallback(reply))
+        let receipt = try #require(try await harness.coordinator.handle(reply))
         #expect(receipt.disposition == .recorded)
         #expect(receipt.entry?.outcome?.status == .approved)
         #expect(!harness.journal.fileBytes().contains(token))

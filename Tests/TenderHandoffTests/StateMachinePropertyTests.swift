@@ -28,11 +28,11 @@ struct StateMachinePropertyTests {
     @Test("random operation sequences keep the state machine's invariants")
     func randomSequences() async throws {
         await propertyCheck(count: 60, input: Gen.int(in: 0...99_999).array(of: 1...40)) { operations in
-            try StateMachinePropertyTests.run(operations)
+            try await StateMachinePropertyTests.run(operations)
         }
     }
 
-    static func run(_ operations: [Int]) throws {
+    static func run(_ operations: [Int]) async throws {
         let directory = TemporaryDirectory()
         let path = directory.path("journal.sqlite")
         let clock = ManualClock()
@@ -68,7 +68,7 @@ struct StateMachinePropertyTests {
                 let url = payments[index].urls[handoff]
                 let reply = try SquareFixture.reply(to: url, errorCode: value % 10 == 3 ? "payment_canceled" : nil)
                 let expiresAt = payments[index].handoffExpiries[handoff]
-                try deliver(
+                try await deliver(
                     reply,
                     to: &payments[index],
                     handoff: handoff,
@@ -80,14 +80,14 @@ struct StateMachinePropertyTests {
                 delivered.append(reply)
             case 4:  // a duplicate of a delivered callback
                 guard !delivered.isEmpty else { continue }
-                let receipt = try #require(try coordinator.handleCallback(delivered[argument % delivered.count]))
+                let receipt = try #require(try await coordinator.handle(delivered[argument % delivered.count]))
                 #expect(receipt.disposition == .duplicate)
             case 5:  // a forgery: unknown or missing token; the journal does not change
                 guard let some = payments.first?.urls.first else { continue }
                 let before = try coordinator.journal.dump()
                 let token: String?? = argument % 2 == 0 ? .some(nil) : OneTimeToken.generate().value
                 let receipt = try #require(
-                    try coordinator.handleCallback(try SquareFixture.reply(to: some, token: token))
+                    try await coordinator.handle(try SquareFixture.reply(to: some, token: token))
                 )
                 #expect(receipt.disposition == .unsolicited)
                 #expect(try coordinator.journal.dump() == before)
@@ -96,7 +96,7 @@ struct StateMachinePropertyTests {
                 let index = argument % payments.count
                 let reply = try SquareFixture.reply(to: payments[index].urls[0], endpoint: "tender-test://elsewhere")
                 let expiresAt = payments[index].handoffExpiries[0]
-                try deliver(
+                try await deliver(
                     reply,
                     to: &payments[index],
                     handoff: 0,
@@ -166,9 +166,9 @@ struct StateMachinePropertyTests {
         expiresAt: Date,
         _ coordinator: HandoffCoordinator,
         _ clock: ManualClock
-    ) throws {
+    ) async throws {
         let before = try coordinator.journal.entry(payment.id)
-        let receipt = try #require(try coordinator.handleCallback(reply))
+        let receipt = try #require(try await coordinator.handle(reply))
         let expected: CallbackDisposition
         if payment.state.isTerminal {
             // A replay, or another hand-off's answer after the payment ended (SEC-2).

@@ -23,7 +23,7 @@ struct StorageFaultTests {
             // REL-8: at the moment the POS app opens, its payment's record is committed.
             if let coordinator = box.coordinator, let token = try? SquareFixture.token(in: url) {
                 let digest = Data(OneTimeToken.digest(of: token))
-                let found = try? coordinator.journal.pool.read { db in
+                let found = try? await coordinator.journal.pool.read { db in
                     try Int.fetchOne(
                         db,
                         sql: "SELECT count(*) FROM handoff_token WHERE token_hash = ?",
@@ -34,7 +34,7 @@ struct StorageFaultTests {
             }
             // Answered before the opener returns: deterministic, and the waiter is registered before opening.
             if url.absoluteString.contains("answered"), let reply = try? SquareFixture.reply(to: url) {
-                _ = try? box.coordinator?.handleCallback(reply)
+                _ = try? await box.coordinator?.handle(reply)
             }
             return true
         }
@@ -73,7 +73,7 @@ struct StorageFaultTests {
         await attempt {
             let prepared = try harness.coordinator.prepare(SquareFixture.request())
             harness.clock.advance(by: 601)
-            _ = try harness.coordinator.handleCallback(try SquareFixture.reply(to: prepared.url))
+            _ = try await harness.coordinator.handle(try SquareFixture.reply(to: prepared.url))
             for entry in try harness.coordinator.undeliveredEntries() { try harness.coordinator.acknowledge(entry) }
             _ = try harness.coordinator.resolve(prepared.entry.id, as: .approved, note: "checked")
             _ = try harness.coordinator.prepare(SquareFixture.request())

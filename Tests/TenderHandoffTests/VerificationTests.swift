@@ -46,9 +46,9 @@ struct ServerUnreachable: Error {}
 /// server, and a verifier hook exists.
 @Suite("Verifying outcomes with the provider (SEC-7)")
 struct VerificationTests {
-    static func completedPayment(_ harness: Harness) throws -> JournalEntry {
+    static func completedPayment(_ harness: Harness) async throws -> JournalEntry {
         let prepared = try harness.coordinator.prepare(SquareFixture.request())
-        let receipt = try #require(try harness.coordinator.handleCallback(try SquareFixture.reply(to: prepared.url)))
+        let receipt = try #require(try await harness.coordinator.handle(try SquareFixture.reply(to: prepared.url)))
         let entry = try #require(receipt.entry)
         #expect(entry.outcome?.assurance == .reportedByPOSApp, "a callback's outcome is only reported")
         return entry
@@ -59,7 +59,7 @@ struct VerificationTests {
     )
     func confirmed() async throws {
         let harness = try Harness()
-        let entry = try Self.completedPayment(harness)
+        let entry = try await Self.completedPayment(harness)
         #expect(try harness.coordinator.acknowledge(entry))
         let verifier = ScriptedVerifier(.success(.confirmed))
         let verified = try await harness.coordinator.verify(entry.id, with: verifier)
@@ -78,7 +78,7 @@ struct VerificationTests {
     @Test("a contradiction keeps the terminal state, flags reconciliation and delivers the payment again (REL-2)")
     func contradicted() async throws {
         let harness = try Harness()
-        let entry = try Self.completedPayment(harness)
+        let entry = try await Self.completedPayment(harness)
         #expect(try harness.coordinator.acknowledge(entry))
         let verified = try await harness.coordinator.verify(
             entry.id,
@@ -105,7 +105,7 @@ struct VerificationTests {
     @Test("a verifier that cannot reach the server changes nothing")
     func unavailable() async throws {
         let harness = try Harness()
-        let entry = try Self.completedPayment(harness)
+        let entry = try await Self.completedPayment(harness)
         let before = try harness.journal.dump()
         let error = await #expect(throws: HandoffError.self) {
             try await harness.coordinator.verify(entry.id, with: ScriptedVerifier(.failure(ServerUnreachable())))
@@ -117,7 +117,7 @@ struct VerificationTests {
     @Test("an unverifiable answer records nothing and returns the entry as it was")
     func unverifiable() async throws {
         let harness = try Harness()
-        let entry = try Self.completedPayment(harness)
+        let entry = try await Self.completedPayment(harness)
         let before = try harness.journal.dump()
         let verifier = ScriptedVerifier(.success(.unverifiable))
         let returned = try await harness.coordinator.verify(entry.id, with: verifier)
@@ -132,7 +132,7 @@ struct VerificationTests {
     @Test("the verifier is asked what the journal knows: provider, amount, window, report, key; no Square ID")
     func requestFromEntry() async throws {
         let harness = try Harness()
-        let entry = try Self.completedPayment(harness)
+        let entry = try await Self.completedPayment(harness)
         let verifier = ScriptedVerifier(.success(.confirmed))
         _ = try await harness.coordinator.verify(entry.id, with: verifier)
         let request = try #require(verifier.requests.first)

@@ -141,7 +141,7 @@ final class BrowserStandIn: PaymentURLOpener, Sendable {
                 [("nonce", nonce), ("outcome", "approve")]
             )
             if let location = answered.header("Location"), let callback = URL(string: location) {
-                _ = coordinator?.handle(callback)
+                _ = try? await coordinator?.handle(callback)
             }
         }
         return true

@@ -10,7 +10,7 @@
 ///
 /// This is the one encoder and the one decoder of Tender's URL text: request builders, the query reader and the
 /// callback parsers all go through it. It is also one of the two places where Tender touches memory through
-/// pointers (the other is ``JSONWriter``): the encoder writes into memory with room for three bytes for each byte it
+/// pointers (the other is `ByteScanning`): the encoder writes into memory with room for three bytes for each byte it
 /// reads, and the decoder writes at most as many bytes as it reads, so that a request URL and a callback's data are
 /// coded at a few instructions a byte. The `percent-decoding` and `query` fuzz targets, and every callback and
 /// request target, run through it.

@@ -1,4 +1,4 @@
-/// What became of one callback delivered to ``HandoffCoordinator/handleCallback(_:)``.
+/// What became of one callback delivered to ``HandoffCoordinator/handle(_:)-(URL)->CallbackReceipt?``.
 public enum CallbackDisposition: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// The callback was the payment's answer and is now in the journal (state ``PaymentState/completed``).
     case recorded

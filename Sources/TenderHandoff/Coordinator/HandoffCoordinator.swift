@@ -18,7 +18,7 @@ public import TenderProviderAPI
 /// ```
 ///
 /// ``pay(_:id:reopening:)`` writes the payment to the journal with a fresh one-time token, commits, and only
-/// then opens the POS app; ``handle(_:)`` records the callback your app receives. See <doc:HandlingCallbacks>
+/// then opens the POS app; `handle(_:)` records the callback your app receives. See <doc:HandlingCallbacks>
 /// for wiring it into an app delegate, scene delegate or SwiftUI, and <doc:JournalAndRecovery> for launch.
 ///
 /// A coordinator is safe to use from many tasks; coordinators in several processes may share a journal file.
@@ -122,13 +122,17 @@ public final class HandoffCoordinator: Sendable {
         // Expected before the payment is written, so that no answer recorded from then on can be missed.
         let ticket = waiters.expect(id)
         defer { waiters.forget(ticket) }
-        let prepared = try prepare(request, id: id, reopening: reopening)
+        let prepared = try await journal.offloaded { try self.prepare(request, id: id, reopening: reopening) }
         let deadline = start.addingTimeInterval(min(configuration.handoffTimeout, configuration.expiry).timeInterval)
 
         guard await opener.open(prepared.url) else {
             emit(.openFailed, id, Request.provider)
             let marked: JournalEntry?
-            do { marked = try journal.markOpenFailed(id, handoff: prepared.entry.handoffCount) } catch {
+            do {
+                marked = try await journal.offloaded { [journal] in
+                    try journal.markOpenFailed(id, handoff: prepared.entry.handoffCount)
+                }
+            } catch {
                 emit(.storageFailed, id, Request.provider)
                 marked = nil
             }
@@ -140,7 +144,10 @@ public final class HandoffCoordinator: Sendable {
         }
         emit(.opened, id, Request.provider)
         let opened: JournalEntry?
-        do { opened = try journal.markOpened(id, answered: waiters.answer(for: ticket)) } catch {
+        do {
+            let answered = waiters.answer(for: ticket)
+            opened = try await journal.offloaded { [journal] in try journal.markOpened(id, answered: answered) }
+        } catch {
             emit(.storageFailed, id, Request.provider)
             opened = nil
         }
@@ -154,18 +161,22 @@ public final class HandoffCoordinator: Sendable {
         let arrived = waiters.answer(for: ticket) != nil ? true : await waitForCallback(ticket, until: deadline)
         try Task.checkCancellation()
         // The entry the answer left, as `handleCallback` recorded it in this process; read when it came otherwise.
-        if arrived, let entry = try waiters.answer(for: ticket) ?? journal.entry(id), entry.state != .pending {
-            return entry
+        if arrived {
+            var entry = waiters.answer(for: ticket)
+            if entry == nil { entry = try await journal.offloaded { [journal] in try journal.entry(id) } }
+            if let entry, entry.state != .pending { return entry }
         }
         // Only this call's hand-off times out: if the payment was handed off again meanwhile, the newer hand-off's
         // call waits for its own answer, and this one returns the payment as it stands.
-        let (entry, changed) = try journal.markTimedOut(id, handoff: prepared.entry.handoffCount)
+        let (entry, changed) = try await journal.offloaded { [journal] in
+            try journal.markTimedOut(id, handoff: prepared.entry.handoffCount)
+        }
         if changed { emit(.timedOut, id, Request.provider) }
         return entry
     }
 
     /// Writes a payment ahead and returns the URL that opens its POS app, without opening it: for apps that
-    /// open URLs themselves, and for the CLI. Handle its callback with ``handle(_:)`` as usual; nothing waits
+    /// open URLs themselves, and for the CLI. Handle its callback with `handle(_:)` as usual; nothing waits
     /// for it, so its outcome is delivered by ``recover()`` and ``undeliveredEntries()``.
     /// - Parameters:
     ///   - request: any provider's request, without a correlation value of its own.
@@ -247,66 +258,103 @@ public final class HandoffCoordinator: Sendable {
 
     // MARK: Callbacks
 
-    /// Records a callback URL your app was opened with, and says whether it was one for Tender.
+    /// Records a callback URL your app was opened with, and returns what became of it.
+    ///
+    /// The URL is read and checked at once; the journal is written on the journal's own queue
+    /// (`PaymentJournal.offloaded`), never on the calling thread nor on Swift's cooperative pool, so awaiting this
+    /// from the main actor does not freeze the app however slow the disk. Whatever the callback's disposition, a
+    /// waiting ``pay(_:id:reopening:)`` returns once it is recorded.
     ///
     /// Call it from `application(_:open:options:)`, `scene(_:openURLContexts:)`, the URL contexts of
-    /// `scene(_:willConnectTo:options:)` (cold launch) or SwiftUI's `onOpenURL`. Returns `false` for a URL
-    /// that is no POS app's callback, or one that cannot be parsed, so your own routing can have it.
-    /// Whatever the callback's disposition, a waiting ``pay(_:id:reopening:)`` returns once it is recorded.
-    ///
-    /// A POS app answers once, and this URL is the only copy of its answer: if the journal cannot be written (a
-    /// full disk, another process holding the write lock), the callback is still Tender's (`true`), and recording it
-    /// is tried again in the background after ``recordingRetryDelays`` (each failure is logged as
-    /// ``HandoffEvent/Kind/storageFailed``), until it is recorded or they run out. Use ``handleCallback(_:)`` to
-    /// handle the error yourself.
-    @discardableResult
-    public func handle(_ url: URL) -> Bool {
-        let urlString = url.absoluteString
-        let received = clock.now()
-        do {
-            return try handleCallback(urlString) != nil
-        } catch let error as HandoffError where error.code == .storageFailed {
-            retryRecording(urlString, receivedAt: received)
-            return true
-        } catch {
-            return false
-        }
+    /// `scene(_:willConnectTo:options:)` (cold launch) or SwiftUI's `onOpenURL`, in a task; or use the synchronous
+    /// ``handle(_:)->Bool`` (it returns at once and records in the background).
+    /// - Returns: `nil` when the URL is no POS app's callback; otherwise the receipt, with the disposition.
+    /// - Throws: ``HandoffError`` with ``HandoffError/Code/malformedCallback`` when the URL looks like a callback but
+    ///   fails strict parsing (nothing is recorded), or a storage error (nothing is recorded: the URL is the POS app's
+    ///   only copy of its answer, so keep it and call again, or use the synchronous form, which retries).
+    public func handle(_ url: URL) async throws -> CallbackReceipt? {
+        try await handle(url.absoluteString)
     }
 
-    /// The waits, in seconds, between attempts to record a callback whose first write failed (``handle(_:)``):
-    /// about 13 minutes in all, by when a lock or a full disk has usually been dealt with.
-    public static let recordingRetryDelays: [TimeInterval] = [1, 5, 30, 120, 600]
+    /// Records a callback given as text, exactly as received, and returns what became of it; see `handle(_:)` of a
+    /// `URL`.
+    /// - Parameter urlString: the callback URL as the POS app opened it.
+    public func handle(_ urlString: String) async throws -> CallbackReceipt? {
+        let received = clock.now()
+        guard let callback = try read(urlString) else { return nil }
+        return try await record(callback, receivedAt: received)
+    }
 
-    /// Records the callback again after each of ``recordingRetryDelays`` while the journal cannot be written, as
+    /// Takes a callback URL your app was opened with, without waiting: says at once whether it is a POS app's callback
+    /// (`false` for any other URL, or one that cannot be parsed, so your own routing can have it) and records it in
+    /// the background, on the journal's own queue.
+    ///
+    /// For `application(_:open:options:)`, which must answer at once. A POS app answers once, and this URL is the only
+    /// copy of its answer: if the journal cannot be written (a full disk, another process holding the write lock),
+    /// recording it is tried again after each of ``recordingRetryDelays`` (each failure is logged as
+    /// ``HandoffEvent/Kind/storageFailed``), until it is recorded or they run out. The outcome reaches a waiting
+    /// ``pay(_:id:reopening:)``, and ``recover()`` and ``undeliveredEntries()`` once written. Use the `async` form to
+    /// know what became of the callback, or to handle a storage error yourself.
+    @discardableResult
+    public func handle(_ url: URL) -> Bool {
+        accept(url)
+    }
+
+    /// The synchronous ``handle(_:)->Bool``, under a name that async code can call too.
+    func accept(_ url: URL) -> Bool {
+        let received = clock.now()
+        guard let callback = try? read(url.absoluteString) else { return false }
+        Task { await self.recordRetrying(callback, receivedAt: received) }
+        return true
+    }
+
+    /// The callback router's way in: says whether `url` is a POS app's callback, once it is recorded; after a storage
+    /// error, it is Tender's all the same and recorded in the background, as ``handle(_:)->Bool`` does.
+    func receive(_ url: URL) async -> Bool {
+        let received = clock.now()
+        guard let callback = try? read(url.absoluteString) else { return false }
+        do {
+            _ = try await record(callback, receivedAt: received)
+        } catch let error as HandoffError where error.code == .storageFailed {
+            Task { await self.recordRetrying(callback, receivedAt: received, tryingAtOnce: false) }
+        } catch {
+            // The journal is damaged: the callback is Tender's, and nothing more can be done with it here.
+        }
+        return true
+    }
+
+    /// The waits between attempts to record a callback whose write failed (the synchronous ``handle(_:)->Bool``):
+    /// about 13 minutes in all, by when a lock or a full disk has usually been dealt with.
+    public static let recordingRetryDelays: [Duration] = [1, 5, 30, 120, 600].map { .seconds($0) }
+
+    /// Records the callback, and again after each of ``recordingRetryDelays`` while the journal cannot be written, as
     /// received at `receivedAt`: a callback that came in time is not late for having waited on the journal.
-    private func retryRecording(_ urlString: String, receivedAt: Date) {
+    private func recordRetrying(_ callback: ReadCallback, receivedAt: Date, tryingAtOnce: Bool = true) async {
         let clock = self.clock
-        Task {
-            for delay in HandoffCoordinator.recordingRetryDelays {
-                try? await clock.sleep(until: clock.now().addingTimeInterval(delay))
-                do {
-                    _ = try self.handleCallback(urlString, receivedAt: receivedAt)
-                    return
-                } catch let error as HandoffError where error.code == .storageFailed {
-                    continue
-                } catch {
-                    return  // the journal is damaged, or the callback no longer reads: retrying will not help
-                }
+        for delay in (tryingAtOnce ? [Duration.zero] : []) + HandoffCoordinator.recordingRetryDelays {
+            if delay > .zero {
+                try? await clock.sleep(until: clock.now().addingTimeInterval(delay.timeInterval))
+            }
+            do {
+                _ = try await record(callback, receivedAt: receivedAt)
+                return
+            } catch let error as HandoffError where error.code == .storageFailed {
+                continue
+            } catch {
+                return  // the journal is damaged: retrying will not help
             }
         }
     }
 
-    /// Records a callback given as text, exactly as received, and says what became of it.
-    /// - Parameter urlString: the callback URL as the POS app opened it.
-    /// - Returns: `nil` when the URL is no POS app's callback; otherwise the receipt, with the disposition.
-    /// - Throws: ``HandoffError`` with ``HandoffError/Code/malformedCallback`` when the URL looks like a
-    ///   callback but fails strict parsing (nothing is recorded), or a storage error.
-    public func handleCallback(_ urlString: String) throws -> CallbackReceipt? {
-        try handleCallback(urlString, receivedAt: nil)
+    /// A callback read and checked, ready to record.
+    private struct ReadCallback: Sendable {
+        var facts: CallbackFacts
+        var provider: PaymentProvider
     }
 
-    /// ``handleCallback(_:)`` of a callback that reached the app at `receivedAt` (its lateness is judged then).
-    private func handleCallback(_ urlString: String, receivedAt: Date?) throws -> CallbackReceipt? {
+    /// Reads a callback URL: `nil` when it is no POS app's callback.
+    /// - Throws: ``HandoffError/Code/malformedCallback`` when it looks like one but fails strict parsing.
+    private func read(_ urlString: String) throws -> ReadCallback? {
         guard let kind = PaymentURLKind.detect(urlString), kind.direction == .response,
             let parser = PaymentCallbacks.types[kind.provider]
         else { return nil }
@@ -321,22 +369,29 @@ public final class HandoffCoordinator: Sendable {
         let token = callback.correlationToken.flatMap { $0.isEmpty ? nil : $0 }
         let outcome = callback.outcome
         let reported = RecordedOutcome(outcome, removing: token)
-        let endpoint = URLParts.endpoint(of: urlString) ?? ""
         let facts = CallbackFacts(
             provider: provider,
-            endpoint: endpoint,
+            endpoint: URLParts.endpoint(of: urlString) ?? "",
             tokenDigest: token.map(OneTimeToken.digest(of:)),
             reported: reported,
             reportedInCurrency: { currency in
                 // Only Swipe reads its amount differently in a currency; the others report the same outcome again.
                 let read = callback.outcome(assumingCurrency: currency)
                 return read == outcome ? reported : RecordedOutcome(read, removing: token)
-            },
-            receivedAt: receivedAt
+            }
         )
+        return ReadCallback(facts: facts, provider: provider)
+    }
+
+    /// Writes a callback that was read to the journal, off the cooperative pool, and tells a waiting `pay`.
+    private func record(_ callback: ReadCallback, receivedAt: Date) async throws -> CallbackReceipt {
+        var facts = callback.facts
+        facts.receivedAt = receivedAt
+        let provider = callback.provider
+        let journal = self.journal
         let result: (disposition: CallbackDisposition, entry: JournalEntry?)
         do {
-            result = try journal.recordCallback(facts)
+            result = try await journal.offloaded { [facts] in try journal.recordCallback(facts) }
         } catch {
             emit(.storageFailed, nil, provider)
             throw error
@@ -358,11 +413,10 @@ public final class HandoffCoordinator: Sendable {
         return CallbackReceipt(
             disposition: result.disposition,
             provider: provider,
-            reportedOutcome: reported,
+            reportedOutcome: facts.reported,
             entry: result.entry
         )
     }
-
     // MARK: Launch, delivery, reconciliation
 
     /// What to do at launch (REL-6): expires overdue pending payments (they become
@@ -409,7 +463,8 @@ public final class HandoffCoordinator: Sendable {
     ///   a payment that is not completed with a callback's outcome, ``HandoffError/Code/verificationUnavailable``
     ///   when the verifier throws (nothing is recorded).
     public func verify(_ id: PaymentID, with verifier: some PaymentVerifier) async throws -> JournalEntry {
-        guard let entry = try journal.entry(id) else {
+        let journal = self.journal
+        guard let entry = try await journal.offloaded({ try journal.entry(id) }) else {
             throw HandoffError(.paymentNotFound, "No payment has the ID \(id); run 'tender journal list' to see them.")
         }
         guard entry.state == .completed, let outcome = entry.outcome, outcome.source == .callback else {
@@ -430,7 +485,7 @@ public final class HandoffCoordinator: Sendable {
             )
         }
         guard verification.verdict != .unverifiable else { return entry }
-        let verified = try journal.recordVerification(of: entry, verification)
+        let verified = try await journal.offloaded { try journal.recordVerification(of: entry, verification) }
         emit(verification.verdict == .confirmed ? .verified : .contradicted, id, entry.provider)
         return verified
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Lets `pay` await the callback that `handleCallback` records, in the same process.
+/// Lets `pay` await the callback that `handle` records, in the same process.
 ///
 /// A payment is expected before its POS app is opened, so a callback that arrives before `pay` starts
 /// waiting is not missed. Each `pay` call has a waiter of its own (a ``Ticket``), so two calls for the same payment

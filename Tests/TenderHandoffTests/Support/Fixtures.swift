@@ -152,6 +152,7 @@ func expectError<R>(
 /// Expects `body` to throw a ``HandoffError`` with `code`.
 func expectError<R>(
     _ code: HandoffError.Code,
+    _ comment: Comment? = nil,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () async throws -> R
 ) async {
@@ -159,7 +160,7 @@ func expectError<R>(
         _ = try await body()
         Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
     } catch let error as HandoffError {
-        #expect(error.code == code, sourceLocation: sourceLocation)
+        #expect(error.code == code, comment, sourceLocation: sourceLocation)
     } catch {
         Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
     }
@@ -180,4 +181,10 @@ func finished<T: Sendable>(_ task: Task<T, any Error>, within seconds: Double) a
     }
     watcher.cancel()
     return nil
+}
+
+/// The synchronous `HandoffCoordinator.handle(_:) -> Bool`, as an app delegate calls it: async code calling `handle`
+/// gets the `async` overload instead.
+func handleSynchronously(_ coordinator: HandoffCoordinator, _ url: URL) -> Bool {
+    coordinator.handle(url)
 }
