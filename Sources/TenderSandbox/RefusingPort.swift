@@ -31,7 +31,7 @@ public final class RefusingPort: Sendable {
         #else
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #endif
-        guard descriptor >= 0 else { throw SandboxError("Could not create a socket to reserve a port.") }
+        guard descriptor >= 0 else { throw SandboxError(.cannotListen, "Could not create a socket to reserve a port.") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -47,7 +47,7 @@ public final class RefusingPort: Sendable {
         }
         guard bound == 0, named == 0 else {
             close(descriptor)
-            throw SandboxError("Could not reserve a loopback port.")
+            throw SandboxError(.cannotListen, "Could not reserve a loopback port.")
         }
         self.descriptor = descriptor
         self.port = UInt16(bigEndian: address.sin_port)

@@ -1,4 +1,5 @@
 import Foundation
+public import Tender
 
 /// How a ``SandboxServer`` listens and what it serves.
 public struct SandboxConfiguration: Sendable {
@@ -35,15 +36,41 @@ public struct SandboxConfiguration: Sendable {
 }
 
 /// Why the sandbox could not do what was asked.
-public struct SandboxError: Error, Sendable, Hashable, CustomStringConvertible {
+///
+/// Match with `catch SandboxError.Code.notFound`; show ``message`` to people: it says what was wrong and what to do.
+public struct SandboxError: TenderError {
+    /// What went wrong. An open set.
+    public struct Code: TenderErrorCode {
+        /// The error these codes belong to.
+        public typealias Failure = SandboxError
+        /// The code's stable string, such as `"not_found"`.
+        public let rawValue: String
+        /// Creates a code from its string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// What was given cannot be taken: a body too large or not UTF-8, a URL that is no POS app's request, an
+        /// address, amount or identifier the stand-in (or the provider it plays) refuses.
+        public static let invalidInput = Code(rawValue: "invalid_input")
+        /// The sandbox could not listen: already running, the address in use or refused, or too slow to start.
+        public static let cannotListen = Code(rawValue: "cannot_listen")
+        /// The stand-in holds no such record (payment, transaction, location).
+        public static let notFound = Code(rawValue: "not_found")
+        /// The record would clash with one the stand-in holds (a transaction code or foreign ID already used).
+        public static let conflict = Code(rawValue: "conflict")
+        /// The stand-in is off: it was given no credentials to serve.
+        public static let notConfigured = Code(rawValue: "not_configured")
+        /// The sandbox's authorization page refused or did not answer as Square's does.
+        public static let authorizationRefused = Code(rawValue: "authorization_refused")
+    }
+
+    /// What went wrong.
+    public let code: Code
     /// What was wrong and what to do.
     public let message: String
 
     /// Creates an error.
-    public init(_ message: String) {
+    public init(_ code: Code, _ message: String) {
+        self.code = code
         self.message = message
     }
-
-    /// The message.
-    public var description: String { message }
 }

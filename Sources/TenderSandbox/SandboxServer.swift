@@ -66,7 +66,7 @@ public actor SandboxServer {
     @discardableResult
     public func start() async throws -> URL {
         guard http == nil else {
-            throw SandboxError("The sandbox is already running at \(baseURL?.absoluteString ?? "?").")
+            throw SandboxError(.cannotListen, "The sandbox is already running at \(baseURL?.absoluteString ?? "?").")
         }
         isStopping.withLock { $0 = false }
         let server = HTTPServer(
@@ -95,6 +95,7 @@ public actor SandboxServer {
         while !(await server.isListening) {
             if let error = await failure.error {
                 throw SandboxError(
+                    .cannotListen,
                     "The sandbox could not listen on \(configuration.host):\(configuration.port) (\(error)); "
                         + "pick another port or stop what uses it."
                 )
@@ -102,6 +103,7 @@ public actor SandboxServer {
             guard Date() < deadline else {
                 task.cancel()
                 throw SandboxError(
+                    .cannotListen,
                     "The sandbox did not start listening within \(Int(Self.listeningDeadline)) seconds."
                 )
             }
@@ -114,7 +116,7 @@ public actor SandboxServer {
         http = server
         runTask = task
         configuration.log?("sandbox: listening on \(baseURL?.absoluteString ?? "?")")
-        guard let baseURL else { throw SandboxError("The sandbox's base URL could not be formed.") }
+        guard let baseURL else { throw SandboxError(.cannotListen, "The sandbox's base URL could not be formed.") }
         return baseURL
     }
 
@@ -151,7 +153,7 @@ public actor SandboxServer {
             }
             return try sockaddr_in.inet(ip4: ip, port: port)
         } catch {
-            throw SandboxError("--host must be an IP address such as 127.0.0.1 or ::1; got '\(host)'.")
+            throw SandboxError(.invalidInput, "--host must be an IP address such as 127.0.0.1 or ::1; got '\(host)'.")
         }
     }
 }

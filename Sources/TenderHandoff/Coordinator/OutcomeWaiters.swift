@@ -1,4 +1,4 @@
-import Foundation
+import Tender
 
 /// Lets `pay` await the callback that `handle` records, in the same process.
 ///
@@ -6,7 +6,7 @@ import Foundation
 /// waiting is not missed. Each `pay` call has a waiter of its own (a ``Ticket``), so two calls for the same payment
 /// (a hand-off reopened while the first call still waits) each get the answer, and neither call's end or
 /// cancellation touches the other's waiter.
-final class OutcomeWaiters: @unchecked Sendable {
+final class OutcomeWaiters: Sendable {
     /// One `pay` call's waiter.
     struct Ticket: Hashable, Sendable {
         let id: PaymentID
@@ -19,25 +19,28 @@ final class OutcomeWaiters: @unchecked Sendable {
         var continuation: CheckedContinuation<Void, Never>?
     }
 
-    // @unchecked: every stored property is guarded by `lock`.
-    private let lock = NSLock()
-    private var issued = 0
-    private var waiters: [PaymentID: [Int: Waiter]] = [:]
+    /// The tickets issued so far, and the waiters of the payments expected.
+    private struct State {
+        var issued = 0
+        var waiters: [PaymentID: [Int: Waiter]] = [:]
+    }
+
+    private let state = Locked(State())
 
     /// Starts expecting the answer for `id`, for one `pay` call; pair it with ``forget(_:)``.
     func expect(_ id: PaymentID) -> Ticket {
-        lock.withLock {
-            issued += 1
-            waiters[id, default: [:]][issued] = Waiter()
-            return Ticket(id: id, number: issued)
+        state.withLock { state in
+            state.issued += 1
+            state.waiters[id, default: [:]][state.issued] = Waiter()
+            return Ticket(id: id, number: state.issued)
         }
     }
 
     /// Stops expecting for this ticket, waking its `pay` if it still waits.
     func forget(_ ticket: Ticket) {
-        let continuation = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            let waiter = waiters[ticket.id]?.removeValue(forKey: ticket.number)
-            if waiters[ticket.id]?.isEmpty == true { waiters[ticket.id] = nil }
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            let waiter = state.waiters[ticket.id]?.removeValue(forKey: ticket.number)
+            if state.waiters[ticket.id]?.isEmpty == true { state.waiters[ticket.id] = nil }
             return waiter?.continuation
         }
         continuation?.resume()
@@ -45,15 +48,15 @@ final class OutcomeWaiters: @unchecked Sendable {
 
     /// Wakes every `pay` waiting for the payment of `entry`, the entry its recorded answer left.
     func signal(_ entry: JournalEntry) {
-        let continuations = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
-            guard var forPayment = waiters[entry.id] else { return [] }
+        let continuations = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard var forPayment = state.waiters[entry.id] else { return [] }
             var woken: [CheckedContinuation<Void, Never>] = []
             for number in forPayment.keys {
                 forPayment[number]?.arrived = entry
                 if let continuation = forPayment[number]?.continuation { woken.append(continuation) }
                 forPayment[number]?.continuation = nil
             }
-            waiters[entry.id] = forPayment
+            state.waiters[entry.id] = forPayment
             return woken
         }
         for continuation in continuations { continuation.resume() }
@@ -62,25 +65,26 @@ final class OutcomeWaiters: @unchecked Sendable {
     /// The entry the answer for the ticket's payment left, if it was signalled since the ticket was issued: then
     /// ``wait(for:)`` would return at once.
     func answer(for ticket: Ticket) -> JournalEntry? {
-        lock.withLock { waiters[ticket.id]?[ticket.number]?.arrived }
+        state.withLock { $0.waiters[ticket.id]?[ticket.number]?.arrived }
     }
 
     /// Returns when the ticket's payment is signalled, when the ticket is forgotten, or when the task is cancelled.
     func wait(for ticket: Ticket) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = lock.withLock { () -> Bool in
-                    guard let waiter = waiters[ticket.id]?[ticket.number], waiter.arrived == nil, !Task.isCancelled
+                let resumeNow = state.withLock { state -> Bool in
+                    guard let waiter = state.waiters[ticket.id]?[ticket.number], waiter.arrived == nil,
+                        !Task.isCancelled
                     else { return true }
-                    waiters[ticket.id]?[ticket.number]?.continuation = continuation
+                    state.waiters[ticket.id]?[ticket.number]?.continuation = continuation
                     return false
                 }
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            let continuation = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-                let waiting = waiters[ticket.id]?[ticket.number]?.continuation
-                waiters[ticket.id]?[ticket.number]?.continuation = nil
+            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                let waiting = state.waiters[ticket.id]?[ticket.number]?.continuation
+                state.waiters[ticket.id]?[ticket.number]?.continuation = nil
                 return waiting
             }
             continuation?.resume()

@@ -334,13 +334,15 @@ struct POSAppRoutes: SandboxRouteGroup {
 
     private static func body(of request: HTTPRequest) async throws -> String {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
-            throw SandboxError("The body is larger than \(maximumBodyBytes / 1024) KiB.")
+            throw SandboxError(.invalidInput, "The body is larger than \(maximumBodyBytes / 1024) KiB.")
         }
         let data = try await request.bodyData
         guard data.count <= maximumBodyBytes else {
-            throw SandboxError("The body is larger than \(maximumBodyBytes / 1024) KiB.")
+            throw SandboxError(.invalidInput, "The body is larger than \(maximumBodyBytes / 1024) KiB.")
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw SandboxError("The body is not UTF-8.") }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw SandboxError(.invalidInput, "The body is not UTF-8.")
+        }
         return text
     }
 

@@ -144,6 +144,7 @@ public actor POSAppsSandbox {
             let url = URL(string: text)
         else {
             throw SandboxError(
+                .invalidInput,
                 "This is not a request to a POS app: it must start with \(POSApp.schemeList)."
             )
         }

@@ -59,13 +59,17 @@ public struct SandboxSeller: Sendable {
         guard status == 200 else {
             let reason = Self.text(between: "<p id=\"error\">", and: "</p>", in: page)
             throw SandboxError(
+                .authorizationRefused,
                 "The authorization page refused the request (HTTP \(status)): \(Self.sentence(reason))"
             )
         }
         guard let consent = Self.text(between: "name=\"consent\" value=\"", and: "\"", in: page),
             let action = URL(string: "/oauth2/authorize/decision", relativeTo: authorizationURL)?.absoluteURL
         else {
-            throw SandboxError("The page at the authorization URL is not the sandbox's authorization page.")
+            throw SandboxError(
+                .authorizationRefused,
+                "The page at the authorization URL is not the sandbox's authorization page."
+            )
         }
         var form = URLRequest(url: action, timeoutInterval: timeout)
         form.httpMethod = "POST"
@@ -81,6 +85,7 @@ public struct SandboxSeller: Sendable {
                 in: String(decoding: answerData, as: UTF8.self)
             )
             throw SandboxError(
+                .authorizationRefused,
                 "The authorization page did not redirect after \(decision) (HTTP \(answerStatus)): "
                     + Self.sentence(reason)
             )

@@ -126,29 +126,36 @@ extension SquareConnectSandbox {
     ) throws -> Payment {
         guard let location = locations[locationID] else {
             throw SandboxError(
+                .notFound,
                 "The Square stand-in has no location '\(CardNumberScreen.excerpt(locationID))': register it first "
                     + "(register(_:), or Configuration.locations)."
             )
         }
         guard let merchantID = location.merchantID else {
-            throw SandboxError("The location '\(locationID)' has no merchant ID; give it one to record payments.")
+            throw SandboxError(
+                .invalidInput,
+                "The location '\(locationID)' has no merchant ID; give it one to record payments."
+            )
         }
         guard amount.currency == location.currency else {
             throw SandboxError(
+                .invalidInput,
                 "The location '\(locationID)' takes \(location.currency.code), not \(amount.currency.code), as Square's do."
             )
         }
         guard amount.minorUnits > 0 else {
-            throw SandboxError("A payment's amount must be positive.")
+            throw SandboxError(.invalidInput, "A payment's amount must be positive.")
         }
         if let orderID {
             guard Self.isSquareID(orderID) else {
                 throw SandboxError(
+                    .invalidInput,
                     "An order ID is 1–\(Self.maximumIDLength) letters, digits, '-' or '_', as Square issues them."
                 )
             }
             if let order = orders[orderID], order.locationID != locationID {
                 throw SandboxError(
+                    .invalidInput,
                     "The order '\(orderID)' was recorded at location \(order.locationID), not \(locationID)."
                 )
             }
@@ -186,7 +193,7 @@ extension SquareConnectSandbox {
     /// - Throws: ``SandboxError`` when the stand-in holds no such payment.
     public func setStatus(_ status: PaymentStatus, ofPayment id: String) throws {
         guard payments[id] != nil else {
-            throw SandboxError("The Square stand-in holds no payment '\(CardNumberScreen.excerpt(id))'.")
+            throw SandboxError(.notFound, "The Square stand-in holds no payment '\(CardNumberScreen.excerpt(id))'.")
         }
         payments[id]?.status = status
         payments[id]?.updatedAt = now()

@@ -134,19 +134,23 @@ public actor SumUpSandbox {
     ) throws -> Transaction {
         guard configuration.isEnabled else {
             throw SandboxError(
+                .notConfigured,
                 "The SumUp stand-in is off: give it an access token and a merchant code "
                     + "(tender sandbox --sumup-access-token T --sumup-merchant-code M)."
             )
         }
-        guard amount.minorUnits > 0 else { throw SandboxError("A transaction's amount must be positive.") }
+        guard amount.minorUnits > 0 else {
+            throw SandboxError(.invalidInput, "A transaction's amount must be positive.")
+        }
         let code = transactionCode ?? Self.newTransactionCode()
         if transactions.values.contains(where: { $0.transactionCode == code }) {
-            throw SandboxError("The transaction code '\(CardNumberScreen.excerpt(code))' is already used.")
+            throw SandboxError(.conflict, "The transaction code '\(CardNumberScreen.excerpt(code))' is already used.")
         }
         if let foreignTransactionID,
             transactions.values.contains(where: { $0.foreignTransactionID == foreignTransactionID })
         {
             throw SandboxError(
+                .conflict,
                 "The foreign transaction ID is already used by another transaction of this merchant; SumUp keeps it "
                     + "unique per merchant."
             )
@@ -169,7 +173,7 @@ public actor SumUpSandbox {
     /// - Throws: ``SandboxError`` when the stand-in holds no such transaction.
     public func setStatus(_ status: Status, ofTransaction id: String) throws {
         guard transactions[id] != nil else {
-            throw SandboxError("The SumUp stand-in holds no transaction '\(CardNumberScreen.excerpt(id))'.")
+            throw SandboxError(.notFound, "The SumUp stand-in holds no transaction '\(CardNumberScreen.excerpt(id))'.")
         }
         transactions[id]?.status = status
     }
