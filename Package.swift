@@ -18,12 +18,16 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // The wire formats, money and the outcome model. Foundation only: keep it that way.
         .target(name: "Tender"),
         // The providers' server APIs: Square's REST client, seller authorization, sign-in and token stores.
-        .target(name: "TenderProviderAPI", dependencies: ["Tender"]),
+        .target(
+            name: "TenderProviderAPI",
+            dependencies: ["Tender", .product(name: "Logging", package: "swift-log")]
+        ),
         // The durable hand-off: journal (SQLite through GRDB), one-time tokens, exactly-once outcomes.
         .target(
             name: "TenderHandoff",
@@ -31,6 +35,7 @@ let package = Package(
                 "Tender",
                 "TenderProviderAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Models of the POS apps, for apps' own tests and for the sandbox.
@@ -70,6 +75,7 @@ let package = Package(
             dependencies: [
                 "Tender",
                 "TenderProviderAPI",
+                .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // The scripted stand-in for Square's and SumUp's servers.
                 .product(name: "FlyingFox", package: "FlyingFox"),
@@ -82,6 +88,8 @@ let package = Package(
                 "Tender",
                 "TenderHandoff",
                 "TenderProviderAPI",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
@@ -98,6 +106,7 @@ let package = Package(
                 "TenderProviderAPI",
                 "TenderSandbox",
                 "TenderSimulator",
+                .product(name: "Logging", package: "swift-log"),
                 // The browser test's callback receiver.
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),

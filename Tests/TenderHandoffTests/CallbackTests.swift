@@ -1,4 +1,6 @@
 import Foundation
+import InMemoryLogging
+import Logging
 import Tender
 import Testing
 
@@ -11,6 +13,8 @@ struct Harness {
     let journal: PaymentJournal
     let coordinator: HandoffCoordinator
     let log = LogCapture()
+    /// What the coordinator logged through swift-log, at every level.
+    let logs = InMemoryLogHandler()
 
     init(
         configuration: HandoffCoordinator.Configuration = .init(),
@@ -18,7 +22,15 @@ struct Harness {
         faults: StorageFaults? = nil
     ) throws {
         journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: clock, faults: faults)
-        coordinator = HandoffCoordinator(journal: journal, opener: opener, configuration: configuration, log: log.sink)
+        var logger = Logger(label: "tender.handoff.test") { [logs] _ in logs }
+        logger.logLevel = .trace
+        coordinator = HandoffCoordinator(
+            journal: journal,
+            opener: opener,
+            configuration: configuration,
+            logger: logger,
+            log: log.sink
+        )
     }
 }
 

@@ -1,4 +1,6 @@
 import Foundation
+import InMemoryLogging
+import Logging
 import Tender
 import Testing
 
@@ -58,5 +60,18 @@ struct LogRedactionTests {
         for event in harness.log.events {
             #expect(event.description.hasPrefix("tender.handoff \(event.kind)"))
         }
+
+        // The same events reached swift-log, each with a fixed message and only the three metadata keys (SEC-10).
+        let entries = harness.logs.entries
+        #expect(entries.map(\.message.description) == harness.log.events.map { "tender.handoff.\($0.kind)" })
+        for (entry, event) in zip(entries, harness.log.events) {
+            #expect(entry.metadata == event.logMetadata)
+            #expect(Set(entry.metadata.keys).isSubset(of: ["event", "payment_id", "provider"]))
+            #expect(entry.level == event.logLevel)
+            let rendered = "\(entry.message) \(entry.metadata)"
+            #expect(!rendered.contains("://"), "\(rendered)")
+            for secret in secrets { #expect(!rendered.contains(secret)) }
+        }
+        #expect(entries.contains { $0.level == .warning && $0.metadata["event"] == "tampered" })
     }
 }

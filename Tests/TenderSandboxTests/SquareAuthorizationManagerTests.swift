@@ -63,6 +63,10 @@ struct SquareAuthorizationManagerTests {
             #expect(stored.authorization == authorization)
             let paths = await harness.square.requests.map(\.path)
             #expect(paths == ["/oauth2/token/status", "/v2/locations/\(Harness.locationID)"])
+            // Logged through swift-log: a fixed message, the location ID as metadata, never the token.
+            let logged = harness.capture.all
+            #expect(logged.contains("square.authorization.authorizing location_id=\(Harness.locationID)"))
+            #expect(logged.contains("square.authorization.authorized location_id=\(Harness.locationID)"))
             harness.capture.record(value: manager)
             harness.capture.record(value: stored)
             #expect(

@@ -1,4 +1,5 @@
 public import Foundation
+public import Logging
 public import Tender
 public import TenderProviderAPI
 
@@ -57,6 +58,7 @@ public final class HandoffCoordinator: Sendable {
 
     private let opener: any PaymentURLOpener
     private let squareAuthorization: SquareAuthorizationManager?
+    private let logger: Logger
     private let log: (@Sendable (HandoffEvent) -> Void)?
     private let waiters = OutcomeWaiters()
 
@@ -71,18 +73,23 @@ public final class HandoffCoordinator: Sendable {
     ///     `SquareAuthorizationManager.prepare(_:)` before anything is written: the authorized location becomes
     ///     the default `location_id`, and a request in another currency than the location's, or made while the
     ///     seller is not authorized, is refused before the app switch.
-    ///   - log: receives an event for everything that happens; events name only payment IDs and providers.
+    ///   - logger: where everything that happens is logged, as `tender.handoff.<event>` with the payment ID, the
+    ///     provider and the event as metadata (``HandoffEvent/logMetadata``): nothing else can reach the log, so no
+    ///     token, URL or amount does (SEC-10). By default nothing is logged.
+    ///   - log: receives the same events as values, for an app that acts on them.
     public init(
         journal: PaymentJournal,
         opener: any PaymentURLOpener,
         configuration: Configuration = Configuration(),
         squareAuthorization: SquareAuthorizationManager? = nil,
+        logger: Logger = Logger(label: "tender.handoff", factory: { _ in SwiftLogNoOpLogHandler() }),
         log: (@Sendable (HandoffEvent) -> Void)? = nil
     ) {
         self.journal = journal
         self.opener = opener
         self.configuration = configuration
         self.squareAuthorization = squareAuthorization
+        self.logger = logger
         self.log = log
     }
 
@@ -532,7 +539,9 @@ public final class HandoffCoordinator: Sendable {
     }
 
     private func emit(_ kind: HandoffEvent.Kind, _ id: PaymentID?, _ provider: PaymentProvider?) {
-        log?(HandoffEvent(kind, paymentID: id, provider: provider))
+        let event = HandoffEvent(kind, paymentID: id, provider: provider)
+        logger.log(level: event.logLevel, "tender.handoff.\(kind.rawValue)", metadata: event.logMetadata)
+        log?(event)
     }
 }
 

@@ -1,10 +1,12 @@
+public import Logging
 public import Tender
 
 /// One thing that happened in the hand-off, for logs.
 ///
 /// By construction an event can only name the payment and the provider (SEC-10): URLs, tokens and
-/// amounts have nowhere to go. Pass a sink to ``HandoffCoordinator/init(journal:opener:configuration:squareAuthorization:log:)``
-/// and forward ``description`` to your logger.
+/// amounts have nowhere to go. The coordinator logs each one to its `Logger`
+/// (``HandoffCoordinator/init(journal:opener:configuration:squareAuthorization:logger:log:)``) with ``logMetadata``
+/// at ``logLevel``, and hands it to its `log` sink as a value.
 public struct HandoffEvent: Sendable, Hashable, CustomStringConvertible {
     /// What happened. An open set.
     public struct Kind: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -68,6 +70,28 @@ public struct HandoffEvent: Sendable, Hashable, CustomStringConvertible {
         self.kind = kind
         self.paymentID = paymentID
         self.provider = provider
+    }
+
+    /// The event as swift-log metadata: `event`, and `payment_id` and `provider` when known. Nothing else.
+    public var logMetadata: Logger.Metadata {
+        var metadata: Logger.Metadata = ["event": "\(kind.rawValue)"]
+        if let paymentID { metadata["payment_id"] = "\(paymentID.rawValue)" }
+        if let provider { metadata["provider"] = "\(provider.rawValue)" }
+        return metadata
+    }
+
+    /// How loud the event is: `error` for a journal that could not be written, `warning` for what needs a person's
+    /// attention (a callback refused or late, a POS app that did not open or answer, a contradiction), `debug` for
+    /// housekeeping (acknowledged, pruned), `info` for the rest.
+    public var logLevel: Logger.Level {
+        switch kind {
+        case .storageFailed: .error
+        case .tampered, .late, .unsolicited, .malformed, .extraAnswer, .openFailed, .timedOut, .contradicted,
+            .expired:
+            .warning
+        case .acknowledged, .pruned: .debug
+        default: .info
+        }
     }
 
     /// `tender.handoff <kind> payment=<id> provider=<name>`, leaving out what is not known.

@@ -1,4 +1,5 @@
 public import Foundation
+public import Logging
 public import Tender
 
 /// Authorizes Square payments for one seller, as the Mobile Payments SDK's `AuthorizationManager` does,
@@ -61,7 +62,7 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
     public let configuration: Configuration
 
     private let now: @Sendable () -> Date
-    private let log: (@Sendable (String) -> Void)?
+    private let logger: Logger
     private let inner = Locked(Inner())
 
     private struct Inner: Sendable {
@@ -95,19 +96,21 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
     ///     ``InMemoryCredentialStore`` in tests and one-shot tools.
     ///   - configuration: Scopes, countries and refresh policy.
     ///   - now: The device clock; inject one in tests.
-    ///   - log: Receives one line per event (state changes, error codes). Lines never contain tokens.
+    ///   - logger: Where the manager logs its events (`square.authorization.*`: state changes, with the location ID
+    ///     or the error code as metadata). Nothing it logs can hold a token: messages are fixed texts and metadata
+    ///     holds only location IDs, error codes and reasons. By default nothing is logged.
     public init(
         client: SquareConnectClient = SquareConnectClient(),
         store: any SquareCredentialStore = defaultSquareCredentialStore(),
         configuration: Configuration = Configuration(),
         now: @escaping @Sendable () -> Date = { Date() },
-        log: (@Sendable (String) -> Void)? = nil
+        logger: Logger = Logger(label: "tender.square-authorization", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.client = client
         self.store = store
         self.configuration = configuration
         self.now = now
-        self.log = log
+        self.logger = logger
     }
 
     // MARK: State
@@ -212,7 +215,7 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
             inner.move(to: .authorizing)
             return inner.generation
         }
-        emit("authorizing location \(locationID)")
+        emit("square.authorization.authorizing", ["location_id": "\(locationID)"])
         deliver()
 
         do {
@@ -231,7 +234,7 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
                 inner.credentials = credentials
                 inner.move(to: .authorized)
             }
-            emit("authorized location \(credentials.authorization.location.id)")
+            emit("square.authorization.authorized", ["location_id": "\(credentials.authorization.location.id)"])
             deliver()
             return credentials.authorization
         } catch {
@@ -241,7 +244,7 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
                 return true
             }
             let failure = stillOurs || error is CancellationError ? error : Self.interrupted()
-            emit("authorization failed: \(Self.code(of: failure))")
+            emit("square.authorization.failed", level: .warning, ["error_code": "\(Self.code(of: failure))"])
             deliver()
             throw failure
         }
@@ -347,7 +350,7 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
     /// - Throws: ``SquareAuthorizationError`` (``SquareAuthorizationError/Code/credentialStorageFailed``)
     ///   when the stored credentials could not be removed.
     public func deauthorize() throws {
-        try deauthorize(reason: "deauthorized")
+        try deauthorize(reason: "requested")
     }
 
     private func deauthorize(reason: String) throws {
@@ -364,7 +367,7 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
                 return error
             }
         }
-        emit(reason)
+        emit("square.authorization.deauthorized", ["reason": "\(reason)"])
         deliver()
         if let storageError { throw Self.storageError(storageError) }
     }
@@ -408,7 +411,11 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
             inner.move(to: .authorized)
             return stored.authorization
         }
-        emit(restored.map { "restored location \($0.location.id)" } ?? "nothing to restore")
+        if let restored {
+            emit("square.authorization.restored", ["location_id": "\(restored.location.id)"])
+        } else {
+            emit("square.authorization.nothing_to_restore")
+        }
         deliver()
         return restored
     }
@@ -425,9 +432,9 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
         guard expired else { return false }
         // The state is notAuthorized even if the store could not be cleaned up; the log says so.
         do {
-            try deauthorize(reason: "access token expired: deauthorized")
+            try deauthorize(reason: "access_token_expired")
         } catch {
-            emit("could not remove expired credentials: \(Self.code(of: error))")
+            emit("square.authorization.store_failed", level: .error, ["error_code": "\(Self.code(of: error))"])
         }
         return true
     }
@@ -470,7 +477,7 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
             return status
         } catch let error as SquareAuthorizationError where error.code == .invalidAccessToken {
             if inner.withLock({ $0.generation == generation }) {
-                try? deauthorize(reason: "access token refused by Square: deauthorized")
+                try? deauthorize(reason: "access_token_refused")
             }
             throw error
         }
@@ -577,10 +584,14 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
             }
         }
         if let storageError {
-            emit("refreshed; storing failed: \(Self.code(of: storageError))")
+            emit(
+                "square.authorization.refreshed_not_stored",
+                level: .error,
+                ["error_code": "\(Self.code(of: storageError))"]
+            )
             throw Self.storageError(storageError)
         }
-        emit("access token refreshed")
+        emit("square.authorization.refreshed")
     }
 
     // MARK: Hand-off
@@ -658,8 +669,9 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
 
     // MARK: Helpers
 
-    func emit(_ line: String) {
-        log?("square authorization: \(line)")
+    /// Logs one event: a fixed message and metadata of location IDs, error codes and reasons only, never a token.
+    func emit(_ event: Logger.Message, level: Logger.Level = .info, _ metadata: Logger.Metadata = [:]) {
+        logger.log(level: level, event, metadata: metadata)
     }
 
     private static func interrupted() -> SquareAuthorizationError {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Tender
 import TenderProviderAPI
 import Testing
@@ -10,6 +11,13 @@ final class OutputCapture: Sendable {
 
     /// A log sink for the sandbox and the manager.
     var log: @Sendable (String) -> Void { { line in self.record(line) } }
+
+    /// A swift-log logger whose every message and metadata, at every level, is captured as one line.
+    var logger: Logger {
+        var logger = Logger(label: "capture") { _ in CapturingLogHandler(capture: self) }
+        logger.logLevel = .trace
+        return logger
+    }
 
     func record(_ line: String) {
         lines.withLock { $0.append(line) }
@@ -51,5 +59,23 @@ final class OutputCapture: Sendable {
                 sourceLocation: sourceLocation
             )
         }
+    }
+}
+
+/// Writes each log record to an ``OutputCapture`` as one line: its message, then its metadata as `key=value`.
+struct CapturingLogHandler: LogHandler {
+    let capture: OutputCapture
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let all = metadata.merging(event.metadata ?? [:]) { $1 }
+        let fields = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        capture.record(([event.message.description] + fields).joined(separator: " "))
     }
 }

@@ -42,7 +42,7 @@ struct SandboxHarness {
             store: store,
             configuration: configuration,
             now: clock.source,
-            log: capture.log
+            logger: capture.logger
         )
     }
 
