@@ -90,7 +90,7 @@ public actor SandboxServer {
         }
         // FlyingFox reports listening or fails fast (port taken); poll both. The deadline is for a start that hangs:
         // on a loaded machine (a test suite under ThreadSanitizer on two cores) the tasks that bind and poll may not
-        // run for seconds, and 10 s once proved too short there.
+        // run for seconds, and 10 s, then 30 s, once proved too short there.
         let deadline = Date().addingTimeInterval(Self.listeningDeadline)
         while !(await server.isListening) {
             if let error = await failure.error {
@@ -142,8 +142,10 @@ public actor SandboxServer {
         return URL(string: "http://\(host):\(boundPort)")
     }
 
-    /// How long ``start()`` waits for the server to listen before it reports a start that hangs, in seconds.
-    static let listeningDeadline: TimeInterval = 30
+    /// How long ``start()`` waits for the server to listen before it reports a start that hangs, in seconds. Binding a
+    /// port takes milliseconds; the rest is for a process whose cooperative threads are busy elsewhere (a test suite
+    /// under ThreadSanitizer on two cores once kept them for over 30 s).
+    static let listeningDeadline: TimeInterval = 120
 
     private static func address(host: String, port: UInt16) throws -> any SocketAddress {
         let ip = host == "localhost" ? "127.0.0.1" : host
