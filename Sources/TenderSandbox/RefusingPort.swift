@@ -1,12 +1,5 @@
+import FlyingSocks
 public import Foundation
-
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A loopback port that refuses every connection, for testing how an app copes with no network.
 ///
@@ -21,40 +14,32 @@ import Musl
 public final class RefusingPort: Sendable {
     /// The reserved port on `127.0.0.1`.
     public let port: UInt16
-    private let descriptor: Int32
+    private let socket: Socket
 
     /// Reserves a free port on `127.0.0.1`.
     /// - Throws: ``SandboxError`` if no socket could be bound.
     public init() throws {
-        #if canImport(Darwin)
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard descriptor >= 0 else { throw SandboxError(.cannotListen, "Could not create a socket to reserve a port.") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        let socket: Socket
+        do {
+            socket = try Socket(domain: AF_INET, type: .stream)
+        } catch {
+            throw SandboxError(.cannotListen, "Could not create a socket to reserve a port (\(error)).")
+        }
+        do {
+            try socket.bind(to: try sockaddr_in.inet(ip4: "127.0.0.1", port: 0))
+            guard case .ip4(_, let port) = try socket.sockname() else {
+                throw SandboxError(.cannotListen, "The reserved socket has no IPv4 port.")
             }
+            self.socket = socket
+            self.port = port
+        } catch {
+            try? socket.close()
+            throw SandboxError(.cannotListen, "Could not reserve a loopback port (\(error)).")
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard bound == 0, named == 0 else {
-            close(descriptor)
-            throw SandboxError(.cannotListen, "Could not reserve a loopback port.")
-        }
-        self.descriptor = descriptor
-        self.port = UInt16(bigEndian: address.sin_port)
     }
 
     deinit {
-        close(descriptor)
+        try? socket.close()
     }
 
     /// `http://127.0.0.1:<port>`.

@@ -170,18 +170,12 @@ struct JournalFiles: Sendable {
                 "\(path) cannot be read (\(String(cString: strerror(errno)))); check its permissions."
             )
         }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let got = bytes.withUnsafeMutableBytes { buffer in
-                read(descriptor, buffer.baseAddress.map { $0 + filled }, count - filled)
-            }
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else { break }
-            filled += got
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        do {
+            return Array(try file.read(upToCount: count) ?? Data())
+        } catch {
+            throw HandoffError(.storageFailed, "\(path) cannot be read (\(error)); check the disk and its permissions.")
         }
-        return Array(bytes.prefix(filled))
     }
 }
 

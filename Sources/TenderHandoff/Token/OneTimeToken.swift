@@ -18,12 +18,12 @@ struct OneTimeToken: Sendable, Hashable, CustomStringConvertible {
 
     /// A token from a given generator; tests use it to show the encoding, production always uses the system's.
     static func generate(using generator: inout some RandomNumberGenerator) -> OneTimeToken {
-        // Four words, each stored least significant byte first.
-        var bytes = [UInt8](repeating: 0, count: byteCount)
-        bytes.withUnsafeMutableBytes { buffer in
-            for offset in stride(from: 0, to: byteCount, by: 8) {
-                buffer.storeBytes(of: generator.next().littleEndian, toByteOffset: offset, as: UInt64.self)
-            }
+        // Four words, each written least significant byte first.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(byteCount)
+        for _ in 0..<(byteCount / 8) {
+            let word: UInt64 = generator.next()
+            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> shift)) }
         }
         return OneTimeToken(value: Base64URL.encode(bytes))
     }

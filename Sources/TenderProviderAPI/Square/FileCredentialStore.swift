@@ -50,21 +50,17 @@ public struct FileCredentialStore: SquareCredentialStore {
                     + "exposed. Delete the file, revoke the seller's token, and authorize again"
             )
         }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure("could not read \(fileURL.path) (\(Self.describe(errno)))")
-            }
-            bytes += buffer[0..<count]
-            guard bytes.count <= SquareConnectJSON.limits.maximumBytes else {
-                throw failure("\(fileURL.path) is too large to be stored credentials")
-            }
+        let limit = SquareConnectJSON.limits.maximumBytes
+        let bytes: Data
+        do {
+            // One byte past the limit tells a file that is too large without reading all of it.
+            bytes =
+                try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).read(upToCount: limit + 1) ?? Data()
+        } catch {
+            throw failure("could not read \(fileURL.path) (\(error))")
         }
-        return try SquareCredentials(storageRepresentation: Data(bytes))
+        guard bytes.count <= limit else { throw failure("\(fileURL.path) is too large to be stored credentials") }
+        return try SquareCredentials(storageRepresentation: bytes)
     }
 
     /// Writes the credentials atomically with mode `0600`.
@@ -93,15 +89,11 @@ public struct FileCredentialStore: SquareCredentialStore {
             defer { close(descriptor) }
             // The umask can only narrow 0600; fchmod makes it exactly 0600 whatever the umask.
             guard fchmod(descriptor, 0o600) == 0 else { throw failure("could not restrict \(temporaryPath)") }
-            let bytes = [UInt8](credentials.storageRepresentation())
-            var written = 0
-            while written < bytes.count {
-                let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw failure("could not write \(temporaryPath) (\(Self.describe(errno)))")
-                }
-                written += count
+            do {
+                try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+                    .write(contentsOf: credentials.storageRepresentation())
+            } catch {
+                throw failure("could not write \(temporaryPath) (\(error))")
             }
             guard fsync(descriptor) == 0 else { throw failure("could not flush \(temporaryPath) to disk") }
         }
