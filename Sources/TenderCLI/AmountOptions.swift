@@ -28,9 +28,18 @@ struct AmountOptions: ParsableArguments {
     var flag: String { decimalAmount != nil && amount == nil ? "--decimal-amount" : "--amount" }
 
     /// The amount in `currency`.
-    /// - Parameter maximum: the most minor units the provider's wire carries, for the message when `--amount` is too
-    ///   large even for a 64-bit count; `nil` when the wire carries any 64-bit count.
+    /// - Parameter maximum: the most minor units the provider's wire carries: a larger amount is refused as too large,
+    ///   with the maximum in both forms; `nil` when the wire carries any 64-bit count.
     func money(in currency: Currency, maximum: Int? = nil) throws -> Money {
+        let money = try parsed(in: currency, maximum: maximum)
+        if let maximum, money.minorUnits > maximum {
+            throw Self.tooLarge(flag, currency: currency, maximum: maximum)
+        }
+        return money
+    }
+
+    /// The amount as typed, in `currency`.
+    private func parsed(in currency: Currency, maximum: Int?) throws -> Money {
         switch (amount, decimalAmount) {
         case (nil, nil):
             throw CLIError(

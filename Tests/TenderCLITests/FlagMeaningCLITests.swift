@@ -122,9 +122,10 @@ struct FlagMeaningCLITests {
     @Test(
         "an amount the wire cannot carry is 'too large' with the maximum (swipe §1, sumup §1, softpos §1)",
         arguments: [
-            (1, "1000000000000", "--amount: The amount is too large: Swipe takes at most 9999999999.99"),
-            (2, "10000000000", "--amount: The amount is too large: SoftPOS takes at most 9999999999 cents"),
-            (3, "1000000000000", "--amount: The amount is too large: SumUp takes at most 9999999999.99"),
+            // The maximum in both forms, the currency's and --amount's minor units, which is what was typed.
+            (1, "1000000000000", "--amount is too large: the most is 9999999999.99 USD (--amount 999999999999 in"),
+            (2, "10000000000", "--amount is too large: the most is 99999999.99 EUR (--amount 9999999999 in"),
+            (3, "1000000000000", "--amount is too large: the most is 9999999999.99 EUR (--amount 999999999999 in"),
         ]
     )
     func tooLargeForTheWire(index: Int, amount: String, message: String) async throws {
