@@ -88,6 +88,28 @@ struct JournalCLITests {
         }
     }
 
+    @Test("a journal path that is a directory is 'a directory' for every command, pay included (issue 24)")
+    func directoryJournal() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let commands: [[String]] = [
+            ["journal", "list"], ["journal", "show", "order-1"], ["journal", "check"],
+            ["handle", "my-app://done/square_request?data=%7B%7D"],
+            ["pay", "swipe", "--amount", "100", "--return-url", "my-app://done", "--return-app-name", "Shop"],
+        ]
+        for command in commands {
+            let result = try await CLIRunner.run(command + ["--journal", directory.path])
+            #expect(result.status == 1, "\(command)")
+            #expect(result.stdout.isEmpty, "\(command)")
+            #expect(
+                result.stderr.hasPrefix("error: \(directory.path) is a directory, not a journal; give the path of the "),
+                "\(command): \(result.stderr)"
+            )
+            #expect(!result.stderr.contains("free space"), "\(command)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "\(command)")
+        }
+    }
+
     @Test("an empty (0-byte) journal is an error for every command, pay included, and stays as it was")
     func emptyJournal() async throws {
         let directory = try await temporaryDirectory()
