@@ -62,6 +62,22 @@ struct JournalLocation: ParsableArguments {
     }
 }
 
+extension JournalLocation {
+    /// ``withJournal(_:_:)`` for a body that awaits (it asks a provider's server).
+    func withJournal<Result>(
+        _ mode: PaymentJournal.OpenMode,
+        _ body: (PaymentJournal) async throws -> Result
+    ) async throws -> Result {
+        let journal = try open(mode)
+        defer { try? journal.close() }
+        do {
+            return try await body(journal)
+        } catch let error as HandoffError {
+            throw error.cliError
+        }
+    }
+}
+
 extension HandoffError {
     /// The error as the CLI reports it.
     var cliError: CLIError { CLIError(message) }
