@@ -36,7 +36,8 @@ struct JournalVerifyCommand: AsyncParsableCommand {
     func run() async throws {
         let base = try server.baseURL()
         let reconciliation = try await journal.withJournal(.existing) { journal in
-            let entry = try JournalCommand.find(id, in: journal)
+            let id = self.id
+            let entry = try await journal.offloaded { try JournalCommand.find(id, in: journal) }
             let verifier = try ProviderCredentials.fromEnvironment().verifier(baseURL: base, for: entry.provider)
             return try await HandoffCoordinator(journal: journal, opener: PrintingOpener())
                 .reconcile(entry.id, using: verifier)
