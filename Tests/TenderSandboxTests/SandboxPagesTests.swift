@@ -38,7 +38,11 @@ struct SandboxPagesTests {
             #expect(!html.contains(Pages.token), "nor the token on it")
 
             let approved = try await Pages.answer(page, base: base, [("outcome", "approve")])
-            #expect(approved.header("Location")?.hasPrefix("my-app://ok?order=7&tender_token=\(Pages.token)&smp-status=success") == true)
+            #expect(
+                approved.header("Location")?.hasPrefix(
+                    "my-app://ok?order=7&tender_token=\(Pages.token)&smp-status=success"
+                ) == true
+            )
             for outcome in ["decline", "cancel"] {
                 let again = try await HTTPProbe.send(
                     "POST",
@@ -50,7 +54,11 @@ struct SandboxPagesTests {
                     base + "/requests/\(id)/answer",
                     [("nonce", fresh), ("outcome", outcome)]
                 )
-                #expect(answered.header("Location")?.hasPrefix("my-app://fail?order=7&tender_token=\(Pages.token)&smp-status=failed") == true)
+                #expect(
+                    answered.header("Location")?.hasPrefix(
+                        "my-app://fail?order=7&tender_token=\(Pages.token)&smp-status=failed"
+                    ) == true
+                )
             }
         }
     }
@@ -61,7 +69,11 @@ struct SandboxPagesTests {
             let page = try await Pages.open(try Self.sumUpRequest(), base: base)
             #expect(page.response.body.contains("<dt>Answers on</dt><dd>my-app://fail</dd>"))
             let approved = try await Pages.answer(page, base: base, [("outcome", "approve")])
-            #expect(approved.header("Location")?.hasPrefix("my-app://fail?order=7&tender_token=\(Pages.token)&smp-status=invalidstate") == true)
+            #expect(
+                approved.header("Location")?.hasPrefix(
+                    "my-app://fail?order=7&tender_token=\(Pages.token)&smp-status=invalidstate"
+                ) == true
+            )
         }
         var registered = MerchantProfile.default
         registered.callbackURLs = ["other-app://"]
