@@ -117,7 +117,7 @@ let package = Package(
         .testTarget(
             name: "TenderCLITests",
             dependencies: [
-                "Tender", "TenderCLI", "TenderHandoff", "TenderProviderAPI", "TenderSandbox",
+                "Tender", "TenderCLI", "TenderHandoff", "TenderProviderAPI", "TenderSandbox", "TenderSimulator",
                 // Old journals and the journal's own reads, in the journal's CLI tests.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

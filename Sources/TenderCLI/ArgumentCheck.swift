@@ -61,7 +61,11 @@ enum ArgumentCheck {
             "pay swipe": swipe,
             "square request": ["--state": "use --user-info", "--web": "use --dialect web"],
             "pay square": ["--state": token, "--user-info": token, "--web": "use --dialect web"],
-            "pay sumup": ["--foreign-transaction-id": token],
+            "pay sumup": [
+                "--foreign-transaction-id":
+                    "'tender pay' gives every SumUp payment a foreign-tx-id of its own, kept in the journal and sent "
+                    + "again on a reopen; name the payment with --payment-id"
+            ],
         ]
     }()
 

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Tender
 import TenderHandoff
+import TenderProviderAPI
+import TenderSandbox
 import TenderSimulator
 
 /// `tender demo`: payments with every POS app through the coordinator, the journal and the simulated apps,
@@ -12,11 +14,15 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Take payments with every POS app through the hand-off, the journal and the simulated POS apps.",
         discussion: """
             Each payment is written to the journal with a one-time token before its POS app is opened. The \
-            simulated app (the same models as 'tender simulate') checks the request as the real app does and \
-            answers; its callback URL goes back through the coordinator, which records it exactly once. Then a \
-            forged callback and a replayed one arrive, and change nothing. The journal is in a temporary \
-            directory, deleted afterwards, unless --journal is given; a journal given must hold the demo's \
-            payments only (a new file will do), since the demo adds invented approved payments.
+            simulated app (the same models as 'tender simulate', run by an in-process 'tender sandbox') checks \
+            the request as the real app does and answers; its callback URL goes back through the coordinator, \
+            which records it exactly once. Then a forged callback and a replayed one arrive, and change nothing. \
+            Then the sandbox's Square and SumUp server stand-ins are asked over HTTP, as 'tender journal verify' \
+            and 'tender journal reconcile' ask the real ones: they confirm a Square and a SumUp payment, \
+            contradict a forged approval that carries the right token, and prove approved a payment whose \
+            callback never came. The journal is in a temporary directory, deleted afterwards, unless --journal \
+            is given; a journal given must hold the demo's payments only (a new file will do), since the demo \
+            adds invented approved payments.
             """
     )
 
@@ -32,6 +38,22 @@ struct DemoCommand: AsyncParsableCommand {
     var seed: UInt64 = 1
 
     func run() async throws {
+        // The sandbox is one merchant: its Point of Sale is logged in at the Square stand-in's location, and its
+        // SumUp app's payments are served by the SumUp stand-in, so what the apps approve is on the servers.
+        var profile = MerchantProfile.default
+        profile.sumUp.currency = .eur  // a euro SumUp account beside the US one
+        profile.locationID = DemoSandbox.locationID
+        let sandbox = try await DemoSandbox.start(profile: profile, seed: seed)
+        do {
+            try await run(with: sandbox)
+        } catch {
+            await sandbox.server.stop()
+            throw error
+        }
+        await sandbox.server.stop()
+    }
+
+    private func run(with sandbox: DemoSandbox) async throws {
         // 12 random base64url characters name the folder, which the demo prints: a UUID's first groups are all
         // decimal digits often enough (1 run in about 10,000) to read as a card number, which output never shows.
         let temporary =
@@ -43,9 +65,7 @@ struct DemoCommand: AsyncParsableCommand {
         if let temporary { try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true) }
         let path = journal ?? temporary!.appendingPathComponent("journal.sqlite").path
 
-        var profile = MerchantProfile.default
-        profile.sumUp.currency = .eur  // a euro SumUp account beside the US one
-        let pos = SimulatedPOSApps(simulator: Simulator(profile: profile, seed: seed))
+        let pos = SimulatedPOSApps(sandbox: sandbox.server.posApps)
         let coordinator: HandoffCoordinator
         do {
             coordinator = HandoffCoordinator(
@@ -70,21 +90,28 @@ struct DemoCommand: AsyncParsableCommand {
         var table = DemoTable()
         let run = String(UUID().uuidString.prefix(8)).lowercased()
         var number = 0
+        func pay(
+            _ request: some PaymentRequest,
+            _ answer: SimulatedPOSApps.Answer,
+            through coordinator: HandoffCoordinator
+        ) async throws -> JournalEntry {
+            number += 1
+            pos.script(answer)
+            do {
+                let entry = try await coordinator.pay(request, id: try PaymentID(validating: "demo-\(run)-\(number)"))
+                try coordinator.acknowledge(entry)
+                return try coordinator.journal.entry(entry.id) ?? entry
+            } catch let error as HandoffError {
+                throw CLIError("Payment \(number) (\(type(of: request).provider)): \(error.message)")
+            }
+        }
         func payment(
             _ request: some PaymentRequest,
             what: String,
             answer outcome: SimulatedOutcome,
             says: String
         ) async throws -> JournalEntry {
-            number += 1
-            pos.script(outcome)
-            let entry: JournalEntry
-            do {
-                entry = try await coordinator.pay(request, id: try PaymentID(validating: "demo-\(run)-\(number)"))
-                try coordinator.acknowledge(entry)
-            } catch let error as HandoffError {
-                throw CLIError("Payment \(number) (\(type(of: request).provider)): \(error.message)")
-            }
+            let entry = try await pay(request, .callback(outcome), through: coordinator)
             table.add(
                 number: number,
                 provider: type(of: request).provider,
@@ -142,7 +169,7 @@ struct DemoCommand: AsyncParsableCommand {
             answer: .approve(tender: nil),
             says: "refuses: card minimum 1.00"
         )
-        _ = try await payment(
+        let sumUp = try await payment(
             SumUpRequest(
                 amount: try Money(decimal: "4.50", currency: .eur),
                 affiliateKey: "DEMO-AFFILIATE-KEY",
@@ -191,9 +218,82 @@ struct DemoCommand: AsyncParsableCommand {
             receipt: replayed
         )
 
+        // The providers' servers, asked over HTTP as `tender journal verify` and `reconcile` ask them.
+        var checked: [String] = []
+        let verifier = sandbox.verifier
+        for (label, entry) in [("#1 square", square), ("#5 sumup", sumUp)] {
+            let result = try await Self.asking { try await coordinator.reconcile(entry.id, using: verifier) }
+            checked.append(
+                "  \(label): \(result.verification.verdict) (\(result.verification.reason)). \(result.verification.message)"
+            )
+        }
+        // An app that registered Point of Sale's scheme read the request, and answers it with its token.
+        let forgedApproval = try await pay(
+            SquareRequest(
+                applicationID: "sq0idp-TenderDemo",
+                callbackURL: callback("square-done"),
+                amount: try Money(decimal: "8.00", currency: .usd),
+                supportedTenderTypes: [.card]
+            ),
+            .forged(transactionID: "FORGEDBYANOTHERAPP"),
+            through: coordinator
+        )
+        let contradiction = try await Self.asking {
+            try await coordinator.reconcile(forgedApproval.id, using: verifier)
+        }
+        checked.append(
+            "  #\(number) square, a forged approval (the request's own token, an invented transaction ID): the "
+                + "callback was recorded \(forgedApproval.state) \(forgedApproval.outcome?.status.rawValue ?? ""), "
+                + "then \(contradiction.verification.verdict) (\(contradiction.verification.reason)). "
+                + contradiction.verification.message
+        )
+        // Point of Sale approves, but its callback never reaches the app: the hand-off times out (unknown).
+        let impatient = HandoffCoordinator(
+            journal: coordinator.journal,
+            opener: pos,
+            configuration: .init(handoffTimeout: .milliseconds(100))
+        )
+        let unanswered = try await pay(
+            SquareRequest(
+                applicationID: "sq0idp-TenderDemo",
+                callbackURL: callback("square-done"),
+                amount: try Money(decimal: "6.75", currency: .usd),
+                supportedTenderTypes: [.card]
+            ),
+            .unanswered(.approve(tender: "card")),
+            through: impatient
+        )
+        checked.append(
+            "  #\(number) square, approved on Point of Sale but its callback never came: \(unanswered.state) after the "
+                + "hand-off time-out."
+        )
+        checked.append("Reconciled (every payment unknown, pending past its expiry, or completed but unverified):")
+        try await Self.asking {
+            try await coordinator.reconcile(using: verifier) { result in
+                let (before, after) = (result.before, result.after)
+                var line = "  #\(Self.number(of: after.id)) \(after.provider): \(before.state) → \(after.state)"
+                if before.state != after.state, let status = after.outcome?.status { line += " (\(status))" }
+                checked.append(line + ", \(result.verification.verdict) (\(result.verification.reason))")
+            }
+        }
+        let redelivered = try coordinator.recover().undelivered
+        checked.append(
+            "recover() delivers "
+                + redelivered.map { "#\(Self.number(of: $0.id)) (\(Self.standing($0)))" }
+                .joined(separator: " and ") + " to the app again."
+        )
+        // The app acts on the reconciled payment; the contradicted one waits for a person.
+        for entry in redelivered where !entry.needsReconciliation { try coordinator.acknowledge(entry) }
+
         Output.line("Payments through the hand-off coordinator, a SQLite journal and simulated POS apps:")
         Output.line()
         for line in table.lines() { Output.line(line) }
+        Output.line()
+        Output.line(
+            "Checked with the providers' servers (the sandbox's Square and SumUp stand-ins at \(sandbox.baseURL), "
+                + "asked over HTTP):"
+        )
+        for line in checked { Output.line(line) }
         Output.line()
         let entries = try coordinator.journal.entries()
         let ours = entries.filter { $0.id.rawValue.hasPrefix("demo-\(run)-") }
@@ -215,7 +315,30 @@ struct DemoCommand: AsyncParsableCommand {
         Output.line("Try the same by hand: 'tender sandbox' serves each POS app as a web page with buttons;")
         Output.line("'tender pay swipe --amount 1099 --return-url my-app://done --return-app-name Shop' writes a")
         Output.line("payment ahead and prints its URL; 'tender simulate URL --outcome declined' prints the callback")
-        Output.line("a POS app would open.")
+        Output.line(
+            "a POS app would open; 'tender journal verify ID' and 'tender journal reconcile' ask the providers'"
+        )
+        Output.line("servers (--base-url for the sandbox's).")
+    }
+
+    /// The payment's number in the demo: the last part of its ID.
+    static func number(of id: PaymentID) -> Substring {
+        id.rawValue.split(separator: "-").last ?? "?"
+    }
+
+    /// `approved`, or `needs reconciliation`: what the app is told of a payment.
+    static func standing(_ entry: JournalEntry) -> String {
+        entry.needsReconciliation ? "needs reconciliation" : "\(entry.state), \(entry.outcome?.status.rawValue ?? "-")"
+    }
+
+    /// `body`, with the hand-off's errors said as the CLI says them.
+    @discardableResult
+    static func asking<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as HandoffError {
+            throw CLIError("The sandbox's servers: \(error.message)")
+        }
     }
 
     /// Whether a payment is one a demo made: `demo-`, the run's 8 hexadecimal digits, `-` and its number.
@@ -240,19 +363,31 @@ enum SquareResponseForgery {
     }
 }
 
-/// The POS apps of the demo: each request URL goes to the ``Simulator`` with the next scripted outcome, and the
-/// callback URL it produces comes back to the coordinator, as iOS would deliver it to the app.
+/// The POS apps of the demo: each request URL goes to the sandbox's simulated POS app with the next scripted answer
+/// (which leaves what it approves on the sandbox's Square and SumUp stand-ins), and the callback URL it produces comes
+/// back to the coordinator, as iOS would deliver it to the app.
 final class SimulatedPOSApps: PaymentURLOpener, @unchecked Sendable {
     // @unchecked: every stored property is guarded by `lock`.
     private let lock = NSLock()
-    private var simulator: Simulator
-    private var outcomes: [SimulatedOutcome] = []
+    private let sandbox: POSAppsSandbox
+    private var answers: [Answer] = []
     private weak var storedCoordinator: HandoffCoordinator?
     private var storedCallback: String?
     private var delivery: Task<CallbackDisposition?, Never>?
 
-    init(simulator: Simulator) {
-        self.simulator = simulator
+    /// How the next request is answered.
+    enum Answer {
+        /// The POS app answers with the outcome, and its callback reaches the app.
+        case callback(SimulatedOutcome)
+        /// The POS app answers with the outcome, but its callback never reaches the app.
+        case unanswered(SimulatedOutcome)
+        /// Another app that registered Point of Sale's scheme answers a Square request: approved, with the request's
+        /// own token and an invented transaction ID.
+        case forged(transactionID: String)
+    }
+
+    init(sandbox: POSAppsSandbox) {
+        self.sandbox = sandbox
     }
 
     var coordinator: HandoffCoordinator? {
@@ -267,20 +402,38 @@ final class SimulatedPOSApps: PaymentURLOpener, @unchecked Sendable {
         get async { await lock.withLock { delivery }?.value }
     }
 
-    /// The outcome the next request is answered with.
+    /// The outcome the next request is answered with, its callback delivered.
     func script(_ outcome: SimulatedOutcome) {
-        lock.withLock { outcomes.append(outcome) }
+        script(.callback(outcome))
+    }
+
+    /// How the next request is answered.
+    func script(_ answer: Answer) {
+        lock.withLock { answers.append(answer) }
     }
 
     func open(_ url: URL) async -> Bool {
-        let answer: SimulatedAnswer? = lock.withLock {
+        let next: Answer? = lock.withLock {
             storedCallback = nil
             self.delivery = nil
-            guard !outcomes.isEmpty else { return nil }
-            return try? simulator.answer(url.absoluteString, with: outcomes.removeFirst())
+            return answers.isEmpty ? nil : answers.removeFirst()
         }
-        guard let answer else { return false }
-        guard case .callback(let callback) = answer else { return true }  // the app stays on its own screen
+        let callback: String?
+        switch next {
+        case nil:
+            return false
+        case .callback(let outcome), .unanswered(let outcome):
+            guard let answer = try? await sandbox.simulate(url.absoluteString, outcome: outcome) else { return false }
+            guard case .callback(let url) = answer, case .callback = next else { return true }
+            callback = url
+        case .forged(let transactionID):
+            guard let request = try? SquareRequest(url: url),
+                let forged = try? SquareResponse(transactionID: transactionID, state: request.state)
+                    .callbackURLString(callbackURL: request.wireCallbackURL())
+            else { return false }
+            callback = forged
+        }
+        guard let callback else { return true }  // the app stays on its own screen
         // The app is brought back by the callback URL a moment after the POS app was opened.
         let coordinator = self.coordinator
         let handling = Task { (try? await coordinator?.handle(callback))?.disposition }
@@ -289,6 +442,52 @@ final class SimulatedPOSApps: PaymentURLOpener, @unchecked Sendable {
             delivery = handling
         }
         return true
+    }
+}
+
+/// The demo's in-process `tender sandbox`: one merchant for the simulated POS apps and the Square and SumUp server
+/// stand-ins, and the verifier that asks those stand-ins over HTTP.
+struct DemoSandbox {
+    /// Where Point of Sale is logged in, and the Square stand-in's seller takes payments.
+    static let locationID = "LDEMOCAFE01"
+    /// The Square access token the stand-in accepts: the sandbox's own, not a real one.
+    static let squareToken = "EAAAdemo-sandbox-seller-token"
+    /// The SumUp access token the stand-in accepts: the sandbox's own, not a real one.
+    static let sumUpToken = "demo-sandbox-sumup-token"
+    /// The SumUp merchant whose transactions the stand-in serves.
+    static let merchantCode = "MDEMOCAFE"
+
+    let server: SandboxServer
+    let baseURL: URL
+    let verifier: ProviderPaymentVerifier
+
+    /// Starts the sandbox on a free loopback port.
+    static func start(profile: MerchantProfile, seed: UInt64) async throws -> DemoSandbox {
+        let server = SandboxServer(
+            configuration: SandboxConfiguration(
+                squareConnect: .seller(accessToken: squareToken, locationID: locationID),
+                sumUp: SumUpSandbox.Configuration(accessToken: sumUpToken, merchantCode: merchantCode),
+                posApps: POSAppsSandbox.Configuration(profile: profile, seed: seed)
+            )
+        )
+        let baseURL: URL
+        do {
+            baseURL = try await server.start()
+        } catch let error as SandboxError {
+            throw CLIError("The demo's sandbox could not start: \(error.message)")
+        }
+        let verifier = ProviderPaymentVerifier(
+            square: SquarePaymentVerifier(
+                client: SquareConnectClient(environment: try SquareEnvironment(baseURL: baseURL)),
+                accessToken: SquareAccessToken(squareToken)
+            ),
+            sumUp: SumUpPaymentVerifier(
+                client: SumUpAPIClient(environment: try SumUpEnvironment(baseURL: baseURL)),
+                merchantCode: merchantCode,
+                accessToken: SumUpAccessToken(sumUpToken)
+            )
+        )
+        return DemoSandbox(server: server, baseURL: baseURL, verifier: verifier)
     }
 }
 

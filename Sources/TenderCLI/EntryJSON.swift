@@ -7,8 +7,11 @@ import TenderProviderAPI
 enum EntryJSON {
     /// `payment_id`, `provider`, `state`, `outcome` (the accepted outcome: set only for completed and
     /// resolved payments), `reported_outcome` (what the callback said, whatever the state, and kept by a
-    /// resolution), amounts and times. `transaction_id`, `error_code`, `message` are the payment's outcome's (the one
-    /// decided by hand, once resolved); `resolution.reported` has the callback's, when a resolution replaced it.
+    /// resolution), amounts and times. `transaction_id`, `client_transaction_id`, `error_code`, `message` are the
+    /// payment's outcome's (the one decided by hand, once resolved; the server's, for one the server proved);
+    /// `resolution.reported` has the callback's, when a resolution replaced it. `foreign_transaction_id` is SumUp's
+    /// lookup key for the payment (no secret). `verification` is `null`, or the provider's server's verdict with
+    /// `verdict`, `at`, `reason`, `note` and `evidence`.
     static func object(_ entry: JournalEntry) -> JSONObject {
         var output = JSONOutput()
         output.set("payment_id", entry.id.rawValue)
@@ -17,18 +20,19 @@ enum EntryJSON {
         output.set("outcome", acceptedOutcome(entry)?.rawValue)
         output.set("reported_outcome", reportedOutcome(entry)?.status.rawValue)
         output.set("needs_reconciliation", entry.needsReconciliation)
-        output.set("verification", entry.verification?.verdict.rawValue)
         output.set("amount", entry.amount.decimalString)
         output.set("amount_minor_units", entry.amount.minorUnits)
         output.set("currency", entry.amount.currency.code)
         output.set("outcome_amount", entry.outcome?.amount?.decimalString)
         output.set("outcome_currency", entry.outcome?.amount?.currency.code)
         output.set("transaction_id", entry.outcome?.transactionID)
+        output.set("client_transaction_id", entry.outcome?.clientTransactionID)
+        output.set("foreign_transaction_id", entry.foreignTransactionID)
         output.set("error_code", entry.outcome?.errorCode)
         output.set("message", entry.outcome?.message)
         output.set("outcome_source", entry.outcome?.source.rawValue)
         // A manual resolution is neither reported by the POS app nor verified with the provider.
-        output.set("assurance", entry.outcome.flatMap { $0.source == .callback ? $0.assurance.rawValue : nil })
+        output.set("assurance", entry.outcome.flatMap { $0.source == .manual ? nil : $0.assurance.rawValue })
         output.set("idempotency_key", entry.idempotencyKey.uuidString.lowercased())
         output.set("handoff_count", entry.handoffCount)
         output.set("created_at", timestamp(entry.createdAt))
@@ -54,6 +58,17 @@ enum EntryJSON {
             output["resolution"] = .object(object.object)
         } else {
             output["resolution"] = .null
+        }
+        if let verification = entry.verification {
+            var object = JSONOutput()
+            object.set("verdict", verification.verdict.rawValue)
+            object.set("at", timestamp(verification.verifiedAt))
+            object.set("reason", verification.reason?.rawValue)
+            object.set("note", verification.note)
+            object["evidence"] = verification.evidence.map(VerificationJSON.evidence) ?? .null
+            output["verification"] = .object(object.object)
+        } else {
+            output["verification"] = .null
         }
         return output.object
     }

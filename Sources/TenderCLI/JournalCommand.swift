@@ -11,14 +11,16 @@ struct JournalCommand: AsyncParsableCommand {
         discussion: """
             Every command here opens a journal that exists: a path with no journal is an error (only 'tender pay' \
             and 'tender demo' make a new one). list, show, check and backup only read: they write nothing, not \
-            even SQLite's side files, and work on a journal that is read-only or in a read-only folder. While a \
+            even SQLite's side files, and work on a journal that is read-only or in a read-only folder. verify and \
+            reconcile ask the providers' servers, with credentials from the environment. While a \
             journal is open, and after a process ends without closing it, payments can be in its -wal file: \
             journal.sqlite, journal.sqlite-wal and journal.sqlite-shm are one journal. Copy it with 'tender journal \
             backup DEST', never by copying journal.sqlite alone.
             """,
         subcommands: [
-            JournalListCommand.self, JournalShowCommand.self, JournalResolveCommand.self,
-            JournalAcknowledgeCommand.self, JournalPruneCommand.self, JournalCheckCommand.self,
+            JournalListCommand.self, JournalShowCommand.self, JournalVerifyCommand.self, JournalReconcileCommand.self,
+            JournalResolveCommand.self, JournalAcknowledgeCommand.self, JournalPruneCommand.self,
+            JournalCheckCommand.self,
             JournalBackupCommand.self, JournalRecordCallbacksCommand.self,
         ]
     )
@@ -228,8 +230,9 @@ struct JournalShowCommand: AsyncParsableCommand {
         }
     }
 
-    /// `key: value` lines, the values aligned; a nested object (the resolution, what it kept of the POS app's report)
-    /// gives `resolution.note: …` lines, never JSON inside text; `null` values are left out.
+    /// `key: value` lines, the values aligned; a nested object (the resolution, what it kept of the POS app's report,
+    /// the verification and its evidence) gives `resolution.note: …` lines, a list of records `….records.0.id: …`
+    /// lines, never JSON inside text; `null` values are left out.
     static func fields(_ object: JSONObject) -> [String] {
         var pairs: [(String, String)] = []
         func add(_ object: JSONObject, prefix: String) {
@@ -241,7 +244,17 @@ struct JournalShowCommand: AsyncParsableCommand {
                 case .number(let text): pairs.append((key, text))
                 case .bool(let flag): pairs.append((key, flag ? "yes" : "no"))
                 case .object(let nested): add(nested, prefix: key + ".")
-                default: pairs.append((key, member.value.serialized(escapingSlashes: false)))
+                case .array(let items) where items.allSatisfy({ $0.stringValue != nil }):
+                    pairs.append((key, items.compactMap(\.stringValue).joined(separator: ", ")))
+                case .array(let items):
+                    // The evidence's records: `verification.evidence.records.0.id: …`.
+                    for (index, item) in items.enumerated() {
+                        if case .object(let nested) = item {
+                            add(nested, prefix: "\(key).\(index).")
+                        } else {
+                            pairs.append(("\(key).\(index)", item.serialized(escapingSlashes: false)))
+                        }
+                    }
                 }
             }
         }

@@ -75,6 +75,7 @@ struct PayCommand: AsyncParsableCommand {
         output.set("expires_at", EntryJSON.timestamp(prepared.entry.expiresAt))
         output.set("idempotency_key", prepared.entry.idempotencyKey.uuidString.lowercased())
         output.set("handoff_count", prepared.entry.handoffCount)
+        if let foreign = prepared.entry.foreignTransactionID { output.set("foreign_transaction_id", foreign) }
         output.set("journal", journal.path)
         Output.line(output.text)
     }
@@ -206,13 +207,14 @@ struct PaySoftPOSCommand: AsyncParsableCommand {
     }
 }
 
-/// `tender pay sumup …`. There is no `--foreign-transaction-id`: the hand-off carries its one-time token in that
-/// field, and `--payment-id` names the payment instead. `--callback-success` is required and `--callback-fail`
+/// `tender pay sumup …`. There is no `--foreign-transaction-id`: the hand-off gives every SumUp payment a
+/// `foreign-tx-id` of its own, kept in the journal and sent again on a reopen, and `--payment-id` names the payment. `--callback-success` is required and `--callback-fail`
 /// defaults to it, so that SumUp comes back whatever the outcome.
 struct PaySumUpCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sumup",
-        abstract: "Record a SumUp payment and print its request URL (the token goes in foreign-tx-id)."
+        abstract:
+            "Record a SumUp payment and print its request URL (with a foreign-tx-id of its own, kept in the journal)."
     )
 
     @OptionGroup var request: SumUpRequestOptions

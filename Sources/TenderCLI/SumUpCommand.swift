@@ -12,7 +12,7 @@ struct SumUpCommand: AsyncParsableCommand {
 }
 
 /// The flags of a SumUp request, shared by `sumup request` and `pay sumup`. `--foreign-transaction-id` is
-/// `sumup request`'s alone (`pay` carries its one-time token in that field), and each command declares the callback
+/// `sumup request`'s alone (`pay` gives every payment its own, kept in the journal), and each command declares the callback
 /// URLs itself: optional for a request, `--callback-success` required by `pay`.
 struct SumUpRequestOptions: ParsableArguments {
     @OptionGroup var amount: AmountOptions

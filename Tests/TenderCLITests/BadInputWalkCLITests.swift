@@ -95,6 +95,11 @@ struct BadInputWalkCLITests {
             "journal check": [["--bogus"], ["extra"], ["--full", "--full", "x"]],
             "journal backup": [[], ["a.sqlite", "b.sqlite"], [scenarios.journal], ["--bogus"]],
             "journal show": [[], ["not a payment id!"], ["no-such-payment"], [id, id]],
+            // Never a run that reaches the real providers: each is refused before any server is asked.
+            "journal verify": [
+                [], ["not a payment id!"], ["no-such-payment"], [id, "--base-url", "ftp://x"], [id, id],
+            ],
+            "journal reconcile": [["--base-url", "ftp://x"], ["--bogus"], ["extra"], ["--base-url", "not a url"]],
             "journal resolve": [
                 [id], [id, "--outcome", "maybe"], [id, "--outcome", "approved", "--note", hundredKB],
                 [id, "--outcome", "approved", "--outcome", "declined"],

@@ -1,6 +1,8 @@
 import Foundation
 import Tender
+import TenderHandoff
 import TenderSandbox
+import TenderSimulator
 import Testing
 
 /// How to run one command of `tender` successfully, and how to try each option its help lists: what the tests of the
@@ -74,9 +76,13 @@ final class CommandScenarios: @unchecked Sendable {
 
     /// Sets everything up; call ``tearDown()`` when done.
     private static func make() async throws -> CommandScenarios {
+        // One seller: Point of Sale logged in at the REST stand-in's location, so that its approvals are on the server.
+        var profile = MerchantProfile.default
+        profile.locationID = locationID
         let server = SandboxServer(
             configuration: SandboxConfiguration(
-                squareConnect: .seller(accessToken: token, locationID: locationID, redirectURLs: [redirect])
+                squareConnect: .seller(accessToken: token, locationID: locationID, redirectURLs: [redirect]),
+                posApps: POSAppsSandbox.Configuration(profile: profile)
             )
         )
         let url = try await server.start()
@@ -121,6 +127,24 @@ final class CommandScenarios: @unchecked Sendable {
         return id
     }
 
+    /// A Square payment approved by the sandbox's Point of Sale, its callback recorded in the default journal:
+    /// what its server confirms.
+    func approvedPayment() async throws -> String {
+        let journal = try PaymentJournal(path: journal)
+        defer { try? journal.close() }
+        let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
+        let prepared = try coordinator.prepare(
+            SquareRequest(
+                applicationID: "sq0idp-help",
+                callbackURL: URL(string: "my-app://done")!,
+                amount: Money(minorUnits: 2468, currency: .usd)
+            )
+        )
+        let answer = try await server.posApps.simulate(prepared.url.absoluteString, outcome: .approve(tender: "card"))
+        _ = try await coordinator.handle(try #require(answer.callbackURL))
+        return prepared.entry.id.rawValue
+    }
+
     private func build() async throws {
         let squareRequest = try await tender(
             [
@@ -130,6 +154,7 @@ final class CommandScenarios: @unchecked Sendable {
             ]
         ).stdout.trimmingCharacters(in: .newlines)
         let shown = try await newPayment()
+        let confirmed = try await approvedPayment()
         let fresh = directory.appendingPathComponent("fresh-\(UUID().uuidString).sqlite").path
         samples = [
             "--amount": "1250", "--decimal-amount": "12.50", "--currency": "USD", "--email": "jane@example.com",
@@ -286,6 +311,16 @@ final class CommandScenarios: @unchecked Sendable {
             "pay square": paySquare, "pay swipe": paySwipe, "pay softpos": paySoftPOS, "pay sumup": paySumUp,
             "handle": simple(["handle"], ["my-app://done?smp-status=success"]),
             "journal list": simple(["journal", "list"], []), "journal show": simple(["journal", "show"], [shown]),
+            "journal verify": simple(
+                ["journal", "verify"],
+                [confirmed, "--base-url", base],
+                environmentOptions: ["--base-url"]
+            ),
+            "journal reconcile": simple(
+                ["journal", "reconcile"],
+                ["--base-url", base],
+                environmentOptions: ["--base-url"]
+            ),
             "journal resolve": resolve, "journal acknowledge": acknowledge,
             "journal prune": simple(["journal", "prune"], []), "journal check": simple(["journal", "check"], []),
             "journal backup": backup, "simulate": simulate, "sandbox": sandbox, "doctor": doctor, "demo": demo,

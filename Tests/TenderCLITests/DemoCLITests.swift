@@ -1,6 +1,7 @@
 import Foundation
 import Tender
 import TenderHandoff
+import TenderProviderAPI
 import Testing
 
 @Suite("tender demo")
@@ -54,6 +55,29 @@ struct DemoCLITests {
         #expect(rows[7][4] == "unsolicited" && rows[7][5] == "—")
         #expect(rows[8][4] == "duplicate" && rows[8][5] == "unchanged")
         #expect(result.stdout.contains("stayed completed: the forgery and the replay changed nothing"))
+        // Issue 22: the sandbox's servers, asked over HTTP, confirm #1 and #5, contradict a forged approval that
+        // carries the right token, and prove approved the payment whose callback never came.
+        let lines = result.stdout.components(separatedBy: "\n")
+        #expect(lines.contains { $0.hasPrefix("  #1 square: confirmed (matches). Square's record (order ") })
+        #expect(lines.contains { $0.hasPrefix("  #5 sumup: confirmed (matches). SumUp's transaction T") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("  #8 square, a forged approval (the request's own token, an invented transaction ID)")
+                    && $0.contains("recorded completed approved, then contradicted (no_such_order)")
+            }
+        )
+        #expect(
+            lines.contains(
+                "  #9 square, approved on Point of Sale but its callback never came: unknown after the hand-off time-out."
+            )
+        )
+        #expect(lines.contains("  #9 square: unknown → completed (approved), confirmed (found)"))
+        #expect(
+            lines.contains(
+                "recover() delivers #8 (needs reconciliation) and #9 (completed, approved) to the app again."
+            )
+        )
+        #expect(!result.stdout.contains("EAAA"), "no access token, not even the sandbox's")
         #expect(!CardNumberScreen.containsCardNumber(result.stdout))
         // The temporary folder it prints is named by 12 base64url characters: too few digits, however random, for
         // a card number (a UUID's digits and hyphens made one about 1 run in 10,000).
@@ -83,10 +107,17 @@ struct DemoCLITests {
             #expect(result.stdout.contains("Journal: \(path)"))
         }
         let entries = try PaymentJournal(path: path).entries()
-        #expect(entries.count == 14)
-        #expect(entries.allSatisfy { $0.state == .completed && $0.acknowledgedAt != nil })
-        #expect(entries.filter(\.isApproved).count == 8)
+        // Each run: the table's 7 payments, a forged approval and a payment reconciled from the server.
+        #expect(entries.count == 18)
+        #expect(entries.allSatisfy { $0.state == .completed })
+        #expect(entries.filter(\.isApproved).count == 12)
         #expect(Set(entries.map(\.provider)) == Set(PaymentProvider.all))
+        // Acknowledged, but the forged approvals the server contradicted: they wait for a person.
+        let flagged = entries.filter(\.needsReconciliation)
+        #expect(flagged.count == 2 && flagged.allSatisfy { $0.verification?.reason == .noSuchOrder })
+        #expect(entries.allSatisfy { ($0.acknowledgedAt == nil) == $0.needsReconciliation })
+        #expect(entries.filter { $0.outcome?.source == .provider }.count == 2)
+        #expect(entries.filter { $0.verification?.verdict == .confirmed }.count == 6)
     }
 
     @Test("without --journal the journal lives in a temporary directory, deleted afterwards")

@@ -402,9 +402,12 @@ final class ChildProcess: @unchecked Sendable {
     private let output = Pipe()
     private var buffer = Data()
 
-    init(_ executable: URL, _ arguments: [String]) throws {
+    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()

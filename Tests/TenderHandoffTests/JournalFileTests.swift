@@ -38,7 +38,7 @@ struct JournalFileTests {
         let expected = [
             "pending": "payment_pending", "overdue": "payment_pending", "undelivered": "payment_undelivered",
             "prune": "payment_acknowledged", "list": "payment_by_creation", "listState": "payment_by_state",
-            "entryByToken": "handoff_token USING PRIMARY KEY",
+            "entryByToken": "handoff_token USING PRIMARY KEY", "unreconciled": "payment_unreconciled",
         ]
         try await journal.pool.read { db in
             for (name, sql) in JournalSQL.all {

@@ -21,7 +21,7 @@ struct JournalTests {
         }
         #expect(mode == "wal")
         #expect(synchronous == 2)  // FULL
-        #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
+        #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
         #expect(try journal.pool.read { try Int.fetchOne($0, sql: "PRAGMA application_id") } == 0x544E_4452)
         #expect(try journal.check(full: true) == ["ok"])
     }

@@ -129,7 +129,9 @@ struct VerificationTests {
         #expect(verifier.keys.count == 2)
     }
 
-    @Test("the verifier is asked what the journal knows: provider, amount, window, report, key; no Square ID")
+    @Test(
+        "the verifier is asked what the journal knows: provider, amount, window, report, key, and the lookup keys apart"
+    )
     func requestFromEntry() async throws {
         let harness = try Harness()
         let entry = try await Self.completedPayment(harness)
@@ -142,17 +144,21 @@ struct VerificationTests {
         #expect(request.reportedStatus == .approved)
         #expect(request.window.start == entry.createdAt.addingTimeInterval(-300))
         #expect(request.window.end == entry.expiresAt.addingTimeInterval(300))
-        // The journal's Square ID may be a client_transaction_id, which is no order ID: it is not passed.
+        // Square's transaction_id (an order ID, looked up) and client_transaction_id (kept as evidence) stay apart
+        // (square §2.3), from the callback to the journal to the verifier.
         #expect(entry.outcome?.transactionID == "TXN-1")
-        #expect(request.transactionID == nil)
-        // Other providers' IDs are (SumUp's smp-tx-code).
+        #expect(entry.outcome?.clientTransactionID == "CLIENT-1")
+        #expect(request.transactionID == "TXN-1")
+        #expect(request.clientTransactionID == "CLIENT-1")
+        #expect(request.foreignTransactionID == nil)
+        // SumUp's smp-tx-code is its transaction ID; its foreign-tx-id is the payment's, from the journal.
         var sumUp = entry
         sumUp.provider = .sumUp
-        #expect(PaymentVerificationRequest(entry: sumUp, slack: .zero).transactionID == "TXN-1")
-        #expect(
-            PaymentVerificationRequest(entry: sumUp, slack: .zero).window
-                == DateInterval(start: entry.createdAt, end: entry.expiresAt)
-        )
+        sumUp.foreignTransactionID = "tender-abcdefghijklmnopqrstuvwxyz"
+        let sumUpRequest = PaymentVerificationRequest(entry: sumUp, slack: .zero)
+        #expect(sumUpRequest.transactionID == "TXN-1")
+        #expect(sumUpRequest.foreignTransactionID == "tender-abcdefghijklmnopqrstuvwxyz")
+        #expect(sumUpRequest.window == DateInterval(start: entry.createdAt, end: entry.expiresAt))
     }
 
     @Test("only completed payments with a callback's outcome can be verified")
@@ -211,7 +217,7 @@ struct VerificationTests {
         #expect(waiting == 1)
     }
 
-    @Test("a journal written before verification existed opens, migrates to v7 and keeps its payments (REL-7)")
+    @Test("a journal written before verification existed opens, migrates to v8 and keeps its payments (REL-7)")
     func migratesFromV1() throws {
         let directory = TemporaryDirectory()
         let path = directory.path("journal.sqlite")
@@ -242,7 +248,7 @@ struct VerificationTests {
         #expect(entry.amount == Money(minorUnits: 1250, currency: .usd))
         #expect(entry.verification == nil)
         let applied = try journal.pool.read { db in try PaymentJournal.appliedMigrations(db) }
-        #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
+        #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
         #expect(try journal.check(full: true) == ["ok"])
         // v3 rebuilt the payment table: its token and history still belong to it, and go with it.
         try journal.pool.write { db in

@@ -35,9 +35,14 @@ struct SandboxPagesTests {
             #expect(html.contains(#"<li><span class="on">Approve:</span> my-app://ok</li>"#))
             #expect(html.contains(#"<li><span class="on">Decline, Cancel or Return error:</span> my-app://fail</li>"#))
             #expect(!html.contains("order=7"), "the callbacks are shown without their query")
+            #expect(!html.contains(Pages.token), "nor the token on it")
 
             let approved = try await Pages.answer(page, base: base, [("outcome", "approve")])
-            #expect(approved.header("Location")?.hasPrefix("my-app://ok?order=7&smp-status=success") == true)
+            #expect(
+                approved.header("Location")?.hasPrefix(
+                    "my-app://ok?order=7&tender_token=\(Pages.token)&smp-status=success"
+                ) == true
+            )
             for outcome in ["decline", "cancel"] {
                 let again = try await HTTPProbe.send(
                     "POST",
@@ -49,7 +54,11 @@ struct SandboxPagesTests {
                     base + "/requests/\(id)/answer",
                     [("nonce", fresh), ("outcome", outcome)]
                 )
-                #expect(answered.header("Location")?.hasPrefix("my-app://fail?order=7&smp-status=failed") == true)
+                #expect(
+                    answered.header("Location")?.hasPrefix(
+                        "my-app://fail?order=7&tender_token=\(Pages.token)&smp-status=failed"
+                    ) == true
+                )
             }
         }
     }
@@ -60,7 +69,11 @@ struct SandboxPagesTests {
             let page = try await Pages.open(try Self.sumUpRequest(), base: base)
             #expect(page.response.body.contains("<dt>Answers on</dt><dd>my-app://fail</dd>"))
             let approved = try await Pages.answer(page, base: base, [("outcome", "approve")])
-            #expect(approved.header("Location")?.hasPrefix("my-app://fail?order=7&smp-status=invalidstate") == true)
+            #expect(
+                approved.header("Location")?.hasPrefix(
+                    "my-app://fail?order=7&tender_token=\(Pages.token)&smp-status=invalidstate"
+                ) == true
+            )
         }
         var registered = MerchantProfile.default
         registered.callbackURLs = ["other-app://"]

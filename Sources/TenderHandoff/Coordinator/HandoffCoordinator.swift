@@ -60,7 +60,7 @@ public final class HandoffCoordinator: Sendable {
     private let squareAuthorization: SquareAuthorizationManager?
     private let logger: Logger
     private let log: (@Sendable (HandoffEvent) -> Void)?
-    private let waiters = OutcomeWaiters()
+    let waiters = OutcomeWaiters()
 
     private var clock: any HandoffClock { journal.clock }
 
@@ -167,7 +167,7 @@ public final class HandoffCoordinator: Sendable {
 
         let arrived = waiters.answer(for: ticket) != nil ? true : await waitForCallback(ticket, until: deadline)
         try Task.checkCancellation()
-        // The entry the answer left, as `handleCallback` recorded it in this process; read when it came otherwise.
+        // The entry the answer left, as `handle` recorded it in this process; read when it came otherwise.
         if arrived {
             var entry = waiters.answer(for: ticket)
             if entry == nil { entry = try await journal.offloaded { [journal] in try journal.entry(id) } }
@@ -197,7 +197,7 @@ public final class HandoffCoordinator: Sendable {
         reopening: Bool = false,
         expiresIn: Duration? = nil
     ) throws -> PreparedHandoff {
-        let request = try authorized(request)
+        let (request, foreignTransactionID) = try withForeignTransactionID(try authorized(request), id: id)
         let token = OneTimeToken.generate()
         let url: URL
         let endpoints: [String]
@@ -239,7 +239,8 @@ public final class HandoffCoordinator: Sendable {
             amount: request.amount,
             endpoints: endpoints,
             tokenDigest: token.digest,
-            lifetime: expiry
+            lifetime: expiry,
+            foreignTransactionID: foreignTransactionID
         )
         do {
             let (entry, reopened) = try journal.begin(draft, reopening: reopening)
@@ -385,7 +386,8 @@ public final class HandoffCoordinator: Sendable {
                 // Only Swipe reads its amount differently in a currency; the others report the same outcome again.
                 let read = callback.outcome(assumingCurrency: currency)
                 return read == outcome ? reported : RecordedOutcome(read, removing: token)
-            }
+            },
+            echoedForeignTransactionID: (callback as? SumUpResponse)?.foreignTransactionID
         )
         return ReadCallback(facts: facts, provider: provider)
     }
@@ -464,11 +466,14 @@ public final class HandoffCoordinator: Sendable {
     /// A confirmation raises the outcome's assurance to `PaymentOutcome.Assurance.verifiedWithProvider`.
     /// A contradiction is recorded and makes ``JournalEntry/needsReconciliation`` true; the payment stays
     /// ``PaymentState/completed`` until a person resolves it (``resolve(_:as:transactionID:note:overwritingCompleted:)``),
-    /// and it is delivered to the app again. An `unverifiable` answer (no lookup API, not found yet, ambiguous) records
-    /// nothing: the entry comes back as it was. A payment already verified is returned as it is.
+    /// and it is delivered to the app again. Either verdict keeps the verifier's reason and evidence
+    /// (``JournalEntry/Verification``), and the whole verification in the payment's history. An `unverifiable` answer
+    /// (no lookup API, not found yet, ambiguous) records nothing: the entry comes back as it was. A payment already
+    /// verified is returned as it is. To ask about payments that no callback answered, use
+    /// ``reconcile(using:squareLocationID:)``.
     /// - Throws: ``HandoffError``: ``HandoffError/Code/paymentNotFound``, ``HandoffError/Code/notVerifiable`` for
-    ///   a payment that is not completed with a callback's outcome, ``HandoffError/Code/verificationUnavailable``
-    ///   when the verifier throws (nothing is recorded).
+    ///   a payment that is not completed with a callback's outcome (or that changed while the server was asked),
+    ///   ``HandoffError/Code/verificationUnavailable`` when the verifier throws (nothing is recorded).
     public func verify(_ id: PaymentID, with verifier: some PaymentVerifier) async throws -> JournalEntry {
         let journal = self.journal
         guard let entry = try await journal.offloaded({ try journal.entry(id) }) else {
@@ -481,16 +486,7 @@ public final class HandoffCoordinator: Sendable {
             )
         }
         if outcome.assurance == .verifiedWithProvider || entry.verification != nil { return entry }
-        let verification: PaymentVerification
-        do {
-            verification = try await verifier.verify(PaymentVerificationRequest(entry: entry))
-        } catch {
-            let why = (error as? any TenderError)?.message ?? "the verifier failed"
-            throw HandoffError(
-                .verificationUnavailable,
-                "The provider could not be asked about payment \(id) (\(why)); nothing was recorded. Try again later."
-            )
-        }
+        let verification = try await ask(verifier, about: entry, squareLocationID: nil)
         guard verification.verdict != .unverifiable else { return entry }
         let verified = try await journal.offloaded { try journal.recordVerification(of: entry, verification) }
         emit(verification.verdict == .confirmed ? .verified : .contradicted, id, entry.provider)
@@ -538,7 +534,7 @@ public final class HandoffCoordinator: Sendable {
         }
     }
 
-    private func emit(_ kind: HandoffEvent.Kind, _ id: PaymentID?, _ provider: PaymentProvider?) {
+    func emit(_ kind: HandoffEvent.Kind, _ id: PaymentID?, _ provider: PaymentProvider?) {
         let event = HandoffEvent(kind, paymentID: id, provider: provider)
         logger.log(level: event.logLevel, "tender.handoff.\(kind.rawValue)", metadata: event.logMetadata)
         log?(event)

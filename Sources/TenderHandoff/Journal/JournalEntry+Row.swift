@@ -19,6 +19,8 @@ extension JournalEntry {
         "outcome_message", "outcome_assurance", "outcome_source", "resolved_at", "resolved_from_state",
         "resolution_note",
         "verification", "verified_at", "verification_note", "resolution_reported_outcome",
+        // v8
+        "outcome_client_transaction_id", "foreign_transaction_id", "verification_reason", "verification_evidence",
     ]
 
     /// A column's value, or `nil` for SQL `NULL`; a value of another type is a damaged journal, never a crash.
@@ -85,6 +87,7 @@ extension JournalEntry {
                 status: status,
                 amount: amount,
                 transactionID: try optional("outcome_transaction_id"),
+                clientTransactionID: try optional("outcome_client_transaction_id"),
                 errorCode: try optional("outcome_error_code"),
                 message: try optional("outcome_message"),
                 assurance: assurance,
@@ -115,7 +118,22 @@ extension JournalEntry {
             guard let kind = PaymentVerdict(rawValue: verdict), let at = try time("verified_at") else {
                 throw JournalEntry.damaged("verification")
             }
-            verification = Verification(verdict: kind, verifiedAt: at, note: try optional("verification_note"))
+            var evidence: PaymentVerificationEvidence?
+            if let json: String = try optional("verification_evidence") {
+                guard let read = PaymentVerificationEvidence(journalJSON: json) else {
+                    throw JournalEntry.damaged("verification_evidence")
+                }
+                evidence = read
+            }
+            verification = Verification(
+                verdict: kind,
+                verifiedAt: at,
+                note: try optional("verification_note"),
+                reason: (try optional("verification_reason") as String?).map {
+                    PaymentVerification.Reason(rawValue: $0)
+                },
+                evidence: evidence
+            )
         }
         self.init(
             id: id,
@@ -132,7 +150,8 @@ extension JournalEntry {
             openedAt: try time("opened_at"),
             acknowledgedAt: try time("acknowledged_at"),
             resolution: resolution,
-            verification: verification
+            verification: verification,
+            foreignTransactionID: try optional("foreign_transaction_id")
         )
     }
 }

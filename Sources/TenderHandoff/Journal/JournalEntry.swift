@@ -17,7 +17,8 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var state: PaymentState
     /// The outcome: the callback's (redacted) for ``PaymentState/completed``, ``PaymentState/late`` and
     /// ``PaymentState/tampered`` — check ``state`` before trusting it — or the one entered for
-    /// ``PaymentState/resolved``. `nil` while no callback has been recorded.
+    /// ``PaymentState/resolved``, or, for a payment that no callback answered and the provider's server proved
+    /// (``RecordedOutcome/Source/provider``), the server's. `nil` while none has been recorded.
     public var outcome: RecordedOutcome?
     /// Incremented by every change of state: what ``PaymentJournal/acknowledge(_:)`` checks so that an entry
     /// changed since it was read is delivered again.
@@ -37,11 +38,16 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var acknowledgedAt: Date?
     /// The manual resolution, if the payment was resolved by hand.
     public var resolution: Resolution?
-    /// What the provider's server said of the recorded outcome, if it was asked
-    /// (``HandoffCoordinator/verify(_:with:)``, SEC-7).
+    /// What the provider's server said of the payment, if it was asked and its answer proved something
+    /// (``HandoffCoordinator/verify(_:with:)``, ``HandoffCoordinator/reconcile(using:squareLocationID:)``, SEC-7).
     public var verification: Verification?
+    /// SumUp's `foreign-tx-id` for this payment: a unique ID the hand-off generated when it first wrote the payment,
+    /// sent with every hand-off of it, and the key SumUp looks the transaction up by. It is no secret (the one-time
+    /// token proves the callback), so the journal keeps it in clear. `nil` for the other providers, and for SumUp
+    /// payments written before the journal kept it.
+    public var foreignTransactionID: String?
 
-    /// A check of the recorded outcome with the provider's server (SEC-7).
+    /// A check of the payment with the provider's server (SEC-7).
     public struct Verification: Sendable, Hashable, Codable {
         /// What the server said: `confirmed` or `contradicted` (an `unverifiable` answer is not recorded).
         public var verdict: PaymentVerdict
@@ -49,23 +55,40 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         public var verifiedAt: Date
         /// The verifier's message.
         public var note: String?
+        /// The verifier's reason, such as `matches` or `amount_mismatch`; `nil` for a verification recorded before
+        /// the journal kept it.
+        public var reason: PaymentVerification.Reason?
+        /// What the verifier asked and what the server answered: endpoints, order, payment and transaction IDs, the
+        /// server's statuses, amounts and locations, and when it asked. `nil` for a verification recorded before the
+        /// journal kept it. The payment's history keeps it too, with every verdict recorded.
+        public var evidence: PaymentVerificationEvidence?
 
         /// Creates a verification.
-        public init(verdict: PaymentVerdict, verifiedAt: Date, note: String?) {
+        public init(
+            verdict: PaymentVerdict,
+            verifiedAt: Date,
+            note: String?,
+            reason: PaymentVerification.Reason? = nil,
+            evidence: PaymentVerificationEvidence? = nil
+        ) {
             self.verdict = verdict
             self.verifiedAt = verifiedAt
             self.note = note
+            self.reason = reason
+            self.evidence = evidence
         }
 
         private enum CodingKeys: String, CodingKey {
             case verdict
             case verifiedAt = "verified_at"
             case note
+            case reason
+            case evidence
         }
     }
 
     /// Whether a person has to find out what happened: the state needs reconciliation
-    /// (``PaymentState/needsReconciliation``), or the provider's server contradicted the recorded outcome.
+    /// (``PaymentState/needsReconciliation``), or the provider's server contradicted what the journal holds.
     public var needsReconciliation: Bool {
         state.needsReconciliation || (state != .resolved && verification?.verdict == .contradicted)
     }
@@ -134,7 +157,8 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         openedAt: Date?,
         acknowledgedAt: Date?,
         resolution: Resolution?,
-        verification: Verification? = nil
+        verification: Verification? = nil,
+        foreignTransactionID: String? = nil
     ) {
         self.id = id
         self.idempotencyKey = idempotencyKey
@@ -151,6 +175,7 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         self.acknowledgedAt = acknowledgedAt
         self.resolution = resolution
         self.verification = verification
+        self.foreignTransactionID = foreignTransactionID
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -169,5 +194,6 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         case acknowledgedAt = "acknowledged_at"
         case resolution
         case verification
+        case foreignTransactionID = "foreign_transaction_id"
     }
 }

@@ -9,8 +9,9 @@ enum JournalSQL {
     /// A new payment; nothing when its ID exists.
     static let insertPayment = """
         INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints, state,
-            created_at, updated_at, expires_at)
-        VALUES (:id, :idempotencyKey, :provider, :amount, :currency, :endpoints, 'pending', :now, :now, :expiresAt)
+            created_at, updated_at, expires_at, foreign_transaction_id)
+        VALUES (:id, :idempotencyKey, :provider, :amount, :currency, :endpoints, 'pending', :now, :now, :expiresAt,
+            :foreignTransactionID)
         ON CONFLICT (id) DO NOTHING
         """
 
@@ -72,7 +73,7 @@ enum JournalSQL {
             sql += """
                 , outcome_status = :status, outcome_amount_minor_units = :outcomeAmount,
                 outcome_currency = :outcomeCurrency, outcome_transaction_id = :transactionID,
-                outcome_error_code = :errorCode, outcome_message = :message, outcome_assurance = :assurance,
+                outcome_client_transaction_id = :clientTransactionID, outcome_error_code = :errorCode, outcome_message = :message, outcome_assurance = :assurance,
                 outcome_source = :source
                 """
         }
@@ -89,16 +90,42 @@ enum JournalSQL {
         WHERE id = :id AND revision = :revision AND state <> 'pending' AND acknowledged_at IS NULL
         """
 
-    /// A verdict of the provider's server.
+    /// A verdict of the provider's server on a completed payment's callback, which changes no state: confirmed, the
+    /// outcome's assurance rises; contradicted, the payment is delivered again.
     static func verification(_ kind: PaymentVerdict) -> String {
+        verifications[kind == .confirmed ? 0 : 1]
+    }
+
+    private static let verifications = [PaymentVerdict.confirmed, .contradicted].map { kind in
         let assurance = kind == .confirmed ? ", outcome_assurance = 'verified_with_provider'" : ""
         let delivery = kind == .contradicted ? ", acknowledged_at = NULL" : ""
         return """
-            UPDATE payment SET verification = :verdict, verified_at = :now, verification_note = :note,
-                revision = revision + 1, updated_at = :now\(assurance)\(delivery)
+            UPDATE payment SET \(TransitionExtra.verificationAssignments), revision = revision + 1,
+                updated_at = :now\(assurance)\(delivery)
             WHERE id = :id AND revision = :revision AND state = 'completed' AND outcome_source = 'callback'
+                AND verification IS NULL
             """
     }
+
+    /// The payments ``HandoffCoordinator/reconcile(using:squareLocationID:)`` asks the provider's server about, as
+    /// the partial index `payment_unreconciled` of migration v8 selects them: not verified yet, and unknown, pending,
+    /// or completed by a callback of a provider that has a lookup API. SQLite uses a partial index only for a query
+    /// whose `WHERE` holds the index's condition term for term (the query-plan test checks that it does).
+    static let unreconciledCondition = """
+        verification IS NULL AND (state = 'unknown' OR state = 'pending' OR (state = 'completed' \
+        AND outcome_source = 'callback' AND (provider = 'square' OR provider = 'sumup')))
+        """
+
+    /// The next payments to reconcile after `(:afterCreated, :afterID)` in creation order, at most `:limit`, through
+    /// `payment_unreconciled`: unknown ones, pending ones whose expiry has passed by `:now`, and completed ones whose
+    /// callback no server has checked. Read page by page, since each one's server is asked between pages.
+    static let unreconciled = """
+        SELECT \(JournalEntry.columns) FROM payment INDEXED BY payment_unreconciled
+        WHERE \(unreconciledCondition)
+          AND (state <> 'pending' OR expires_at <= :now)
+          AND (created_at > :afterCreated OR (created_at = :afterCreated AND id > :afterID))
+        ORDER BY created_at, id LIMIT :limit
+        """
 
     /// Ended (terminal), acknowledged payments last changed before a time (REL-9), found through
     /// `payment_acknowledged`: named, since SQLite's planner, without statistics, would rather read `payment_by_state`
@@ -156,10 +183,11 @@ enum JournalSQL {
             ("markOpenedIfUnchanged", markOpenedIfUnchanged), ("acknowledge", acknowledge),
             ("verification confirmed", verification(.confirmed)),
             ("verification contradicted", verification(.contradicted)), ("prune", prune), ("overdue", overdue),
+            ("unreconciled", unreconciled),
             ("pending", pending), ("undelivered", undelivered), ("list", list), ("listState", listState),
         ]
         for outcome in [false, true] {
-            for extra in [TransitionExtra.none, .reopening, .answer, .resolution] {
+            for extra in TransitionExtra.allCases {
                 all.append(("transition \(outcome) \(extra)", transition(outcome: outcome, extra: extra)))
             }
         }
@@ -171,12 +199,15 @@ enum JournalSQL {
 enum TransitionChange {
     /// Nothing more.
     case none
-    /// A new hand-off of the payment: one more hand-off, a new expiry, the callback endpoints (JSON, as stored).
-    case reopening(expiresAt: Date, endpoints: String)
+    /// A new hand-off of the payment: one more hand-off, a new expiry, the callback endpoints (JSON, as stored), and
+    /// the SumUp foreign-tx-id it sends, kept if the payment had none.
+    case reopening(expiresAt: Date, endpoints: String, foreignTransactionID: String?)
     /// A callback's answer: the digest of the token it carried, noted as the payment's answering token.
     case answer(tokenDigest: [UInt8])
     /// A decision by hand: resolved at the change's time, from the state the payment was in, with the change's note.
     case resolution
+    /// A verdict of the provider's server, recorded with the change (its time is the change's).
+    case verification(ServerVerdict)
 
     /// The shape of the update that writes it.
     var extra: TransitionExtra {
@@ -185,7 +216,46 @@ enum TransitionChange {
         case .reopening: .reopening
         case .answer: .answer
         case .resolution: .resolution
+        case .verification: .verification
         }
+    }
+}
+
+/// What the journal writes of a verifier's answer that proved something: the verdict, its reason and message, and the
+/// evidence as JSON.
+struct ServerVerdict: Sendable {
+    var verdict: PaymentVerdict
+    var reason: String
+    /// The verifier's message, redacted.
+    var note: String?
+    /// ``PaymentVerificationEvidence`` as the journal keeps it.
+    var evidence: String
+
+    init(_ verification: PaymentVerification) throws {
+        precondition(verification.verdict != .unverifiable, "an unverifiable answer is not recorded")
+        verdict = verification.verdict
+        reason = verification.reason.rawValue
+        note = Redaction.redact(verification.message, limit: 1024)
+        evidence = try verification.evidence.journalJSON()
+    }
+
+    /// The statement arguments of ``TransitionExtra/verificationAssignments``.
+    var arguments: StatementArguments {
+        [
+            "verdict": verdict.rawValue, "verificationNote": note, "verificationReason": reason,
+            "verificationEvidence": evidence,
+        ]
+    }
+
+    /// The verification as an entry holds it once written at `time`.
+    func entryVerification(at time: Date) -> JournalEntry.Verification {
+        JournalEntry.Verification(
+            verdict: verdict,
+            verifiedAt: time,
+            note: note,
+            reason: PaymentVerification.Reason(rawValue: reason),
+            evidence: PaymentVerificationEvidence(journalJSON: evidence)
+        )
     }
 }
 
@@ -200,6 +270,8 @@ enum TransitionExtra: Int, Hashable, CaseIterable, CustomStringConvertible {
     case answer
     /// A decision by hand: `resolved_at`, `resolved_from_state`, `resolution_note`, `resolution_reported_outcome`.
     case resolution
+    /// A verdict of the provider's server: ``verificationAssignments``.
+    case verification
 
     /// The shape's place in ``allCases``.
     var index: Int { rawValue }
@@ -208,12 +280,22 @@ enum TransitionExtra: Int, Hashable, CaseIterable, CustomStringConvertible {
     var assignments: String? {
         switch self {
         case .none: nil
-        case .reopening: "handoff_count = handoff_count + 1, expires_at = :expiresAt, callback_endpoints = :endpoints"
+        case .reopening:
+            // A SumUp payment written before its foreign-tx-id was kept gets the one its new hand-off sends.
+            "handoff_count = handoff_count + 1, expires_at = :expiresAt, callback_endpoints = :endpoints, "
+                + "foreign_transaction_id = coalesce(foreign_transaction_id, :foreignTransactionID)"
         case .answer: "answered_token = :answeredToken"
         case .resolution:
             "resolved_at = :now, resolved_from_state = :previousState, resolution_note = :note, resolution_reported_outcome = :reported"
+        case .verification: Self.verificationAssignments
         }
     }
+
+    /// The columns of a server's verdict, at the change's time (`:now`).
+    static let verificationAssignments = """
+        verification = :verdict, verified_at = :now, verification_note = :verificationNote, \
+        verification_reason = :verificationReason, verification_evidence = :verificationEvidence
+        """
 
     var description: String {
         switch self {
@@ -221,6 +303,7 @@ enum TransitionExtra: Int, Hashable, CaseIterable, CustomStringConvertible {
         case .reopening: "reopening"
         case .answer: "answer"
         case .resolution: "resolution"
+        case .verification: "verification"
         }
     }
 }

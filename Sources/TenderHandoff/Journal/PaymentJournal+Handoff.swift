@@ -13,6 +13,9 @@ struct HandoffDraft: Sendable {
     /// How long after it is written the hand-off expires: measured from the same instant as the payment's
     /// `created_at` (or, reopened, its `updated_at`), so that `expires_at` is exactly that much later.
     var lifetime: Duration
+    /// The SumUp `foreign-tx-id` the request carries (``ForeignTransactionID``): the payment's own, read before the
+    /// hand-off was prepared, or a new one for a payment not written yet. `nil` for the other providers.
+    var foreignTransactionID: String? = nil
 }
 
 /// What the journal needs to know about a callback: never the token itself.
@@ -27,6 +30,8 @@ struct CallbackFacts: Sendable {
     /// When the callback reached the app, if earlier than now (a callback recorded again after a storage error):
     /// lateness is judged by it (SEC-4), not by when the journal could be written.
     var receivedAt: Date?
+    /// The SumUp `foreign-tx-id` the callback echoes, if it echoes one: it must be the payment's (SEC-5).
+    var echoedForeignTransactionID: String?
 
     init(
         provider: PaymentProvider,
@@ -34,7 +39,8 @@ struct CallbackFacts: Sendable {
         tokenDigest: [UInt8]?,
         reported: RecordedOutcome,
         reportedInCurrency: (@Sendable (Currency) -> RecordedOutcome)? = nil,
-        receivedAt: Date? = nil
+        receivedAt: Date? = nil,
+        echoedForeignTransactionID: String? = nil
     ) {
         self.provider = provider
         self.endpoint = endpoint
@@ -42,6 +48,7 @@ struct CallbackFacts: Sendable {
         self.reported = reported
         self.reportedInCurrency = reportedInCurrency ?? { _ in reported }
         self.receivedAt = receivedAt
+        self.echoedForeignTransactionID = echoedForeignTransactionID
     }
 }
 
@@ -68,7 +75,8 @@ extension PaymentJournal {
                 openedAt: nil,
                 acknowledgedAt: nil,
                 resolution: nil,
-                verification: nil
+                verification: nil,
+                foreignTransactionID: draft.foreignTransactionID
             )
             let inserted = try db.run(
                 JournalSQL.insertPayment,
@@ -78,6 +86,7 @@ extension PaymentJournal {
                     "currency": created.amount.currency.code,
                     "endpoints": PaymentJournal.encodeEndpoints(draft.endpoints.sorted()),
                     "now": created.createdAt.journalTime, "expiresAt": created.expiresAt.journalTime,
+                    "foreignTransactionID": draft.foreignTransactionID,
                 ]
             )
             if inserted == 1 {
@@ -112,6 +121,15 @@ extension PaymentJournal {
                 default:
                     break
                 }
+                if let kept = existing.foreignTransactionID, kept != draft.foreignTransactionID {
+                    // The hand-off read the payment's own foreign-tx-id before it wrote; another process wrote the
+                    // payment with another one meanwhile. SumUp must see one ID per payment (it refuses a second charge
+                    // with the same one), so nothing is sent with this one.
+                    throw HandoffError(
+                        .storageFailed,
+                        "Payment \(draft.id) changed while it was being written; nothing was changed. Try again."
+                    )
+                }
                 let endpoints = Array(Set(try PaymentJournal.endpoints(db, draft.id) + draft.endpoints)).sorted()
                 try PaymentJournal.insertToken(db, draft, at: now, expiresAt: expiresAt)
                 let reopened = try PaymentJournal.transition(
@@ -121,7 +139,11 @@ extension PaymentJournal {
                     outcome: nil,
                     at: now,
                     kind: "reopened",
-                    change: .reopening(expiresAt: expiresAt, endpoints: PaymentJournal.encodeEndpoints(endpoints))
+                    change: .reopening(
+                        expiresAt: expiresAt,
+                        endpoints: PaymentJournal.encodeEndpoints(endpoints),
+                        foreignTransactionID: draft.foreignTransactionID
+                    )
                 )
                 return (reopened, true)
             }
@@ -262,7 +284,9 @@ extension PaymentJournal {
         at now: Date
     ) -> (disposition: CallbackDisposition, state: PaymentState, outcome: RecordedOutcome) {
         let reported = facts.reportedInCurrency(entry.amount.currency)
-        if facts.provider != entry.provider || !endpointIssued || !PaymentJournal.echoesMatch(reported, entry) {
+        if facts.provider != entry.provider || !endpointIssued || !PaymentJournal.echoesMatch(reported, entry)
+            || !PaymentJournal.foreignTransactionIDMatches(facts, entry)
+        {
             return (.tampered, .tampered, reported)
         }
         if now >= expiresAt { return (.late, .late, reported) }
@@ -303,6 +327,13 @@ extension PaymentJournal {
     static func echoesMatch(_ reported: RecordedOutcome, _ entry: JournalEntry) -> Bool {
         guard let amount = reported.amount else { return true }
         return amount == entry.amount
+    }
+
+    /// SEC-5 for SumUp: the `foreign-tx-id` a callback echoes must be the one the payment's hand-offs send. An app
+    /// before 1.53.2 echoes none, and a payment written before the journal kept it has none to compare.
+    static func foreignTransactionIDMatches(_ facts: CallbackFacts, _ entry: JournalEntry) -> Bool {
+        guard let echoed = facts.echoedForeignTransactionID, let sent = entry.foreignTransactionID else { return true }
+        return echoed == sent
     }
 
     /// Writes a hand-off's token digest, with the hand-off's own expiry (SEC-4).

@@ -119,7 +119,8 @@ extension PaymentJournal {
             arguments += [
                 "status": outcome.status.rawValue, "outcomeAmount": outcome.amount?.minorUnits,
                 "outcomeCurrency": outcome.amount?.currency.code, "transactionID": outcome.transactionID,
-                "errorCode": outcome.errorCode, "message": outcome.message,
+                "clientTransactionID": outcome.clientTransactionID, "errorCode": outcome.errorCode,
+                "message": outcome.message,
                 "assurance": outcome.assurance.rawValue, "source": outcome.source.rawValue,
             ]
         }
@@ -132,11 +133,14 @@ extension PaymentJournal {
         switch change {
         case .none:
             break
-        case .reopening(let expiresAt, let endpoints):
+        case .reopening(let expiresAt, let endpoints, let foreignTransactionID):
             let expiry = expiresAt.inJournal
-            arguments += ["expiresAt": expiry.journalTime, "endpoints": endpoints]
+            arguments += [
+                "expiresAt": expiry.journalTime, "endpoints": endpoints, "foreignTransactionID": foreignTransactionID,
+            ]
             updated.handoffCount += 1
             updated.expiresAt = expiry
+            updated.foreignTransactionID = entry.foreignTransactionID ?? foreignTransactionID
         case .answer(let digest):
             arguments += ["answeredToken": Data(digest)]
         case .resolution:
@@ -151,6 +155,9 @@ extension PaymentJournal {
                 note: note,
                 reportedOutcome: reported
             )
+        case .verification(let verdict):
+            arguments += verdict.arguments
+            updated.verification = verdict.entryVerification(at: time)
         }
         let sql = JournalSQL.transition(outcome: outcome != nil, extra: change.extra)
         guard try db.run(sql, arguments, blob: change.extra == .answer ? "answeredToken" : nil) == 1 else { return nil }

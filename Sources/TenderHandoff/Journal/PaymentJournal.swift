@@ -181,44 +181,6 @@ public final class PaymentJournal: Sendable {
         }
     }
 
-    /// Records what the provider's server said of a completed payment's outcome (SEC-7), if the entry has not
-    /// changed since it was read. A confirmation marks the outcome `PaymentOutcome.Assurance.verifiedWithProvider`;
-    /// a contradiction leaves the state as it is (terminal states change only by a resolution) but flags the payment
-    /// for reconciliation and delivers it to the app again.
-    /// - Throws: ``HandoffError`` with ``HandoffError/Code/notVerifiable`` when the entry changed meanwhile or is not
-    ///   a completed payment with a callback's outcome.
-    func recordVerification(of entry: JournalEntry, _ verification: PaymentVerification) throws -> JournalEntry {
-        let verdict = verification.verdict
-        precondition(verdict != .unverifiable, "an unverifiable answer is not recorded")
-        let now = clock.now()
-        let note = Redaction.redact(verification.message, limit: 1024)
-        return try write("verify") { db in
-            let changed = try db.run(
-                JournalSQL.verification(verdict),
-                [
-                    "verdict": verdict.rawValue, "now": now.journalTime, "note": note, "id": entry.id.rawValue,
-                    "revision": entry.revision,
-                ]
-            )
-            guard changed == 1 else {
-                throw HandoffError(
-                    .notVerifiable,
-                    "Payment \(entry.id) changed while it was being verified; nothing was recorded. Verify it again."
-                )
-            }
-            try PaymentJournal.recordEvent(
-                db,
-                entry.id,
-                at: now,
-                kind: verdict == .confirmed ? "verified" : "contradicted",
-                from: entry.state,
-                to: entry.state,
-                note: note
-            )
-            return try PaymentJournal.requireEntry(db, entry.id)
-        }
-    }
-
     /// Decides a payment's outcome by hand, recording who-knows-what in `note`: the only way a terminal
     /// payment changes (REL-2). The payment becomes ``PaymentState/resolved``; its ``JournalEntry/outcome`` is the
     /// one decided here, and its ``JournalEntry/Resolution`` keeps the state it was in and what the POS app

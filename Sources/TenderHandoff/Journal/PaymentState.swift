@@ -8,6 +8,7 @@
 ///   open fails │  │ reopen (caller says so)                         ┘
 ///              ▼  │
 ///          not_opened / unknown (time-out or expiry) ── callback ──► completed / tampered / late
+///          unknown, or pending past expiry ── the server proves an outcome (reconcile) ──► completed
 /// ```
 ///
 /// ``pending``, ``unknown`` and ``notOpened`` still accept the payment's one callback; ``completed``,
@@ -16,7 +17,9 @@
 public enum PaymentState: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// Written ahead, POS app opened or about to be: waiting for the callback.
     case pending
-    /// The callback came on the issued URL, in time, with matching echoes: ``JournalEntry/outcome`` holds it.
+    /// The callback came on the issued URL, in time, with matching echoes, or, for a payment no callback answered,
+    /// the provider's server proved its outcome (``HandoffCoordinator/reconcile(using:squareLocationID:)``):
+    /// ``JournalEntry/outcome`` holds it, and its source says which.
     case completed
     /// No callback within the hand-off time-out, or the payment expired while pending: the POS app may or
     /// may not have charged. Needs reconciliation; a later genuine callback is still matched (REL-5).

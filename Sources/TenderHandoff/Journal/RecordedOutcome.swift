@@ -5,23 +5,29 @@ public import Tender
 /// redacted.
 ///
 /// The provider's raw reply (`PaymentOutcome.details`) is not kept: it carries the one-time token
-/// (Square echoes it in `state`, SumUp in `foreign-tx-id`). Text fields are bounded, and any run of 13–19
+/// (Square echoes it in `state`; Swipe, SoftPOS and SumUp bring it back on the callback URL). Text fields are bounded, and any run of 13–19
 /// digits that passes the Luhn check is masked to its last four digits before it is stored (SEC-9).
 public struct RecordedOutcome: Sendable, Hashable, Codable {
     /// Approved, declined, cancelled or failed.
     public var status: PaymentOutcome.Status
     /// The amount the POS app reports it charged, when it reports one.
     public var amount: Money?
-    /// The provider's transaction identifier, when there is one.
+    /// The provider's transaction identifier, when there is one: Square's `transaction_id` (an order ID), SumUp's
+    /// `smp-tx-code`, Swipe's and SoftPOS's transaction IDs. For an outcome the provider's server proved
+    /// (``Source/provider``), the ID of the server's record: Square's order, or its payment when it has no order;
+    /// SumUp's transaction code.
     public var transactionID: String?
+    /// Square's `client_transaction_id`, the ID Point of Sale gave the payment on the device: the only ID of an
+    /// offline or cash payment. No Square endpoint looks a payment up by it. `nil` for the other providers.
+    public var clientTransactionID: String?
     /// The provider's error code as it came on the wire, when there is one.
     public var errorCode: String?
     /// A human-readable explanation, when there is one.
     public var message: String?
     /// Reported by the POS app, or verified with the provider's server (SEC-7).
     public var assurance: PaymentOutcome.Assurance
-    /// Where the outcome came from: a callback, or a manual resolution (whose ``assurance`` is
-    /// `reportedByPOSApp` by convention: nobody verified it with the provider).
+    /// Where the outcome came from: a callback, a manual resolution (whose ``assurance`` is `reportedByPOSApp` by
+    /// convention: nobody verified it with the provider), or the provider's server (`verifiedWithProvider`).
     public var source: Source
 
     /// Where an outcome came from.
@@ -30,6 +36,10 @@ public struct RecordedOutcome: Sendable, Hashable, Codable {
         case callback
         /// Entered by a person reconciling the payment.
         case manual
+        /// Proven by the provider's server when no callback had answered the payment: recorded by
+        /// ``HandoffCoordinator/reconcile(using:squareLocationID:)``, with the server's evidence in
+        /// ``JournalEntry/verification``.
+        case provider
 
         /// The raw value.
         public var description: String { rawValue }
@@ -39,6 +49,7 @@ public struct RecordedOutcome: Sendable, Hashable, Codable {
         case status
         case amount
         case transactionID = "transaction_id"
+        case clientTransactionID = "client_transaction_id"
         case errorCode = "error_code"
         case message
         case assurance
@@ -50,6 +61,7 @@ public struct RecordedOutcome: Sendable, Hashable, Codable {
         status: PaymentOutcome.Status,
         amount: Money? = nil,
         transactionID: String? = nil,
+        clientTransactionID: String? = nil,
         errorCode: String? = nil,
         message: String? = nil,
         assurance: PaymentOutcome.Assurance = .reportedByPOSApp,
@@ -58,6 +70,7 @@ public struct RecordedOutcome: Sendable, Hashable, Codable {
         self.status = status
         self.amount = amount
         self.transactionID = Redaction.redact(transactionID, limit: 256)
+        self.clientTransactionID = Redaction.redact(clientTransactionID, limit: 256)
         self.errorCode = Redaction.redact(errorCode, limit: 256)
         self.message = Redaction.redact(message, limit: 1024)
         self.assurance = assurance
@@ -75,6 +88,7 @@ public struct RecordedOutcome: Sendable, Hashable, Codable {
             status: outcome.status,
             amount: outcome.amount,
             transactionID: scrub(outcome.transactionID),
+            clientTransactionID: scrub(outcome.clientTransactionID),
             errorCode: scrub(outcome.errorCode),
             message: scrub(outcome.message),
             assurance: outcome.assurance,

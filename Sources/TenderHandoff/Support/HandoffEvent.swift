@@ -45,8 +45,11 @@ public struct HandoffEvent: Sendable, Hashable, CustomStringConvertible {
         public static let resolved = Kind(rawValue: "resolved")
         /// The provider's server confirmed a recorded outcome (SEC-7).
         public static let verified = Kind(rawValue: "verified")
-        /// The provider's server contradicted a recorded outcome: it needs reconciliation (SEC-7).
+        /// The provider's server contradicted what the journal holds of a payment: it needs reconciliation (SEC-7).
         public static let contradicted = Kind(rawValue: "contradicted")
+        /// The provider's server proved the outcome of a payment no callback had answered (unknown, or pending past
+        /// its expiry), and it was recorded: the payment is completed (``HandoffCoordinator/reconcile(using:squareLocationID:)``).
+        public static let reconciled = Kind(rawValue: "reconciled")
         /// The app acknowledged a payment's outcome.
         public static let acknowledged = Kind(rawValue: "acknowledged")
         /// Old payments were pruned.

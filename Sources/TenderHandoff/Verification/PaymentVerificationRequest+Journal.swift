@@ -3,13 +3,19 @@ public import TenderProviderAPI
 
 extension PaymentVerificationRequest {
     /// What the journal knows of a payment, for a `PaymentVerifier`: provider, amount, idempotency key, the
-    /// window from its creation to its expiry (with `slack`), what the POS app reported, and its transaction ID.
+    /// window from its creation to its expiry (with `slack`), what the POS app reported, and the identifiers the
+    /// provider's server looks it up by.
     ///
-    /// The journal keeps one transaction ID per outcome, and for Square it may be the `client_transaction_id` of an
-    /// offline or cash payment, which is no order ID: looked up as one it would read as "no such order". So a
-    /// Square payment's ID is not passed, and `SquarePaymentVerifier` searches ListPayments by amount and time
-    /// (give `squareLocationID` to narrow the search to the location). Other providers' IDs are passed as
-    /// `transactionID` (SumUp's `smp-tx-code`).
+    /// | journal | request | verifier |
+    /// |---|---|---|
+    /// | the callback's `transaction_id` (Square) | `transactionID` | Square: RetrieveOrder, then GetPayment |
+    /// | the callback's `client_transaction_id` (Square) | `clientTransactionID` | kept as evidence; ListPayments is searched |
+    /// | the payment's `foreign-tx-id` (SumUp) | `foreignTransactionID` | SumUp: looked up by it first |
+    /// | the callback's `smp-tx-code` (SumUp) | `transactionID` | SumUp: compared, and looked up when the first finds nothing |
+    ///
+    /// Only a callback's report and identifiers are passed: an outcome resolved by hand, or proven by the server
+    /// already, is not what the POS app said. A Square payment with no `transaction_id` (offline, cash, or no
+    /// callback) is searched for by amount and time; give `squareLocationID` to narrow the search to the location.
     public init(
         entry: JournalEntry,
         squareLocationID: String? = nil,
@@ -21,7 +27,9 @@ extension PaymentVerificationRequest {
             amount: entry.amount,
             window: PaymentVerificationRequest.window(from: entry.createdAt, to: entry.expiresAt, slack: slack),
             reportedStatus: reported?.status,
-            transactionID: entry.provider == .square ? nil : reported?.transactionID,
+            transactionID: reported?.transactionID,
+            clientTransactionID: reported?.clientTransactionID,
+            foreignTransactionID: entry.provider == .sumUp ? entry.foreignTransactionID : nil,
             squareLocationID: squareLocationID,
             idempotencyKey: entry.idempotencyKey
         )

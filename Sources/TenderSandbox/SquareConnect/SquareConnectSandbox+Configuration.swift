@@ -206,6 +206,8 @@ extension SquareConnectSandbox {
         public var method: String
         /// The path, such as `/oauth2/token/status`.
         public var path: String
+        /// The names of the query's parameters, in order (not their values, which may be IDs of the seller's).
+        public var queryNames: [String] = []
         /// The `Square-Version` header, if sent.
         public var squareVersion: String?
         /// The scheme of the `Authorization` header (`Bearer`, `Client`), if sent.

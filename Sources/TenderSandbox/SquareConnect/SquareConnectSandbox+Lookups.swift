@@ -156,6 +156,10 @@ extension SquareConnectSandbox {
         var begin: Date
         var beginGiven: Date?
         var end: Date?
+        /// `offline_begin_time` and `offline_end_time`: only payments taken offline, by when the device took them
+        /// (`offline_payment_details.client_created_at`, which is the stand-in's `created_at` for them).
+        var offlineBegin: Date?
+        var offlineEnd: Date?
         var ascending = false
         var total: Int?
         var isOffline: Bool?
@@ -170,7 +174,8 @@ extension SquareConnectSandbox {
             let parts: [String] = [
                 locationID ?? "", beginGiven.map(SquareRecordJSON.time) ?? "", end.map(SquareRecordJSON.time) ?? "",
                 ascending ? "ASC" : "DESC", total.map(String.init) ?? "", isOffline.map { $0 ? "1" : "0" } ?? "",
-                last4 ?? "", cardBrand ?? "",
+                last4 ?? "", cardBrand ?? "", offlineBegin.map(SquareRecordJSON.time) ?? "",
+                offlineEnd.map(SquareRecordJSON.time) ?? "",
             ]
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
             for byte in parts.joined(separator: "\u{1F}").utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
@@ -196,6 +201,7 @@ extension SquareConnectSandbox {
                 && payment.createdAt >= query.begin && query.end.map { payment.createdAt < $0 } ?? true
                 && query.total.map { payment.amount.minorUnits == $0 } ?? true
                 && query.isOffline.map { payment.isOffline == $0 } ?? true
+                && Self.matchesOfflineTime(payment, query)
                 && (query.last4 == nil && query.cardBrand == nil || Self.matchesCard(payment, query))
         }
         matching.sort { Self.sortKey($0) < Self.sortKey($1) }
@@ -221,6 +227,14 @@ extension SquareConnectSandbox {
             object["cursor"] = .string(Self.makeCursor(after: Self.sortKey(last), fingerprint: fingerprint))
         }
         return Self.ok(object)
+    }
+
+    /// Whether a payment is in `offline_begin_time`…`offline_end_time` (when either is given): taken offline, at a
+    /// time in the range ("The range is determined using the `offline_payment_details.client_created_at`").
+    private static func matchesOfflineTime(_ payment: Payment, _ query: PaymentQuery) -> Bool {
+        guard query.offlineBegin != nil || query.offlineEnd != nil else { return true }
+        return payment.isOffline && query.offlineBegin.map { payment.createdAt >= $0 } ?? true
+            && query.offlineEnd.map { payment.createdAt < $0 } ?? true
     }
 
     private static func matchesCard(_ payment: Payment, _ query: PaymentQuery) -> Bool {
@@ -285,14 +299,12 @@ extension SquareConnectSandbox {
         }
         let supported = [
             "begin_time", "end_time", "sort_order", "cursor", "location_id", "total", "last_4", "card_brand", "limit",
-            "is_offline_payment", "sort_field",
+            "is_offline_payment", "sort_field", "offline_begin_time", "offline_end_time",
         ]
         var values: [String: String] = [:]
         for item in items {
             guard supported.contains(item.name) else {
-                let known = [
-                    "offline_begin_time", "offline_end_time", "updated_at_begin_time", "updated_at_end_time",
-                ]
+                let known = ["updated_at_begin_time", "updated_at_end_time"]
                 return known.contains(item.name)
                     ? invalid(
                         "BAD_REQUEST",
@@ -311,20 +323,25 @@ extension SquareConnectSandbox {
             values[item.name] = item.value ?? ""
         }
         var query = PaymentQuery(begin: now().addingTimeInterval(-Self.defaultListWindow))
-        for name in ["begin_time", "end_time"] {
+        for name in ["begin_time", "end_time", "offline_begin_time", "offline_end_time"] {
             guard let text = values[name] else { continue }
             guard let date = InternetDate.parseRFC3339(text) else {
                 return invalid("INVALID_TIME", name, "\(name) must be an RFC 3339 time such as 2026-11-25T10:00:00Z.")
             }
-            if name == "begin_time" {
+            switch name {
+            case "begin_time":
                 query.begin = date
                 query.beginGiven = date
-            } else {
-                query.end = date
+            case "end_time": query.end = date
+            case "offline_begin_time": query.offlineBegin = date
+            default: query.offlineEnd = date
             }
         }
         if let end = query.end, end < query.begin {
             return invalid("INVALID_TIME_RANGE", "end_time", "end_time is before begin_time.")
+        }
+        if let end = query.offlineEnd, let begin = query.offlineBegin, end < begin {
+            return invalid("INVALID_TIME_RANGE", "offline_end_time", "offline_end_time is before offline_begin_time.")
         }
         switch values["sort_order"] {
         case nil, "DESC"?: query.ascending = false

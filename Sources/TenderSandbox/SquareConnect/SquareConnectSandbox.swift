@@ -13,7 +13,7 @@ public import TenderProviderAPI
 /// | RetrieveOrder | `GET /v2/orders/{order_id}` | `ORDERS_READ` |
 /// | BatchRetrieveOrders | `POST /v2/orders/batch-retrieve` | `ORDERS_READ` |
 /// | GetPayment | `GET /v2/payments/{payment_id}` | `PAYMENTS_READ` |
-/// | ListPayments (cursor pagination) | `GET /v2/payments` | `PAYMENTS_READ` |
+/// | ListPayments (cursor pagination; by `created_at`, or `offline_begin_time`…`offline_end_time`) | `GET /v2/payments` | `PAYMENTS_READ` |
 /// | Authorize (the seller's Allow / Deny page) | `GET /oauth2/authorize` | — |
 /// | ObtainToken (`authorization_code` with PKCE or secret, `refresh_token`) | `POST /oauth2/token` | — |
 /// | RevokeToken | `POST /oauth2/revoke` | the application secret |
@@ -227,6 +227,7 @@ public actor SquareConnectSandbox {
             RecordedRequest(
                 method: call.method,
                 path: call.path,
+                queryNames: (try? QueryParameters(percentEncodedQuery: call.query))?.map(\.name) ?? [],
                 squareVersion: call.squareVersion,
                 authorizationScheme: call.authorization.flatMap { $0.split(separator: " ").first.map(String.init) },
                 contentType: call.contentType

@@ -155,13 +155,38 @@ struct SumUpRequestTests {
         #expect(error?.code.rawValue == code)
     }
 
-    @Test("correlation: the token is the foreign-tx-id, which SumUp echoes (sumup §2)")
+    @Test(
+        "correlation: the token goes on both callback URLs' query, which SumUp keeps; foreign-tx-id is left as it is (sumup §2)"
+    )
     func correlation() throws {
+        let correlated = try Self.readmeRequest.correlated(with: "tok_abc")
+        // The README's own foreign-tx-id travels unchanged: it is the payment's lookup key, not the token's carrier.
+        #expect(correlated.foreignTransactionID == "order-123")
+        #expect(correlated.callbackSuccess?.absoluteString == "samplepaymentapp://?tender_token=tok_abc")
+        #expect(correlated.callbackFail?.absoluteString == "samplepaymentapp://?tender_token=tok_abc")
+        #expect(
+            try correlated.url().absoluteString.contains(
+                "callbacksuccess=samplepaymentapp%3A%2F%2F%3Ftender_token%3Dtok_abc"
+            )
+        )
+        // A callback URL with a query of its own keeps it, with the token after it; two URLs each get the token.
         var request = Self.readmeRequest
-        request.foreignTransactionID = nil
-        let correlated = try request.correlated(with: "tok_abc")
-        #expect(correlated.foreignTransactionID == "tok_abc")
-        #expect(throws: CorrelationError.self) { try Self.readmeRequest.correlated(with: "tok") }  // already set
+        request.callbackSuccess = URL(string: "my-app://ok?x=1")
+        request.callbackFail = URL(string: "my-app://fail")
+        let both = try request.correlated(with: "tok_abc")
+        #expect(both.callbackSuccess?.absoluteString == "my-app://ok?x=1&tender_token=tok_abc")
+        #expect(both.callbackFail?.absoluteString == "my-app://fail?tender_token=tok_abc")
+        #expect(try both.callbackEndpoints() == ["my-app://ok", "my-app://fail"], "the endpoints do not change")
+        // What SumUp opens on success keeps the token, ahead of the smp- parameters.
+        let answer = try SumUpResponse(
+            status: .success,
+            transactionCode: "TEENSK4W2K",
+            foreignTransactionID: "order-123"
+        )
+        .callbackURLString(callbackURL: both.callbackSuccess?.absoluteString ?? "")
+        #expect(try SumUpResponse(callbackURLString: answer).correlationToken == "tok_abc")
+
+        #expect(throws: CorrelationError.self) { try both.correlated(with: "tok") }  // the parameter is there already
         #expect(throws: CorrelationError.self) { try request.correlated(with: String(repeating: "a", count: 129)) }
         #expect(throws: CorrelationError.self) {
             try SumUpRequest(amount: Money(minorUnits: 100, currency: .eur), affiliateKey: "K").correlated(with: "tok")

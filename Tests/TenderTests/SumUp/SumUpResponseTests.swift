@@ -24,6 +24,8 @@ struct SumUpResponseTests {
             response
                 == SumUpResponse(status: .success, transactionCode: "TEENSK4W2K", foreignTransactionID: "order-123")
         )
+        // No token on the callback URL: an answer to a request that carried it in foreign-tx-id (before issue 22).
+        #expect(response.callbackToken == nil)
         #expect(response.correlationToken == "order-123")
         let outcome = response.outcome
         #expect(outcome.status == .approved)
@@ -32,6 +34,34 @@ struct SumUpResponseTests {
         #expect(outcome.errorCode == nil)
         #expect(outcome.amount == nil)
         #expect(outcome.details == .sumUp(response))
+    }
+
+    @Test(
+        "the hand-off's token comes back on the callback URL's own query, before the smp- parameters (sumup §2)"
+    )
+    func tokenOnCallbackURL() throws {
+        let token = "hT8_gelUtkPWKGeFjWFGvVAFDnRknAk-HcjKiNQB_SE"
+        // SumUp opens the callback URL "with these query parameters appended" (sumup §2): the URL's own query stays.
+        let response = try SumUpResponse(
+            callbackURLString: "my-app://ok?\(Correlation.parameterName)=\(token)&smp-status=success"
+                + "&smp-tx-code=T965CNVMK5&foreign-tx-id=tender-iwoe6svuhndqykr4qq4t5qyz73"
+        )
+        #expect(response.callbackToken == token)
+        #expect(response.correlationToken == token, "the token, not the foreign-tx-id, correlates the answer")
+        #expect(response.foreignTransactionID == "tender-iwoe6svuhndqykr4qq4t5qyz73")
+        // The token is redacted from the description; the foreign-tx-id is a lookup key and shown.
+        #expect(!response.description.contains(token))
+        #expect(response.description.contains("tender-iwoe6svuhndqykr4qq4t5qyz73"))
+        // Twice, or not a token: refused, naming the parameter, never the value (SEC-6).
+        for query in [
+            "\(Correlation.parameterName)=\(token)&\(Correlation.parameterName)=\(token)&smp-status=success",
+            "\(Correlation.parameterName)=a%20b&smp-status=success",
+        ] {
+            let error = #expect(throws: SumUpError.self) { try parse(query) }
+            #expect(error?.code == .invalidCorrelationToken)
+            #expect(error?.message.contains(Correlation.parameterName) == true)
+            #expect(error?.message.contains(token) == false)
+        }
     }
 
     @Test(

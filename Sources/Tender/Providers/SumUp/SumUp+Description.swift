@@ -1,15 +1,15 @@
 import Foundation
 
 extension SumUpRequest: CustomStringConvertible, CustomDebugStringConvertible {
-    /// The request without the foreign transaction id (where the token travels), the affiliate key, the
-    /// callback URLs' queries or receipt details.
+    /// The request without the affiliate key, the callback URLs' queries (where the hand-off's token travels) or
+    /// receipt details. The foreign transaction id is a lookup key, not a secret: it is shown.
     public var description: String {
         var text = RedactedDescription("SumUpRequest")
         text.add("amount", amount)
         text.add("title", title)
         text.addURL("callbackSuccess", callbackSuccess?.absoluteString)
         text.addURL("callbackFail", callbackFail?.absoluteString)
-        text.addRedacted("foreignTransactionID", foreignTransactionID)
+        text.add("foreignTransactionID", foreignTransactionID)
         return text.text
     }
 
@@ -18,13 +18,19 @@ extension SumUpRequest: CustomStringConvertible, CustomDebugStringConvertible {
 }
 
 extension SumUpResponse: CustomStringConvertible, CustomDebugStringConvertible {
-    /// The response with the foreign transaction id, which carries the correlation token, redacted.
+    /// The response with the token on the callback URL redacted. The foreign transaction id is shown when that token
+    /// is there; without it, it may be the token (see ``correlationToken``) and is redacted too.
     public var description: String {
         var text = RedactedDescription("SumUpResponse")
         text.add("status", status)
         text.add("transactionCode", transactionCode)
-        text.addRedacted("foreignTransactionID", foreignTransactionID)
+        if callbackToken == nil {
+            text.addRedacted("foreignTransactionID", foreignTransactionID)
+        } else {
+            text.add("foreignTransactionID", foreignTransactionID)
+        }
         text.add("message", message)
+        text.addRedacted("callbackToken", callbackToken)
         return text.text
     }
 

@@ -34,6 +34,8 @@ public struct SumUpError: TenderError {
         public static let invalidField = Code(rawValue: "invalid_field")
         /// An identifier in the callback contains what could be a card number (SEC-9). The value is discarded.
         public static let cardNumberRefused = Code(rawValue: "card_number_refused")
+        /// The callback's correlation parameter (``Correlation/parameterName``) is repeated or not a token.
+        public static let invalidCorrelationToken = Code(rawValue: "invalid_correlation_token")
     }
 
     /// What went wrong.

@@ -110,10 +110,15 @@ extension SumUpRequest {
         }
     }
 
-    /// A copy that carries `token` in `foreign-tx-id`, which SumUp echoes in its callback (sumup §2).
-    /// - Throws: ``CorrelationError`` when there is no callback URL (SumUp would not come back), when
-    ///   ``foreignTransactionID`` is already set (Tender will not overwrite your id), or when the token is not
-    ///   1–128 printable ASCII characters.
+    /// A copy whose ``callbackSuccess`` and ``callbackFail`` carry `token` in the query parameter
+    /// ``Correlation/parameterName``, as Swipe's and SoftPOS's callback URLs do.
+    ///
+    /// SumUp opens the callback URL "with these query parameters appended" (sumup §2), so the URL's own query, and
+    /// the token in it, comes back; its public helper appends `foreign-tx-id` to the callback URLs the same way.
+    /// ``foreignTransactionID`` is left as it is: it is SumUp's lookup key for the payment, not a secret (Tender's
+    /// hand-off gives each payment a unique one of its own).
+    /// - Throws: ``CorrelationError`` when there is neither callback URL (SumUp would not come back), when one
+    ///   already has the parameter, or when the token is not 1–128 printable ASCII characters.
     public func correlated(with token: String) throws -> SumUpRequest {
         guard callbackSuccess != nil || callbackFail != nil else {
             throw CorrelationError(
@@ -122,16 +127,16 @@ extension SumUpRequest {
                     + "the token; set them first."
             )
         }
-        guard foreignTransactionID == nil else {
-            throw CorrelationError(
-                .carrierInUse,
-                "The SumUp request already has a foreign-tx-id; the hand-off carries its one-time token there, "
-                    + "so leave it nil."
-            )
-        }
-        try Correlation.validate(token: token)
         var copy = self
-        copy.foreignTransactionID = token
+        if let success = callbackSuccess {
+            copy.callbackSuccess = try Correlation.appendingToken(token, to: success, named: "callbacksuccess")
+        }
+        if let fail = callbackFail {
+            // The same URL for both, as it usually is, carries the token once.
+            copy.callbackFail =
+                fail == callbackSuccess
+                ? copy.callbackSuccess : try Correlation.appendingToken(token, to: fail, named: "callbackfail")
+        }
         return copy
     }
 }

@@ -44,7 +44,9 @@ public struct SumUpRequest: PaymentRequest {
     /// Prefills the receipt phone number (`receipt-mobilephone`).
     public var receiptMobilePhone: String?
     /// Your unique id for the payment, at most 128 printable ASCII characters (`foreign-tx-id`). SumUp echoes
-    /// it in the callback (app 1.53.2 and later): the hand-off carries its token here.
+    /// it in the callback (app 1.53.2 and later) and looks the transaction up by it (its Transactions API); it must be
+    /// unique per merchant account, and SumUp refuses a second payment with the same one. Tender's hand-off sets it
+    /// to a unique ID of its own and keeps it with the payment: leave it `nil` for the hand-off.
     public var foreignTransactionID: String?
 
     /// The longest `foreign-tx-id`, in characters (sumup §1).

@@ -75,6 +75,16 @@ extension SumUpResponse {
             }
             message = CardNumberScreen.masking(text)
         }
-        self.init(status: status, transactionCode: code, foreignTransactionID: foreignID, message: message)
+        let token: String?
+        do { token = try Correlation.token(in: query) } catch {
+            throw SumUpError(.invalidCorrelationToken, error.message)
+        }
+        self.init(
+            status: status,
+            transactionCode: code,
+            foreignTransactionID: foreignID,
+            message: message,
+            callbackToken: token
+        )
     }
 }

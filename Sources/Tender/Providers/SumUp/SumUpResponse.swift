@@ -35,6 +35,9 @@ public struct SumUpResponse: PaymentCallback {
     public var foreignTransactionID: String?
     /// SumUp's localized message (`smp-message`). Card numbers are masked.
     public var message: String?
+    /// The one-time token a hand-off put on the callback URL (``Correlation/parameterName``), which SumUp brings
+    /// back with the URL's own query (sumup §2); `nil` when the URL has none.
+    public var callbackToken: String?
 
     /// Creates a response directly, for tests and simulators. Nothing is checked: parse what comes from
     /// outside with ``init(callbackURLString:)``.
@@ -42,16 +45,20 @@ public struct SumUpResponse: PaymentCallback {
         status: Status,
         transactionCode: String? = nil,
         foreignTransactionID: String? = nil,
-        message: String? = nil
+        message: String? = nil,
+        callbackToken: String? = nil
     ) {
         self.status = status
         self.transactionCode = transactionCode
         self.foreignTransactionID = foreignTransactionID
         self.message = message
+        self.callbackToken = callbackToken
     }
 
-    /// The echoed ``foreignTransactionID``: where the hand-off carries its token.
-    public var correlationToken: String? { foreignTransactionID }
+    /// The hand-off's token: ``callbackToken``, on the callback URL. An answer without one that echoes a
+    /// ``foreignTransactionID`` answers a request made before Tender moved the token to the callback URL (the token
+    /// was then the `foreign-tx-id`), and that echo is its token.
+    public var correlationToken: String? { callbackToken ?? foreignTransactionID }
 
     /// The response in Tender's outcome model (sumup §2): `success` is approved; `failed` is failed, or declined
     /// when the message says "declined"; `invalidstate` is failed. ``PaymentOutcome/errorCode`` is the status of

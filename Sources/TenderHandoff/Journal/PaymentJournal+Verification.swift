@@ -1,0 +1,145 @@
+import Foundation
+import GRDB
+import Tender
+import TenderProviderAPI
+
+extension PaymentJournal {
+    /// The next payments to reconcile with their providers' servers after `cursor` (creation time and ID), oldest
+    /// first, at most `limit`: unknown ones, pending ones past their expiry, and completed ones whose callback no
+    /// server checked yet, of providers with a lookup API; none with a verdict recorded. Read through
+    /// `payment_unreconciled`, an index of those payments only.
+    func unreconciledEntries(after cursor: (createdAt: Date, id: PaymentID)?, limit: Int) throws -> [JournalEntry] {
+        let now = clock.now()
+        return try read { db in
+            try PaymentRecord.fetchAll(
+                db.cachedStatement(sql: JournalSQL.unreconciled),
+                arguments: [
+                    "now": now.journalTime, "afterCreated": cursor?.createdAt.journalTime ?? Int64.min,
+                    "afterID": cursor?.id.rawValue ?? "", "limit": limit,
+                ]
+            ).map(\.entry)
+        }
+    }
+
+    /// Records what the provider's server proved of a payment (SEC-7), in one guarded transaction, if the payment has
+    /// not changed since `entry` was read and has no verdict recorded yet. What is recorded (REL-2: a terminal state
+    /// never changes here):
+    ///
+    /// | payment | confirmed | contradicted |
+    /// |---|---|---|
+    /// | completed, by a callback | assurance `verified_with_provider` | flagged; delivered again |
+    /// | unknown, or pending past its expiry | `completed` with the outcome the server proves (source `provider`) | `unknown`, flagged; delivered again |
+    /// | anything else | nothing | nothing |
+    ///
+    /// The verdict, its reason and the evidence go on the payment's row (``JournalEntry/verification``), and the
+    /// whole verification, as JSON, into its history. An `unverifiable` answer (not found yet, ambiguous, pending, no
+    /// lookup API) records nothing, and neither does a confirmation that proves no outcome.
+    /// - Returns: the payment as it stands afterwards, and whether anything was recorded.
+    /// - Throws: ``HandoffError`` with ``HandoffError/Code/paymentNotFound`` when the payment is gone, or a storage
+    ///   error.
+    func record(
+        _ verification: PaymentVerification,
+        of entry: JournalEntry
+    ) throws -> (
+        entry: JournalEntry, recorded: Bool
+    ) {
+        guard verification.verdict != .unverifiable else { return (entry, false) }
+        let verdict = try ServerVerdict(verification)
+        let history = try verification.journalJSON()
+        let now = clock.now()
+        return try transaction("verify") { db in
+            let current = try PaymentJournal.requireEntry(db, entry.id)
+            // Changed since the server was asked (a callback came, a person resolved it, another process recorded a
+            // verdict): what the server said was about the payment as it was.
+            guard current.revision == entry.revision, current.state == entry.state, current.verification == nil else {
+                return ((current, false), commit: false)
+            }
+            switch current.state {
+            case .completed where current.outcome?.source == .callback:
+                var arguments: StatementArguments = [
+                    "now": now.journalTime, "id": current.id.rawValue, "revision": current.revision,
+                ]
+                arguments += verdict.arguments
+                guard try db.run(JournalSQL.verification(verdict.verdict), arguments) == 1 else {
+                    return ((current, false), commit: false)
+                }
+                try PaymentJournal.recordEvent(
+                    db,
+                    current.id,
+                    at: now,
+                    kind: verdict.verdict == .confirmed ? "verified" : "contradicted",
+                    from: current.state,
+                    to: current.state,
+                    note: history
+                )
+                return ((try PaymentJournal.requireEntry(db, current.id), true), commit: true)
+            case .unknown, .pending:
+                // A pending payment still waits for its callback until it expires.
+                guard current.state == .unknown || current.expiresAt <= now else {
+                    return ((current, false), commit: false)
+                }
+                let changed: JournalEntry?
+                if verdict.verdict == .confirmed {
+                    guard let proven = verification.provenOutcome else { return ((current, false), commit: false) }
+                    changed = try PaymentJournal.transitionIfUnchanged(
+                        db,
+                        current,
+                        to: .completed,
+                        outcome: PaymentJournal.provenOutcome(proven, of: current, verification),
+                        at: now,
+                        kind: "reconciled",
+                        note: history,
+                        change: .verification(verdict)
+                    )
+                } else {
+                    changed = try PaymentJournal.transitionIfUnchanged(
+                        db,
+                        current,
+                        to: .unknown,
+                        outcome: nil,
+                        at: now,
+                        kind: "contradicted",
+                        note: history,
+                        change: .verification(verdict)
+                    )
+                }
+                guard let changed else { return ((current, false), commit: false) }
+                return ((changed, true), commit: true)
+            default:
+                return ((current, false), commit: false)
+            }
+        }
+    }
+
+    /// The outcome the provider's server proved for a payment no callback answered: the server's status, the amount
+    /// requested (the verifier confirms only a record of that amount), the server's ID for it (Square's order, or
+    /// its payment; SumUp's transaction code), verified with the provider.
+    static func provenOutcome(
+        _ status: PaymentOutcome.Status,
+        of entry: JournalEntry,
+        _ verification: PaymentVerification
+    ) -> RecordedOutcome {
+        let record = verification.evidence.records.count == 1 ? verification.evidence.records.first : nil
+        return RecordedOutcome(
+            status: status,
+            amount: entry.amount,
+            transactionID: verification.evidence.orderID ?? record?.transactionCode ?? record?.id,
+            assurance: .verifiedWithProvider,
+            source: .provider
+        )
+    }
+
+    /// Records a verdict on a completed payment's callback: ``record(_:of:)``, which must record it.
+    /// - Throws: ``HandoffError`` with ``HandoffError/Code/notVerifiable`` when nothing was recorded: the entry
+    ///   changed meanwhile, or is not a completed payment with a callback's outcome and no verdict yet.
+    func recordVerification(of entry: JournalEntry, _ verification: PaymentVerification) throws -> JournalEntry {
+        let (verified, recorded) = try record(verification, of: entry)
+        guard recorded else {
+            throw HandoffError(
+                .notVerifiable,
+                "Payment \(entry.id) changed while it was being verified; nothing was recorded. Verify it again."
+            )
+        }
+        return verified
+    }
+}
