@@ -175,7 +175,7 @@ struct SumUpSimulatorTests {
     @Test("a request SumUp cannot read: invalidstate on a readable callbackfail, otherwise no callback")
     func unreadable() throws {
         let bad =
-            "sumupmerchant://pay/1.0?amount=4.5&currency=EUR&affiliate-key=K&callbackfail=my-app%3A%2F%2Ffail&foreign-tx-id=abc"
+            "sumupmerchant://pay/1.0?amount=4%2C50&currency=EUR&affiliate-key=K&callbackfail=my-app%3A%2F%2Ffail&foreign-tx-id=abc"
         var simulator = Simulator(profile: Self.euroProfile)
         let callback = try #require(try simulator.answer(bad, with: .approve(tender: nil)).callbackURL)
         let response = try SumUpResponse(callbackURLString: callback)

@@ -2,7 +2,7 @@ import Foundation
 
 extension SumUpRequest: CustomStringConvertible, CustomDebugStringConvertible {
     /// The request without the foreign transaction id (where the token travels), the affiliate key, the
-    /// callback URLs' queries or receipt details.
+    /// callback URLs' queries, receipt details or the tags' values (their keys are shown).
     public var description: String {
         var text = RedactedDescription("SumUpRequest")
         text.add("amount", amount)
@@ -10,6 +10,7 @@ extension SumUpRequest: CustomStringConvertible, CustomDebugStringConvertible {
         text.addURL("callbackSuccess", callbackSuccess?.absoluteString)
         text.addURL("callbackFail", callbackFail?.absoluteString)
         text.addRedacted("foreignTransactionID", foreignTransactionID)
+        text.add("tags", tags.isEmpty ? nil : "[" + tags.keys.sorted().joined(separator: ", ") + "]")
         return text.text
     }
 
