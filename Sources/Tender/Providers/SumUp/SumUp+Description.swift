@@ -26,6 +26,8 @@ extension SumUpResponse: CustomStringConvertible, CustomDebugStringConvertible {
         text.add("transactionCode", transactionCode)
         text.addRedacted("foreignTransactionID", foreignTransactionID)
         text.add("message", message)
+        text.add("failureCause", failureCause)
+        text.add("receiptSent", receiptSent)
         return text.text
     }
 

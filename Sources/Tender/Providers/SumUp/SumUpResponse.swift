@@ -9,7 +9,8 @@
 /// ```
 ///
 /// Parsing is strict (SEC-6): each `smp-` parameter and `foreign-tx-id` at most once, `smp-status` from its
-/// three values, identifiers of their documented form, the message bounded with card numbers masked.
+/// three values, identifiers of their documented form, `smp-receipt-sent` `true` or `false`, the message bounded
+/// with card numbers masked. Other parameters, such as the callback URL's own query, are left alone.
 public struct SumUpResponse: PaymentCallback {
     /// ``PaymentProvider/sumUp``.
     public static var provider: PaymentProvider { .sumUp }
@@ -35,6 +36,10 @@ public struct SumUpResponse: PaymentCallback {
     public var foreignTransactionID: String?
     /// SumUp's localized message (`smp-message`). Card numbers are masked.
     public var message: String?
+    /// Why the payment failed (`smp-failure-cause`), when SumUp says; documented with `smp-status=failed`.
+    public var failureCause: FailureCause?
+    /// Whether SumUp sent the customer a receipt (`smp-receipt-sent`), when it says.
+    public var receiptSent: Bool?
 
     /// Creates a response directly, for tests and simulators. Nothing is checked: parse what comes from
     /// outside with ``init(callbackURLString:)``.
@@ -42,12 +47,16 @@ public struct SumUpResponse: PaymentCallback {
         status: Status,
         transactionCode: String? = nil,
         foreignTransactionID: String? = nil,
-        message: String? = nil
+        message: String? = nil,
+        failureCause: FailureCause? = nil,
+        receiptSent: Bool? = nil
     ) {
         self.status = status
         self.transactionCode = transactionCode
         self.foreignTransactionID = foreignTransactionID
         self.message = message
+        self.failureCause = failureCause
+        self.receiptSent = receiptSent
     }
 
     /// The echoed ``foreignTransactionID``: where the hand-off carries its token.
@@ -55,7 +64,8 @@ public struct SumUpResponse: PaymentCallback {
 
     /// The response in Tender's outcome model (sumup §2): `success` is approved; `failed` is failed, or declined
     /// when the message says "declined"; `invalidstate` is failed. ``PaymentOutcome/errorCode`` is the status of
-    /// an answer that is not a success. SumUp echoes no amount.
+    /// an answer that is not a success; ``failureCause`` and ``receiptSent`` are in the outcome's
+    /// ``PaymentOutcome/details``. SumUp echoes no amount.
     public var outcome: PaymentOutcome {
         let outcomeStatus: PaymentOutcome.Status
         switch status {
