@@ -112,11 +112,15 @@ sumup_requests = [
     "my-app%3A%2F%2Fok%3Fx%3D1&callbackfail=my-app%3A%2F%2Ffail&receipt-email=a%40b.c&foreign-tx-id=order-123"
     "&skip-screen-success=true",
     "sumupmerchant://pay/1.0?amount=1000&currency=JPY&affiliate-key=K&receipt-mobilephone=%2B4915100000",
+    "SumUpMerchant://PAY/1.0?amount=4.5&currency=EUR&affiliate-key=K&callbackfail=my-app%3A%2F%2Ffail&title="
+    "&skip-screen-success=TRUE&smpprtag-note=a%20b&smpprtag-table=4&smpprtag-=x",
 ]
 sumup_callbacks = [
     "samplepaymentapp://?smp-status=success&smp-tx-code=TEENSK4W2K&foreign-tx-id=order-123",
     "my-app://ok?x=1&smp-status=failed&smp-message=Card%20declined&foreign-tx-id=order-123",
     "my-app://fail?smp-status=invalidstate&smp-message=Not%20logged%20in",
+    "mycallbackscheme://result?smp-status=failed&smp-failure-cause=transaction-failed&smp-message=Transaction%20"
+    "failed.&smp-receipt-sent=false&smp-tx-code=123ABC&foreign-tx-id=05c14c86-a7a0-49c5-a1ec-acb168f5198x",
 ]
 
 every_url = square_requests + square_callbacks + swipe_requests + swipe_callbacks + softpos_requests + \

@@ -94,6 +94,7 @@ extension JSONOutput {
         setIfPresent("receipt_phone", request.receiptMobilePhone)
         setIfPresent("foreign_transaction_id", request.foreignTransactionID)
         set("skip_success_screen", request.skipsSuccessScreen)
+        if !request.tags.isEmpty { self["tags"] = JSONOutput.sortedObject(request.tags) }
     }
 
     /// SumUp's callback. `message` (from the outcome) is `smp-message`.
@@ -102,6 +103,8 @@ extension JSONOutput {
         set("status", response.status.rawValue)
         set("transaction_code", response.transactionCode)
         set("foreign_transaction_id", response.foreignTransactionID)
+        set("failure_cause", response.failureCause?.rawValue)
+        set("receipt_sent", response.receiptSent)
     }
 
     /// Masks card numbers in every string, keys included (SEC-9).

@@ -35,6 +35,15 @@ struct SumUpRequestOptions: ParsableArguments {
     @Flag(name: .customLong("skip-success-screen"), help: "Skip SumUp's success screen (app 1.69 and later).")
     var skipSuccessScreen = false
 
+    @Option(
+        name: .customLong("tag"),
+        help: ArgumentHelp(
+            "A tag of your own for the payment, sent as smpprtag-KEY=VALUE; repeat for more (an empty VALUE is left out).",
+            valueName: "key=value"
+        )
+    )
+    var tags: [String] = []
+
     /// The flags that set each field the library's messages name.
     func flagNames() -> FlagNames {
         FlagNames(
@@ -45,10 +54,11 @@ struct SumUpRequestOptions: ParsableArguments {
                 "receiptEmail": "--receipt-email", "receipt-email": "--receipt-email",
                 "receiptMobilePhone": "--receipt-phone", "receipt-mobilephone": "--receipt-phone",
                 "foreignTransactionID": "--foreign-transaction-id", "foreign-tx-id": "--foreign-transaction-id",
+                "tags": "--tag",
             ],
             codes: [
                 "invalid_amount": amount.flag, "missing_affiliate_key": "--affiliate-key",
-                "invalid_foreign_transaction_id": "--foreign-transaction-id",
+                "invalid_foreign_transaction_id": "--foreign-transaction-id", "invalid_tag": "--tag",
             ]
         )
     }
@@ -59,6 +69,24 @@ struct SumUpRequestOptions: ParsableArguments {
         guard currency.exponent != 2 else { return hundredths }
         if currency.exponent < 2 { return hundredths / (currency.exponent == 1 ? 10 : 100) }
         return (2..<currency.exponent).reduce(hundredths) { value, _ in value * 10 }
+    }
+
+    /// The `--tag KEY=VALUE` flags as a dictionary: each split at its first `=`, each key given once.
+    func tagDictionary() throws -> [String: String] {
+        var tags: [String: String] = [:]
+        for text in self.tags {
+            guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+                throw CLIError(
+                    "--tag must be KEY=VALUE with a non-empty KEY, such as --tag table=4; "
+                        + "'\(CardNumberScreen.excerpt(text))' is not."
+                )
+            }
+            let key = String(text[..<equals])
+            guard tags.updateValue(String(text[text.index(after: equals)...]), forKey: key) == nil else {
+                throw CLIError("--tag gives the key '\(CardNumberScreen.excerpt(key))' twice; give each key once.")
+            }
+        }
+        return tags
     }
 
     /// Builds the request from the flags, with errors that say what to fix and name the flag.
@@ -83,7 +111,8 @@ struct SumUpRequestOptions: ParsableArguments {
             receiptEmail: receiptEmail,
             receiptMobilePhone: receiptPhone,
             foreignTransactionID: foreignTransactionID,
-            skipsSuccessScreen: skipSuccessScreen
+            skipsSuccessScreen: skipSuccessScreen,
+            tags: try tagDictionary()
         )
         _ = try flagNames().naming { try request.urlString() }  // every rule, so errors surface here
         return request

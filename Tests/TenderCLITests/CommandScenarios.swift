@@ -179,6 +179,7 @@ final class CommandScenarios: @unchecked Sendable {
             "--base-url": sandboxURL.absoluteString, "--square-access-token": "sandbox-token",
             "--square-location-id": "L1", "--square-refresh-token": "sandbox-refresh",
             "--square-redirect-uri": "https://example.com/callback", "--payment-id": "order-help",
+            "--tag": "table=4",
         ]
         let tender: @Sendable ([String], [String]) async throws -> CLIRunner.Result = { [environment] path, rest in
             try await CLIRunner.run(path + rest, environment: environment)
@@ -216,6 +217,7 @@ final class CommandScenarios: @unchecked Sendable {
             environmentOptions: amount
         )
         sumUp.replaces = decimal
+        sumUp.repeatable = ["--tag"]
         var paySquare = square
         paySquare.run = { try await tender(["pay", "square"], $0) }
         paySquare.variants = ["--payment-id": ["--payment-id", "order-\(UUID().uuidString.prefix(8))"]]
@@ -238,6 +240,7 @@ final class CommandScenarios: @unchecked Sendable {
             environmentOptions: amount
         )
         paySumUp.replaces = decimal
+        paySumUp.repeatable = ["--tag"]
         paySumUp.variants = ["--payment-id": ["--payment-id", "order-\(UUID().uuidString.prefix(8))"]]
 
         let resolve = CommandScenario(

@@ -69,7 +69,7 @@ struct OperatorMessagesCLITests {
                     "sumup", "request", "--amount", "1", "--currency", "EUR", "--affiliate-key", "K",
                     "--foreign-transaction-id", String(repeating: "x", count: 129),
                 ],
-                "error: --foreign-transaction-id must be 1–128 printable ASCII characters."
+                "error: --foreign-transaction-id must be at most 128 printable ASCII characters."
             ),
         ]
         for (arguments, fragment) in cases {

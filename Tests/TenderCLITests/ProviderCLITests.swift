@@ -231,6 +231,40 @@ struct SumUpCLITests {
             mentioning: "--currency"
         )
     }
+
+    @Test("--tag KEY=VALUE, repeatable: smpprtag-KEY in key order, an empty value left out (SMPPayment @0794d83)")
+    func tags() async throws {
+        let base = ["--amount", "450", "--currency", "EUR", "--affiliate-key", "K"]
+        for command in [["sumup", "request"], ["pay", "sumup"]] {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tags-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let extra =
+                command[0] == "pay"
+                ? ["--callback-success", "my-app://ok", "--journal", directory.appendingPathComponent("j.sqlite").path]
+                : []
+            let result = try await CLIRunner.run(
+                command + base + extra + ["--tag", "table=4", "--tag", "note=a=b c", "--tag", "empty=", "--title", ""]
+            )
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            let url = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("sumupmerchant://") })
+            #expect(url.hasSuffix("&smpprtag-note=a%3Db%20c&smpprtag-table=4"), "\(url)")
+            #expect(!url.contains("title=") && !url.contains("empty"), "\(url)")
+            #expect(try SumUpRequest(urlString: String(url)).tags == ["table": "4", "note": "a=b c"])
+        }
+    }
+
+    @Test("a bad --tag is refused: status 1, one line naming the flag")
+    func badTags() async throws {
+        let base = ["sumup", "request", "--amount", "450", "--currency", "EUR", "--affiliate-key", "K"]
+        for tag in ["table", "=4", ""] {
+            _ = try await expectBadInput(base + ["--tag", tag], mentioning: "--tag must be KEY=VALUE")
+        }
+        _ = try await expectBadInput(base + ["--tag", "smpprtag-a=1"], mentioning: "--tag: ")
+        _ = try await expectBadInput(
+            base + ["--tag", "a=1", "--tag", "a=2"],
+            mentioning: "--tag gives the key 'a' twice"
+        )
+    }
 }
 
 @Suite("tender decode for Swipe, SoftPOS and SumUp")
@@ -312,6 +346,22 @@ struct ProviderDecodeCLITests {
         #expect(object["transaction_code"] == .string("TX1"))
         #expect(object["foreign_transaction_id"] == .string("o-1"))
         #expect(object["message"] == .string("Card declined"))
+        #expect(object["failure_cause"] == .null)
+        #expect(object["receipt_sent"] == .null)
+    }
+
+    @Test("a SumUp callback with the Android README's fields, and a request with tags (sumup-android-api README)")
+    func sumUpNewFields() async throws {
+        let callback = try await decodeJSON([
+            "mycallbackscheme://result?smp-status=failed&smp-failure-cause=transaction-failed&smp-message=Transaction%20failed.&smp-receipt-sent=false&smp-tx-code=123ABC"
+        ])
+        #expect(callback["failure_cause"] == .string("transaction-failed"))
+        #expect(callback["receipt_sent"] == .bool(false))
+        let request = try await decodeJSON([
+            "SumUpMerchant://PAY/1.0?amount=4.5&currency=EUR&affiliate-key=K&smpprtag-table=4&smpprtag-note=hi"
+        ])
+        #expect(request["amount"] == .string("4.50"))
+        #expect(request["tags"] == .object(["note": .string("hi"), "table": .string("4")]))
     }
 
     @Test("requests of every provider decode")

@@ -161,6 +161,11 @@ struct ProviderHandoffTests {
         let before = try harness.journal.dump()
         expectError(.invalidRequest) { try harness.coordinator.prepare(request) }
         #expect(try harness.journal.dump() == before)
+        // An empty one is none: the builder leaves it out (issue 26), and the hand-off gives the payment its own.
+        request.foreignTransactionID = ""
+        let prepared = try harness.coordinator.prepare(request)
+        #expect(try SumUpRequest(url: prepared.url).foreignTransactionID == prepared.entry.foreignTransactionID)
+        #expect(prepared.entry.foreignTransactionID?.hasPrefix("tender-") == true)
     }
 
     @Test(

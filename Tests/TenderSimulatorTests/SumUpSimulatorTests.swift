@@ -41,10 +41,14 @@ struct SumUpSimulatorTests {
         return try #require(try simulator.answer(url, with: outcome).callbackURL)
     }
 
-    @Test("approve: callbacksuccess, own query kept, smp-status, smp-tx-code and foreign-tx-id appended (sumup §2)")
+    @Test(
+        "approve: callbacksuccess, own query kept, smp-status, smp-receipt-sent, smp-tx-code, foreign-tx-id (sumup §2)"
+    )
     func approve() throws {
         let callback = try Self.callback(try Self.request())
-        #expect(callback.hasPrefix("my-app://sumup-done?order=7&smp-status=success&smp-tx-code=T"))
+        #expect(
+            callback.hasPrefix("my-app://sumup-done?order=7&smp-status=success&smp-receipt-sent=false&smp-tx-code=T")
+        )
         #expect(callback.hasSuffix("&foreign-tx-id=\(Self.token)"))
         let response = try SumUpResponse(callbackURLString: callback)
         #expect(response.status == .success)
@@ -56,12 +60,19 @@ struct SumUpSimulatorTests {
     @Test("decline and cancel answer failed on callbackfail; only the decline's message says declined (sumup §2)")
     func failures() throws {
         let declined = try Self.callback(try Self.request(), .decline)
-        #expect(declined.hasPrefix("my-app://sumup-failed?order=7&smp-status=failed&smp-tx-code="))
+        #expect(
+            declined.hasPrefix(
+                "my-app://sumup-failed?order=7&smp-status=failed&smp-failure-cause=transaction-failed"
+                    + "&smp-message=The%20card%20was%20declined.&smp-receipt-sent=false&smp-tx-code="
+            )
+        )
         let decline = try SumUpResponse(callbackURLString: declined)
         #expect(decline.outcome.status == .declined)
         #expect(decline.correlationToken == Self.token)
+        #expect(decline.outcome.details == .sumUp(decline))
         let cancel = try SumUpResponse(callbackURLString: try Self.callback(try Self.request(), .cancel))
         #expect(cancel.status == .failed && cancel.transactionCode == nil)
+        #expect(cancel.failureCause == .transactionFailed && cancel.receiptSent == false)
         #expect(cancel.outcome.status == .failed, "SumUp does not tell a cancel from a failure")
     }
 
@@ -71,9 +82,22 @@ struct SumUpSimulatorTests {
             callbackURLString: try Self.callback(try Self.request(), .error("invalidstate"))
         )
         #expect(invalid.status == .invalidState)
+        #expect(invalid.failureCause == nil && invalid.receiptSent == nil, "no payment was tried")
         let failed = try SumUpResponse(callbackURLString: try Self.callback(try Self.request(), .error("card_expired")))
         #expect(failed.status == .failed)
+        #expect(failed.failureCause == .transactionFailed)
         #expect(failed.outcome.status == .failed)
+    }
+
+    @Test(
+        "error:CAUSE with a cause SumUp documents answers failed with that smp-failure-cause (sumup-android-api README)",
+        arguments: SumUpResponse.FailureCause.documented
+    )
+    func documentedCauses(_ cause: SumUpResponse.FailureCause) throws {
+        #expect(SumUpApp.errorCodes.contains(cause.rawValue))
+        let callback = try Self.callback(try Self.request(), .error(cause.rawValue))
+        #expect(callback.hasPrefix("my-app://sumup-failed?order=7&smp-status=failed&smp-failure-cause=\(cause)&"))
+        #expect(try SumUpResponse(callbackURLString: callback).failureCause == cause)
     }
 
     @Test("not logged in: invalidstate on callbackfail, the token still echoed (sumup §2)")
@@ -175,7 +199,7 @@ struct SumUpSimulatorTests {
     @Test("a request SumUp cannot read: invalidstate on a readable callbackfail, otherwise no callback")
     func unreadable() throws {
         let bad =
-            "sumupmerchant://pay/1.0?amount=4.5&currency=EUR&affiliate-key=K&callbackfail=my-app%3A%2F%2Ffail&foreign-tx-id=abc"
+            "sumupmerchant://pay/1.0?amount=4%2C50&currency=EUR&affiliate-key=K&callbackfail=my-app%3A%2F%2Ffail&foreign-tx-id=abc"
         var simulator = Simulator(profile: Self.euroProfile)
         let callback = try #require(try simulator.answer(bad, with: .approve(tender: nil)).callbackURL)
         let response = try SumUpResponse(callbackURLString: callback)
@@ -195,6 +219,41 @@ struct SumUpSimulatorTests {
         #expect(view.details.contains(.init("On success returns to", "my-app://sumup-done")))
         #expect(view.details.contains(.init("On failure returns to", "my-app://sumup-failed")))
         #expect(!view.details.contains { $0.value.contains(Self.token) })
+    }
+
+    @Test(
+        "what the SumUp app accepts, the simulator accepts: SumUpMerchant://PAY, 4.5, TRUE, tags (SMPPayment @0794d83)",
+        arguments: [
+            "SumUpMerchant://PAY/1.0?amount=4.50&currency=EUR&affiliate-key=K",
+            "sumupmerchant://pay/1.0?amount=4.5&currency=EUR&affiliate-key=K",
+            "sumupmerchant://pay/1.0?amount=4.500&currency=EUR&affiliate-key=K",
+            "sumupmerchant://pay/1.0?amount=4.50&currency=EUR&affiliate-key=K&skip-screen-success=TRUE",
+            "sumupmerchant://pay/1.0?amount=4.50&currency=EUR&affiliate-key=K&title=&foreign-tx-id=",
+            "sumupmerchant://pay/1.0?amount=4.50&currency=EUR&affiliate-key=K&smpprtag-table=4&smpprtag-=x",
+        ]
+    )
+    func acceptsWhatTheAppAccepts(_ request: String) throws {
+        let url = request + "&callbacksuccess=my-app%3A%2F%2Fok&callbackfail=my-app%3A%2F%2Ffail"
+        let view = try Simulator(profile: Self.euroProfile).inspect(url)
+        #expect(view.problems.isEmpty, "\(view.problems)")
+        #expect(view.amount == Money(minorUnits: 450, currency: .eur))
+        let response = try SumUpResponse(callbackURLString: try Self.callback(url))
+        #expect(response.status == .success)
+    }
+
+    @Test("tags are read back and shown, as the helper's reader reads them; the callback does not carry them")
+    func tags() throws {
+        let url = try SumUpRequest(
+            amount: Money(minorUnits: 450, currency: .eur),
+            affiliateKey: "K",
+            callbackSuccess: URL(string: "my-app://ok"),
+            tags: ["table": "4", "waiter": "Sam"]
+        ).urlString()
+        let view = try Simulator(profile: Self.euroProfile).inspect(url)
+        #expect(view.details.contains(.init("Tag table", "4")))
+        #expect(view.details.contains(.init("Tag waiter", "Sam")))
+        let callback = try Self.callback(url)
+        #expect(!callback.contains("smpprtag") && !callback.contains("table"))
     }
 
     @Test("SumUp takes cards only")

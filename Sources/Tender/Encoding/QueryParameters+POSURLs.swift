@@ -25,19 +25,23 @@ package struct RequestEndpoint: Sendable, Hashable {
     /// How messages name a request, such as `A Swipe charge request`.
     package let name: String
 
+    /// Whether ``query(of:)`` takes the host in any case of its ASCII letters (SumUp's reader lowercases it).
+    package let readsHostInAnyCase: Bool
+
     /// `scheme://host/path?`, the text every request URL starts with.
     package let prefix: String
 
-    package init(app: POSApp, host: String, path: String, name: String) {
+    package init(app: POSApp, host: String, path: String, name: String, readsHostInAnyCase: Bool = false) {
         self.app = app
         self.host = host
         self.path = path
         self.name = name
+        self.readsHostInAnyCase = readsHostInAnyCase
         prefix = app.urlScheme + "://" + host + path + "?"
     }
 
     /// The query of a request URL, after checking its size (64 KiB), scheme (compared case-insensitively), host
-    /// and path.
+    /// (exactly, or in any case when ``readsHostInAnyCase``) and path.
     package func query(of urlString: String) throws(URLReadingError) -> QueryParameters {
         let bytes = Array(urlString.utf8)
         guard bytes.count <= RequestURLLimit.maximumBytes else {
@@ -51,7 +55,13 @@ package struct RequestEndpoint: Sendable, Hashable {
                 "\(name) starts with \(app.urlScheme)://, not \(CardNumberScreen.excerpt(scheme))://."
             )
         }
-        guard let authority = ranges.authority, bytes[authority].elementsEqual(host.utf8),
+        func asciiLowercased(_ byte: UInt8) -> UInt8 {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+        }
+        guard let authority = ranges.authority,
+            readsHostInAnyCase
+                ? bytes[authority].lazy.map(asciiLowercased).elementsEqual(host.utf8.lazy.map(asciiLowercased))
+                : bytes[authority].elementsEqual(host.utf8),
             bytes[ranges.path].elementsEqual(path.utf8)
         else {
             throw URLReadingError("\(name) goes to \(app.urlScheme)://\(host)\(path).")

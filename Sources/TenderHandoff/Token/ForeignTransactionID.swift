@@ -55,7 +55,8 @@ extension HandoffCoordinator {
         id: PaymentID
     ) throws -> (request: Request, foreignTransactionID: String?) {
         guard var sumUp = request as? SumUpRequest else { return (request, nil) }
-        guard sumUp.foreignTransactionID == nil else {
+        // An empty one is no foreign-tx-id: the request leaves it out, as SumUp's helper does.
+        guard sumUp.foreignTransactionID?.isEmpty ?? true else {
             throw HandoffError(
                 .invalidRequest,
                 "The SumUp request has a foreign-tx-id of its own; leave it nil: the hand-off gives each SumUp payment a unique one, keeps it with the payment and sends it again when the payment is reopened."

@@ -3,15 +3,19 @@ public import Tender
 
 /// A model of the SumUp app receiving a payment over `sumupmerchant://pay/1.0?…`: it reads the request as the
 /// app does, checks it against a ``MerchantProfile``, and opens `callbacksuccess` or `callbackfail` with
-/// `smp-status`, `smp-tx-code`, the echoed `foreign-tx-id` and `smp-message` appended, the URL's own query kept
-/// (sumup §2).
+/// `smp-status`, `smp-failure-cause`, `smp-message`, `smp-receipt-sent`, `smp-tx-code` and the echoed
+/// `foreign-tx-id` appended, the URL's own query kept (sumup §2; SumUp's Android API README for the cause and the
+/// receipt).
 ///
 /// SumUp does not publish how it checks a request. The model checks in this order, the first failure deciding
 /// the answer; every failure answers `smp-status=invalidstate` on `callbackfail` with the problem in
 /// `smp-message` (the problem's ``SimulatorProblem/code`` is descriptive, for people):
 ///
-/// 1. The request reads strictly as in `SumUpRequest.init(urlString:)`. When it does not, SumUp answers
-///    `invalidstate` if it can still read one `callbackfail`, and otherwise cannot answer at all.
+/// 1. The request reads as in `SumUpRequest.init(urlString:)`, which is as lenient as the request reader of
+///    SumUp's helper framework (any case of scheme and host, any positive decimal amount, `true` in any case) and
+///    strict beyond it. When it does not, SumUp answers `invalidstate` if it can still read one `callbackfail`,
+///    and otherwise cannot answer at all. The request's tags (`smpprtag-<key>`) are shown, as the helper's
+///    reader reads them back; SumUp does not return them in its callback.
 /// 2. The affiliate key is one issued for the calling app (`invalid_affiliate_key`; any key when the profile's
 ///    ``MerchantProfile/SumUpAccount/affiliateKeys`` is `nil`).
 /// 3. The device: logged in (`not_logged_in`), account activated (`user_not_active`), online
@@ -26,14 +30,19 @@ public import Tender
 /// Outcomes: approve (card only) answers `success` with a transaction code on `callbacksuccess`; decline answers
 /// `failed` with a transaction code and the message `The card was declined.` (English here; the real app
 /// localizes it); cancel answers `failed` with no code; `error:invalidstate` answers `invalidstate` and any
-/// other `error:CODE` answers `failed`, the only statuses SumUp has. Failures go to `callbackfail`; without the
-/// URL it needs, SumUp stays on its own screen.
+/// other `error:CODE` answers `failed`, the only statuses SumUp has. Every `failed` answer carries
+/// `smp-failure-cause`: the CODE of `error:CODE` when it is one SumUp documents (`geolocation-required`, …),
+/// otherwise `transaction-failed`. `success` and `failed` answers say `smp-receipt-sent=false` (the simulator
+/// sends no receipts); `invalidstate`, where no payment was tried, carries neither. Failures go to
+/// `callbackfail`; without the URL it needs, SumUp stays on its own screen.
 public struct SumUpApp: SimulatedPOSApp {
     /// `PaymentProvider.sumUp`.
     public static var provider: PaymentProvider { .sumUp }
-    /// `failed` and `invalidstate`, the statuses SumUp reports besides `success`.
+    /// `failed` and `invalidstate`, the statuses SumUp reports besides `success`, then the failure causes SumUp
+    /// documents (`transaction-failed`, …), each answered as `failed` with that `smp-failure-cause`.
     public static var errorCodes: [String] {
         [SumUpResponse.Status.failed.rawValue, SumUpResponse.Status.invalidState.rawValue]
+            + SumUpResponse.FailureCause.documented.map(\.rawValue)
     }
     /// `true`: a decline comes back as `failed` with a message that says so.
     public static var reportsDeclines: Bool { true }
@@ -86,6 +95,16 @@ public struct SumUpApp: SimulatedPOSApp {
                 case .error(let code):
                     response.status = code == SumUpResponse.Status.invalidState.rawValue ? .invalidState : .failed
                 }
+                if response.status == .failed {
+                    var cause = SumUpResponse.FailureCause.transactionFailed
+                    if case .error(let code) = outcome,
+                        SumUpResponse.FailureCause.documented.contains(.init(rawValue: code))
+                    {
+                        cause = .init(rawValue: code)
+                    }
+                    response.failureCause = cause
+                }
+                if response.status != .invalidState { response.receiptSent = false }
             }
             if MerchantProfile.version(profile.sumUp.appVersion, isAtLeast: "1.53.2") {
                 response.foreignTransactionID = inspection.foreignTransactionID
@@ -131,6 +150,8 @@ public struct SumUpApp: SimulatedPOSApp {
             ("Receipt e-mail", request.receiptEmail), ("Receipt phone", request.receiptMobilePhone),
             ("Success screen", request.skipsSuccessScreen ? "skipped" : nil),
         ]
+        // The tags, as the helper's request reader reads them back (paymentRequestWithURL: → addTag:forKey:).
+        details += request.tags.sorted { $0.key < $1.key }.map { ("Tag " + $0.key, $0.value) }
         // Where SumUp returns, without the query: it may carry the caller's token.
         for (label, url) in [("On success returns to", callbackSuccess), ("On failure returns to", callbackFail)] {
             details.append((label, url.flatMap { try? URLParts($0).endpoint }))

@@ -98,10 +98,14 @@ struct SumUpResponseTests {
 
     @Test(
         "each parameter appears once (SEC-6)",
-        arguments: ["smp-status", "smp-tx-code", "foreign-tx-id", "smp-message"]
+        arguments: [
+            "smp-status", "smp-tx-code", "foreign-tx-id", "smp-message", "smp-failure-cause", "smp-receipt-sent",
+        ]
     )
     func duplicates(_ name: String) {
-        let query = "smp-status=success&smp-tx-code=A1&foreign-tx-id=t&smp-message=m&\(name)=x"
+        let query =
+            "smp-status=failed&smp-tx-code=A1&foreign-tx-id=t&smp-message=m&smp-failure-cause=c&smp-receipt-sent=true"
+            + "&\(name)=x"
         expectError(query, .duplicateParameter)
     }
 
@@ -111,6 +115,8 @@ struct SumUpResponseTests {
             "smp-tx-code=has%20space", "smp-tx-code=" + String(repeating: "A", count: 65), "smp-tx-code=a%2Fb",
             "foreign-tx-id=" + String(repeating: "a", count: 129), "foreign-tx-id=caf%C3%A9", "foreign-tx-id=a%0Ab",
             "smp-message=a%00b", "smp-message=" + String(repeating: "m", count: 1025),
+            "smp-failure-cause=has%20space", "smp-failure-cause=" + String(repeating: "c", count: 65),
+            "smp-failure-cause=a%2Fb", "smp-receipt-sent=TRUE", "smp-receipt-sent=1", "smp-receipt-sent=yes",
         ]
     )
     func fieldForms(_ field: String) {
@@ -120,13 +126,17 @@ struct SumUpResponseTests {
     @Test("empty values count as absent")
     func emptyValues() throws {
         #expect(
-            try parse("smp-status=failed&smp-tx-code=&foreign-tx-id=&smp-message=") == SumUpResponse(status: .failed)
+            try parse("smp-status=failed&smp-tx-code=&foreign-tx-id=&smp-message=&smp-failure-cause=&smp-receipt-sent=")
+                == SumUpResponse(status: .failed)
         )
     }
 
     @Test("card numbers: refused in identifiers, masked in the message (SEC-9)")
     func cardNumbers() throws {
-        for field in ["smp-tx-code=4111111111111111", "foreign-tx-id=card%204111%201111%201111%201111"] {
+        for field in [
+            "smp-tx-code=4111111111111111", "foreign-tx-id=card%204111%201111%201111%201111",
+            "smp-failure-cause=4111111111111111",
+        ] {
             let error = #expect(throws: SumUpError.self) { try parse("smp-status=success&" + field) }
             #expect(error?.code == .cardNumberRefused)
             #expect(error?.message.contains("1111") == false)
@@ -151,6 +161,52 @@ struct SumUpResponseTests {
         #expect(throws: SumUpError.self) { try SumUpResponse(callbackURLString: huge) }
     }
 
+    /// The examples of SumUp's Android API README (`sumup/sumup-android-api`, `README.md` at commit 7fb77f6, "URI
+    /// Call"), word for word: the same `sumupmerchant://pay/1.0` contract answers with these parameters.
+    static let androidSuccess =
+        "mycallbackscheme://result?smp-status=success&smp-message=Transaction%20successful.&smp-receipt-sent=false&smp-tx-code=123ABC&foreign-tx-id=0558637a-b73c-43ad-b358-f93cb909251x"
+    static let androidFailure =
+        "mycallbackscheme://result?smp-status=failed&smp-failure-cause=transaction-failed&smp-message=Transaction%20failed.&smp-receipt-sent=false&smp-tx-code=123ABC&foreign-tx-id=05c14c86-a7a0-49c5-a1ec-acb168f5198x"
+
+    @Test("the Android README's failure example: cause and receipt read, kept in the outcome's details")
+    func androidFailureExample() throws {
+        let response = try SumUpResponse(callbackURLString: Self.androidFailure)
+        let expected = SumUpResponse(
+            status: .failed,
+            transactionCode: "123ABC",
+            foreignTransactionID: "05c14c86-a7a0-49c5-a1ec-acb168f5198x",
+            message: "Transaction failed.",
+            failureCause: .transactionFailed,
+            receiptSent: false
+        )
+        #expect(response == expected)
+        #expect(response.outcome.status == .failed)
+        #expect(response.outcome.errorCode == "failed")
+        #expect(response.outcome.details == .sumUp(expected))
+        // Written back in the README's order, byte for byte.
+        #expect(try expected.callbackURLString(callbackURL: "mycallbackscheme://result") == Self.androidFailure)
+    }
+
+    @Test("the Android README's success example, byte for byte both ways")
+    func androidSuccessExample() throws {
+        let response = try SumUpResponse(callbackURLString: Self.androidSuccess)
+        #expect(response.status == .success && response.receiptSent == false && response.failureCause == nil)
+        #expect(response.outcome.status == .approved)
+        #expect(try response.callbackURLString(callbackURL: "mycallbackscheme://result") == Self.androidSuccess)
+    }
+
+    @Test(
+        "smp-failure-cause is an open set: the documented causes and others parse, keeping their wire string",
+        arguments: ["transaction-failed", "geolocation-required", "invalid-param", "invalid-token", "card_expired"]
+    )
+    func failureCauses(_ cause: String) throws {
+        let response = try parse("smp-status=failed&smp-failure-cause=\(cause)&smp-receipt-sent=true")
+        #expect(response.failureCause?.rawValue == cause)
+        #expect(response.receiptSent == true)
+        let documented = SumUpResponse.FailureCause.documented.map(\.rawValue)
+        #expect(documented == ["transaction-failed", "geolocation-required", "invalid-param", "invalid-token"])
+    }
+
     static let randomResponse = Generator<SumUpResponse, Shrink.None<SumUpResponse>>(run: { rng in
         SumUpResponse(
             status: SumUpResponse.Status.allCases.randomElement(using: &rng)!,
@@ -159,7 +215,12 @@ struct SumUpResponseTests {
             foreignTransactionID: Bool.random(using: &rng)
                 ? RandomInput.identifier(&rng, length: 1...128, punctuation: " !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
                 : nil,
-            message: RandomInput.optionalText(&rng)
+            message: RandomInput.optionalText(&rng),
+            failureCause: Bool.random(using: &rng)
+                ? SumUpResponse.FailureCause(
+                    rawValue: RandomInput.identifier(&rng, length: 1...64, punctuation: "-_")
+                ) : nil,
+            receiptSent: [true, false, nil].randomElement(using: &rng)!
         )
     })
 
@@ -179,6 +240,8 @@ struct SumUpResponseTests {
             ("smp-tx-code", ["TEENSK4W2K", "a b"]),
             ("foreign-tx-id", ["order-123", String(repeating: "a", count: 129)]),
             ("smp-message", ["Card declined", "card 4111 1111 1111 1111 declined", "a\nb"]),
+            ("smp-failure-cause", ["transaction-failed", "4111111111111111", "a b"]),
+            ("smp-receipt-sent", ["true", "false", "TRUE"]),
             ("other", ["x"]),
         ]
         await propertyCheck(count: 3000, input: RandomInput.query(fields)) { query in

@@ -135,7 +135,9 @@ func storedTexts(of callback: any PaymentCallback) -> [String] {
             texts += (report.transactionResult?.customMessage ?? [:]).flatMap { [$0.key, $0.value] }
         }
     case .sumUp(let response):
-        texts += [response.transactionCode, response.foreignTransactionID, response.message]
+        texts += [
+            response.transactionCode, response.foreignTransactionID, response.message, response.failureCause?.rawValue,
+        ]
     }
     return texts.compactMap { $0 }
 }

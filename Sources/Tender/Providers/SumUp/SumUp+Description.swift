@@ -1,8 +1,9 @@
 import Foundation
 
 extension SumUpRequest: CustomStringConvertible, CustomDebugStringConvertible {
-    /// The request without the affiliate key, the callback URLs' queries (where the hand-off's token travels) or
-    /// receipt details. The foreign transaction id is a lookup key, not a secret: it is shown.
+    /// The request without the affiliate key, the callback URLs' queries (where the hand-off's token travels),
+    /// receipt details or the tags' values (their keys are shown). The foreign transaction id is a lookup key, not a
+    /// secret: it is shown.
     public var description: String {
         var text = RedactedDescription("SumUpRequest")
         text.add("amount", amount)
@@ -10,6 +11,7 @@ extension SumUpRequest: CustomStringConvertible, CustomDebugStringConvertible {
         text.addURL("callbackSuccess", callbackSuccess?.absoluteString)
         text.addURL("callbackFail", callbackFail?.absoluteString)
         text.add("foreignTransactionID", foreignTransactionID)
+        text.add("tags", tags.isEmpty ? nil : "[" + tags.keys.sorted().joined(separator: ", ") + "]")
         return text.text
     }
 
@@ -30,6 +32,8 @@ extension SumUpResponse: CustomStringConvertible, CustomDebugStringConvertible {
             text.add("foreignTransactionID", foreignTransactionID)
         }
         text.add("message", message)
+        text.add("failureCause", failureCause)
+        text.add("receiptSent", receiptSent)
         text.addRedacted("callbackToken", callbackToken)
         return text.text
     }

@@ -20,8 +20,10 @@ public struct SumUpError: TenderError {
         public static let missingAffiliateKey = Code(rawValue: "missing_affiliate_key")
         /// `callbacksuccess` or `callbackfail` has no scheme or uses a POS app's scheme (SEC-12).
         public static let invalidCallbackURL = Code(rawValue: "invalid_callback_url")
-        /// `foreign-tx-id` is empty, longer than 128 characters, or not printable ASCII (sumup §1).
+        /// `foreign-tx-id` is longer than 128 characters, not printable ASCII, or holds a card number (sumup §1).
         public static let invalidForeignTransactionID = Code(rawValue: "invalid_foreign_transaction_id")
+        /// A tag's key is empty or contains `smpprtag-` (``SumUpRequest/tags``).
+        public static let invalidTag = Code(rawValue: "invalid_tag")
         /// A request URL being decoded is not a valid SumUp payment request.
         public static let invalidRequest = Code(rawValue: "invalid_request")
         /// The callback URL cannot be read: no scheme, invalid percent-escapes or UTF-8, or too large.

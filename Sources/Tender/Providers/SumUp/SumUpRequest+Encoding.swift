@@ -1,22 +1,26 @@
 public import Foundation
 
 extension SumUpRequest {
-    /// Where SumUp takes payments: `sumupmerchant://pay/1.0?…` (sumup §1).
+    /// Where SumUp takes payments: `sumupmerchant://pay/1.0?…` (sumup §1). The host is read in any case, as SumUp's
+    /// request reader lowercases it (`paymentRequestWithURL:`; see ``init(urlString:)``).
     package static let endpoint = RequestEndpoint(
         app: .sumUp,
         host: "pay",
         path: "/1.0",
-        name: "A SumUp payment request"
+        name: "A SumUp payment request",
+        readsHostInAnyCase: true
     )
 
     /// The request URL: `sumupmerchant://pay/1.0?amount=10.00&currency=EUR&affiliate-key=…` (sumup §1).
     ///
     /// Parameters go out in the README's order (`amount`, `currency`, `affiliate-key`, `title`,
     /// `callbacksuccess`, `callbackfail`, `receipt-email`, `receipt-mobilephone`, `foreign-tx-id`,
-    /// `skip-screen-success`), absent ones left out, every value percent-encoded with the unreserved set only,
+    /// `skip-screen-success`), then the ``tags`` as `smpprtag-<key>` in key order. Absent and empty values are
+    /// left out, as SumUp's helper leaves them out; every value is percent-encoded with the unreserved set only,
     /// so `+` in an e-mail address or phone number goes out as `%2B`.
     /// - Throws: ``SumUpError``: ``SumUpError/Code/invalidAmount``, ``SumUpError/Code/missingAffiliateKey``,
-    ///   ``SumUpError/Code/invalidCallbackURL``, ``SumUpError/Code/invalidForeignTransactionID``, in that order.
+    ///   ``SumUpError/Code/invalidCallbackURL``, ``SumUpError/Code/invalidForeignTransactionID``,
+    ///   ``SumUpError/Code/invalidTag``, in that order.
     public func url() throws -> URL {
         try RequestURLLimit.url(try urlString()) { SumUpError(.invalidRequest, $0) }
     }
@@ -33,6 +37,7 @@ extension SumUpRequest {
                         "callbackSuccess": callbackSuccess?.absoluteString,
                         "callbackFail": callbackFail?.absoluteString, "receiptEmail": receiptEmail,
                         "receiptMobilePhone": receiptMobilePhone, "foreignTransactionID": foreignTransactionID,
+                        "tags": tags.isEmpty ? nil : tags.map { $0.key + $0.value }.joined(),
                     ]
                 )
             )
@@ -82,18 +87,32 @@ extension SumUpRequest {
         let fail =
             callbackFail != nil && callbackFail == callbackSuccess
             ? success : try CallbackURLRules.checked(callbackFail, named: "callbackfail", invalid)
-        if let foreignTransactionID, !SumUpRequest.isForeignTransactionID(foreignTransactionID) {
+        // SumUp's helper leaves an empty optional value out (SMPPaymentRequest.m: `if (self.title.length > 0)`, …).
+        let foreignID = foreignTransactionID.flatMap { $0.isEmpty ? nil : $0 }
+        if let foreignID, !SumUpRequest.isForeignTransactionID(foreignID) {
             throw SumUpError(
                 .invalidForeignTransactionID,
-                "foreign-tx-id must be 1–\(SumUpRequest.maximumForeignTransactionIDLength) printable ASCII characters."
+                "foreign-tx-id must be at most \(SumUpRequest.maximumForeignTransactionIDLength) printable ASCII "
+                    + "characters."
+            )
+        }
+        if let key = tags.keys.sorted().first(where: { !SumUpRequest.isTagKey($0) }) {
+            let shown = key.isEmpty ? "An empty tag key" : "The tag key '\(CardNumberScreen.excerpt(key))'"
+            throw SumUpError(
+                .invalidTag,
+                "\(shown) cannot be sent: a key must be non-empty and without '\(SumUpRequest.tagPrefix)', which "
+                    + "Tender adds itself."
             )
         }
         let optional: KeyValuePairs<String, String?> = [
             "title": title, "callbacksuccess": success, "callbackfail": fail, "receipt-email": receiptEmail,
-            "receipt-mobilephone": receiptMobilePhone, "foreign-tx-id": foreignTransactionID,
+            "receipt-mobilephone": receiptMobilePhone, "foreign-tx-id": foreignID,
             "skip-screen-success": skipsSuccessScreen ? "true" : nil,
         ]
-        for case (let name, let value?) in optional { query.append(name: name, value: value) }
+        for case (let name, let value?) in optional where !value.isEmpty { query.append(name: name, value: value) }
+        for (key, value) in tags.sorted(by: { $0.key < $1.key }) where !value.isEmpty {
+            query.append(name: SumUpRequest.tagPrefix + key, value: value)
+        }
         return query
     }
 

@@ -3,8 +3,11 @@ extension SumUpResponse {
     static let maximumURLLength = 16 * 1024
     /// The longest message accepted, in characters.
     static let maximumMessageLength = 1024
-    /// The parameters of an answer (sumup §2).
-    static let parameterNames = ["smp-status", "smp-tx-code", "foreign-tx-id", "smp-message"].map(WireName.init)
+    /// The parameters of an answer (sumup §2; `smp-failure-cause` and `smp-receipt-sent` from SumUp's Android API
+    /// README, `sumup/sumup-android-api`).
+    static let parameterNames = [
+        "smp-status", "smp-tx-code", "foreign-tx-id", "smp-message", "smp-failure-cause", "smp-receipt-sent",
+    ].map(WireName.init)
 
     /// Parses a callback URL given as text, exactly as received (sumup §2).
     ///
@@ -36,32 +39,41 @@ extension SumUpResponse {
         guard let status = Status(rawValue: statusText) else {
             throw SumUpError(.invalidStatus, "smp-status must be success, failed or invalidstate.")
         }
-        let code = try value(1)
-        if let code {
-            guard !CardNumberScreen.containsCardNumber(code) else {
+        // An identifier: no card number (SEC-9), then its form.
+        func identifier(_ index: Int, isValid: (String) -> Bool, form: String) throws -> String? {
+            guard let text = try value(index) else { return nil }
+            let name = SumUpResponse.parameterNames[index]
+            guard !CardNumberScreen.containsCardNumber(text) else {
                 throw SumUpError(
                     .cardNumberRefused,
-                    "smp-tx-code contains what could be a card number; the callback was refused and the value discarded."
+                    "\(name) contains what could be a card number; the callback was refused and the value discarded."
                 )
             }
-            guard UntrustedText.isIdentifier(code, maximumLength: 64, punctuation: "-_") else {
-                throw SumUpError(.invalidField, "smp-tx-code must be 1–64 letters, digits, '-' or '_'.")
-            }
+            guard isValid(text) else { throw SumUpError(.invalidField, "\(name) must be \(form).") }
+            return text
         }
-        let foreignID = try value(2)
-        if let foreignID {
-            guard !CardNumberScreen.containsCardNumber(foreignID) else {
-                throw SumUpError(
-                    .cardNumberRefused,
-                    "foreign-tx-id contains what could be a card number; the callback was refused and the value discarded."
-                )
-            }
-            guard SumUpRequest.isForeignTransactionID(foreignID) else {
-                throw SumUpError(
-                    .invalidField,
-                    "foreign-tx-id must be 1–\(SumUpRequest.maximumForeignTransactionIDLength) printable ASCII characters."
-                )
-            }
+        let code = try identifier(
+            1,
+            isValid: { UntrustedText.isIdentifier($0, maximumLength: 64, punctuation: "-_") },
+            form: "1–64 letters, digits, '-' or '_'"
+        )
+        let foreignID = try identifier(
+            2,
+            isValid: SumUpRequest.isForeignTransactionID,
+            form: "1–\(SumUpRequest.maximumForeignTransactionIDLength) printable ASCII characters"
+        )
+        // An open set (FailureCause): the documented causes are lower-case words joined by '-'.
+        let cause = try identifier(
+            4,
+            isValid: { UntrustedText.isIdentifier($0, maximumLength: 64, punctuation: "-_") },
+            form: "1–64 letters, digits, '-' or '_', such as transaction-failed"
+        )
+        let receiptSent: Bool?
+        switch try value(5) {
+        case nil: receiptSent = nil
+        case "true": receiptSent = true
+        case "false": receiptSent = false
+        default: throw SumUpError(.invalidField, "smp-receipt-sent must be true or false.")
         }
         var message = try value(3)
         if let text = message {
@@ -84,7 +96,9 @@ extension SumUpResponse {
             transactionCode: code,
             foreignTransactionID: foreignID,
             message: message,
-            callbackToken: token
+            callbackToken: token,
+            failureCause: cause.map(FailureCause.init(rawValue:)),
+            receiptSent: receiptSent
         )
     }
 }

@@ -9,7 +9,8 @@
 /// ```
 ///
 /// Parsing is strict (SEC-6): each `smp-` parameter and `foreign-tx-id` at most once, `smp-status` from its
-/// three values, identifiers of their documented form, the message bounded with card numbers masked.
+/// three values, identifiers of their documented form, `smp-receipt-sent` `true` or `false`, the message bounded
+/// with card numbers masked. Other parameters, such as the callback URL's own query, are left alone.
 public struct SumUpResponse: PaymentCallback {
     /// ``PaymentProvider/sumUp``.
     public static var provider: PaymentProvider { .sumUp }
@@ -38,6 +39,10 @@ public struct SumUpResponse: PaymentCallback {
     /// The one-time token a hand-off put on the callback URL (``Correlation/parameterName``), which SumUp brings
     /// back with the URL's own query (sumup §2); `nil` when the URL has none.
     public var callbackToken: String?
+    /// Why the payment failed (`smp-failure-cause`), when SumUp says; documented with `smp-status=failed`.
+    public var failureCause: FailureCause?
+    /// Whether SumUp sent the customer a receipt (`smp-receipt-sent`), when it says.
+    public var receiptSent: Bool?
 
     /// Creates a response directly, for tests and simulators. Nothing is checked: parse what comes from
     /// outside with ``init(callbackURLString:)``.
@@ -46,13 +51,17 @@ public struct SumUpResponse: PaymentCallback {
         transactionCode: String? = nil,
         foreignTransactionID: String? = nil,
         message: String? = nil,
-        callbackToken: String? = nil
+        callbackToken: String? = nil,
+        failureCause: FailureCause? = nil,
+        receiptSent: Bool? = nil
     ) {
         self.status = status
         self.transactionCode = transactionCode
         self.foreignTransactionID = foreignTransactionID
         self.message = message
         self.callbackToken = callbackToken
+        self.failureCause = failureCause
+        self.receiptSent = receiptSent
     }
 
     /// The hand-off's token: ``callbackToken``, on the callback URL. An answer without one that echoes a
@@ -62,7 +71,8 @@ public struct SumUpResponse: PaymentCallback {
 
     /// The response in Tender's outcome model (sumup §2): `success` is approved; `failed` is failed, or declined
     /// when the message says "declined"; `invalidstate` is failed. ``PaymentOutcome/errorCode`` is the status of
-    /// an answer that is not a success. SumUp echoes no amount.
+    /// an answer that is not a success; ``failureCause`` and ``receiptSent`` are in the outcome's
+    /// ``PaymentOutcome/details``. SumUp echoes no amount.
     public var outcome: PaymentOutcome {
         let outcomeStatus: PaymentOutcome.Status
         switch status {
