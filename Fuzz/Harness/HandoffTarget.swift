@@ -2,7 +2,7 @@ import Foundation
 import Tender
 import TenderHandoff
 
-/// `HandoffCoordinator.handleCallback` against a real journal: one pending payment per provider at a time.
+/// `HandoffCoordinator.handle` against a real journal: one pending payment per provider at a time.
 ///
 /// An input is a callback URL in which `@SQUARE@`, `@SWIPE@`, `@SOFTPOS@` and `@SUMUP@` stand for the one-time
 /// token of that provider's pending payment; the harness puts the live token in before handing the URL over. The
@@ -19,7 +19,7 @@ import TenderHandoff
 enum HandoffTarget {
     static let target = FuzzTarget.text(
         "handoff-callback",
-        "HandoffCoordinator.handleCallback against a journal (forgeries, exactly once)"
+        "HandoffCoordinator.handle against a journal (forgeries, exactly once)"
     ) { input in
         HandoffHarness.shared.run(input)
     }
@@ -89,11 +89,11 @@ private final class HandoffHarness: @unchecked Sendable {
         let before = snapshot()
         let receipt: CallbackReceipt?
         do {
-            receipt = try coordinator.handleCallback(url)
+            receipt = try coordinator.handleBlocking(url)
         } catch let error as HandoffError where error.code == .malformedCallback {
             receipt = nil
         } catch {
-            FuzzCheck.fail("handleCallback failed with something else than a malformed callback: \(error)")
+            FuzzCheck.fail("handle failed with something else than a malformed callback: \(error)")
         }
         if carried.isEmpty {
             forgeriesTried += 1
@@ -144,7 +144,7 @@ private final class HandoffHarness: @unchecked Sendable {
         }
         // Whatever was recorded is final: the same callback again is a duplicate and changes nothing.
         let after = snapshot()
-        let replay = try? coordinator.handleCallback(url)
+        let replay = try? coordinator.handleBlocking(url)
         FuzzCheck.expect(replay?.disposition == .duplicate, "a replayed callback was not a duplicate")
         FuzzCheck.expect(snapshot() == after, "a replayed callback changed a payment")
         replaysRefused += 1

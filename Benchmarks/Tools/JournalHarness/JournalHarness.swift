@@ -88,7 +88,7 @@ public final class ReplyingOpener: PaymentURLOpener, @unchecked Sendable {
     /// Answers the request at once through the coordinator; `false` when the URL carries no token.
     public func open(_ url: URL) async -> Bool {
         guard let token = Self.token(in: url.absoluteString) else { return false }
-        _ = try? coordinator.value?.handleCallback(Self.replyPrefix + PercentEncoding.encode(token) + Self.replySuffix)
+        _ = try? await coordinator.value?.handle(Self.replyPrefix + PercentEncoding.encode(token) + Self.replySuffix)
         return true
     }
 

@@ -24,7 +24,7 @@ else {
     exit(2)
 }
 /// Pays `count` payments on a journal in a new temporary folder, removed afterwards.
-func payments(_ count: Int) throws {
+func payments(_ count: Int) async throws {
     let folder = NSTemporaryDirectory() + "/tender-instructions-\(getpid())"
     defer { try? FileManager.default.removeItem(atPath: folder) }
     // prepare(_:) never opens anything: the opener is not used.
@@ -37,7 +37,7 @@ func payments(_ count: Int) throws {
         // The POS app's part: the token, from the request as Point of Sale decodes it, answered at once.
         guard let token = try SquareRequest(url: prepared.url).state else { throw Failure("no state in \(prepared)") }
         let answer = #"{"status":"ok","transaction_id":"TX-BENCHMARK","state":"\#(token)"}"#
-        let receipt = try coordinator.handleCallback(
+        let receipt = try await coordinator.handle(
             ReplyingOpener.callbackURL + "?data=" + PercentEncoding.encode(answer)
         )
         guard receipt?.disposition == .recorded else { throw Failure("not recorded: \(String(describing: receipt))") }
@@ -50,7 +50,7 @@ struct Failure: Error, CustomStringConvertible {
 }
 
 do {
-    try payments(count)
+    try await payments(count)
     print("\(count) payments written ahead and answered")
 } catch {
     FileHandle.standardError.write(Data("JournalInstructions: \(error)\n".utf8))

@@ -21,7 +21,7 @@ let sizes =
     arguments.count > 2 ? arguments[2].split(separator: ",").compactMap { Int($0) } : [0, 10_000, 100_000, 1_000_000]
 
 /// The open work every journal has, whatever its history: 5 pending, 10 unknown, 5 completed and not acknowledged.
-func openWork(_ coordinator: HandoffCoordinator, _ journal: PaymentJournal) throws {
+func openWork(_ coordinator: HandoffCoordinator, _ journal: PaymentJournal) async throws {
     for _ in 0..<5 { _ = try coordinator.prepare(JournalPayments.request, expiresIn: .seconds(30 * 86_400)) }
     for _ in 0..<10 { _ = try coordinator.prepare(JournalPayments.request, expiresIn: .seconds(1)) }
     Thread.sleep(forTimeInterval: 1.1)
@@ -29,18 +29,18 @@ func openWork(_ coordinator: HandoffCoordinator, _ journal: PaymentJournal) thro
     precondition(expired.count == 10, "\(expired.count) expired")
     for _ in 0..<5 {
         let prepared = try coordinator.prepare(JournalPayments.request)
-        _ = try coordinator.handleCallback(ReplyingOpener.reply(to: prepared.url))
+        _ = try await coordinator.handle(ReplyingOpener.reply(to: prepared.url))
     }
 }
 
 /// A journal with `history` ended, acknowledged payments and the open work, at `path`.
-func makeJournal(_ path: String, history: Int) throws {
+func makeJournal(_ path: String, history: Int) async throws {
     let journal = try PaymentJournal(path: path)
     let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
     // 200 real payments, answered and acknowledged: the rows the history is copied from.
     for _ in 0..<200 {
         let prepared = try coordinator.prepare(JournalPayments.request)
-        if let entry = try coordinator.handleCallback(ReplyingOpener.reply(to: prepared.url))?.entry {
+        if let entry = try await coordinator.handle(ReplyingOpener.reply(to: prepared.url))?.entry {
             try coordinator.acknowledge(entry)
         }
     }
@@ -88,7 +88,7 @@ func makeJournal(_ path: String, history: Int) throws {
     }
     try queue.close()
     let reopened = try PaymentJournal(path: path, mode: .existing)
-    try openWork(HandoffCoordinator(journal: reopened, opener: PrintingOpener()), reopened)
+    try await openWork(HandoffCoordinator(journal: reopened, opener: PrintingOpener()), reopened)
     try reopened.close()
 }
 
@@ -111,7 +111,7 @@ do {
     for size in sizes {
         let path = folder + "/journal-\(size).sqlite"
         let start = ContinuousClock.now
-        try makeJournal(path, history: size)
+        try await makeJournal(path, history: size)
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         print(
             String(format: "built %d payments in %.1f s, %d bytes: %@", size, micros(since: start) / 1e6, bytes, path)
@@ -134,7 +134,7 @@ do {
             let prepared = try coordinator.prepare(JournalPayments.request)
             let reply = ReplyingOpener.reply(to: prepared.url)
             start = ContinuousClock.now
-            _ = try coordinator.handleCallback(reply)
+            _ = try await coordinator.handle(reply)
             let handling = micros(since: start)
             start = ContinuousClock.now
             let reader = try PaymentJournal(path: path, mode: .readOnly)

@@ -394,13 +394,25 @@ public final class HandoffCoordinator: Sendable {
 
     /// Writes a callback that was read to the journal, off the cooperative pool, and tells a waiting `pay`.
     private func record(_ callback: ReadCallback, receivedAt: Date) async throws -> CallbackReceipt {
+        try await journal.offloaded { try self.recordBlocking(callback, receivedAt: receivedAt) }
+    }
+
+    /// Records a callback given as text on the calling thread, blocking it until the journal is written: for the fuzz
+    /// harness and tools that have no concurrency to offer. Apps use ``handle(_:)-(URL)->CallbackReceipt?``.
+    package func handleBlocking(_ urlString: String) throws -> CallbackReceipt? {
+        let received = clock.now()
+        guard let callback = try read(urlString) else { return nil }
+        return try recordBlocking(callback, receivedAt: received)
+    }
+
+    /// Writes a callback that was read to the journal on the calling thread, and tells a waiting `pay`.
+    private func recordBlocking(_ callback: ReadCallback, receivedAt: Date) throws -> CallbackReceipt {
         var facts = callback.facts
         facts.receivedAt = receivedAt
         let provider = callback.provider
-        let journal = self.journal
         let result: (disposition: CallbackDisposition, entry: JournalEntry?)
         do {
-            result = try await journal.offloaded { [facts] in try journal.recordCallback(facts) }
+            result = try journal.recordCallback(facts)
         } catch {
             emit(.storageFailed, nil, provider)
             throw error
@@ -426,6 +438,7 @@ public final class HandoffCoordinator: Sendable {
             entry: result.entry
         )
     }
+
     // MARK: Launch, delivery, reconciliation
 
     /// What to do at launch (REL-6): expires overdue pending payments (they become

@@ -136,6 +136,11 @@ struct JournalFiles: Sendable {
                 continue
             }
             if access(side, R_OK | W_OK) != 0 {
+                // Gone meanwhile: the last connection of another process closed and removed it. SQLite makes it anew.
+                if errno == ENOENT {
+                    missing = true
+                    continue
+                }
                 let reason = String(cString: strerror(errno))
                 return HandoffError(
                     .storageFailed,
