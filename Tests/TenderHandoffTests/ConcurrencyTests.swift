@@ -35,7 +35,7 @@ struct ConcurrencyTests {
         let journal = coordinators[0].journal
         #expect(try journal.entry(prepared.entry.id)?.state == .completed)
         let callbackEvents = try await journal.pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM payment_event WHERE kind = 'callback'")
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM payment_event WHERE kind = 'recorded'")
         }
         #expect(callbackEvents == 1)
     }

@@ -328,7 +328,7 @@ struct JournalTests {
                 to: .unknown,
                 outcome: nil,
                 at: clock.now(),
-                kind: "timed_out"
+                kind: .timedOut
             )
         }
         #expect(stale == nil)
@@ -341,7 +341,7 @@ struct JournalTests {
                 to: .unknown,
                 outcome: nil,
                 at: clock.now(),
-                kind: "timed_out"
+                kind: .timedOut
             )
         }
         #expect(changed != nil && changed?.openedAt == current.openedAt)
@@ -375,7 +375,7 @@ struct JournalTests {
                 arguments: [prepared.entry.id.rawValue]
             )
         }
-        #expect(kinds == ["begun", "callback", "resolved"])
+        #expect(kinds == ["begun", "tampered", "resolved"])
         expectError(.paymentNotFound) {
             try coordinator.resolve(PaymentID(rawValue: "no-such-payment")!, as: .approved)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import InMemoryLogging
 import Logging
 import Tender
@@ -73,5 +74,24 @@ struct LogRedactionTests {
             for secret in secrets { #expect(!rendered.contains(secret)) }
         }
         #expect(entries.contains { $0.level == .warning && $0.metadata["event"] == "tampered" })
+    }
+
+    @Test("one vocabulary: a callback's event is named as its disposition, and the journal's history uses the names")
+    func oneVocabulary() async throws {
+        let expected: [CallbackDisposition: HandoffEvent.Kind] = [
+            .recorded: .recorded, .duplicate: .duplicate, .extraAnswer: .extraAnswer, .unsolicited: .unsolicited,
+            .tampered: .tampered, .late: .late,
+        ]
+        #expect(Set(expected.keys) == Set(CallbackDisposition.allCases))
+        for (disposition, kind) in expected { #expect(HandoffEvent.Kind(disposition) == kind) }
+
+        let harness = try Harness()
+        let prepared = try harness.coordinator.prepare(SquareFixture.request())
+        _ = try await harness.coordinator.handle(try SquareFixture.reply(to: prepared.url))
+        let history = try await harness.journal.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT kind FROM payment_event ORDER BY id")
+        }
+        #expect(history == [HandoffEvent.Kind.begun, .recorded].map(\.rawValue))
+        #expect(harness.log.events.map(\.kind).suffix(1) == [.recorded])
     }
 }

@@ -24,7 +24,7 @@ let sizes =
 func openWork(_ coordinator: HandoffCoordinator, _ journal: PaymentJournal) async throws {
     for _ in 0..<5 { _ = try coordinator.prepare(JournalPayments.request, expiresIn: .seconds(30 * 86_400)) }
     for _ in 0..<10 { _ = try coordinator.prepare(JournalPayments.request, expiresIn: .seconds(1)) }
-    Thread.sleep(forTimeInterval: 1.1)
+    try await Task.sleep(for: .milliseconds(1100))
     let expired = try journal.expireOverduePayments()
     precondition(expired.count == 10, "\(expired.count) expired")
     for _ in 0..<5 {
@@ -46,7 +46,7 @@ func makeJournal(_ path: String, history: Int) async throws {
     }
     try journal.close()
     let queue = try DatabaseQueue(path: path)
-    try queue.writeWithoutTransaction { db in
+    try await queue.writeWithoutTransaction { db in
         try db.execute(sql: "PRAGMA synchronous = OFF")
         try db.inTransaction {
             try db.execute(

@@ -417,16 +417,7 @@ public final class HandoffCoordinator: Sendable {
             emit(.storageFailed, nil, provider)
             throw error
         }
-        let event: HandoffEvent.Kind =
-            switch result.disposition {
-            case .recorded: .recorded
-            case .duplicate: .duplicate
-            case .extraAnswer: .extraAnswer
-            case .unsolicited: .unsolicited
-            case .tampered: .tampered
-            case .late: .late
-            }
-        emit(event, result.entry?.id, provider)
+        emit(HandoffEvent.Kind(result.disposition), result.entry?.id, provider)
         // Wake a waiting pay whenever the payment has its answer, even one recorded by another process.
         if let entry = result.entry, entry.state != .pending {
             waiters.signal(entry)

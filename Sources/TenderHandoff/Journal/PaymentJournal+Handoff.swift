@@ -91,7 +91,7 @@ extension PaymentJournal {
             )
             if inserted == 1 {
                 try PaymentJournal.insertToken(db, draft, at: now, expiresAt: expiresAt)
-                try PaymentJournal.recordEvent(db, draft.id, at: now, kind: "begun", from: nil, to: .pending)
+                try PaymentJournal.recordEvent(db, draft.id, at: now, kind: .begun, from: nil, to: .pending)
                 // The row is what the insert wrote, with the schema's defaults (revision 1, one hand-off).
                 return (PaymentJournal.checked(created, db), false)
             }
@@ -138,7 +138,7 @@ extension PaymentJournal {
                     to: .pending,
                     outcome: nil,
                     at: now,
-                    kind: "reopened",
+                    kind: .reopened,
                     change: .reopening(
                         expiresAt: expiresAt,
                         endpoints: PaymentJournal.encodeEndpoints(endpoints),
@@ -195,7 +195,7 @@ extension PaymentJournal {
             guard let entry = try PaymentJournal.fetchEntry(db, id) else { return nil }
             guard entry.state == .pending, entry.handoffCount == handoff else { return entry }
             let state: PaymentState = entry.openedAt == nil ? .notOpened : .unknown
-            return try PaymentJournal.transition(db, entry, to: state, outcome: nil, at: now, kind: "open_failed")
+            return try PaymentJournal.transition(db, entry, to: state, outcome: nil, at: now, kind: .openFailed)
         }
     }
 
@@ -209,7 +209,7 @@ extension PaymentJournal {
             let entry = try PaymentJournal.requireEntry(db, id)
             guard entry.state == .pending, entry.handoffCount == handoff else { return (entry, false) }
             return (
-                try PaymentJournal.transition(db, entry, to: .unknown, outcome: nil, at: now, kind: "timed_out"),
+                try PaymentJournal.transition(db, entry, to: .unknown, outcome: nil, at: now, kind: .timedOut),
                 true
             )
         }
@@ -243,7 +243,7 @@ extension PaymentJournal {
                     db,
                     found.entry.id,
                     at: now,
-                    kind: "extra_answer",
+                    kind: .extraAnswer,
                     from: found.entry.state,
                     to: found.entry.state,
                     note: try facts.reported.journalJSON()  // redacted; its transaction ID, for a refund
@@ -266,7 +266,7 @@ extension PaymentJournal {
                 to: decided.state,
                 outcome: decided.outcome,
                 at: now,
-                kind: "callback",
+                kind: HandoffEvent.Kind(decided.disposition),
                 change: .answer(tokenDigest: digest)
             )
             return ((decided.disposition, entry), commit: true)

@@ -70,7 +70,7 @@ extension PaymentJournal {
         to state: PaymentState,
         outcome: RecordedOutcome?,
         at now: Date,
-        kind: String,
+        kind: HandoffEvent.Kind,
         note: String? = nil,
         change: TransitionChange = .none
     ) throws -> JournalEntry {
@@ -105,7 +105,7 @@ extension PaymentJournal {
         to state: PaymentState,
         outcome: RecordedOutcome?,
         at now: Date,
-        kind: String,
+        kind: HandoffEvent.Kind,
         note: String? = nil,
         change: TransitionChange = .none
     ) throws -> JournalEntry? {
@@ -176,7 +176,7 @@ extension PaymentJournal {
         _ db: Database,
         _ id: PaymentID,
         at now: Date,
-        kind: String,
+        kind: HandoffEvent.Kind,
         from: PaymentState?,
         to: PaymentState,
         note: String? = nil
@@ -184,7 +184,8 @@ extension PaymentJournal {
         try db.run(
             JournalSQL.insertEvent,
             [
-                "id": id.rawValue, "at": now.journalTime, "kind": kind, "from": from?.rawValue, "to": to.rawValue,
+                "id": id.rawValue, "at": now.journalTime, "kind": kind.rawValue, "from": from?.rawValue,
+                "to": to.rawValue,
                 "note": note,
             ]
         )

@@ -67,7 +67,7 @@ extension PaymentJournal {
                     db,
                     current.id,
                     at: now,
-                    kind: verdict.verdict == .confirmed ? "verified" : "contradicted",
+                    kind: verdict.verdict == .confirmed ? .verified : .contradicted,
                     from: current.state,
                     to: current.state,
                     note: history
@@ -87,7 +87,7 @@ extension PaymentJournal {
                         to: .completed,
                         outcome: PaymentJournal.provenOutcome(proven, of: current, verification),
                         at: now,
-                        kind: "reconciled",
+                        kind: .reconciled,
                         note: history,
                         change: .verification(verdict)
                     )
@@ -98,7 +98,7 @@ extension PaymentJournal {
                         to: .unknown,
                         outcome: nil,
                         at: now,
-                        kind: "contradicted",
+                        kind: .contradicted,
                         note: history,
                         change: .verification(verdict)
                     )

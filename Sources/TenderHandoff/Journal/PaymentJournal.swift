@@ -233,7 +233,7 @@ public final class PaymentJournal: Sendable {
                 to: .resolved,
                 outcome: outcome,
                 at: now,
-                kind: "resolved",
+                kind: .resolved,
                 note: note,
                 change: .resolution
             )
@@ -272,7 +272,7 @@ public final class PaymentJournal: Sendable {
                 arguments: ["now": now.journalTime]
             )
             return try overdue.map { record in
-                try PaymentJournal.transition(db, record.entry, to: .unknown, outcome: nil, at: now, kind: "expired")
+                try PaymentJournal.transition(db, record.entry, to: .unknown, outcome: nil, at: now, kind: .expired)
             }
         }
     }

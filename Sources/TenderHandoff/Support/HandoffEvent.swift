@@ -8,7 +8,8 @@ public import Tender
 /// (``HandoffCoordinator/init(journal:opener:configuration:squareAuthorization:logger:log:)``) with ``logMetadata``
 /// at ``logLevel``, and hands it to its `log` sink as a value.
 public struct HandoffEvent: Sendable, Hashable, CustomStringConvertible {
-    /// What happened. An open set.
+    /// What happened. An open set, and the one vocabulary of a payment's life: the journal's history rows
+    /// (`payment_event.kind`) are written with these names, and a callback's kind is its ``CallbackDisposition``.
     public struct Kind: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         /// The kind's stable string.
         public let rawValue: String
@@ -59,6 +60,12 @@ public struct HandoffEvent: Sendable, Hashable, CustomStringConvertible {
 
         /// The kind's string.
         public var description: String { rawValue }
+
+        /// What a callback became, as an event: ``recorded``, ``duplicate``, ``extraAnswer``, ``unsolicited``,
+        /// ``tampered`` or ``late``, named as the disposition is.
+        public init(_ disposition: CallbackDisposition) {
+            self.init(rawValue: disposition.rawValue)
+        }
     }
 
     /// What happened.
