@@ -139,6 +139,8 @@ struct CallbackTests {
         // is masked when it is stored (RedactionTests).
         let error = await #expect(throws: HandoffError.self) { try await harness.coordinator.handle(reply) }
         #expect(error?.code == .malformedCallback)
+        // The parser's own error is kept as it was thrown, not only turned into words (issue 25).
+        #expect(error?.underlyingError is SquareError)
         #expect(try harness.journal.entry(prepared.entry.id)?.state == .pending)
         #expect(!harness.journal.fileBytes().contains("4111111111111111"))
     }

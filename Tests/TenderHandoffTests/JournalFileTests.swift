@@ -267,6 +267,8 @@ struct JournalFileTests {
             path: path
         )
         #expect(full.message.contains("the disk is full"))
+        // SQLite's own error is kept, not only its words (issue 25).
+        #expect((full.underlyingError as? DatabaseError)?.resultCode == .SQLITE_FULL)
         for error in [readOnly, full] {
             #expect(!error.message.contains("could not be read"), "\(error.message)")
             #expect(error.message.contains(path))

@@ -111,6 +111,7 @@ struct VerificationTests {
             try await harness.coordinator.verify(entry.id, with: ScriptedVerifier(.failure(ServerUnreachable())))
         }
         #expect(error?.code == .verificationUnavailable)
+        #expect(error?.underlyingError is ServerUnreachable, "the verifier's own error is kept")
         #expect(try harness.journal.dump() == before)
     }
 

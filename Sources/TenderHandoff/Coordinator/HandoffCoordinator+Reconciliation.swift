@@ -141,7 +141,8 @@ extension HandoffCoordinator {
             let why = (error as? any TenderError)?.message ?? "the verifier failed"
             throw HandoffError(
                 .verificationUnavailable,
-                "The provider could not be asked about payment \(entry.id) (\(why)); nothing was recorded. Try again later."
+                "The provider could not be asked about payment \(entry.id) (\(why)); nothing was recorded. Try again later.",
+                underlyingError: error
             )
         }
     }

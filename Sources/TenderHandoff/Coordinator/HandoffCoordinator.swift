@@ -206,7 +206,11 @@ public final class HandoffCoordinator: Sendable {
             url = try correlated.url()
             endpoints = try correlated.callbackEndpoints()
         } catch {
-            throw HandoffError(.invalidRequest, "The \(Request.provider) request cannot be handed off: \(error)")
+            throw HandoffError(
+                .invalidRequest,
+                "The \(Request.provider) request cannot be handed off: \(error)",
+                underlyingError: error
+            )
         }
         guard !endpoints.isEmpty else {
             throw HandoffError(
@@ -260,7 +264,11 @@ public final class HandoffCoordinator: Sendable {
             return prepared
         } catch let error as SquareAuthorizationError {
             let code: HandoffError.Code = error.code == .notAuthorized ? .notAuthorized : .invalidRequest
-            throw HandoffError(code, "The Square request cannot be handed off: \(error.message)")
+            throw HandoffError(
+                code,
+                "The Square request cannot be handed off: \(error.message)",
+                underlyingError: error
+            )
         }
     }
 
@@ -371,7 +379,11 @@ public final class HandoffCoordinator: Sendable {
             callback = try parser.init(callbackURLString: urlString)
         } catch {
             emit(.malformed, nil, kind.provider)
-            throw HandoffError(.malformedCallback, "The \(kind.provider) callback cannot be read: \(error)")
+            throw HandoffError(
+                .malformedCallback,
+                "The \(kind.provider) callback cannot be read: \(error)",
+                underlyingError: error
+            )
         }
         let provider = type(of: callback).provider
         let token = callback.correlationToken.flatMap { $0.isEmpty ? nil : $0 }

@@ -409,7 +409,8 @@ public final class PaymentJournal: Sendable {
             let verb = writing ? "written" : "read"
             return HandoffError(
                 .storageFailed,
-                "The journal at \(path) could not be \(verb) (\(error)); nothing was changed. Check free space and permissions, then try again."
+                "The journal at \(path) could not be \(verb) (\(error)); nothing was changed. Check free space and permissions, then try again.",
+                underlyingError: error
             )
         }
         let detail = "SQLite error \(error.extendedResultCode.rawValue)" + (error.message.map { ": \($0)" } ?? "")
@@ -417,33 +418,39 @@ public final class PaymentJournal: Sendable {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
             return HandoffError(
                 .journalCorrupt,
-                "The journal at \(path) is damaged (\(detail)); new payments are refused. Keep the file and its -wal and -shm for recovery, move them aside, and reconcile open payments with the provider."
+                "The journal at \(path) is damaged (\(detail)); new payments are refused. Keep the file and its -wal and -shm for recovery, move them aside, and reconcile open payments with the provider.",
+                underlyingError: error
             )
         case .SQLITE_FULL:
             return HandoffError(
                 .storageFailed,
-                "The journal at \(path) could not be written: the disk is full (\(detail)); nothing was changed. Free some space, then try again."
+                "The journal at \(path) could not be written: the disk is full (\(detail)); nothing was changed. Free some space, then try again.",
+                underlyingError: error
             )
         case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH:
             return HandoffError(
                 .storageFailed,
-                "The journal at \(path) could not be written: it, its -wal or -shm, or its folder is read-only (\(detail)); nothing was changed. Check their permissions and owner."
+                "The journal at \(path) could not be written: it, its -wal or -shm, or its folder is read-only (\(detail)); nothing was changed. Check their permissions and owner.",
+                underlyingError: error
             )
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return HandoffError(
                 .storageFailed,
-                "The journal at \(path) was locked by another process for too long (\(detail)); nothing was changed. Try again."
+                "The journal at \(path) was locked by another process for too long (\(detail)); nothing was changed. Try again.",
+                underlyingError: error
             )
         case .SQLITE_CANTOPEN:
             return HandoffError(
                 .storageFailed,
-                "The journal at \(path) could not be opened (\(detail)); check that it, its -wal and -shm and its folder exist and can be read."
+                "The journal at \(path) could not be opened (\(detail)); check that it, its -wal and -shm and its folder exist and can be read.",
+                underlyingError: error
             )
         default:
             let verb = writing ? "written" : "read"
             return HandoffError(
                 .storageFailed,
-                "The journal at \(path) could not be \(verb) (\(detail)); nothing was changed. Check free space and permissions, then try again."
+                "The journal at \(path) could not be \(verb) (\(detail)); nothing was changed. Check free space and permissions, then try again.",
+                underlyingError: error
             )
         }
     }

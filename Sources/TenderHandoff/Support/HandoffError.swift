@@ -61,10 +61,28 @@ public struct HandoffError: TenderError {
     public let code: Code
     /// What was wrong and what to do about it, for people. Never contains tokens, URLs or amounts.
     public let message: String
+    /// The error this one reports, when it came from another layer: SQLite's `DatabaseError` for a storage error,
+    /// the provider's parser error for a malformed callback, the request's error for one that cannot be handed off,
+    /// the verifier's error when the server could not be asked. Kept as it was thrown, for logs and for code that
+    /// needs its detail; not part of equality. Its own description may hold what ``message`` leaves out.
+    public let underlyingError: (any Error)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    /// - Parameter underlyingError: the error this one reports, if another layer threw it.
+    public init(_ code: Code, _ message: String, underlyingError: (any Error)? = nil) {
         self.code = code
         self.message = message
+        self.underlyingError = underlyingError
+    }
+
+    /// Errors are equal when their codes and messages are; ``underlyingError`` is not compared.
+    public static func == (lhs: HandoffError, rhs: HandoffError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+    }
+
+    /// Hashes the code and the message.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
     }
 }
