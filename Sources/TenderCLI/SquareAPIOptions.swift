@@ -20,12 +20,15 @@ struct SquareAPIOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait for Square.", valueName: "seconds"))
     var timeout: Double = 30
 
-    /// `--timeout`, once it is known to be a positive number of seconds.
-    func checkedTimeout() throws -> Double {
+    /// `--timeout`, once it is known to be a positive number of seconds (at most a day).
+    func checkedTimeout() throws -> Duration {
         guard timeout > 0, timeout.isFinite else {
             throw CLIError("--timeout must be a positive number of seconds; got \(timeout).")
         }
-        return timeout
+        guard timeout <= 86_400 else {
+            throw CLIError("--timeout must be at most 86400 seconds (a day); got \(timeout).")
+        }
+        return .milliseconds(Int((timeout * 1000).rounded(.up)))
     }
 
     /// The environment `--base-url` names.

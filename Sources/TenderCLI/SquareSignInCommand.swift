@@ -118,8 +118,8 @@ struct SquareSignInCommand: AsyncParsableCommand {
 
     /// The redirect: from the sandbox's page, or pasted by the person who signed in.
     private func redirect(for signIn: SquareSignIn) async throws -> URL {
-        if approve { return try await SandboxSeller(timeout: api.timeout).approve(signIn.authorizationURL) }
-        if deny { return try await SandboxSeller(timeout: api.timeout).deny(signIn.authorizationURL) }
+        if approve { return try await SandboxSeller(timeout: api.checkedTimeout()).approve(signIn.authorizationURL) }
+        if deny { return try await SandboxSeller(timeout: api.checkedTimeout()).deny(signIn.authorizationURL) }
         Output.line(signIn.authorizationURL.absoluteString)
         Output.line("Open the URL above, sign in as the seller, choose Allow, then paste the URL you land on:")
         Output.flush()

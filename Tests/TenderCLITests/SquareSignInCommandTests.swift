@@ -147,7 +147,7 @@ struct SquareSignInCommandTests {
     func interactive() async throws {
         try await Self.withSandbox { baseURL, _, file in
             let result = try await Self.interactive(baseURL, file: file) { authorizationURL in
-                try await SandboxSeller(timeout: 90).approve(authorizationURL).absoluteString
+                try await SandboxSeller(timeout: .seconds(90)).approve(authorizationURL).absoluteString
             }
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stdout.split(separator: "\n").map(String.init)
@@ -163,7 +163,7 @@ struct SquareSignInCommandTests {
     func interactiveStateMismatch() async throws {
         try await Self.withSandbox { baseURL, _, file in
             let result = try await Self.interactive(baseURL, file: file) { authorizationURL in
-                let redirect = try await SandboxSeller(timeout: 90).approve(authorizationURL).absoluteString
+                let redirect = try await SandboxSeller(timeout: .seconds(90)).approve(authorizationURL).absoluteString
                 return redirect.replacingOccurrences(of: "state=", with: "state=x")
             }
             #expect(result.status == 1)

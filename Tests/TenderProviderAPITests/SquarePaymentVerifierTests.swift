@@ -417,7 +417,7 @@ struct SquarePaymentVerifierTests {
             ScriptedServer.Reply(status: 200, body: "{}", delay: .seconds(3))
         }
         try await ScriptedServer.with(script) { server in
-            let verifier = try Fixture.squareVerifier(server, retry: Fixture.retry(attempts: 2), timeout: 1)
+            let verifier = try Fixture.squareVerifier(server, retry: Fixture.retry(attempts: 2), timeout: .seconds(1))
             let error = await #expect(throws: ProviderAPIError.self) {
                 try await verifier.verify(Fixture.squareRequest())
             }

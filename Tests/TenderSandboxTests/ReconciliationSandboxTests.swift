@@ -32,7 +32,7 @@ struct SandboxShop {
     let verifier: ProviderPaymentVerifier
     let seller: SellerSandbox
 
-    init(_ seller: SellerSandbox, squareRetry: RetryPolicy = .standard, timeout: TimeInterval = 30) throws {
+    init(_ seller: SellerSandbox, squareRetry: RetryPolicy = .standard, timeout: Duration = .seconds(30)) throws {
         self.seller = seller
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tender-shop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -220,7 +220,7 @@ struct ReconciliationSandboxTests {
             let shop = try SandboxShop(
                 seller,
                 squareRetry: RetryPolicy(maximumAttempts: 2, sleep: { _ in }),
-                timeout: 2
+                timeout: .seconds(2)
             )
             defer { shop.close() }
             let entry = try await shop.payAndAnswer(SandboxShop.square(), .approve(tender: "card"))

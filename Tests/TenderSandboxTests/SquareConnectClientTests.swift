@@ -160,7 +160,10 @@ struct SquareConnectClientTests {
         let capture = OutputCapture()
         let unreachable = try RefusingPort()
         defer { withExtendedLifetime(unreachable) {} }
-        let client = SquareConnectClient(environment: try SquareEnvironment(baseURL: unreachable.baseURL), timeout: 10)
+        let client = SquareConnectClient(
+            environment: try SquareEnvironment(baseURL: unreachable.baseURL),
+            timeout: .seconds(10)
+        )
         let error = await expectAuthorizationError(.noNetwork, capture: capture) {
             try await client.retrieveTokenStatus(SquareAccessToken("EAAAclosed-port-token"))
         }
@@ -173,7 +176,9 @@ struct SquareConnectClientTests {
         try await Harness.run { harness in
             await harness.square.pause()
             await expectAuthorizationError(.noNetwork, capture: harness.capture) {
-                try await harness.client(timeout: 1).retrieveTokenStatus(SquareAccessToken(Harness.accessToken))
+                try await harness.client(timeout: .seconds(1)).retrieveTokenStatus(
+                    SquareAccessToken(Harness.accessToken)
+                )
             }
             await harness.square.resume()
             return []

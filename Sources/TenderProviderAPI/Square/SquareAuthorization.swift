@@ -87,10 +87,10 @@ public struct SquareAuthorization: Sendable, Hashable, Codable {
 /// or sooner.
 public struct SquareRefreshPolicy: Sendable, Hashable {
     /// Refresh a token older than this many seconds (default 7 days), or with less than this left.
-    public var maximumAge: TimeInterval
+    public var maximumAge: Duration
 
     /// Creates a policy.
-    public init(maximumAge: TimeInterval = 7 * 86_400) {
+    public init(maximumAge: Duration = .seconds(7 * 86_400)) {
         self.maximumAge = maximumAge
     }
 
@@ -102,6 +102,7 @@ public struct SquareRefreshPolicy: Sendable, Hashable {
     /// never expires (`expiresAt` `nil`) never needs refreshing.
     public func needsRefresh(issuedAt: Date, expiresAt: Date?, at now: Date) -> Bool {
         guard let expiresAt else { return false }
+        let maximumAge = maximumAge.timeInterval
         return now.timeIntervalSince(issuedAt) > maximumAge || expiresAt.timeIntervalSince(now) < maximumAge
     }
 }

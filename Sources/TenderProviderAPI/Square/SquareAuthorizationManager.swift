@@ -35,14 +35,14 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
         /// When ``SquareAuthorizationManager/refreshIfNeeded()`` refreshes (default: older than 7 days).
         public var refreshPolicy: SquareRefreshPolicy
         /// How long Square's access tokens live (30 days); used to estimate when a token was issued.
-        public var tokenLifetime: TimeInterval
+        public var tokenLifetime: Duration
 
         /// Creates a configuration.
         public init(
             requiredScopes: Set<SquareOAuthScope> = SquareOAuthScope.required,
             supportedCountries: Set<String>? = Configuration.squareCountries,
             refreshPolicy: SquareRefreshPolicy = .default,
-            tokenLifetime: TimeInterval = 30 * 86_400
+            tokenLifetime: Duration = .seconds(30 * 86_400)
         ) {
             self.requiredScopes = requiredScopes
             self.supportedCountries = supportedCountries
@@ -323,7 +323,7 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
         let authorizedAt = Self.wholeSeconds(now())
         var issuedAt = authorizedAt
         if let expiresAt = status.expiresAt {
-            issuedAt = min(authorizedAt, expiresAt.addingTimeInterval(-configuration.tokenLifetime))
+            issuedAt = min(authorizedAt, expiresAt.addingTimeInterval(-configuration.tokenLifetime.timeInterval))
         }
         return SquareCredentials(
             accessToken: accessToken,

@@ -9,7 +9,7 @@ import FoundationNetworking
 /// ListLocations, ObtainToken (refresh, and the PKCE sign-in's authorization code) and RevokeToken — and those
 /// verification reads — RetrieveOrder, BatchRetrieveOrders, GetPayment and ListPayments.
 ///
-/// Every request sends `Square-Version` and JSON, times out after ``timeout`` seconds, follows no
+/// Every request sends `Square-Version` and JSON, times out after ``timeout``, follows no
 /// redirect, stores no cookies and caches nothing. Every failure of an authorization call is a
 /// ``SquareAuthorizationError`` whose code says what happened:
 ///
@@ -36,11 +36,11 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
     public let environment: SquareEnvironment
     /// The `Square-Version` header of every request.
     public let squareVersion: String
-    /// Seconds before a request without an answer fails with ``SquareAuthorizationError/Code/noNetwork``.
-    public let timeout: TimeInterval
-    /// The largest accepted difference, in seconds, between the device clock and the `Date` of Square's
-    /// answer; `nil` turns the check off. Authorization calls only: a read's answer does not depend on the clock.
-    public let maximumClockSkew: TimeInterval?
+    /// How long a request may go without an answer before it fails with ``SquareAuthorizationError/Code/noNetwork``.
+    public let timeout: Duration
+    /// The largest accepted difference between the device clock and the `Date` of Square's answer; `nil` turns the
+    /// check off. Authorization calls only: a read's answer does not depend on the clock.
+    public let maximumClockSkew: Duration?
     /// How the reads of orders and payments retry time-outs, connection failures, 5xx and 429.
     public let retryPolicy: RetryPolicy
 
@@ -52,15 +52,15 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
     /// - Parameters:
     ///   - environment: Production (the default), Square's sandbox, or any base URL.
     ///   - squareVersion: The `Square-Version` header.
-    ///   - timeout: Seconds to wait for an answer (default 30).
-    ///   - maximumClockSkew: The largest accepted clock difference in seconds (default 300), or `nil`.
+    ///   - timeout: How long to wait for an answer (default 30 seconds).
+    ///   - maximumClockSkew: The largest accepted clock difference (default 5 minutes), or `nil`.
     ///   - retryPolicy: How reads retry transient failures (default ``RetryPolicy/standard``: four tries).
     ///   - now: The device clock; inject one in tests.
     public init(
         environment: SquareEnvironment = .production,
         squareVersion: String = SquareConnectClient.defaultSquareVersion,
-        timeout: TimeInterval = 30,
-        maximumClockSkew: TimeInterval? = 300,
+        timeout: Duration = .seconds(30),
+        maximumClockSkew: Duration? = .seconds(300),
         retryPolicy: RetryPolicy = .standard,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -70,7 +70,7 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
         self.maximumClockSkew = maximumClockSkew
         self.retryPolicy = retryPolicy
         self.now = now
-        self.http = ProviderHTTPClient(timeout: timeout)
+        self.http = ProviderHTTPClient(timeout: timeout.timeInterval)
     }
 
     /// A mirror of the settings only. The URL session is left out: `dump` would otherwise walk into its task
@@ -273,7 +273,7 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
             let serverDate = InternetDate.parseHTTPDate(header)
         else { return }
         let skew = now().timeIntervalSince(serverDate)
-        guard abs(skew) > maximumClockSkew else { return }
+        guard abs(skew) > maximumClockSkew.timeInterval else { return }
         let minutes = Int((abs(skew) / 60).rounded())
         throw SquareAuthorizationError(
             .deviceTimeDoesNotMatchServerTime,

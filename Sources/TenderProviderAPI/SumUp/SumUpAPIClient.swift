@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Tender
 
 #if canImport(FoundationNetworking)
@@ -17,7 +17,7 @@ public final class SumUpAPIClient: Sendable, CustomReflectable {
     /// Where requests go.
     public let environment: SumUpEnvironment
     /// Seconds before a request without an answer fails.
-    public let timeout: TimeInterval
+    public let timeout: Duration
     /// How requests retry time-outs, connection failures, 5xx and 429.
     public let retryPolicy: RetryPolicy
     private let http: ProviderHTTPClient
@@ -28,17 +28,17 @@ public final class SumUpAPIClient: Sendable, CustomReflectable {
     /// Creates a client.
     /// - Parameters:
     ///   - environment: SumUp's production API (the default) or any base URL.
-    ///   - timeout: Seconds to wait for an answer (default 30).
+    ///   - timeout: How long to wait for an answer (default 30 seconds).
     ///   - retryPolicy: How transient failures are retried (default ``RetryPolicy/standard``: four tries).
     public init(
         environment: SumUpEnvironment = .production,
-        timeout: TimeInterval = 30,
+        timeout: Duration = .seconds(30),
         retryPolicy: RetryPolicy = .standard
     ) {
         self.environment = environment
         self.timeout = timeout
         self.retryPolicy = retryPolicy
-        self.http = ProviderHTTPClient(timeout: timeout)
+        self.http = ProviderHTTPClient(timeout: timeout.timeInterval)
     }
 
     /// A mirror of the settings only: `dump` would otherwise walk into the URL session's task registry and print a

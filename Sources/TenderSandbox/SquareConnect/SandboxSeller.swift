@@ -1,4 +1,5 @@
 public import Foundation
+import Tender
 import TenderProviderAPI
 
 #if canImport(FoundationNetworking)
@@ -17,10 +18,10 @@ import FoundationNetworking
 /// ```
 public struct SandboxSeller: Sendable {
     /// Seconds to wait for each page.
-    public var timeout: TimeInterval
+    public var timeout: Duration
 
     /// Creates a seller.
-    public init(timeout: TimeInterval = 10) {
+    public init(timeout: Duration = .seconds(10)) {
         self.timeout = timeout
     }
 
@@ -47,7 +48,7 @@ public struct SandboxSeller: Sendable {
         )
         defer { session.finishTasksAndInvalidate() }
 
-        var pageRequest = URLRequest(url: authorizationURL, timeoutInterval: timeout)
+        var pageRequest = URLRequest(url: authorizationURL, timeoutInterval: timeout.timeInterval)
         pageRequest.httpMethod = "GET"
         let (pageData, pageResponse) = try await session.data(for: pageRequest)
         let page = String(decoding: pageData, as: UTF8.self)
@@ -71,7 +72,7 @@ public struct SandboxSeller: Sendable {
                 "The page at the authorization URL is not the sandbox's authorization page."
             )
         }
-        var form = URLRequest(url: action, timeoutInterval: timeout)
+        var form = URLRequest(url: action, timeoutInterval: timeout.timeInterval)
         form.httpMethod = "POST"
         form.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         form.httpBody = Data("consent=\(consent)&decision=\(decision)".utf8)

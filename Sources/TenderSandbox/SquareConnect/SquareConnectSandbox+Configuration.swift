@@ -22,7 +22,7 @@ extension SquareConnectSandbox {
         /// obtain act for this merchant. Default: ``sellerMerchantID``.
         public var signInMerchantID: String
         /// How long an authorization code can be exchanged: 5 minutes, as Square's.
-        public var authorizationCodeLifetime: TimeInterval
+        public var authorizationCodeLifetime: Duration
         /// The API version the stand-in answers with (`Square-Version`) when a request names none, as Square
         /// answers with the version pinned to the application: `SquareConnectClient.defaultSquareVersion` by default.
         public var squareVersion: String
@@ -34,7 +34,7 @@ extension SquareConnectSandbox {
             refreshTokens: [RefreshToken] = [],
             applications: [Application] = [],
             signInMerchantID: String = Configuration.sellerMerchantID,
-            authorizationCodeLifetime: TimeInterval = 300,
+            authorizationCodeLifetime: Duration = .seconds(300),
             squareVersion: String = SquareConnectClient.defaultSquareVersion,
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
@@ -81,7 +81,7 @@ extension SquareConnectSandbox {
                         merchantID: sellerMerchantID,
                         clientID: sellerClientID,
                         scopes: sellerScopes,
-                        expiresAt: issued.addingTimeInterval(SquareConnectSandbox.accessTokenLifetime)
+                        expiresAt: issued.addingTimeInterval(SquareConnectSandbox.accessTokenLifetime.timeInterval)
                     )
                 ],
                 locations: [

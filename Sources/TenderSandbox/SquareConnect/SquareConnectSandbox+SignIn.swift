@@ -13,7 +13,7 @@ import TenderProviderAPI
 /// `code=…&response_type=code&state=…` (Allow) or `error=access_denied&error_description=user_denied&state=…`
 /// (Deny), as Square answers. Every value taken from the request is HTML-escaped.
 ///
-/// Codes are single-use and live ``Configuration/authorizationCodeLifetime`` seconds; each is bound to its
+/// Codes are single-use and live ``Configuration/authorizationCodeLifetime``; each is bound to its
 /// client ID, `redirect_uri` and code challenge. The first exchange spends the code, whatever its outcome;
 /// a second one is refused and revokes the tokens the code obtained (RFC 6749 §10.5).
 extension SquareConnectSandbox {
@@ -204,7 +204,7 @@ extension SquareConnectSandbox {
         }
         record.isRedeemed = true
         authorizationCodes[code] = record
-        guard now() < record.issuedAt.addingTimeInterval(authorizationCodeLifetime) else {
+        guard now() < record.issuedAt.addingTimeInterval(authorizationCodeLifetime.timeInterval) else {
             return Self.error(
                 401,
                 category: "AUTHENTICATION_ERROR",
@@ -255,7 +255,7 @@ extension SquareConnectSandbox {
             clientID: clientID,
             scopes: record.scopes,
             expiresAt: issued.addingTimeInterval(
-                shortLived ? Self.shortLivedAccessTokenLifetime : Self.accessTokenLifetime
+                (shortLived ? Self.shortLivedAccessTokenLifetime : Self.accessTokenLifetime).timeInterval
             )
         )
         let isPKCE = record.codeChallenge != nil
@@ -265,7 +265,7 @@ extension SquareConnectSandbox {
             clientID: clientID,
             scopes: record.scopes,
             rotates: isPKCE,
-            expiresAt: isPKCE ? issued.addingTimeInterval(Self.refreshTokenLifetime) : nil
+            expiresAt: isPKCE ? issued.addingTimeInterval(Self.refreshTokenLifetime.timeInterval) : nil
         )
         accessTokens[accessToken.token] = accessToken
         refreshTokens[refreshToken.token] = refreshToken

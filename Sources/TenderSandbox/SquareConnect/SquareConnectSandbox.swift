@@ -31,11 +31,11 @@ public import TenderProviderAPI
 /// ``injectFault(_:method:path:times:)`` makes the next requests to a path fail or hang, for retry tests.
 public actor SquareConnectSandbox {
     /// How long access tokens live: 30 days.
-    public static let accessTokenLifetime: TimeInterval = 30 * 86_400
+    public static let accessTokenLifetime: Duration = .seconds(30 * 86_400)
     /// How long access tokens obtained with `short_lived: true` live: 24 hours.
-    public static let shortLivedAccessTokenLifetime: TimeInterval = 86_400
+    public static let shortLivedAccessTokenLifetime: Duration = .seconds(86_400)
     /// How long rotating (PKCE) refresh tokens live: 90 days.
-    public static let refreshTokenLifetime: TimeInterval = 90 * 86_400
+    public static let refreshTokenLifetime: Duration = .seconds(90 * 86_400)
 
     /// The sandbox's clock.
     public nonisolated let now: @Sendable () -> Date
@@ -59,7 +59,7 @@ public actor SquareConnectSandbox {
     private let log: (@Sendable (String) -> Void)?
     /// Sign-in: the merchant who answers the authorization page, and how long its codes live.
     let signInMerchantID: String
-    let authorizationCodeLifetime: TimeInterval
+    let authorizationCodeLifetime: Duration
     /// Sign-in: authorization requests waiting for Allow or Deny, by consent ID, oldest first.
     var consents: [(id: String, consent: Consent)] = []
     /// Sign-in: authorization codes issued, by code.
@@ -163,8 +163,8 @@ public actor SquareConnectSandbox {
 
     /// Waits until at least `count` requests arrived, or `timeout` seconds passed.
     /// - Returns: Whether that many requests arrived.
-    public func waitForRequests(count: Int, timeout: TimeInterval = 10) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+    public func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout.timeInterval)
         while recorded.count < count {
             guard Date() < deadline else { return false }
             try? await Task.sleep(nanoseconds: 2_000_000)
@@ -507,7 +507,7 @@ public actor SquareConnectSandbox {
         }
         let issued = now()
         let expiresAt = issued.addingTimeInterval(
-            shortLived ? Self.shortLivedAccessTokenLifetime : Self.accessTokenLifetime
+            (shortLived ? Self.shortLivedAccessTokenLifetime : Self.accessTokenLifetime).timeInterval
         )
         let accessToken = AccessToken(
             Self.randomToken(prefix: "EAAA"),
@@ -521,7 +521,7 @@ public actor SquareConnectSandbox {
         if record.rotates {
             refreshTokens[presented] = nil
             next.token = Self.randomToken(prefix: "EQAA")
-            next.expiresAt = issued.addingTimeInterval(Self.refreshTokenLifetime)
+            next.expiresAt = issued.addingTimeInterval(Self.refreshTokenLifetime.timeInterval)
             refreshTokens[next.token] = next
         }
         noteRefresh(of: presented, issuing: [accessToken.token, next.token])

@@ -22,7 +22,7 @@ enum Fixture {
     static func squareVerifier(
         _ server: ScriptedServer,
         retry: RetryPolicy = Fixture.retry(),
-        timeout: TimeInterval = 60,
+        timeout: Duration = .seconds(60),
         maximumSearchPages: Int = 20
     ) throws -> SquarePaymentVerifier {
         SquarePaymentVerifier(
@@ -46,7 +46,7 @@ enum Fixture {
         SumUpPaymentVerifier(
             client: SumUpAPIClient(
                 environment: try SumUpEnvironment(baseURL: server.baseURL),
-                timeout: 60,
+                timeout: .seconds(60),
                 retryPolicy: retry
             ),
             merchantCode: "MH4H92C7",

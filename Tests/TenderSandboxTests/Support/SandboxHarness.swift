@@ -22,10 +22,10 @@ struct SandboxHarness {
     /// The deadline of every request and wait in these tests. Generous on purpose: the whole suite shares two
     /// cores with tests that hammer SQLite from a thousand tasks, and a deadline here is never what is tested
     /// (the time-out test sets its own).
-    static let deadline: TimeInterval = 90
+    static let deadline: Duration = .seconds(90)
 
     func client(
-        timeout: TimeInterval = SandboxHarness.deadline,
+        timeout: Duration = SandboxHarness.deadline,
         now: (@Sendable () -> Date)? = nil
     ) -> SquareConnectClient {
         SquareConnectClient(environment: environment, timeout: timeout, now: now ?? clock.source)
