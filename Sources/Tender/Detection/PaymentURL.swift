@@ -28,7 +28,8 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
     ///
     /// A request is recognised by its POS app scheme. A callback is recognised by the parameters its app's
     /// ``POSApp`` declaration names: Square's `data`; Swipe's `ifcc_responseType` (or FileMaker's
-    /// `$ifcc_responseType`, literal or `%24`); SoftPOS's `result`; SumUp's `smp-status`, tried in that order.
+    /// `$ifcc_responseType`, literal or `%24`); SumUp's `smp-status`; SoftPOS's `result`, tried in that order
+    /// (``callbackPrecedence``: the names no other app uses before the common ones).
     /// `data` and `result` are common names, so they count only when their value can be the app's JSON: it reads as
     /// a JSON object, or it cannot be read at all (the app's parser then says why); Square's `data` counts too on a
     /// URL that carries Square's `square_request` marker (square §1.3). `my-app://done?result=approved` is nobody's
@@ -62,7 +63,7 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
                 }
             }
         }
-        let apps = POSApp.all.filter { provider == nil || $0.provider == provider }
+        let apps = PaymentURLKind.callbackPrecedence.filter { provider == nil || $0.provider == provider }
         for lenient in [false, true] {
             let found = apps.first { app in
                 app.callbackMarkers.contains { ($0.value == .jsonObjectOnly) == lenient && marks($0) }
@@ -71,6 +72,10 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
         }
         return nil
     }
+
+    /// The order in which the apps' callback markers are tried, when a URL carries more than one app's: Square's,
+    /// Swipe's and SumUp's names are their own, SoftPOS's `result` and `error` are common words, so it comes last.
+    static let callbackPrecedence: [POSApp] = [.square, .swipe, .sumUp, .softPOS]
 
     /// Whether a parameter value is JSON object text: its first character after JSON's white space is `{`. Read by
     /// scalars, as a JSON parser reads: `{` followed by a combining mark still begins an object.

@@ -68,7 +68,10 @@ public struct HandoffError: TenderError {
     public let underlyingError: (any Error)?
 
     /// Creates an error.
-    /// - Parameter underlyingError: the error this one reports, if another layer threw it.
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - message: what was wrong and what to do about it.
+    ///   - underlyingError: the error this one reports, if another layer threw it.
     public init(_ code: Code, _ message: String, underlyingError: (any Error)? = nil) {
         self.code = code
         self.message = message

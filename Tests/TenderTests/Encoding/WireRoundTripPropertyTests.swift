@@ -341,8 +341,10 @@ struct WireRoundTripPropertyTests {
     func softPOSRequests() async {
         let currencies: [Currency] = [.eur, .usd]
         let built = Tally()
+        // About one in eight of these requests builds: 1,200 build about 150, far from the 60 asked (300 built 30 to
+        // 43, and once fewer than 30).
         await propertyCheck(
-            count: 300,
+            count: 1200,
             input: Gen.element(of: SoftPOSRequest.Kind.allCases),
             Gen.int(in: -1...SoftPOSRequest.maximumAmount + 1),
             Gen.element(of: currencies),
@@ -365,7 +367,7 @@ struct WireRoundTripPropertyTests {
             built.count()
             #expect((try? SoftPOSRequest(urlString: url)) == request)
         }
-        #expect(built.accepted >= 30, "\(built.accepted) of 300 requests are built")
+        #expect(built.accepted >= 60, "\(built.accepted) of 1,200 requests are built")
     }
 
     // MARK: Support
