@@ -29,7 +29,7 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
     /// A request is recognised by its POS app scheme. A callback is recognised by the parameters its app's
     /// ``POSApp`` declaration names: Square's `data`; Swipe's `ifcc_responseType` (or FileMaker's
     /// `$ifcc_responseType`, literal or `%24`); SumUp's `smp-status`; SoftPOS's `result`, tried in that order
-    /// (``callbackPrecedence``: the names no other app uses before the common ones).
+    /// (the names no other app uses before the common ones).
     /// `data` and `result` are common names, so they count only when their value can be the app's JSON: it reads as
     /// a JSON object, or it cannot be read at all (the app's parser then says why); Square's `data` counts too on a
     /// URL that carries Square's `square_request` marker (square §1.3). `my-app://done?result=approved` is nobody's
