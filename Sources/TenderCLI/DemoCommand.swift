@@ -366,17 +366,20 @@ enum SquareResponseForgery {
 /// The POS apps of the demo: each request URL goes to the sandbox's simulated POS app with the next scripted answer
 /// (which leaves what it approves on the sandbox's Square and SumUp stand-ins), and the callback URL it produces comes
 /// back to the coordinator, as iOS would deliver it to the app.
-final class SimulatedPOSApps: PaymentURLOpener, @unchecked Sendable {
-    // @unchecked: every stored property is guarded by `lock`.
-    private let lock = NSLock()
+final class SimulatedPOSApps: PaymentURLOpener, Sendable {
     private let sandbox: POSAppsSandbox
-    private var answers: [Answer] = []
-    private weak var storedCoordinator: HandoffCoordinator?
-    private var storedCallback: String?
-    private var delivery: Task<CallbackDisposition?, Never>?
+    private let state = Locked(State())
+
+    /// What the apps remember between requests.
+    private struct State {
+        var answers: [Answer] = []
+        weak var coordinator: HandoffCoordinator?
+        var callback: String?
+        var delivery: Task<CallbackDisposition?, Never>?
+    }
 
     /// How the next request is answered.
-    enum Answer {
+    enum Answer: Sendable {
         /// The POS app answers with the outcome, and its callback reaches the app.
         case callback(SimulatedOutcome)
         /// The POS app answers with the outcome, but its callback never reaches the app.
@@ -391,15 +394,15 @@ final class SimulatedPOSApps: PaymentURLOpener, @unchecked Sendable {
     }
 
     var coordinator: HandoffCoordinator? {
-        get { lock.withLock { storedCoordinator } }
-        set { lock.withLock { storedCoordinator = newValue } }
+        get { state.withLock { $0.coordinator } }
+        set { state.withLock { $0.coordinator = newValue } }
     }
 
     /// The callback URL of the last request.
-    var lastCallback: String? { lock.withLock { storedCallback } }
+    var lastCallback: String? { state.withLock { $0.callback } }
     /// What the coordinator made of the last callback, once it has handled it.
     var lastDisposition: CallbackDisposition? {
-        get async { await lock.withLock { delivery }?.value }
+        get async { await state.withLock { $0.delivery }?.value }
     }
 
     /// The outcome the next request is answered with, its callback delivered.
@@ -409,14 +412,14 @@ final class SimulatedPOSApps: PaymentURLOpener, @unchecked Sendable {
 
     /// How the next request is answered.
     func script(_ answer: Answer) {
-        lock.withLock { answers.append(answer) }
+        state.withLock { $0.answers.append(answer) }
     }
 
     func open(_ url: URL) async -> Bool {
-        let next: Answer? = lock.withLock {
-            storedCallback = nil
-            self.delivery = nil
-            return answers.isEmpty ? nil : answers.removeFirst()
+        let next: Answer? = state.withLock { state in
+            state.callback = nil
+            state.delivery = nil
+            return state.answers.isEmpty ? nil : state.answers.removeFirst()
         }
         let callback: String?
         switch next {
@@ -437,9 +440,9 @@ final class SimulatedPOSApps: PaymentURLOpener, @unchecked Sendable {
         // The app is brought back by the callback URL a moment after the POS app was opened.
         let coordinator = self.coordinator
         let handling = Task { (try? await coordinator?.handle(callback))?.disposition }
-        lock.withLock {
-            storedCallback = callback
-            delivery = handling
+        state.withLock { state in
+            state.callback = callback
+            state.delivery = handling
         }
         return true
     }

@@ -466,68 +466,6 @@ struct JournalTests {
     }
 }
 
-@Suite("Journal: reading its UUIDs")
-struct JournalUUIDTests {
-    /// 8-4-4-4-12 hexadecimal digits: the only text the journal writes (Foundation's parser also takes a digit
-    /// missing or a sign in some places, through its `sscanf`).
-    static func isCanonical(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        return bytes.indices.allSatisfy { index in
-            [8, 13, 18, 23].contains(index)
-                ? bytes[index] == UInt8(ascii: "-") : Character(UnicodeScalar(bytes[index])).isHexDigit
-        }
-    }
-
-    @Test("UUID.random() makes version 4 UUIDs of the RFC 4122 variant, all different")
-    func randomUUIDs() {
-        let uuids = (0..<2_000).map { _ in UUID.random() }
-        #expect(Set(uuids).count == uuids.count)
-        for uuid in uuids {
-            #expect(uuid.uuid.6 >> 4 == 4)
-            #expect(uuid.uuid.8 >> 6 == 0b10)
-            #expect(UUID(journalText: uuid.uuidString.lowercased()) == uuid)
-        }
-        // Every other bit varies: each of the 122 random bits is seen both set and clear.
-        var seenSet = [UInt8](repeating: 0, count: 16)
-        var seenClear = [UInt8](repeating: 0, count: 16)
-        for uuid in uuids {
-            withUnsafeBytes(of: uuid.uuid) { bytes in
-                for index in 0..<16 {
-                    seenSet[index] |= bytes[index]
-                    seenClear[index] |= ~bytes[index]
-                }
-            }
-        }
-        let fixedMask: [UInt8] = [0, 0, 0, 0, 0, 0, 0xF0, 0, 0xC0, 0, 0, 0, 0, 0, 0, 0]
-        for index in 0..<16 {
-            #expect(seenSet[index] | fixedMask[index] == 0xFF, "byte \(index)")
-            #expect(seenClear[index] | fixedMask[index] == 0xFF, "byte \(index)")
-        }
-    }
-
-    @Test("UUID(journalText:) reads canonical text as UUID(uuidString:) does, and refuses every other text")
-    func sameAsFoundation() {
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<500 {
-            let uuid = UUID()
-            #expect(UUID(journalText: uuid.uuidString) == uuid)
-            #expect(UUID(journalText: uuid.uuidString.lowercased()) == uuid)
-            // One byte changed anywhere.
-            var bytes = Array(uuid.uuidString.lowercased().utf8)
-            let position = Int.random(in: 0..<bytes.count, using: &generator)
-            bytes[position] = UInt8.random(in: 0x20...0x7E, using: &generator)
-            let text = String(decoding: bytes, as: UTF8.self)
-            let expected = Self.isCanonical(text) ? UUID(uuidString: text) : nil
-            #expect(UUID(journalText: text) == expected, "\(text)")
-        }
-        let uuid = UUID().uuidString
-        for text in ["", "0", String(repeating: "a", count: 36), uuid + "0", "{" + uuid + "}", " " + uuid.dropFirst()] {
-            #expect(UUID(journalText: text) == nil, "\(text)")
-        }
-    }
-}
-
 /// `NULL` for each named parameter of `sql`: what `EXPLAIN` needs to prepare it.
 func nulls(_ sql: String) -> StatementArguments {
     var values: [String: DatabaseValue] = [:]

@@ -40,17 +40,6 @@ struct TokenTests {
         #expect(generator.calls == 4)
     }
 
-    @Test("a journal's UUID text is uuidString in lower case, and reads back")
-    func uuidJournalText() {
-        for _ in 0..<1000 {
-            let uuid = UUID.random()
-            #expect(uuid.journalText == uuid.uuidString.lowercased())
-            #expect(UUID(journalText: uuid.journalText) == uuid)
-        }
-        let fixed = UUID(uuid: (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 255))
-        #expect(fixed.journalText == "00010203-0405-0607-0809-0a0b0c0d0eff")
-    }
-
     static func foundationBase64URL(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")

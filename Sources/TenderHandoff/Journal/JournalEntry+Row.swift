@@ -157,80 +157,11 @@ extension JournalEntry {
 }
 
 extension UUID {
-    /// A random (version 4) UUID from the system's generator, in one request: what `UUID()` makes, without the file
-    /// it opens and closes for each one on Linux.
-    static func random() -> UUID {
-        var generator = SystemRandomBlocks()
-        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &uuid) { bytes in
-            bytes.storeBytes(of: generator.next() as UInt64, as: UInt64.self)
-            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 8, as: UInt64.self)
-        }
-        uuid.6 = uuid.6 & 0x0F | 0x40  // version 4
-        uuid.8 = uuid.8 & 0x3F | 0x80  // RFC 4122 variant
-        return UUID(uuid: uuid)
-    }
+    /// The UUID as the journal writes it: `8-4-4-4-12` lower-case hexadecimal digits.
+    var journalText: String { uuidString.lowercased() }
 
-    /// The UUID as the journal writes it: `8-4-4-4-12` lower-case hexadecimal digits. What
-    /// `uuidString.lowercased()` gives, without its formatting through `snprintf` and a second string.
-    var journalText: String {
-        let digits = UUID.lowerHexDigits
-        return withUnsafeBytes(of: uuid) { bytes in
-            String(unsafeUninitializedCapacity: 36) { output in
-                var position = 0
-                for (index, byte) in bytes.enumerated() {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        output[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    output[position] = digits[Int(byte >> 4)]
-                    output[position + 1] = digits[Int(byte & 0x0F)]
-                    position += 2
-                }
-                return position
-            }
-        }
-    }
-
-    private static let lowerHexDigits = Array("0123456789abcdef".utf8)
-
-    /// Reads a UUID as the journal writes it, `8-4-4-4-12` hexadecimal digits in either case; `nil` for any
-    /// other text. The same values as `UUID(uuidString:)`, without its `sscanf`.
+    /// Reads a UUID as the journal writes it, in either case; `nil` for any other text.
     init?(journalText text: String) {
-        var text = text
-        let bytes: uuid_t? = text.withUTF8 { utf8 in
-            guard utf8.count == 36 else { return nil }
-            var bytes = [UInt8](repeating: 0, count: 16)
-            var index = 0
-            var position = 0
-            while position < 36 {
-                if position == 8 || position == 13 || position == 18 || position == 23 {
-                    guard utf8[position] == UInt8(ascii: "-") else { return nil }
-                    position += 1
-                    continue
-                }
-                guard let high = Self.hexValue(utf8[position]), let low = Self.hexValue(utf8[position + 1]) else {
-                    return nil
-                }
-                bytes[index] = high << 4 | low
-                index += 1
-                position += 2
-            }
-            return (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
-                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            )
-        }
-        guard let bytes else { return nil }
-        self.init(uuid: bytes)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        self.init(uuidString: text)
     }
 }

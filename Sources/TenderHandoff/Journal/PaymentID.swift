@@ -19,7 +19,7 @@ public struct PaymentID: RawRepresentable, Sendable, Hashable, Codable, Comparab
 
     /// A new random identifier (a lower-case UUID).
     public init() {
-        rawValue = UUID.random().journalText
+        rawValue = UUID().journalText
     }
 
     /// Validates an identifier given as text.

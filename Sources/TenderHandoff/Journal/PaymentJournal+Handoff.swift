@@ -62,7 +62,7 @@ extension PaymentJournal {
             // A new payment is written at once; the insert does nothing when the ID exists (`ON CONFLICT DO NOTHING`).
             let created = JournalEntry(
                 id: draft.id,
-                idempotencyKey: UUID.random(),
+                idempotencyKey: UUID(),
                 provider: draft.provider,
                 amount: draft.amount,
                 state: .pending,

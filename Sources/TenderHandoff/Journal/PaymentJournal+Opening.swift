@@ -96,7 +96,7 @@ extension PaymentJournal {
                 )
             }
         }
-        let draft = "\(path).new-\(UUID.random().journalText)"
+        let draft = "\(path).new-\(UUID().journalText)"
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(draft + suffix) }
         }
@@ -163,7 +163,7 @@ extension PaymentJournal {
         guard let status = try JournalFiles.status(folder), status.isDirectory else {
             throw HandoffError(.storageFailed, "The folder \(folder) does not exist; make it first, or choose another.")
         }
-        let partial = "\(destination).partial-\(UUID.random().journalText)"
+        let partial = "\(destination).partial-\(UUID().journalText)"
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(partial + suffix) }
         }
