@@ -49,6 +49,7 @@ let package = Package(
                 "TenderSimulator",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -60,6 +61,7 @@ let package = Package(
                 "TenderSimulator",
                 "TenderSandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

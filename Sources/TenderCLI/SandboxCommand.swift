@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Logging
 import Tender
 import TenderSandbox
 import TenderSimulator
@@ -147,16 +148,15 @@ struct SandboxCommand: AsyncParsableCommand {
         }
         // Lines logged while starting wait until the base URL is out, so it is always the first line.
         let gate = Locked((isOpen: false, held: [String]()))
-        let log: (@Sendable (String) -> Void)? =
-            quiet
-            ? nil
-            : { @Sendable line in
-                let write = gate.withLock { gate in
-                    if !gate.isOpen { gate.held.append(line) }
-                    return gate.isOpen
-                }
-                if write { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        let writeLine: @Sendable (String) -> Void = { line in
+            let write = gate.withLock { gate in
+                if !gate.isOpen { gate.held.append(line) }
+                return gate.isOpen
             }
+            if write { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        }
+        let logger =
+            quiet ? SandboxLog.silent : Logger(label: "tender.sandbox") { _ in LineLogHandler(write: writeLine) }
         var profile = try MerchantProfileFile.load(merchant)
         if let squareLocationID {
             // One seller: Point of Sale is logged in where the REST stand-in's seller is.
@@ -175,7 +175,7 @@ struct SandboxCommand: AsyncParsableCommand {
                 squareConnect: square,
                 sumUp: sumUp,
                 posApps: POSAppsSandbox.Configuration(profile: profile, seed: seed),
-                log: log
+                logger: logger
             )
         )
         let baseURL: URL
@@ -264,5 +264,22 @@ private enum SignalSources {
 
     static func keep(_ new: [any DispatchSourceSignal]) {
         sources += new
+    }
+}
+
+/// Writes each log record's message as a line, as `tender sandbox` prints its log: the metadata repeats what the line
+/// says, for handlers that index it.
+struct LineLogHandler: LogHandler {
+    let write: @Sendable (String) -> Void
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        write(event.message.description)
     }
 }

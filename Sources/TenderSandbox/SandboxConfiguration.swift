@@ -1,4 +1,5 @@
 import Foundation
+public import Logging
 public import Tender
 
 /// How a ``SandboxServer`` listens and what it serves.
@@ -14,8 +15,10 @@ public struct SandboxConfiguration: Sendable {
     public var sumUp: SumUpSandbox.Configuration
     /// The stand-in for the POS apps: their request pages, `GET /` and `POST /api/simulate`.
     public var posApps: POSAppsSandbox.Configuration
-    /// Receives one line per event: requests with their answers, server errors. Lines never contain tokens.
-    public var log: (@Sendable (String) -> Void)?
+    /// Where the sandbox logs each event (a request and its answer, a page opened, a server error): a line for
+    /// people as the message (`pos: 3f9a… square page opened`), and `component`, `event` and the request's fields
+    /// as metadata. Nothing logged holds a token or a secret. By default nothing is logged.
+    public var logger: Logger
 
     /// Creates a configuration.
     public init(
@@ -24,14 +27,14 @@ public struct SandboxConfiguration: Sendable {
         squareConnect: SquareConnectSandbox.Configuration = SquareConnectSandbox.Configuration(),
         sumUp: SumUpSandbox.Configuration = SumUpSandbox.Configuration(),
         posApps: POSAppsSandbox.Configuration = POSAppsSandbox.Configuration(),
-        log: (@Sendable (String) -> Void)? = nil
+        logger: Logger = SandboxLog.silent
     ) {
         self.host = host
         self.port = port
         self.squareConnect = squareConnect
         self.sumUp = sumUp
         self.posApps = posApps
-        self.log = log
+        self.logger = logger
     }
 }
 

@@ -1,21 +1,22 @@
 import FlyingSocks
+import Logging
 import Tender
 
 /// Forwards FlyingFox's warnings and errors to the sandbox's log. Its info lines (connections, requests) are
 /// dropped: the sandbox logs each request with its answer itself.
-struct SandboxLogger: Logging {
-    let log: (@Sendable (String) -> Void)?
+struct SandboxLogger: FlyingSocks.Logging {
+    let logger: Logger
     /// Set while the server stops: FlyingFox then reports the closed listening socket as an error.
     let isStopping: Locked<Bool>
 
-    private func forward(_ line: String) {
+    private func forward(_ level: Logger.Level, _ line: String) {
         guard !isStopping.withLock({ $0 }) else { return }
-        log?(line)
+        logger.sandboxEvent("http", "\(level)", line, level: level)
     }
 
     func logDebug(_ debug: @autoclosure () -> String) {}
     func logInfo(_ info: @autoclosure () -> String) {}
-    func logWarning(_ warning: @autoclosure () -> String) { forward("http warning: " + warning()) }
-    func logError(_ error: @autoclosure () -> String) { forward("http error: " + error()) }
-    func logCritical(_ critical: @autoclosure () -> String) { forward("http critical: " + critical()) }
+    func logWarning(_ warning: @autoclosure () -> String) { forward(.warning, "warning: " + warning()) }
+    func logError(_ error: @autoclosure () -> String) { forward(.error, "error: " + error()) }
+    func logCritical(_ critical: @autoclosure () -> String) { forward(.critical, "critical: " + critical()) }
 }

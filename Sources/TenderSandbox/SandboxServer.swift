@@ -1,6 +1,7 @@
 import FlyingFox
 import FlyingSocks
 public import Foundation
+import Logging
 import Tender
 
 /// A local HTTP server that stands in for the services Tender talks to, for tests and demos.
@@ -38,13 +39,16 @@ public actor SandboxServer {
     /// Creates a server; nothing listens until ``start()``.
     public init(configuration: SandboxConfiguration = SandboxConfiguration()) {
         self.configuration = configuration
-        let squareConnect = SquareConnectSandbox(configuration: configuration.squareConnect, log: configuration.log)
-        let sumUp = SumUpSandbox(configuration: configuration.sumUp, log: configuration.log)
+        let squareConnect = SquareConnectSandbox(
+            configuration: configuration.squareConnect,
+            logger: configuration.logger
+        )
+        let sumUp = SumUpSandbox(configuration: configuration.sumUp, logger: configuration.logger)
         self.squareConnect = squareConnect
         self.sumUp = sumUp
         self.posApps = POSAppsSandbox(
             configuration: configuration.posApps,
-            log: configuration.log,
+            logger: configuration.logger,
             servers: ProviderServers(square: squareConnect, sumUp: sumUp)
         )
     }
@@ -74,7 +78,7 @@ public actor SandboxServer {
                 address: try Self.address(host: configuration.host, port: configuration.port),
                 timeout: 30,
                 pool: NoDelaySocketPool(base: HTTPServer.defaultPool()),
-                logger: SandboxLogger(log: configuration.log, isStopping: isStopping)
+                logger: SandboxLogger(logger: configuration.logger, isStopping: isStopping)
             )
         )
         for group in routeGroups { await group.install(on: server) }
@@ -115,7 +119,7 @@ public actor SandboxServer {
         }
         http = server
         runTask = task
-        configuration.log?("sandbox: listening on \(baseURL?.absoluteString ?? "?")")
+        configuration.logger.sandboxEvent("sandbox", "listening", "listening on \(baseURL?.absoluteString ?? "?")")
         guard let baseURL else { throw SandboxError(.cannotListen, "The sandbox's base URL could not be formed.") }
         return baseURL
     }
@@ -129,7 +133,7 @@ public actor SandboxServer {
         await http.stop(timeout: 1)
         runTask.cancel()
         _ = await runTask.result
-        configuration.log?("sandbox: stopped")
+        configuration.logger.sandboxEvent("sandbox", "stopped", "stopped")
     }
 
     /// The port the server listens on, once started.

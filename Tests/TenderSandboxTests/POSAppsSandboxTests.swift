@@ -18,7 +18,7 @@ struct POSAppsSandboxTests {
         let server = SandboxServer(
             configuration: SandboxConfiguration(
                 posApps: POSAppsSandbox.Configuration(profile: profile, seed: 9),
-                log: capture.log
+                logger: capture.logger
             )
         )
         let base = try await server.start().absoluteString

@@ -1,4 +1,5 @@
 public import Foundation
+public import Logging
 import Tender
 public import TenderSimulator
 
@@ -105,21 +106,24 @@ public actor POSAppsSandbox {
     private var pageIDs: [[UInt8]: String] = [:]
     /// The key of those digests, random for each sandbox.
     private let digestKey: [UInt8]
-    private let log: (@Sendable (String) -> Void)?
+    private let logger: Logger
     private var generator = SystemRandomNumberGenerator()
     /// Where answers that move money are recorded; `nil` for a stand-in without servers.
     private let servers: ProviderServers?
 
     /// Creates the stand-in, on its own: its answers are recorded on no server.
-    public init(configuration: Configuration = Configuration(), log: (@Sendable (String) -> Void)? = nil) {
-        self.init(configuration: configuration, log: log, servers: nil)
+    /// - Parameters:
+    ///   - configuration: the merchant profile, the seed and how many requests to remember.
+    ///   - logger: where each request and answer is logged (``SandboxConfiguration/logger``).
+    public init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
+        self.init(configuration: configuration, logger: logger, servers: nil)
     }
 
     /// Creates the stand-in, recording answers on `servers`.
-    init(configuration: Configuration, log: (@Sendable (String) -> Void)?, servers: ProviderServers?) {
+    init(configuration: Configuration, logger: Logger, servers: ProviderServers?) {
         self.simulator = Simulator(profile: configuration.profile, seed: configuration.seed)
         self.recentLimit = configuration.recentLimit
-        self.log = log
+        self.logger = logger
         self.servers = servers
         var generator = SystemRandomNumberGenerator()
         self.digestKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -177,7 +181,12 @@ public actor POSAppsSandbox {
         )
         record.answer = .init(outcome: outcome, noCallbackReason: answer.noCallbackReason)
         remember(record, url: nil)
-        log?("pos: \(record.id) \(request.provider) via api → \(outcome.logName)\(answer.logSuffix)")
+        logger.sandboxEvent(
+            "pos",
+            "answered",
+            "\(record.id) \(request.provider) via api → \(outcome.logName)\(answer.logSuffix)",
+            ["request_id": "\(record.id)", "provider": "\(request.provider)", "outcome": "\(outcome.logName)"]
+        )
         await recordOnServer(record.id, requestURL: requestURL, request: request, outcome: outcome, answer: answer)
         return (request, answer)
     }
@@ -199,7 +208,7 @@ public actor POSAppsSandbox {
             callbackURL: callbackURL,
             profile: profile
         ) {
-            log?("pos: \(id) \(line)")
+            logger.sandboxEvent("pos", "recorded_on_server", "\(id) \(line)", ["request_id": "\(id)"])
         }
     }
 
@@ -216,7 +225,12 @@ public actor POSAppsSandbox {
             if records[index].answer == nil {
                 records[index].request = Self.withoutToken(try simulator.inspect(requestURL))
             }
-            log?("pos: \(id) \(records[index].request.provider) page opened again")
+            logger.sandboxEvent(
+                "pos",
+                "page_opened_again",
+                "\(id) \(records[index].request.provider) page opened again",
+                ["request_id": "\(id)", "provider": "\(records[index].request.provider)"]
+            )
             return (records[index], nonce)
         }
         let request = try simulator.inspect(requestURL)
@@ -233,7 +247,12 @@ public actor POSAppsSandbox {
         pageIDs[digest] = record.id
         let count = request.problems.count
         let problems = count == 0 ? "" : count == 1 ? " (1 problem)" : " (\(count) problems)"
-        log?("pos: \(record.id) \(request.provider) page opened\(problems)")
+        logger.sandboxEvent(
+            "pos",
+            "page_opened",
+            "\(record.id) \(request.provider) page opened\(problems)",
+            ["request_id": "\(record.id)", "provider": "\(request.provider)", "problems": "\(count)"]
+        )
         return (record, nonce)
     }
 
@@ -274,7 +293,12 @@ public actor POSAppsSandbox {
         records[index].answer = .init(outcome: outcome, noCallbackReason: answer.noCallbackReason)
         // Answered once: the URL (which may carry a token) is no longer needed.
         requestURLs[id] = nil
-        log?("pos: \(id) \(records[index].request.provider) → \(outcome.logName)\(answer.logSuffix)")
+        logger.sandboxEvent(
+            "pos",
+            "answered",
+            "\(id) \(records[index].request.provider) → \(outcome.logName)\(answer.logSuffix)",
+            ["request_id": "\(id)", "provider": "\(records[index].request.provider)", "outcome": "\(outcome.logName)"]
+        )
         if let request = try? simulator.inspect(url) {
             await recordOnServer(id, requestURL: url, request: request, outcome: outcome, answer: answer)
         }

@@ -1,4 +1,5 @@
 public import Foundation
+public import Logging
 import Tender
 public import TenderProviderAPI
 
@@ -56,7 +57,7 @@ public actor SquareConnectSandbox {
     private var isPaused = false
     private var pausedRequests: [CheckedContinuation<Void, Never>] = []
     private var recorded: [RecordedRequest] = []
-    private let log: (@Sendable (String) -> Void)?
+    private let logger: Logger
     /// Sign-in: the merchant who answers the authorization page, and how long its codes live.
     let signInMerchantID: String
     let authorizationCodeLifetime: Duration
@@ -67,10 +68,11 @@ public actor SquareConnectSandbox {
     /// Sign-in: the code each token obtained through a code was issued under, for revoking them together.
     var codeOfToken: [String: String] = [:]
 
-    /// Creates a stand-in that knows what `configuration` registers.
-    public init(configuration: Configuration = Configuration(), log: (@Sendable (String) -> Void)? = nil) {
+    /// Creates a stand-in that knows what `configuration` registers, logging each request and its answer to `logger`
+    /// (``SandboxConfiguration/logger``).
+    public init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
         self.now = configuration.now
-        self.log = log
+        self.logger = logger
         self.squareVersion = configuration.squareVersion
         self.signInMerchantID = configuration.signInMerchantID
         self.authorizationCodeLifetime = configuration.authorizationCodeLifetime
@@ -248,7 +250,12 @@ public actor SquareConnectSandbox {
             answer = self.answer(call, endpoint: endpoint)
         }
         answer.squareVersion = Self.isSquareVersion(call.squareVersion) ? call.squareVersion : squareVersion
-        log?("square: \(call.method) \(call.path) → \(answer.status)\(answer.code.map { " " + $0 } ?? "")")
+        logger.sandboxEvent(
+            "square",
+            "request",
+            "\(call.method) \(call.path) → \(answer.status)\(answer.code.map { " " + $0 } ?? "")",
+            ["method": "\(call.method)", "status": "\(answer.status)", "code": "\(answer.code ?? "")"]
+        )
         return answer
     }
 

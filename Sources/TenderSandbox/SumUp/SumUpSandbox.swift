@@ -1,4 +1,5 @@
 public import Foundation
+public import Logging
 public import Tender
 
 /// A stand-in for the endpoint of SumUp's REST API that verification uses: RetrieveTransaction,
@@ -101,12 +102,15 @@ public actor SumUpSandbox {
     private var transactions: [String: Transaction] = [:]
     private var faults = FaultSchedule()
     private var recorded: [RecordedRequest] = []
-    private let log: (@Sendable (String) -> Void)?
+    private let logger: Logger
 
     /// Creates a stand-in.
-    public init(configuration: Configuration = Configuration(), log: (@Sendable (String) -> Void)? = nil) {
+    /// - Parameters:
+    ///   - configuration: the merchant and the access token the stand-in serves.
+    ///   - logger: where each request and its answer is logged (``SandboxConfiguration/logger``).
+    public init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
         self.configuration = configuration
-        self.log = log
+        self.logger = logger
     }
 
     // MARK: Recording
@@ -246,7 +250,12 @@ public actor SumUpSandbox {
         case nil:
             answer = lookUp(encodedMerchantCode: encodedMerchantCode, items: items, bearer: bearer.map(String.init))
         }
-        log?("sumup: \(method) transactions → \(answer.status)\(answer.code.map { " " + $0 } ?? "")")
+        logger.sandboxEvent(
+            "sumup",
+            "request",
+            "\(method) transactions → \(answer.status)\(answer.code.map { " " + $0 } ?? "")",
+            ["method": "\(method)", "status": "\(answer.status)", "code": "\(answer.code ?? "")"]
+        )
         return answer
     }
 

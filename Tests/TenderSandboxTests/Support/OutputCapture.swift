@@ -12,7 +12,8 @@ final class OutputCapture: Sendable {
     /// A log sink for the sandbox and the manager.
     var log: @Sendable (String) -> Void { { line in self.record(line) } }
 
-    /// A swift-log logger whose every message and metadata, at every level, is captured as one line.
+    /// A swift-log logger whose every record, at every level, is captured: its message as one line, and its metadata,
+    /// if any, as a second line `metadata: key=value …` (so that the secret search sees it).
     var logger: Logger {
         var logger = Logger(label: "capture") { _ in CapturingLogHandler(capture: self) }
         logger.logLevel = .trace
@@ -62,7 +63,7 @@ final class OutputCapture: Sendable {
     }
 }
 
-/// Writes each log record to an ``OutputCapture`` as one line: its message, then its metadata as `key=value`.
+/// Writes each log record to an ``OutputCapture``: its message as a line, and its metadata as `metadata: key=value …`.
 struct CapturingLogHandler: LogHandler {
     let capture: OutputCapture
     var metadata: Logger.Metadata = [:]
@@ -75,7 +76,10 @@ struct CapturingLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
-        let fields = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        capture.record(([event.message.description] + fields).joined(separator: " "))
+        capture.record(event.message.description)
+        guard !all.isEmpty else { return }
+        capture.record(
+            "metadata: " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        )
     }
 }

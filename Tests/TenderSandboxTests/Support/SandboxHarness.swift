@@ -62,7 +62,7 @@ struct SandboxHarness {
             now: clock.source
         )
         configure(&square)
-        let server = SandboxServer(configuration: SandboxConfiguration(squareConnect: square, log: capture.log))
+        let server = SandboxServer(configuration: SandboxConfiguration(squareConnect: square, logger: capture.logger))
         let baseURL = try await server.start()
         let harness = SandboxHarness(server: server, baseURL: baseURL, clock: clock, capture: capture)
         var learned: [String] = []

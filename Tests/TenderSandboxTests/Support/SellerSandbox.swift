@@ -54,7 +54,7 @@ struct SellerSandbox {
             squareConnect: square,
             sumUp: sumUp,
             posApps: POSAppsSandbox.Configuration(profile: profile, seed: 22),
-            log: capture.log
+            logger: capture.logger
         )
         let server = SandboxServer(configuration: configuration)
         let base = try await server.start().absoluteString
