@@ -37,7 +37,7 @@ struct JournalFileTests {
         // The index each set-reading query must use: one whose entries are the rows it wants.
         let expected = [
             "pending": "payment_pending", "overdue": "payment_pending", "undelivered": "payment_undelivered",
-            "prune": "payment_acknowledged", "list": "payment_by_creation", "listState": "payment_by_state",
+            "prune": "payment_prunable", "list": "payment_by_creation", "listState": "payment_by_state",
             "entryByToken": "handoff_token USING PRIMARY KEY", "unreconciled": "payment_unreconciled",
         ]
         try await journal.pool.read { db in
@@ -342,5 +342,61 @@ struct JournalFileTests {
         #expect(try journal.prune(retention: .seconds(1)) == 1)
         let left = Set(try journal.entries().map(\.id))
         #expect(left == [kept.entry.id, notOpened.entry.id, unacknowledged.entry.id])
+        // The acknowledged unknown and not-opened payments, never pruned, are not in prune's index either: its
+        // size is what prune may delete, not what it has to read past for ever (issue 23).
+        let indexed = try await journal.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM payment INDEXED BY payment_prunable WHERE \(Self.prunable)")
+        }
+        #expect(indexed == 0)
+    }
+
+    /// The condition of `payment_prunable`, as a query must write it to use the index.
+    static let prunable = """
+        acknowledged_at IS NOT NULL AND (state = 'completed' OR state = 'tampered' OR state = 'late' \
+        OR state = 'resolved')
+        """
+
+    @Test("prune deletes in batches of 500, the oldest first; recover() prunes one batch a launch (issue 23)")
+    func pruneInBatches() async throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: clock)
+        let coordinator = HandoffCoordinator(
+            journal: journal,
+            opener: ScriptedOpener(),
+            configuration: .init(retention: .seconds(86_400))
+        )
+        // 1,205 ended, acknowledged payments, each a second older than the next, copied from one real one.
+        let ended = try coordinator.prepare(SquareFixture.request())
+        let completed = try #require(try await coordinator.handle(try SquareFixture.reply(to: ended.url))?.entry)
+        try coordinator.acknowledge(completed)
+        try await journal.pool.write { db in
+            let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('payment')")
+            let copied = columns.map { column in
+                switch column {
+                case "id": "'old-' || n"
+                case "idempotency_key": "lower(hex(randomblob(16)))"
+                case "updated_at": "updated_at - 10000 + n"
+                default: column
+                }
+            }
+            try db.execute(
+                sql: """
+                    WITH RECURSIVE numbers(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM numbers WHERE n < 1205)
+                    INSERT INTO payment (\(columns.joined(separator: ", ")))
+                    SELECT \(copied.joined(separator: ", ")) FROM payment, numbers WHERE payment.id = ?
+                    """,
+                arguments: [completed.id.rawValue]
+            )
+        }
+        clock.advance(by: 2 * 86_400)
+        let oldest = try await journal.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT id FROM payment ORDER BY updated_at, id LIMIT 500")
+        }
+        #expect(try coordinator.recover().prunedCount == 500)
+        #expect(try oldest.allSatisfy { try journal.entry(PaymentID(rawValue: $0)!) == nil })
+        #expect(try journal.prune(retention: .seconds(86_400), limit: 10) == 10)
+        #expect(try journal.prune(retention: .seconds(86_400)) == 696)
+        #expect(try journal.entries().isEmpty)
     }
 }

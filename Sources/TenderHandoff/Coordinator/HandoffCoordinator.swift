@@ -452,7 +452,7 @@ public final class HandoffCoordinator: Sendable {
     public func recover() throws -> HandoffRecovery {
         let expired = try journal.expireOverduePayments()
         for entry in expired { emit(.expired, entry.id, entry.provider) }
-        let pruned = try journal.prune(retention: configuration.retention)
+        let pruned = try journal.prune(retention: configuration.retention, limit: PaymentJournal.pruneBatchSize)
         if pruned > 0 { emit(.pruned, nil, nil) }
         return HandoffRecovery(
             undelivered: try journal.undeliveredEntries(),

@@ -127,17 +127,21 @@ enum JournalSQL {
         ORDER BY created_at, id LIMIT :limit
         """
 
-    /// Ended (terminal), acknowledged payments last changed before a time (REL-9), found through
-    /// `payment_acknowledged`: named, since SQLite's planner, without statistics, would rather read `payment_by_state`
-    /// for the four states, which is most of the history. The states are compared one by one: SQLite runs `IN` with
-    /// more than two values through a temporary index built each time.
+    /// At most `:limit` ended (terminal), acknowledged payments last changed before a time (REL-9), oldest first,
+    /// found through `payment_prunable` (whose entries are exactly the payments prune may delete): named, since
+    /// SQLite's planner, without statistics, would rather read `payment_by_state` for the four states, which is most
+    /// of the history. The states are compared one by one, as the index's condition writes them: SQLite uses a
+    /// partial index only for a query that holds its condition term for term.
     ///
     /// `INDEXED BY` only in statements that run on a journal opened for writing, which is always migrated (a read-only
     /// journal may be older than the index).
     static let prune = """
-        DELETE FROM payment INDEXED BY payment_acknowledged
-        WHERE acknowledged_at IS NOT NULL AND updated_at < :cutoff
-          AND (state = 'completed' OR state = 'tampered' OR state = 'late' OR state = 'resolved')
+        DELETE FROM payment WHERE id IN (
+            SELECT id FROM payment INDEXED BY payment_prunable
+            WHERE acknowledged_at IS NOT NULL
+              AND (state = 'completed' OR state = 'tampered' OR state = 'late' OR state = 'resolved')
+              AND updated_at < :cutoff
+            ORDER BY updated_at, id LIMIT :limit)
         """
 
     /// Pending payments whose expiry has passed, oldest first, found through `payment_pending` (named: the planner

@@ -311,7 +311,9 @@ extension PaymentJournal {
     ///   outcome no server has checked yet, of the providers with a lookup API (Swipe and SoftPOS have none, and
     ///   would stay in it for ever).
     ///
-    /// v7's indexes go with the old table and are made again.
+    /// v7's indexes go with the old table and are made again, but for `payment_acknowledged`, which held every
+    /// acknowledged payment: `payment_prunable` holds only those prune may delete (ended and acknowledged), so an
+    /// acknowledged `unknown` or `not_opened` payment, which is never pruned, is not read by every prune for ever.
     static let schemaV8 = """
         CREATE TABLE payment_v8 (
             id TEXT PRIMARY KEY NOT NULL,
@@ -379,7 +381,8 @@ extension PaymentJournal {
         CREATE INDEX payment_by_creation ON payment (created_at, id);
         CREATE INDEX payment_pending ON payment (created_at, id) WHERE state = 'pending';
         CREATE INDEX payment_undelivered ON payment (updated_at, id) WHERE acknowledged_at IS NULL AND state <> 'pending';
-        CREATE INDEX payment_acknowledged ON payment (updated_at) WHERE acknowledged_at IS NOT NULL;
+        CREATE INDEX payment_prunable ON payment (updated_at, id) WHERE acknowledged_at IS NOT NULL
+            AND (state = 'completed' OR state = 'tampered' OR state = 'late' OR state = 'resolved');
         CREATE INDEX payment_unreconciled ON payment (created_at, id) WHERE verification IS NULL AND (state = 'unknown'
             OR state = 'pending' OR (state = 'completed' AND outcome_source = 'callback'
             AND (provider = 'square' OR provider = 'sumup')));

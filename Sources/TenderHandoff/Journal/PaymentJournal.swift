@@ -251,14 +251,33 @@ public final class PaymentJournal: Sendable {
     }
 
     /// Deletes payments that ended (``PaymentState/isTerminal``) and were acknowledged more than `retention` ago
-    /// (REL-9), with their token hashes and history. Pending, unknown, not-opened and unacknowledged payments are never
-    /// pruned. Reads only the acknowledged payments older than the cut-off, through their index.
+    /// (REL-9), with their token hashes and history, oldest first. Pending, unknown, not-opened and unacknowledged
+    /// payments are never pruned. Reads only the payments it may delete, through an index of those alone.
+    ///
+    /// The payments go in transactions of ``pruneBatchSize``, so that no write holds the journal for long (another
+    /// process's payment waits for one batch at most), until none is left or `limit` are deleted.
+    /// - Parameters:
+    ///   - retention: how long an ended, acknowledged payment is kept.
+    ///   - limit: the most payments to delete in this call; `nil` for all that are due. ``HandoffCoordinator/recover()``
+    ///     passes one batch, so that an app's launch after a long time does not pay for the whole backlog at once.
     /// - Returns: how many payments were deleted.
     @discardableResult
-    public func prune(retention: Duration = .seconds(90 * 86_400)) throws -> Int {
+    public func prune(retention: Duration = .seconds(90 * 86_400), limit: Int? = nil) throws -> Int {
         let cutoff = clock.now().addingTimeInterval(-retention.timeInterval)
-        return try write("prune") { db in try db.run(JournalSQL.prune, ["cutoff": cutoff.journalTime]) }
+        var pruned = 0
+        while limit.map({ pruned < $0 }) ?? true {
+            let batch = min(PaymentJournal.pruneBatchSize, (limit ?? .max) - pruned)
+            let deleted = try write("prune") { db in
+                try db.run(JournalSQL.prune, ["cutoff": cutoff.journalTime, "limit": batch])
+            }
+            pruned += deleted
+            if deleted < batch { break }
+        }
+        return pruned
     }
+
+    /// How many payments one transaction of ``prune(retention:limit:)`` deletes at most.
+    public static let pruneBatchSize = 500
 
     /// Moves every pending payment whose expiry has passed to ``PaymentState/unknown`` (needs
     /// reconciliation). A genuine callback that comes later is still matched, as ``PaymentState/late``.
