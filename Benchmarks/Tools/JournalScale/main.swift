@@ -8,6 +8,10 @@
 //
 // ROUNDS: 15 if left out. FOLDER: where the journals go (the system's temporary folder if left out; the folder made
 // in it is removed afterwards). SIZES: a comma list of history sizes (0,10000,100000,1000000 if left out).
+//
+// Then it lists every payment of each journal in a child process of its own (`JournalScale --list PATH`, the
+// journal read as `tender journal list` reads it, one payment at a time) and prints the time and the child's peak
+// resident memory: what a listing costs in memory does not grow with the journal.
 import Foundation
 import GRDB
 import JournalHarness
@@ -15,6 +19,21 @@ import Tender
 @_spi(Benchmarks) import TenderHandoff
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+
+// The child's part: list every payment of one journal, then print how many, in how long, and the peak memory.
+if arguments.first == "--list", arguments.count == 2 {
+    let start = ContinuousClock.now
+    var count = 0
+    try PaymentJournal(path: arguments[1], mode: .readOnly).forEachEntry { entry in
+        count += entry.id.rawValue.isEmpty ? 0 : 1
+    }
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    // ru_maxrss is in kilobytes on Linux.
+    print("\(count) \(micros(since: start)) \(usage.ru_maxrss)")
+    exit(0)
+}
+
 let rounds = arguments.first.flatMap(Int.init) ?? 15
 let folder = (arguments.count > 1 ? arguments[1] : NSTemporaryDirectory()) + "/tender-scale-\(getpid())"
 let sizes =
@@ -180,7 +199,28 @@ do {
         }
         print(line)
     }
+    print("")
+    print("| payments | list (every payment) | peak memory of the listing process |")
+    print("|---|---|---|")
+    for size in sizes {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["--list", paths[size]!]
+        let output = Pipe()
+        child.standardOutput = output
+        try child.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        let fields = text.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        guard child.terminationStatus == 0, fields.count == 3 else { throw ScaleFailure("the listing failed: \(text)") }
+        print(String(format: "| %.0f | %.2f s | %.1f MB |", fields[0], fields[1] / 1e6, fields[2] / 1024))
+    }
 } catch {
     FileHandle.standardError.write(Data("JournalScale: \(error)\n".utf8))
     exit(1)
+}
+
+struct ScaleFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
