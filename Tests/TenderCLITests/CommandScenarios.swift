@@ -107,6 +107,8 @@ final class CommandScenarios: @unchecked Sendable {
     func tearDown() async {
         await server.stop()
         try? FileManager.default.removeItem(at: directory)
+        // The scenarios' closures hold these scenarios (and the sandbox): let both go (LeakSanitizer saw the cycle).
+        scenarios = [:]
     }
 
     /// Runs `tender` with the scenarios' environment.
