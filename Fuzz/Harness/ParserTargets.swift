@@ -110,9 +110,13 @@ enum ParserTargets {
         guard let response = FuzzCheck.parse(input, "SumUpResponse", { try SumUpResponse(callbackURLString: input) })
         else { return }
         FuzzCheck.checkCallback(response, input: input)
-        guard let url = try? response.callbackURLString(callbackURL: "my-app://fuzz") else { return }
-        let again = FuzzCheck.parse(url, "SumUpResponse (round trip)") { try SumUpResponse(callbackURLString: url) }
-        FuzzCheck.expect(again == response, "a parsed SumUp answer does not survive callbackURLString and parsing")
+        // The token travels on the callback URL itself, as the request put it there: not written by the encoder.
+        var original = response
+        original.callbackToken = nil
+        guard let url = try? original.callbackURLString(callbackURL: "my-app://fuzz") else { return }
+        var again = FuzzCheck.parse(url, "SumUpResponse (round trip)") { try SumUpResponse(callbackURLString: url) }
+        again?.callbackToken = nil
+        FuzzCheck.expect(again == original, "a parsed SumUp answer does not survive callbackURLString and parsing")
     }
 
     static let sumUpRequest = FuzzTarget.text("sumup-request", "SumUpRequest(urlString:)") { input in

@@ -238,4 +238,25 @@ struct BinaryPropertyListRegressionTests {
         #expect(!BinaryPropertyList.isFreeOfSets(Data(damaged)))
         #expect(!BinaryPropertyList.isFreeOfSets(Data("bplist00".utf8)))
     }
+
+    @Test(
+        "a SumUp answer with a token on its callback URL round-trips but for the token, which the URL carries (sumup-callback)"
+    )
+    func sumUpTokenOnTheCallbackURL() throws {
+        // The target's input (Fuzz/Regressions/sumup-callback/token-on-the-callback-url): Android's example answer
+        // mangled, with a tender_token whose value holds '='. The encoder does not write the token, as Swipe's and
+        // SoftPOS's do not: it travels on the callback URL the request gave.
+        let input =
+            "mycallbackscheme://result?smp-status=failed&tender_token=cause=transaction-failed&smOptionale=Transaction%20failed.&smp-receipt-sent=false&3mp-tx-code=123ABC&foreign-tx-id=0-c14c86-a7a0-49c5-a1esmp-status=98x"
+        let response = try SumUpResponse(callbackURLString: input)
+        #expect(response.callbackToken == "cause=transaction-failed")
+        var original = response
+        original.callbackToken = nil
+        let again = try SumUpResponse(callbackURLString: try original.callbackURLString(callbackURL: "my-app://fuzz"))
+        #expect(again == original)
+        let withToken = try response.callbackURLString(
+            callbackURL: "my-app://fuzz?tender_token=cause%3Dtransaction-failed"
+        )
+        #expect(try SumUpResponse(callbackURLString: withToken) == response)
+    }
 }

@@ -3,7 +3,8 @@ extension SumUpResponse {
     /// `smp-status`, `smp-failure-cause`, `smp-message`, `smp-receipt-sent`, `smp-tx-code` and `foreign-tx-id`
     /// appended, those present, in that order (after `&` when it already has a query; sumup §2). The order is that
     /// of the examples in SumUp's Android API README and of the iOS helper's `urlByAppendingStatusToURL:`. For
-    /// simulators and tests.
+    /// simulators and tests. The ``callbackToken`` is not added: it travels on the callback URL itself, as the request
+    /// put it there.
     /// - Throws: ``SumUpError`` with ``SumUpError/Code/invalidCallbackURL`` when the URL has no scheme.
     public func callbackURLString(callbackURL: String) throws -> String {
         var query = QueryParameters()
