@@ -209,6 +209,26 @@ struct SquarePaymentVerifierTests {
         #expect(unknown.verdict == .unverifiable && unknown.reason == .unknownStatus)
     }
 
+    @Test("payments whose amounts add up beyond Int: unexpected_response naming amount_money, no crash")
+    func amountOverflow() async throws {
+        let order = Fixture.order(tenders: [Fixture.tender("PHUGE1"), Fixture.tender("PHUGE2")])
+        let script: ScriptedServer.Script = { request, _ in
+            switch request.path {
+            case "/v2/orders/\(Self.order)": return .json(order)
+            case "/v2/payments/PHUGE1": return .json(Fixture.getPayment(Fixture.payment("PHUGE1", amount: Int.max - 1)))
+            case "/v2/payments/PHUGE2": return .json(Fixture.getPayment(Fixture.payment("PHUGE2", amount: 2)))
+            default: return .squareError(404, "NOT_FOUND")
+            }
+        }
+        try await ScriptedServer.with(script) { server in
+            let error = await #expect(throws: ProviderAPIError.self) {
+                try await Fixture.squareVerifier(server).verify(Fixture.squareRequest())
+            }
+            #expect(error?.code == .unexpectedResponse)
+            #expect(error?.message.contains("amount_money") == true)
+        }
+    }
+
     // MARK: Without a transaction ID: ListPayments
 
     /// A ListPayments script: `online` for the search by created_at, `offline` for the one by client_created_at.

@@ -113,6 +113,22 @@ struct SumUpPaymentVerifierTests {
         #expect(verification.evidence.records.first?.tip == Money(minorUnits: 150, currency: .eur))
     }
 
+    @Test("an amount less its tip beyond Int: unexpected_response naming tip_amount, no crash")
+    func amountOverflow() async throws {
+        // 92233720368547758.07 EUR is Int.max cents; a tip of -0.01 taken from it overflows.
+        let script = Self.answering(Fixture.sumUpTransaction(amount: "92233720368547758.07", tip: "-0.01"))
+        try await ScriptedServer.with(script) { server in
+            let error = await #expect(throws: ProviderAPIError.self) {
+                try await Fixture.sumUpVerifier(server).verify(Fixture.sumUpRequest())
+            }
+            #expect(error?.code == .unexpectedResponse)
+            #expect(error?.message.contains("tip_amount") == true)
+        }
+        // Built by hand, the transaction has no amount rather than a trap.
+        let built = SumUpTransaction(amount: "92233720368547758.07", tipAmount: "-0.01", currencyCode: "EUR")
+        #expect(built.amountMoney == nil)
+    }
+
     @Test(
         "contradicted: another amount, a sub-cent amount, another currency (amount_mismatch)",
         arguments: [("10.0", "EUR"), ("10.105", "EUR"), ("10.1", "GBP")]

@@ -136,7 +136,7 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
                 payments: payments
             )
         }
-        return judge.decide(payments, what: "order \(orderID)")
+        return try judge.decide(payments, what: "order \(orderID)")
     }
 
     // MARK: Without a transaction ID
@@ -203,7 +203,7 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
                     + "nothing yet: offline payments reach Square when the device is online again. Ask again later."
             )
         case 1:
-            return judge.decide(candidates, what: "the only payment of \(request.amount)\(place) \(between)")
+            return try judge.decide(candidates, what: "the only payment of \(request.amount)\(place) \(between)")
         default:
             return judge.unverifiable(
                 .ambiguous,
@@ -279,7 +279,8 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
 
         /// The verdict on the payments that are this payment: their location and tender types, then their status,
         /// then their amount, then the POS app's report.
-        func decide(_ payments: [SquarePayment], what: String) -> PaymentVerification {
+        /// - Throws: ``ProviderAPIError/Code/unexpectedResponse`` for amounts whose sum is beyond `Int`.
+        func decide(_ payments: [SquarePayment], what: String) throws(ProviderAPIError) -> PaymentVerification {
             for payment in payments {
                 if let expected = request.squareLocationID, let location = payment.locationID, location != expected {
                     return contradicted(
@@ -320,7 +321,19 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
             }
             let counted = taken.isEmpty ? payments : taken
             let currencies = Set(counted.map(\.amountMoney.currency))
-            let total = counted.reduce(0) { $0 + $1.amountMoney.minorUnits }
+            var total = 0
+            for payment in counted {
+                let (sum, overflow) = total.addingReportingOverflow(payment.amountMoney.minorUnits)
+                guard !overflow else {
+                    throw ProviderAPIError(
+                        .unexpectedResponse,
+                        "Square's payments (\(what)) have amount_money values whose sum is beyond what Tender can "
+                            + "count; no payment Square took is that large. Check the base URL.",
+                        provider: .square
+                    )
+                }
+                total = sum
+            }
             guard currencies == [request.amount.currency], total == request.amount.minorUnits else {
                 let amounts = counted.map { $0.amountMoney.description }.joined(separator: " + ")
                 return contradicted(
