@@ -511,7 +511,8 @@ public final class HandoffCoordinator: Sendable {
 
     /// Decides a payment's outcome by hand after reconciling it with the POS app or the provider.
     /// See ``PaymentJournal/resolve(_:as:transactionID:note:overwritingCompleted:)``: a completed payment is refused
-    /// unless `overwritingCompleted` says so.
+    /// unless `overwritingCompleted` says so. A ``pay(_:id:reopening:)`` still waiting for the payment returns the
+    /// resolved entry.
     public func resolve(
         _ id: PaymentID,
         as status: PaymentOutcome.Status,
@@ -527,6 +528,8 @@ public final class HandoffCoordinator: Sendable {
             overwritingCompleted: overwritingCompleted
         )
         emit(.resolved, id, entry.provider)
+        // A pay() still waiting for this payment returns it, as it would its callback.
+        waiters.signal(entry)
         return entry
     }
 
