@@ -331,9 +331,15 @@ extension PaymentJournal {
 
     /// SEC-5 for SumUp: the `foreign-tx-id` a callback echoes must be the one the payment's hand-offs send. An app
     /// before 1.53.2 echoes none, and a payment written before the journal kept it has none to compare.
+    ///
+    /// A hand-off made before v8 sent its one-time token as the `foreign-tx-id`; if its payment was reopened after
+    /// the upgrade, the payment now has a `foreign-tx-id` of its own, and that first hand-off's genuine answer echoes
+    /// the token. So an echo that is the very token whose digest matched the payment is its hand-off's own.
     static func foreignTransactionIDMatches(_ facts: CallbackFacts, _ entry: JournalEntry) -> Bool {
         guard let echoed = facts.echoedForeignTransactionID, let sent = entry.foreignTransactionID else { return true }
-        return echoed == sent
+        if echoed == sent { return true }
+        guard let digest = facts.tokenDigest else { return false }
+        return OneTimeToken.digest(of: echoed) == digest
     }
 
     /// Writes a hand-off's token digest, with the hand-off's own expiry (SEC-4).
