@@ -164,6 +164,7 @@ extension PaymentVerification {
             record.sourceType = scrub(record.sourceType)
             record.transactionCode = scrub(record.transactionCode)
             record.foreignTransactionID = scrub(record.foreignTransactionID)
+            record.orderID = scrub(record.orderID)
             return record
         }
         result.evidence = evidence

@@ -433,7 +433,8 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
                 tip: payment.tipMoney,
                 locationID: payment.locationID,
                 sourceType: payment.sourceType?.rawValue,
-                createdAt: payment.createdAt
+                createdAt: payment.createdAt,
+                orderID: payment.orderID
             )
         }
     }
