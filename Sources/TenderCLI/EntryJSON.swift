@@ -10,7 +10,8 @@ enum EntryJSON {
     /// resolution), amounts and times. `transaction_id`, `client_transaction_id`, `error_code`, `message` are the
     /// payment's outcome's (the one decided by hand, once resolved; the server's, for one the server proved);
     /// `resolution.reported` has the callback's, when a resolution replaced it. `foreign_transaction_id` is SumUp's
-    /// lookup key for the payment (no secret). `verification` is `null`, or the provider's server's verdict with
+    /// lookup key for the payment (no secret); `square_tender_types` the tender types a Square request allowed (wire
+    /// strings, `null` when not kept). `verification` is `null`, or the provider's server's verdict with
     /// `verdict`, `at`, `reason`, `note` and `evidence`.
     static func object(_ entry: JournalEntry) -> JSONObject {
         var output = JSONOutput()
@@ -28,6 +29,7 @@ enum EntryJSON {
         output.set("transaction_id", entry.outcome?.transactionID)
         output.set("client_transaction_id", entry.outcome?.clientTransactionID)
         output.set("foreign_transaction_id", entry.foreignTransactionID)
+        output["square_tender_types"] = entry.squareTenderTypes.map { .array($0.wireNames.map(JSONValue.string)) }
         output.set("error_code", entry.outcome?.errorCode)
         output.set("message", entry.outcome?.message)
         output.set("outcome_source", entry.outcome?.source.rawValue)

@@ -17,9 +17,11 @@ struct JournalVerifyCommand: AsyncParsableCommand {
             from the environment, never from the command line. What the server proves is recorded as 'tender \
             journal reconcile' records it; a payment with a verdict recorded keeps it. Exits 0 when the server \
             confirms the payment, 2 when it contradicts it or cannot settle it (not found yet, ambiguous, no \
-            lookup API), 1 on errors (no network, no credentials, unknown payment). With --json: one object with \
-            payment_id, provider, verdict (confirmed, contradicted or unverifiable), reason, evidence, then \
-            message, state, recorded and needs_reconciliation.
+            lookup API), 1 on errors (no network, no credentials, a refused token, unknown payment). \
+            --square-location-id narrows Square's search to the location the payment was taken at, and a payment \
+            or order of another location contradicts. With --json: one object with payment_id, provider, verdict \
+            (confirmed, contradicted or unverifiable), reason, evidence, then message, state, recorded and \
+            needs_reconciliation.
             """
     )
 
@@ -35,12 +37,13 @@ struct JournalVerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let base = try server.baseURL()
+        let location = try server.squareLocation()
         let reconciliation = try await journal.withJournal(.existing) { journal in
             let id = self.id
             let entry = try await journal.offloaded { try JournalCommand.find(id, in: journal) }
             let verifier = try ProviderCredentials.fromEnvironment().verifier(baseURL: base, for: entry.provider)
             return try await HandoffCoordinator(journal: journal, opener: PrintingOpener())
-                .reconcile(entry.id, using: verifier)
+                .reconcile(entry.id, using: verifier, squareLocationID: location)
         }
         let verification = reconciliation.verification
         let entry = reconciliation.after
@@ -80,10 +83,15 @@ struct JournalReconcileCommand: AsyncParsableCommand {
             nothing, and a completed payment never changes its outcome here ('tender journal resolve --force' \
             does). Each change is one transaction: run it again after a failure or a crash and it finishes the job. \
             Credentials as for 'tender journal verify' (at least one provider's); payments of a provider whose \
-            credentials are not set are listed as unverifiable (no_credentials). Prints one line per payment as it \
-            is done; with --json one object per line: payment_id, before, after (the states; after = before when \
-            nothing was proven), verdict, evidence, then provider, reason, message, outcome, recorded and \
-            needs_reconciliation. Exits 0 unless an error stopped it.
+            credentials are not set are listed as unverifiable (no_credentials). Only a server that cannot be \
+            reached (no network, time-outs, errors after the retries) stops the run; any other failure is listed \
+            with its payment as unverifiable (verification_failed), with an error object under --json, and the \
+            run goes on. A record Square's search finds that is already another payment's transaction proves \
+            nothing (claimed_by_another_payment). --square-location-id narrows Square's searches to the location \
+            the payments were taken at. Prints one line per payment as it is done; with --json one object per \
+            line: payment_id, before, after (the states; after = before when nothing was proven), verdict, \
+            evidence, then provider, reason, message, outcome, recorded, needs_reconciliation and, for a failure, \
+            error (code and message). Exits 0 unless an error stopped it.
             """
     )
 
@@ -102,30 +110,34 @@ struct JournalReconcileCommand: AsyncParsableCommand {
                 "No credentials: export SQUARE_ACCESS_TOKEN, or SUMUP_ACCESS_TOKEN and SUMUP_MERCHANT_CODE (they are never read from the command line)."
             )
         }
+        let location = try server.squareLocation()
         let verifier = credentials.reconcilingVerifier(baseURL: base)
-        var counts = (examined: 0, recorded: 0)
+        var counts = (examined: 0, recorded: 0, failed: 0)
         try await journal.withJournal(.existing) { journal in
             let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
-            try await coordinator.reconcile(using: verifier) { reconciliation in
+            try await coordinator.reconcile(using: verifier, squareLocationID: location) { reconciliation in
                 counts.examined += 1
                 if reconciliation.recorded { counts.recorded += 1 }
+                if reconciliation.failure != nil { counts.failed += 1 }
                 Output.line(json ? VerificationJSON.line(reconciliation) : VerificationJSON.text(reconciliation))
                 // Each line is out once its change is committed: a script (or a crash test) can rely on it.
                 Output.flush()
             }
         }
         if !json {
-            let (examined, recorded) = counts
+            let (examined, recorded, failed) = counts
+            let failures = failed == 0 ? "" : " \(failed) could not be verified (see above)."
             Output.line(
                 examined == 0
                     ? "Nothing to reconcile: no payment is unknown, pending past its expiry, or completed but unverified."
                     : "Examined \(examined) payment\(examined == 1 ? "" : "s"); recorded what the server proved for \(recorded)."
+                        + failures
             )
         }
     }
 }
 
-/// `--base-url`: where the providers' APIs are.
+/// `--base-url`: where the providers' APIs are; `--square-location-id`: where Square's payments were taken.
 struct ProviderServerOptions: ParsableArguments {
     @Option(
         name: .customLong("base-url"),
@@ -135,6 +147,26 @@ struct ProviderServerOptions: ParsableArguments {
         )
     )
     var url: String?
+
+    @Option(
+        name: .customLong("square-location-id"),
+        help: ArgumentHelp(
+            "The Square location the payments were taken at: Square's searches list that location's payments only, and a payment or order of another location contradicts. Without it, Square lists the seller's main location.",
+            valueName: "id"
+        )
+    )
+    var squareLocationID: String?
+
+    /// The Square location given, checked to be Square's ID shape; `nil` when none was.
+    func squareLocation() throws -> String? {
+        guard let squareLocationID else { return nil }
+        guard SquareID.isValid(squareLocationID) else {
+            throw CLIError(
+                "--square-location-id must be a Square location ID (1 to 192 letters, digits, '-' or '_'), such as L88917AVBK2S5; got '\(squareLocationID.prefix(80))'."
+            )
+        }
+        return squareLocationID
+    }
 
     /// The base URL given, or `nil` for each provider's production API.
     func baseURL() throws -> URL? {
@@ -273,6 +305,12 @@ enum VerificationJSON {
         output.set("outcome", EntryJSON.acceptedOutcome(reconciliation.after)?.rawValue)
         output.set("recorded", reconciliation.recorded)
         output.set("needs_reconciliation", reconciliation.after.needsReconciliation)
+        if let failure = reconciliation.failure {
+            var error = JSONOutput()
+            error.set("code", failure.code.rawValue)
+            error.set("message", failure.message)
+            output["error"] = .object(error.object)
+        }
         return output.text
     }
 
@@ -284,6 +322,7 @@ enum VerificationJSON {
         if let outcome = EntryJSON.acceptedOutcome(after), before.state != after.state { line += " (\(outcome))" }
         line += ", \(verification.verdict) (\(verification.reason))"
         if after.needsReconciliation, verification.verdict == .contradicted { line += ", needs reconciliation" }
+        if let failure = reconciliation.failure { line += ": " + failure.message }
         return line
     }
 

@@ -98,8 +98,12 @@ struct BadInputWalkCLITests {
             // Never a run that reaches the real providers: each is refused before any server is asked.
             "journal verify": [
                 [], ["not a payment id!"], ["no-such-payment"], [id, "--base-url", "ftp://x"], [id, id],
+                [id, "--square-location-id", "L.1"],
             ],
-            "journal reconcile": [["--base-url", "ftp://x"], ["--bogus"], ["extra"], ["--base-url", "not a url"]],
+            "journal reconcile": [
+                ["--base-url", "ftp://x"], ["--bogus"], ["extra"], ["--base-url", "not a url"],
+                ["--square-location-id", "L/1"], ["--square-location-id", ""],
+            ],
             "journal resolve": [
                 [id], [id, "--outcome", "maybe"], [id, "--outcome", "approved", "--note", hundredKB],
                 [id, "--outcome", "approved", "--outcome", "declined"],

@@ -305,6 +305,15 @@ final class CommandScenarios: @unchecked Sendable {
             run: { try await tender(["journal", "acknowledge"], $0) }
         )
         let folder = directory
+        // The seller's own location: a payment of another location is contradicted (exit 2).
+        var verify = simple(
+            ["journal", "verify"],
+            [confirmed, "--base-url", base],
+            environmentOptions: ["--base-url"]
+        )
+        verify.variants = ["--square-location-id": ["--square-location-id", Self.locationID]]
+        var reconcile = simple(["journal", "reconcile"], ["--base-url", base], environmentOptions: ["--base-url"])
+        reconcile.variants = ["--square-location-id": ["--square-location-id", Self.locationID]]
         let backup = CommandScenario(
             base: { [folder.appendingPathComponent("backup-\(UUID().uuidString).sqlite").path] },
             run: { try await tender(["journal", "backup"], $0) }
@@ -316,16 +325,7 @@ final class CommandScenarios: @unchecked Sendable {
             "pay square": paySquare, "pay swipe": paySwipe, "pay softpos": paySoftPOS, "pay sumup": paySumUp,
             "handle": simple(["handle"], ["my-app://done?smp-status=success"]),
             "journal list": simple(["journal", "list"], []), "journal show": simple(["journal", "show"], [shown]),
-            "journal verify": simple(
-                ["journal", "verify"],
-                [confirmed, "--base-url", base],
-                environmentOptions: ["--base-url"]
-            ),
-            "journal reconcile": simple(
-                ["journal", "reconcile"],
-                ["--base-url", base],
-                environmentOptions: ["--base-url"]
-            ),
+            "journal verify": verify, "journal reconcile": reconcile,
             "journal resolve": resolve, "journal acknowledge": acknowledge,
             "journal prune": simple(["journal", "prune"], []), "journal check": simple(["journal", "check"], []),
             "journal backup": backup, "simulate": simulate, "sandbox": sandbox, "doctor": doctor, "demo": demo,

@@ -358,6 +358,99 @@ struct JournalVerifyCLITests {
         }
     }
 
+    @Test("--square-location-id reaches Square's verifier: the payment's own location confirms, another contradicts")
+    func squareLocation() async throws {
+        try await VerifyFixture.run { fixture in
+            let coordinator = try fixture.coordinator()
+            let square = try await fixture.pay(VerifyFixture.square(), .approve(tender: "card"), with: coordinator)
+            let unanswered = try await fixture.pay(
+                VerifyFixture.square(amount: 1999),
+                .approve(tender: "card"),
+                with: coordinator,
+                answered: false
+            )
+            try coordinator.journal.close()
+            let base = ["--base-url", fixture.base]
+            let other = try await fixture.tender(
+                ["verify", square.id, "--square-location-id", "LOTHER", "--json"] + base
+            )
+            #expect(other.status == 2, "\(other.stderr)")
+            let contradicted = try await jsonObject(Substring(other.stdout.dropLast()))
+            #expect(contradicted.members.map(\.key) == Self.verifyFields + Self.verifyExtras)
+            #expect(contradicted["reason"]?.stringValue == "location_mismatch")
+            // The search asks for the location's payments.
+            let search = try await fixture.tender(
+                ["verify", unanswered.id, "--square-location-id", VerifyFixture.locationID, "--json"] + base
+            )
+            #expect(search.status == 0, "\(search.stdout) \(search.stderr)")
+            let searches = await fixture.server.squareConnect.requests.filter { $0.path == "/v2/payments" }
+            #expect(!searches.isEmpty)
+            #expect(searches.allSatisfy { $0.queryNames.contains("location_id") })
+            // reconcile takes it too; a location of the wrong shape is refused naming the flag, nothing asked.
+            let reconciled = try await fixture.tender(
+                ["reconcile", "--square-location-id", VerifyFixture.locationID, "--json"] + base
+            )
+            #expect(reconciled.status == 0, "\(reconciled.stderr)")
+            for command in [["verify", square.id], ["reconcile"]] {
+                let refused = try await fixture.tender(command + ["--square-location-id", "L/1"] + base)
+                #expect(refused.status == 1 && refused.stdout.isEmpty)
+                #expect(refused.stderr.contains("--square-location-id"), "\(refused.stderr)")
+            }
+        }
+    }
+
+    @Test(
+        "reconcile: a payment whose verifier fails for good (a refused token) is listed with its error; the run goes on"
+    )
+    func reconcileReportsFailures() async throws {
+        try await VerifyFixture.run { fixture in
+            let earlier = try fixture.coordinator(offset: -16 * 60)
+            let square = try await fixture.pay(VerifyFixture.square(), .approve(tender: "card"), with: earlier)
+            let sumUp = try await fixture.pay(VerifyFixture.sumUp(), with: earlier)
+            try earlier.journal.close()
+            let refused = VerifyFixture.environment.merging(["SQUARE_ACCESS_TOKEN": "EAAA-revoked-token"]) { $1 }
+            let result = try await fixture.tender(
+                ["reconcile", "--base-url", fixture.base, "--json"],
+                environment: refused
+            )
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = try await result.stdout.split(separator: "\n").asyncMap { try await jsonObject($0) }
+            try #require(lines.count == 2, "\(result.stdout)")
+            let failed = lines[0]
+            #expect(failed.members.map(\.key) == Self.reconcileFields + Self.reconcileExtras + ["error"])
+            #expect(failed["payment_id"]?.stringValue == square.id)
+            #expect(failed["verdict"]?.stringValue == "unverifiable")
+            #expect(failed["reason"]?.stringValue == "verification_failed")
+            #expect(failed["recorded"] == .bool(false))
+            let error = try #require(failed["error"]?.objectValue)
+            #expect(error["code"]?.stringValue == "verification_failed")
+            #expect(error["message"]?.stringValue?.contains("access token") == true)
+            // The next payment was still asked about, and recorded.
+            #expect(lines[1]["payment_id"]?.stringValue == sumUp.id)
+            #expect(lines[1]["verdict"]?.stringValue == "confirmed" && lines[1]["error"] == nil)
+            VerifyFixture.expectNoSecrets(result, callbacks: [square.callback, sumUp.callback])
+            #expect(!result.stdout.contains("EAAA-revoked-token"))
+            // The text form says so, and verify of that payment exits 1 with what to fix, not "try again later".
+            let text = try await fixture.tender(["reconcile", "--base-url", fixture.base], environment: refused)
+            #expect(text.status == 0)
+            #expect(
+                text.stdout.contains(
+                    "\(square.id) (square): completed → completed, unverifiable (verification_failed): "
+                )
+            )
+            #expect(text.stdout.hasSuffix("1 could not be verified (see above).\n"), "\(text.stdout)")
+            let verify = try await fixture.tender(
+                ["verify", square.id, "--base-url", fixture.base],
+                environment: refused
+            )
+            #expect(verify.status == 1 && verify.stdout.isEmpty)
+            #expect(
+                verify.stderr.contains("could not be verified with square")
+                    && !verify.stderr.contains("Try again later")
+            )
+        }
+    }
+
     @Test("reconcile: payments of a provider without credentials are listed unverifiable (no_credentials), not asked")
     func reconcileWithoutOneProvider() async throws {
         try await VerifyFixture.run { fixture in

@@ -105,6 +105,20 @@ struct CoordinatorTests {
         #expect(opener.opened.count == 1)
     }
 
+    @Test("a payment resolved by hand while pay waits for it: pay returns the resolved entry at once")
+    func resolveWakesPay() async throws {
+        let harness = try Harness(configuration: .init(expiry: .seconds(86_400), handoffTimeout: .seconds(86_400)))
+        let id = PaymentID()
+        let coordinator = harness.coordinator
+        let task = Task { try await coordinator.pay(SquareFixture.request(), id: id) }
+        // pay waits on the clock for its time-out, which this test never reaches.
+        await harness.clock.waitForSleepers(1)
+        let resolved = try harness.coordinator.resolve(id, as: .approved, note: "seen on the POS app")
+        let returned = try #require(try await finished(task, within: 120), "pay still waits for its time-out")
+        #expect(returned == resolved)
+        #expect(returned.state == .resolved && returned.isApproved)
+    }
+
     @Test("a POS app that cannot be opened: not_opened, an error, and nothing pending (REL-1)")
     func openFails() async throws {
         let harness = try Harness(opener: ScriptedOpener { _ in false })

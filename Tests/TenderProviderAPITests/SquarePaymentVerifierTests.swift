@@ -209,6 +209,65 @@ struct SquarePaymentVerifierTests {
         #expect(unknown.verdict == .unverifiable && unknown.reason == .unknownStatus)
     }
 
+    @Test("payments whose amounts add up beyond Int: unexpected_response naming amount_money, no crash")
+    func amountOverflow() async throws {
+        let order = Fixture.order(tenders: [Fixture.tender("PHUGE1"), Fixture.tender("PHUGE2")])
+        let script: ScriptedServer.Script = { request, _ in
+            switch request.path {
+            case "/v2/orders/\(Self.order)": return .json(order)
+            case "/v2/payments/PHUGE1": return .json(Fixture.getPayment(Fixture.payment("PHUGE1", amount: Int.max - 1)))
+            case "/v2/payments/PHUGE2": return .json(Fixture.getPayment(Fixture.payment("PHUGE2", amount: 2)))
+            default: return .squareError(404, "NOT_FOUND")
+            }
+        }
+        try await ScriptedServer.with(script) { server in
+            let error = await #expect(throws: ProviderAPIError.self) {
+                try await Fixture.squareVerifier(server).verify(Fixture.squareRequest())
+            }
+            #expect(error?.code == .unexpectedResponse)
+            #expect(error?.message.contains("amount_money") == true)
+        }
+    }
+
+    @Test("contradicted: an old order ID of the same amount and location, replayed (outside_window)")
+    func oldOrder() async throws {
+        let lastWeek = InternetDate.rfc3339(Fixture.now.addingTimeInterval(-7 * 86_400))
+        let (order, requests) = try await Self.verify(
+            Fixture.squareRequest(),
+            order: Fixture.order(createdAt: lastWeek, tenders: [Fixture.tender(Self.payment)]),
+            payment: Fixture.payment(Self.payment, createdAt: lastWeek)
+        )
+        #expect(order.verdict == .contradicted && order.reason == .outsideWindow)
+        #expect(order.reason.rawValue == "outside_window")
+        #expect(order.provenOutcome == nil)
+        #expect(requests.count == 1, "decided from the order's created_at")
+        // An order dated in the window whose payment is old is contradicted too.
+        let (payment, _) = try await Self.verify(
+            Fixture.squareRequest(),
+            payment: Fixture.payment(Self.payment, createdAt: lastWeek)
+        )
+        #expect(payment.verdict == .contradicted && payment.reason == .outsideWindow)
+    }
+
+    @Test("an offline payment synced two days late, its order made at the sync, is confirmed: the slack is generous")
+    func lateSyncedOrder() async throws {
+        let synced = InternetDate.rfc3339(Fixture.now.addingTimeInterval(2 * 86_400))
+        let (verification, _) = try await Self.verify(
+            Fixture.squareRequest(),
+            order: Fixture.order(createdAt: synced, tenders: [Fixture.tender(Self.payment)]),
+            payment: Fixture.payment(Self.payment, createdAt: synced, offlineCreatedAt: Fixture.tenMinutesAgo)
+        )
+        #expect(verification.verdict == .confirmed, "\(verification)")
+        // A device clock ten minutes ahead of Square's is within the allowance too.
+        let early = InternetDate.rfc3339(Fixture.now.addingTimeInterval(-900 - 300 - 600))
+        let (skewed, _) = try await Self.verify(
+            Fixture.squareRequest(),
+            order: Fixture.order(createdAt: early, tenders: [Fixture.tender(Self.payment)]),
+            payment: Fixture.payment(Self.payment, createdAt: early)
+        )
+        #expect(skewed.verdict == .confirmed, "\(skewed)")
+    }
+
     // MARK: Without a transaction ID: ListPayments
 
     /// A ListPayments script: `online` for the search by created_at, `offline` for the one by client_created_at.
@@ -291,6 +350,32 @@ struct SquarePaymentVerifierTests {
         #expect(failed.verdict == .confirmed && failed.provenOutcome == .failed)
         let (nothing, _) = try await Self.search(request, Self.listScript(online: []))
         #expect(nothing.verdict == .unverifiable && nothing.reason == .notFoundYet && nothing.provenOutcome == nil)
+    }
+
+    @Test("a cancellation Square still does not have 72 hours after the window is confirmed (no_record)")
+    func noRecordAfterSettling() async throws {
+        let settled = Fixture.squareRequest(
+            reported: .cancelled,
+            transactionID: nil,
+            expiredAt: Fixture.now.addingTimeInterval(-73 * 3600)
+        )
+        let (absent, _) = try await Self.search(settled, Self.listScript(online: []))
+        #expect(absent.verdict == .confirmed && absent.reason == .noRecord && absent.provenOutcome == nil)
+        #expect(absent.evidence.candidateCount == 0)
+        let recent = Fixture.squareRequest(
+            reported: .declined,
+            transactionID: nil,
+            expiredAt: Fixture.now.addingTimeInterval(-71 * 3600)
+        )
+        let (notYet, _) = try await Self.search(recent, Self.listScript(online: []))
+        #expect(notYet.verdict == .unverifiable && notYet.reason == .notFoundYet)
+        // An approval Square does not have is never taken as absent.
+        let approved = Fixture.squareRequest(
+            transactionID: nil,
+            expiredAt: Fixture.now.addingTimeInterval(-73 * 3600)
+        )
+        let (missing, _) = try await Self.search(approved, Self.listScript(online: []))
+        #expect(missing.verdict == .unverifiable && missing.reason == .notFoundYet)
     }
 
     @Test("ambiguous: two payments of the amount at the location; none is picked")
@@ -502,17 +587,22 @@ struct SquarePaymentVerifierTests {
         }
     }
 
-    @Test("IDs that are not Square's ID shape are refused before any call; 192 characters are accepted")
+    @Test(
+        "a transaction_id Square's API cannot hold ('.', ':' the callback allows) is contradicted (no_such_order), nothing sent; a location of the wrong shape is refused; 192 characters are accepted"
+    )
     func idShape() async throws {
         let script: ScriptedServer.Script = { _, _ in .squareError(404, "NOT_FOUND") }
         try await ScriptedServer.with(script) { server in
             let verifier = try Fixture.squareVerifier(server)
-            let bad = ["../v2/locations", "O 1", "O1?x=y", "O1%2F", String(repeating: "A", count: 193), "", "Ω"]
+            let bad = [
+                "ORDER.1", "ORDER:1", "../v2/locations", "O 1", "O1?x=y", "O1%2F", String(repeating: "A", count: 193),
+                "", "Ω",
+            ]
             for id in bad {
-                let error = await #expect(throws: ProviderAPIError.self) {
-                    try await verifier.verify(Fixture.squareRequest(transactionID: id))
-                }
-                #expect(error?.code == .invalidInput, "\(id)")
+                // A forged approval: no order of Square's has such an ID. Not an error, which would stop a reconcile.
+                let verification = try await verifier.verify(Fixture.squareRequest(transactionID: id))
+                #expect(verification.verdict == .contradicted && verification.reason == .noSuchOrder, "\(id)")
+                #expect(verification.provenOutcome == nil)
             }
             let location = await #expect(throws: ProviderAPIError.self) {
                 try await verifier.verify(Fixture.squareRequest(location: "L/1"))

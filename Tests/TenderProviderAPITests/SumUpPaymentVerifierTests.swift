@@ -113,6 +113,22 @@ struct SumUpPaymentVerifierTests {
         #expect(verification.evidence.records.first?.tip == Money(minorUnits: 150, currency: .eur))
     }
 
+    @Test("an amount less its tip beyond Int: unexpected_response naming tip_amount, no crash")
+    func amountOverflow() async throws {
+        // 92233720368547758.07 EUR is Int.max cents; a tip of -0.01 taken from it overflows.
+        let script = Self.answering(Fixture.sumUpTransaction(amount: "92233720368547758.07", tip: "-0.01"))
+        try await ScriptedServer.with(script) { server in
+            let error = await #expect(throws: ProviderAPIError.self) {
+                try await Fixture.sumUpVerifier(server).verify(Fixture.sumUpRequest())
+            }
+            #expect(error?.code == .unexpectedResponse)
+            #expect(error?.message.contains("tip_amount") == true)
+        }
+        // Built by hand, the transaction has no amount rather than a trap.
+        let built = SumUpTransaction(amount: "92233720368547758.07", tipAmount: "-0.01", currencyCode: "EUR")
+        #expect(built.amountMoney == nil)
+    }
+
     @Test(
         "contradicted: another amount, a sub-cent amount, another currency (amount_mismatch)",
         arguments: [("10.0", "EUR"), ("10.105", "EUR"), ("10.1", "GBP")]
@@ -195,6 +211,85 @@ struct SumUpPaymentVerifierTests {
             }
         )
         #expect(fallback.verdict == .confirmed)
+    }
+
+    /// SumUp does not know the foreign-tx-id; the transaction code finds `transaction`.
+    static func foundByCodeOnly(_ transaction: String) -> ScriptedServer.Script {
+        { request, _ in request.parameter("transaction_code") == nil ? Fixture.sumUpNotFound : .json(transaction) }
+    }
+
+    @Test(
+        "found by the code alone, another payment's transaction: another or no foreign_transaction_id is contradicted",
+        arguments: [String?.some("order-9999"), nil]
+    )
+    func foreignIDMismatch(foreign: String?) async throws {
+        let (verification, requests) = try await Self.verify(
+            Fixture.sumUpRequest(),
+            Self.foundByCodeOnly(Fixture.sumUpTransaction(foreign: foreign))
+        )
+        #expect(verification.verdict == .contradicted && verification.reason == .foreignIDMismatch)
+        #expect(verification.reason.rawValue == "foreign_id_mismatch")
+        #expect(verification.provenOutcome == nil)
+        #expect(requests.map { $0.query.first?.name } == ["foreign_transaction_id", "transaction_code"])
+        #expect(verification.evidence.records.first?.foreignTransactionID == foreign)
+    }
+
+    @Test("found by the code alone, made outside the payment's window: contradicted (outside_window)")
+    func codeOutsideWindow() async throws {
+        let yesterday = InternetDate.rfc3339(Fixture.now.addingTimeInterval(-86_400))
+        // Its foreign-tx-id is the payment's, but it was made a day before the hand-off.
+        let (withForeign, _) = try await Self.verify(
+            Fixture.sumUpRequest(),
+            Self.foundByCodeOnly(Fixture.sumUpTransaction(timestamp: yesterday))
+        )
+        #expect(withForeign.verdict == .contradicted && withForeign.reason == .outsideWindow)
+        // A payment without a foreign-tx-id (written before v8) is looked up by the code only.
+        let (withoutForeign, requests) = try await Self.verify(
+            Fixture.sumUpRequest(foreignTransactionID: nil),
+            Self.answering(Fixture.sumUpTransaction(timestamp: yesterday))
+        )
+        #expect(withoutForeign.verdict == .contradicted && withoutForeign.reason == .outsideWindow)
+        #expect(requests.count == 1)
+        // Five minutes of slack, as the Square search has: a minute before the hand-off is still this payment.
+        let justBefore = InternetDate.rfc3339(Fixture.now.addingTimeInterval(-960))
+        let (slack, _) = try await Self.verify(
+            Fixture.sumUpRequest(foreignTransactionID: nil),
+            Self.answering(Fixture.sumUpTransaction(timestamp: justBefore))
+        )
+        #expect(slack.verdict == .confirmed)
+        // Found by the payment's own foreign-tx-id, the hand-off's unique key: the time is not judged.
+        let (byForeign, _) = try await Self.verify(
+            Fixture.sumUpRequest(),
+            Self.answering(Fixture.sumUpTransaction(timestamp: yesterday))
+        )
+        #expect(byForeign.verdict == .confirmed)
+    }
+
+    @Test("a failure SumUp still does not have 72 hours after the window is confirmed (no_record), not asked for ever")
+    func noRecordAfterSettling() async throws {
+        let settled = Fixture.sumUpRequest(
+            reported: .failed,
+            transactionCode: nil,
+            expiredAt: Fixture.now.addingTimeInterval(-73 * 3600)
+        )
+        let (absent, _) = try await Self.verify(settled, { _, _ in Fixture.sumUpNotFound })
+        #expect(absent.verdict == .confirmed && absent.reason == .noRecord && absent.provenOutcome == nil)
+        // Before then it may still come: not found yet.
+        let recent = Fixture.sumUpRequest(
+            reported: .failed,
+            transactionCode: nil,
+            expiredAt: Fixture.now.addingTimeInterval(-71 * 3600)
+        )
+        let (notYet, _) = try await Self.verify(recent, { _, _ in Fixture.sumUpNotFound })
+        #expect(notYet.verdict == .unverifiable && notYet.reason == .notFoundYet)
+        // A payment no callback answered is never taken as absent.
+        let unanswered = Fixture.sumUpRequest(
+            reported: nil,
+            transactionCode: nil,
+            expiredAt: Fixture.now.addingTimeInterval(-73 * 3600)
+        )
+        let (unknown, _) = try await Self.verify(unanswered, { _, _ in Fixture.sumUpNotFound })
+        #expect(unknown.verdict == .unverifiable && unknown.reason == .notFoundYet)
     }
 
     @Test("no key at all: unverifiable (no_lookup_key), nothing sent")

@@ -241,6 +241,49 @@ struct ReconciliationSandboxTests {
         }
     }
 
+    @Test("a card-only payment with no answer is not confirmed by a cash payment of its amount that the search finds")
+    func cashForCardOnly() async throws {
+        try await SandboxShop.run { shop in
+            // A sale that allowed cash, paid in cash: Square has a CASH payment of 6.40 USD, and no order.
+            let cash = try await shop.payAndAnswer(SandboxShop.square(amount: 640), .approve(tender: "cash"))
+            // A card-only sale of the same amount that Point of Sale never answered.
+            let cardOnly = try shop.coordinator.prepare(SandboxShop.square(amount: 640, tenders: .card))
+            #expect(cardOnly.entry.squareTenderTypes == .card)
+            shop.clock.advance(by: 901)
+            #expect(try shop.coordinator.recover().expired.map(\.id) == [cardOnly.entry.id])
+            let results = try await shop.coordinator.reconcile(using: shop.verifier)
+            #expect(results.map(\.before.id) == [cash.id, cardOnly.entry.id])
+            #expect(results[0].verification.verdict == .confirmed, "the cash sale is its own payment's")
+            let unanswered = results[1]
+            #expect(unanswered.verification.verdict == .unverifiable, "\(unanswered.verification)")
+            #expect(unanswered.verification.reason == .notFoundYet)
+            #expect(unanswered.verification.evidence.examinedCount == 1)
+            #expect(unanswered.verification.evidence.candidateCount == 0)
+            #expect(try shop.journal.entry(cardOnly.entry.id)?.state == .unknown)
+        }
+    }
+
+    @Test("P1 timed out and its retry P2 was approved: P2's payment, found by P1's search, is claimed by P2")
+    func retryClaimed() async throws {
+        try await SandboxShop.run { shop in
+            let first = try shop.coordinator.prepare(SandboxShop.square(amount: 2250))
+            shop.clock.advance(by: 901)
+            #expect(try shop.coordinator.recover().expired.map(\.id) == [first.entry.id])
+            // The merchant tries again under a new payment ID, and Point of Sale approves it.
+            let second = try await shop.payAndAnswer(SandboxShop.square(amount: 2250), .approve(tender: "card"))
+            let orderID = try #require(second.outcome?.transactionID)
+            let results = try await shop.coordinator.reconcile(using: shop.verifier)
+            #expect(results.map(\.before.id) == [first.entry.id, second.id])
+            let claimed = results[0]
+            #expect(claimed.verification.reason == .claimedByAnotherPayment, "\(claimed.verification)")
+            #expect(claimed.verification.evidence.records.first?.orderID == orderID)
+            #expect(!claimed.recorded && claimed.after.state == .unknown)
+            #expect(results[1].verification.verdict == .confirmed && results[1].recorded)
+            let after = try #require(try shop.journal.entry(first.entry.id))
+            #expect(after.state == .unknown && after.outcome == nil, "P1 is not proven approved with P2's money")
+        }
+    }
+
     @Test("two unanswered payments of one amount are ambiguous: neither changes, and none is picked")
     func ambiguous() async throws {
         try await SandboxShop.run { shop in

@@ -4,11 +4,19 @@ public enum CallbackDisposition: String, Sendable, Hashable, Codable, CaseIterab
     case recorded
     /// The payment already had its answer: this is the same token again. Nothing changed (SEC-2).
     case duplicate
-    /// A genuine answer that came after its payment had ended: its token was issued for another hand-off of the
-    /// payment (reopened with `reopening`) and never answered before, while the payment ended with the first answer
-    /// (or by hand). The payment did not change (REL-2); the answer is in its history and in the receipt's
-    /// ``CallbackReceipt/reportedOutcome``. If that outcome is approved, the customer may have been charged twice:
-    /// check with the provider.
+    /// A genuine answer (its token was issued and never answered before) that came after its payment had ended,
+    /// which it does not change (REL-2); the answer is in the payment's history and in the receipt's
+    /// ``CallbackReceipt/reportedOutcome``. Two cases:
+    ///
+    /// * The payment was handed off more than once (reopened with `reopening`) and ended with another hand-off's
+    ///   answer, or by hand. If this outcome is approved, the customer may have been charged twice: check with the
+    ///   provider.
+    /// * The payment was ended by the provider's server (``HandoffCoordinator/reconcile(using:squareLocationID:)``
+    ///   completed it, its outcome's source `RecordedOutcome.Source.provider`) before its own callback arrived. The
+    ///   answer is compared with the outcome the server proved: when one says approved and the other does not, the
+    ///   payment's verification becomes `contradicted` (`status_mismatch`, the server's evidence kept), so that it
+    ///   needs reconciliation (``JournalEntry/needsReconciliation``) and is delivered again; when they agree, nothing
+    ///   more is done.
     case extraAnswer = "extra_answer"
     /// No token, or a token no payment was issued (a forgery, or a payment pruned long ago).
     /// Nothing changed (SEC-3).

@@ -14,13 +14,26 @@ public struct PaymentReconciliation: Sendable, Hashable {
     /// completed payment's callback confirmed or contradicted, an unknown payment contradicted. `false` for an
     /// `unverifiable` answer, and for a payment that changed while the server was asked.
     public var recorded: Bool
+    /// Why the verifier failed for this payment, when it failed for a reason asking again soon will not fix
+    /// (``HandoffError/Code/verificationFailed``: a refused token, a missing scope, an answer Tender cannot read):
+    /// ``HandoffCoordinator/reconcile(using:squareLocationID:forEach:)`` reports it with the payment and goes on.
+    /// ``verification`` is then `unverifiable` (`verification_failed`) with the failure's message, and nothing is
+    /// recorded. `nil` when the verifier answered.
+    public var failure: HandoffError?
 
     /// Creates a reconciliation.
-    public init(before: JournalEntry, after: JournalEntry, verification: PaymentVerification, recorded: Bool) {
+    public init(
+        before: JournalEntry,
+        after: JournalEntry,
+        verification: PaymentVerification,
+        recorded: Bool,
+        failure: HandoffError? = nil
+    ) {
         self.before = before
         self.after = after
         self.verification = verification
         self.recorded = recorded
+        self.failure = failure
     }
 }
 
@@ -56,20 +69,41 @@ extension HandoffCoordinator {
     /// delivers it again until it is acknowledged. "Not found yet", "ambiguous" and "pending" change nothing. Terminal
     /// states never change here (REL-2). The verifier's evidence is kept with the payment and in its history.
     ///
+    /// **A record found by a search is nobody's until proven.** Square's ListPayments search (and a SumUp transaction
+    /// found by the callback's code alone, for a payment without a `foreign-tx-id` of its own) finds a payment of the
+    /// right amount, place and time, which may be another payment's: a payment that timed out and was tried again
+    /// under another ID finds the retry's money. So before such a verdict is recorded, the journal is asked (through
+    /// an index) whether any order, payment or transaction ID in the evidence is already the transaction ID of
+    /// another of its payments; if one is, nothing is recorded and the answer is `unverifiable`
+    /// (`claimed_by_another_payment`).
+    ///
+    /// **Failures.** Only a failure to reach the server — no network, a time-out, HTTP 5xx or 429 after the
+    /// verifier's retries (`ProviderAPIError.isTransient`), or an error that is no `ProviderAPIError` — stops the
+    /// run: asking again later may work, and the payments after it would fail alike. Any other failure of the
+    /// verifier is this payment's (a refused token or scope, an answer Tender cannot read): it is reported with the
+    /// payment (``PaymentReconciliation/failure``), nothing is recorded, and the run goes on.
+    ///
+    /// **Payments the POS app reported as not taken.** A completed payment whose callback said cancelled, declined or
+    /// failed, and of which the server has no record, is asked about on every run until the verifier answers
+    /// `confirmed` (`no_record`) once its window and the offline-sync allowance (72 hours) have passed; from then on
+    /// it has a verdict and is not asked about again.
+    ///
     /// A payment that changed while its server was asked (its callback came) is left as it now is. Running it again,
     /// after a crash or a failure, finishes the job: a payment with a verdict recorded is not asked about again.
     /// - Parameters:
     ///   - verifier: the verifier of the payments' providers, such as `ProviderPaymentVerifier`.
     ///   - squareLocationID: the Square location the payments were taken at, to narrow Square's searches.
-    ///   - body: called with each payment examined, once its verdict is recorded (or found to record nothing).
-    /// - Throws: ``HandoffError`` with ``HandoffError/Code/verificationUnavailable`` when the verifier cannot ask (no
-    ///   network, the server failing after its retries, a refused token): the payments before it are reconciled,
-    ///   this one and the rest are not; a storage error; or what `body` throws.
+    ///   - body: called with each payment examined, once its verdict is recorded (or found to record nothing), or
+    ///     with its failure.
+    /// - Throws: ``HandoffError``: ``HandoffError/Code/invalidRequest`` for a `squareLocationID` that is not a Square
+    ///   ID (nothing is asked); ``HandoffError/Code/verificationUnavailable`` when the server cannot be reached: the
+    ///   payments before it are reconciled, this one and the rest are not; a storage error; or what `body` throws.
     public func reconcile(
         using verifier: some PaymentVerifier,
         squareLocationID: String? = nil,
         forEach body: (PaymentReconciliation) throws -> Void
     ) async throws {
+        try Self.checkLocation(squareLocationID)
         let journal = self.journal
         var after: (createdAt: Date, id: PaymentID)?
         while true {
@@ -78,7 +112,14 @@ extension HandoffCoordinator {
                 try journal.unreconciledEntries(after: cursor, limit: HandoffCoordinator.reconciliationPageSize)
             }
             for entry in page {
-                try body(try await reconcile(entry, using: verifier, squareLocationID: squareLocationID))
+                try body(
+                    try await reconcile(
+                        entry,
+                        using: verifier,
+                        squareLocationID: squareLocationID,
+                        reportingFailures: true
+                    )
+                )
             }
             guard page.count == HandoffCoordinator.reconciliationPageSize, let last = page.last else { return }
             after = (last.createdAt, last.id)
@@ -90,31 +131,65 @@ extension HandoffCoordinator {
     ///
     /// The server is asked even about a payment that has a verdict recorded, or whose state no verdict changes (a
     /// pending payment not expired yet, a resolved one): its answer is returned, and nothing is recorded.
-    /// - Throws: ``HandoffError``: ``HandoffError/Code/paymentNotFound``,
-    ///   ``HandoffError/Code/verificationUnavailable`` when the verifier cannot ask, or a storage error.
+    /// - Throws: ``HandoffError``: ``HandoffError/Code/paymentNotFound``, ``HandoffError/Code/invalidRequest`` for a
+    ///   `squareLocationID` that is not a Square ID, ``HandoffError/Code/verificationUnavailable`` when the server
+    ///   cannot be reached, ``HandoffError/Code/verificationFailed`` when the verifier failed otherwise, or a storage
+    ///   error.
     public func reconcile(
         _ id: PaymentID,
         using verifier: some PaymentVerifier,
         squareLocationID: String? = nil
     ) async throws -> PaymentReconciliation {
+        try Self.checkLocation(squareLocationID)
         let journal = self.journal
         guard let entry = try await journal.offloaded({ try journal.entry(id) }) else {
             throw HandoffError(.paymentNotFound, "No payment has the ID \(id); run 'tender journal list' to see them.")
         }
-        return try await reconcile(entry, using: verifier, squareLocationID: squareLocationID)
+        return try await reconcile(entry, using: verifier, squareLocationID: squareLocationID, reportingFailures: false)
     }
 
     /// How many payments ``reconcile(using:squareLocationID:forEach:)`` reads at a time.
     static let reconciliationPageSize = 100
 
+    /// Refuses a Square location ID that is not Square's ID shape before any payment is asked about: the verifier
+    /// would refuse it for every Square payment.
+    private static func checkLocation(_ locationID: String?) throws {
+        guard let locationID, !SquareID.isValid(locationID) else { return }
+        throw HandoffError(
+            .invalidRequest,
+            "The Square location ID '\(CardNumberScreen.excerpt(locationID))' is not a Square ID (1 to 192 letters, "
+                + "digits, '-' or '_'); nothing was asked. Pass the location ID exactly as Square gave it."
+        )
+    }
+
+    /// - Parameter reportingFailures: whether a failure of the verifier that is this payment's
+    ///   (``HandoffError/Code/verificationFailed``) is returned as the payment's reconciliation instead of thrown.
     private func reconcile(
         _ entry: JournalEntry,
         using verifier: some PaymentVerifier,
-        squareLocationID: String?
+        squareLocationID: String?,
+        reportingFailures: Bool
     ) async throws -> PaymentReconciliation {
-        let verification = try await ask(verifier, about: entry, squareLocationID: squareLocationID)
+        let answer: PaymentVerification
+        do {
+            answer = try await ask(verifier, about: entry, squareLocationID: squareLocationID)
+        } catch let error as HandoffError where reportingFailures && error.code == .verificationFailed {
+            let failed = PaymentVerification(
+                verdict: .unverifiable,
+                reason: .verificationFailed,
+                message: error.message,
+                evidence: PaymentVerificationEvidence(server: nil, askedAt: journal.clock.now())
+            )
+            return PaymentReconciliation(
+                before: entry,
+                after: entry,
+                verification: failed,
+                recorded: false,
+                failure: error
+            )
+        }
         let journal = self.journal
-        let (after, recorded) = try await journal.offloaded { try journal.record(verification, of: entry) }
+        let (after, recorded, verification) = try await journal.offloaded { try journal.record(answer, of: entry) }
         if recorded {
             let kind: HandoffEvent.Kind =
                 verification.verdict == .contradicted
@@ -127,7 +202,10 @@ extension HandoffCoordinator {
     }
 
     /// The verifier's answer about `entry`.
-    /// - Throws: ``HandoffError/Code/verificationUnavailable`` when the verifier throws: nothing is recorded.
+    /// - Throws: when the verifier throws (nothing is recorded): ``HandoffError/Code/verificationFailed`` for a
+    ///   ``ProviderAPIError`` that is not transient (asking again soon will not help; its message says what to fix),
+    ///   ``HandoffError/Code/verificationUnavailable`` for any other error (no network, time-outs, 5xx and 429 after
+    ///   the retries, cancellation, an error of a verifier of your own).
     func ask(
         _ verifier: some PaymentVerifier,
         about entry: JournalEntry,
@@ -138,6 +216,15 @@ extension HandoffCoordinator {
                 PaymentVerificationRequest(entry: entry, squareLocationID: squareLocationID)
             )
         } catch {
+            if let failure = error as? ProviderAPIError, !failure.isTransient {
+                var why = failure.message
+                if !why.hasSuffix(".") { why += "." }
+                throw HandoffError(
+                    .verificationFailed,
+                    "Payment \(entry.id) could not be verified with \(entry.provider): \(why) Nothing was recorded.",
+                    underlyingError: error
+                )
+            }
             let why = (error as? any TenderError)?.message ?? "the verifier failed"
             throw HandoffError(
                 .verificationUnavailable,

@@ -244,7 +244,8 @@ public final class HandoffCoordinator: Sendable {
             endpoints: endpoints,
             tokenDigest: token.digest,
             lifetime: expiry,
-            foreignTransactionID: foreignTransactionID
+            foreignTransactionID: foreignTransactionID,
+            squareTenderTypes: (request as? SquareRequest)?.supportedTenderTypes
         )
         do {
             let (entry, reopened) = try journal.begin(draft, reopening: reopening)
@@ -486,10 +487,12 @@ public final class HandoffCoordinator: Sendable {
     /// (``JournalEntry/Verification``), and the whole verification in the payment's history. An `unverifiable` answer
     /// (no lookup API, not found yet, ambiguous) records nothing: the entry comes back as it was. A payment already
     /// verified is returned as it is. To ask about payments that no callback answered, use
-    /// ``reconcile(using:squareLocationID:)``.
+    /// ``reconcile(using:squareLocationID:)``. A record the verifier found by searching that is already another
+    /// payment's transaction records nothing either (see ``reconcile(using:squareLocationID:forEach:)``).
     /// - Throws: ``HandoffError``: ``HandoffError/Code/paymentNotFound``, ``HandoffError/Code/notVerifiable`` for
     ///   a payment that is not completed with a callback's outcome (or that changed while the server was asked),
-    ///   ``HandoffError/Code/verificationUnavailable`` when the verifier throws (nothing is recorded).
+    ///   ``HandoffError/Code/verificationUnavailable`` when the server cannot be reached, and
+    ///   ``HandoffError/Code/verificationFailed`` when the verifier failed otherwise (nothing is recorded).
     public func verify(_ id: PaymentID, with verifier: some PaymentVerifier) async throws -> JournalEntry {
         let journal = self.journal
         guard let entry = try await journal.offloaded({ try journal.entry(id) }) else {
@@ -505,13 +508,16 @@ public final class HandoffCoordinator: Sendable {
         let verification = try await ask(verifier, about: entry, squareLocationID: nil)
         guard verification.verdict != .unverifiable else { return entry }
         let verified = try await journal.offloaded { try journal.recordVerification(of: entry, verification) }
+        // The record the verifier found by searching is another payment's: nothing was recorded.
+        guard verified.revision != entry.revision else { return verified }
         emit(verification.verdict == .confirmed ? .verified : .contradicted, id, entry.provider)
         return verified
     }
 
     /// Decides a payment's outcome by hand after reconciling it with the POS app or the provider.
     /// See ``PaymentJournal/resolve(_:as:transactionID:note:overwritingCompleted:)``: a completed payment is refused
-    /// unless `overwritingCompleted` says so.
+    /// unless `overwritingCompleted` says so. A ``pay(_:id:reopening:)`` still waiting for the payment returns the
+    /// resolved entry.
     public func resolve(
         _ id: PaymentID,
         as status: PaymentOutcome.Status,
@@ -527,6 +533,8 @@ public final class HandoffCoordinator: Sendable {
             overwritingCompleted: overwritingCompleted
         )
         emit(.resolved, id, entry.provider)
+        // A pay() still waiting for this payment returns it, as it would its callback.
+        waiters.signal(entry)
         return entry
     }
 

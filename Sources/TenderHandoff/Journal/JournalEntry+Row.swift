@@ -21,7 +21,21 @@ extension JournalEntry {
         "verification", "verified_at", "verification_note", "resolution_reported_outcome",
         // v8
         "outcome_client_transaction_id", "foreign_transaction_id", "verification_reason", "verification_evidence",
+        "square_tender_types",
     ]
+
+    /// Square tender types as the journal keeps them in `square_tender_types`: their wire strings joined by commas
+    /// (`CREDIT_CARD,CASH`; empty for none).
+    static func journalText(_ types: SquareTenderTypes?) -> String? {
+        types.map { $0.wireNames.joined(separator: ",") }
+    }
+
+    /// Reads ``journalText(_:)``'s text; `nil` for `nil`, and for text that is not wire strings (a file changed
+    /// outside Tender: read as "not known", which matches any tender type).
+    static func squareTenderTypes(journalText text: String?) -> SquareTenderTypes? {
+        guard let text else { return nil }
+        return SquareTenderTypes(wireNames: text.split(separator: ",").map(String.init))
+    }
 
     /// A column's value, or `nil` for SQL `NULL`; a value of another type is a damaged journal, never a crash.
     static func column<Value: DatabaseValueConvertible>(_ row: Row, _ name: String) throws -> Value? {
@@ -151,7 +165,8 @@ extension JournalEntry {
             acknowledgedAt: try time("acknowledged_at"),
             resolution: resolution,
             verification: verification,
-            foreignTransactionID: try optional("foreign_transaction_id")
+            foreignTransactionID: try optional("foreign_transaction_id"),
+            squareTenderTypes: JournalEntry.squareTenderTypes(journalText: try optional("square_tender_types"))
         )
     }
 }

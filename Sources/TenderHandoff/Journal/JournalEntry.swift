@@ -46,6 +46,11 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     /// token proves the callback), so the journal keeps it in clear. `nil` for the other providers, and for SumUp
     /// payments written before the journal kept it.
     public var foreignTransactionID: String?
+    /// The tender types the Square request allowed (card only, card and cash, …), kept with the payment so that a
+    /// verifier's search does not take a cash payment for a card-only request: those of its first hand-off, widened
+    /// by each reopened one. `nil` for the other providers, and for Square payments written before the journal kept
+    /// them (any tender type then matches).
+    public var squareTenderTypes: SquareTenderTypes?
 
     /// A check of the payment with the provider's server (SEC-7).
     public struct Verification: Sendable, Hashable, Codable {
@@ -158,7 +163,8 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         acknowledgedAt: Date?,
         resolution: Resolution?,
         verification: Verification? = nil,
-        foreignTransactionID: String? = nil
+        foreignTransactionID: String? = nil,
+        squareTenderTypes: SquareTenderTypes? = nil
     ) {
         self.id = id
         self.idempotencyKey = idempotencyKey
@@ -176,6 +182,7 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         self.resolution = resolution
         self.verification = verification
         self.foreignTransactionID = foreignTransactionID
+        self.squareTenderTypes = squareTenderTypes
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -195,5 +202,6 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         case resolution
         case verification
         case foreignTransactionID = "foreign_transaction_id"
+        case squareTenderTypes = "square_tender_types"
     }
 }

@@ -9,9 +9,9 @@ enum JournalSQL {
     /// A new payment; nothing when its ID exists.
     static let insertPayment = """
         INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints, state,
-            created_at, updated_at, expires_at, foreign_transaction_id)
+            created_at, updated_at, expires_at, foreign_transaction_id, square_tender_types)
         VALUES (:id, :idempotencyKey, :provider, :amount, :currency, :endpoints, 'pending', :now, :now, :expiresAt,
-            :foreignTransactionID)
+            :foreignTransactionID, :squareTenderTypes)
         ON CONFLICT (id) DO NOTHING
         """
 
@@ -107,6 +107,23 @@ enum JournalSQL {
             """
     }
 
+    /// Another payment of `:provider` than `:id` whose outcome's transaction ID is `:transactionID`, through
+    /// `payment_by_transaction`: whether a record a search found is already another payment's.
+    static let claimedTransaction = """
+        SELECT id FROM payment
+        WHERE outcome_transaction_id = :transactionID AND provider = :provider AND id <> :id LIMIT 1
+        """
+
+    /// A genuine callback, come after the provider's server completed the payment, that reports another status than
+    /// the server proved: the payment keeps its state and outcome (REL-2), its verification becomes a contradiction
+    /// (the server's evidence kept), and it is delivered again.
+    static let contradictLateAnswer = """
+        UPDATE payment SET verification = 'contradicted', verified_at = :now, verification_note = :verificationNote,
+            verification_reason = :verificationReason, revision = revision + 1, updated_at = :now,
+            acknowledged_at = NULL
+        WHERE id = :id AND revision = :revision AND state = 'completed' AND outcome_source = 'provider'
+        """
+
     /// The payments ``HandoffCoordinator/reconcile(using:squareLocationID:)`` asks the provider's server about, as
     /// the partial index `payment_unreconciled` of migration v8 selects them: not verified yet, and unknown, pending,
     /// or completed by a callback of a provider that has a lookup API. SQLite uses a partial index only for a query
@@ -187,7 +204,8 @@ enum JournalSQL {
             ("markOpenedIfUnchanged", markOpenedIfUnchanged), ("acknowledge", acknowledge),
             ("verification confirmed", verification(.confirmed)),
             ("verification contradicted", verification(.contradicted)), ("prune", prune), ("overdue", overdue),
-            ("unreconciled", unreconciled),
+            ("unreconciled", unreconciled), ("claimedTransaction", claimedTransaction),
+            ("contradictLateAnswer", contradictLateAnswer),
             ("pending", pending), ("undelivered", undelivered), ("list", list), ("listState", listState),
         ]
         for outcome in [false, true] {
@@ -203,10 +221,12 @@ enum JournalSQL {
 enum TransitionChange {
     /// Nothing more.
     case none
-    /// A new hand-off of the payment: one more hand-off, a new expiry, the callback endpoints (JSON, as stored), and
-    /// the SumUp foreign-tx-id it sends, kept if the payment had none.
-    case reopening(expiresAt: Date, endpoints: String, foreignTransactionID: String?)
-    /// A callback's answer: the digest of the token it carried, noted as the payment's answering token.
+    /// A new hand-off of the payment: one more hand-off, a new expiry, the callback endpoints (JSON, as stored), the
+    /// SumUp foreign-tx-id it sends, kept if the payment had none, and the Square tender types every hand-off of it
+    /// allowed (as stored). A server's verdict is cleared: it was about the payment before this hand-off.
+    case reopening(expiresAt: Date, endpoints: String, foreignTransactionID: String?, squareTenderTypes: String?)
+    /// A callback's answer: the digest of the token it carried, noted as the payment's answering token. A server's
+    /// verdict is cleared: it was about the payment before its answer came, and the answer is checked anew.
     case answer(tokenDigest: [UInt8])
     /// A decision by hand: resolved at the change's time, from the state the payment was in, with the change's note.
     case resolution
@@ -268,9 +288,10 @@ struct ServerVerdict: Sendable {
 enum TransitionExtra: Int, Hashable, CaseIterable, CustomStringConvertible {
     /// Nothing more.
     case none
-    /// A new hand-off of the payment: `handoff_count`, `expires_at`, `callback_endpoints`.
+    /// A new hand-off of the payment: `handoff_count`, `expires_at`, `callback_endpoints`, `foreign_transaction_id`,
+    /// `square_tender_types`; the verification columns cleared.
     case reopening
-    /// A callback's answer: `answered_token`.
+    /// A callback's answer: `answered_token`; the verification columns cleared.
     case answer
     /// A decision by hand: `resolved_at`, `resolved_from_state`, `resolution_note`, `resolution_reported_outcome`.
     case resolution
@@ -287,13 +308,23 @@ enum TransitionExtra: Int, Hashable, CaseIterable, CustomStringConvertible {
         case .reopening:
             // A SumUp payment written before its foreign-tx-id was kept gets the one its new hand-off sends.
             "handoff_count = handoff_count + 1, expires_at = :expiresAt, callback_endpoints = :endpoints, "
-                + "foreign_transaction_id = coalesce(foreign_transaction_id, :foreignTransactionID)"
-        case .answer: "answered_token = :answeredToken"
+                + "foreign_transaction_id = coalesce(foreign_transaction_id, :foreignTransactionID), "
+                + "square_tender_types = :squareTenderTypes, " + Self.verificationCleared
+        case .answer: "answered_token = :answeredToken, " + Self.verificationCleared
         case .resolution:
             "resolved_at = :now, resolved_from_state = :previousState, resolution_note = :note, resolution_reported_outcome = :reported"
         case .verification: Self.verificationAssignments
         }
     }
+
+    /// The columns of a server's verdict, emptied: a change of state after which the verdict no longer describes the
+    /// payment (a new hand-off, a callback's answer). Otherwise an `unknown` payment the server contradicted, then
+    /// answered, would keep the contradiction, and its answer would never be checked (the reconciler reads only
+    /// payments without a verdict). The verdict stays in the payment's history.
+    static let verificationCleared = """
+        verification = NULL, verified_at = NULL, verification_note = NULL, verification_reason = NULL, \
+        verification_evidence = NULL
+        """
 
     /// The columns of a server's verdict, at the change's time (`:now`).
     static let verificationAssignments = """

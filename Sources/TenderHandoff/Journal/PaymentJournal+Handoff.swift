@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Tender
+import TenderProviderAPI
 
 /// What the journal writes ahead for one hand-off.
 struct HandoffDraft: Sendable {
@@ -16,6 +17,9 @@ struct HandoffDraft: Sendable {
     /// The SumUp `foreign-tx-id` the request carries (``ForeignTransactionID``): the payment's own, read before the
     /// hand-off was prepared, or a new one for a payment not written yet. `nil` for the other providers.
     var foreignTransactionID: String? = nil
+    /// The tender types a Square request allows (``SquareRequest/supportedTenderTypes``), kept with the payment for
+    /// its verification. `nil` for the other providers.
+    var squareTenderTypes: SquareTenderTypes? = nil
 }
 
 /// What the journal needs to know about a callback: never the token itself.
@@ -76,7 +80,8 @@ extension PaymentJournal {
                 acknowledgedAt: nil,
                 resolution: nil,
                 verification: nil,
-                foreignTransactionID: draft.foreignTransactionID
+                foreignTransactionID: draft.foreignTransactionID,
+                squareTenderTypes: draft.squareTenderTypes
             )
             let inserted = try db.run(
                 JournalSQL.insertPayment,
@@ -87,6 +92,7 @@ extension PaymentJournal {
                     "endpoints": PaymentJournal.encodeEndpoints(draft.endpoints.sorted()),
                     "now": created.createdAt.journalTime, "expiresAt": created.expiresAt.journalTime,
                     "foreignTransactionID": draft.foreignTransactionID,
+                    "squareTenderTypes": JournalEntry.journalText(draft.squareTenderTypes),
                 ]
             )
             if inserted == 1 {
@@ -131,6 +137,9 @@ extension PaymentJournal {
                     )
                 }
                 let endpoints = Array(Set(try PaymentJournal.endpoints(db, draft.id) + draft.endpoints)).sorted()
+                // Either hand-off may be the one the POS app took: the types any of them allowed. A payment written
+                // before the journal kept them stays without (any type matches).
+                let tenderTypes = existing.squareTenderTypes.map { $0.union(draft.squareTenderTypes ?? []) }
                 try PaymentJournal.insertToken(db, draft, at: now, expiresAt: expiresAt)
                 let reopened = try PaymentJournal.transition(
                     db,
@@ -142,7 +151,8 @@ extension PaymentJournal {
                     change: .reopening(
                         expiresAt: expiresAt,
                         endpoints: PaymentJournal.encodeEndpoints(endpoints),
-                        foreignTransactionID: draft.foreignTransactionID
+                        foreignTransactionID: draft.foreignTransactionID,
+                        squareTenderTypes: JournalEntry.journalText(tenderTypes)
                     )
                 )
                 return (reopened, true)
@@ -248,7 +258,9 @@ extension PaymentJournal {
                     to: found.entry.state,
                     note: try facts.reported.journalJSON()  // redacted; its transaction ID, for a refund
                 )
-                return ((.extraAnswer, found.entry), commit: true)
+                // The payment's own answer, after the provider's server completed it: compared with what it proved.
+                let checked = try PaymentJournal.compareLateAnswer(db, facts, with: found.entry, at: now)
+                return ((.extraAnswer, checked ?? found.entry), commit: true)
             }
             let issued = try PaymentJournal.issued(facts.endpoint, stored: found.endpoints, of: found.entry.id)
             // The token's own hand-off's expiry; a row without one (not written by Tender) has the payment's.
@@ -331,9 +343,72 @@ extension PaymentJournal {
 
     /// SEC-5 for SumUp: the `foreign-tx-id` a callback echoes must be the one the payment's hand-offs send. An app
     /// before 1.53.2 echoes none, and a payment written before the journal kept it has none to compare.
+    ///
+    /// A hand-off made before v8 sent its one-time token as the `foreign-tx-id`; if its payment was reopened after
+    /// the upgrade, the payment now has a `foreign-tx-id` of its own, and that first hand-off's genuine answer echoes
+    /// the token. So an echo that is the very token whose digest matched the payment is its hand-off's own.
     static func foreignTransactionIDMatches(_ facts: CallbackFacts, _ entry: JournalEntry) -> Bool {
         guard let echoed = facts.echoedForeignTransactionID, let sent = entry.foreignTransactionID else { return true }
-        return echoed == sent
+        if echoed == sent { return true }
+        guard let digest = facts.tokenDigest else { return false }
+        return OneTimeToken.digest(of: echoed) == digest
+    }
+
+    /// For a payment the provider's server completed (outcome source `provider`) whose own callback came since: when
+    /// the callback says approved and the server did not, or the other way round, the payment's verification becomes
+    /// `contradicted` (`status_mismatch`; the server's evidence kept), and it is delivered again. Its state and
+    /// outcome do not change (REL-2). Returns the entry as changed, or `nil` when nothing changed (another payment,
+    /// or the two agree: approved both, or neither).
+    static func compareLateAnswer(
+        _ db: Database,
+        _ facts: CallbackFacts,
+        with entry: JournalEntry,
+        at now: Date
+    ) throws -> JournalEntry? {
+        guard entry.state == .completed, let proven = entry.outcome, proven.source == .provider else { return nil }
+        let reported = facts.reportedInCurrency(entry.amount.currency).status
+        guard (reported == .approved) != (proven.status == .approved) else { return nil }
+        let evidence = entry.verification?.evidence
+        let verification = PaymentVerification(
+            verdict: .contradicted,
+            reason: .statusMismatch,
+            message: "The POS app's own answer came after the provider's server had proved the payment "
+                + "\(proven.status), and it says \(reported): one of them is not what happened, or another attempt "
+                + "charged the customer. Check the payment with the provider, then resolve it.",
+            provenOutcome: proven.status,
+            evidence: evidence ?? PaymentVerificationEvidence(server: nil, askedAt: now)
+        )
+        let verdict = try ServerVerdict(verification)
+        let time = now.inJournal
+        let changed = try db.run(
+            JournalSQL.contradictLateAnswer,
+            [
+                "now": time.journalTime, "id": entry.id.rawValue, "revision": entry.revision,
+                "verificationNote": verdict.note, "verificationReason": verdict.reason,
+            ]
+        )
+        guard changed == 1 else { return nil }
+        try recordEvent(
+            db,
+            entry.id,
+            at: now,
+            kind: .contradicted,
+            from: entry.state,
+            to: entry.state,
+            note: try verification.journalJSON()
+        )
+        var updated = entry
+        updated.revision += 1
+        updated.updatedAt = time
+        updated.acknowledgedAt = nil
+        updated.verification = JournalEntry.Verification(
+            verdict: .contradicted,
+            verifiedAt: time,
+            note: verdict.note,
+            reason: .statusMismatch,
+            evidence: evidence
+        )
+        return checked(updated, db)
     }
 
     /// Writes a hand-off's token digest, with the hand-off's own expiry (SEC-4).

@@ -133,16 +133,20 @@ extension PaymentJournal {
         switch change {
         case .none:
             break
-        case .reopening(let expiresAt, let endpoints, let foreignTransactionID):
+        case .reopening(let expiresAt, let endpoints, let foreignTransactionID, let tenderTypes):
             let expiry = expiresAt.inJournal
             arguments += [
                 "expiresAt": expiry.journalTime, "endpoints": endpoints, "foreignTransactionID": foreignTransactionID,
+                "squareTenderTypes": tenderTypes,
             ]
             updated.handoffCount += 1
             updated.expiresAt = expiry
             updated.foreignTransactionID = entry.foreignTransactionID ?? foreignTransactionID
+            updated.squareTenderTypes = JournalEntry.squareTenderTypes(journalText: tenderTypes)
+            updated.verification = nil
         case .answer(let digest):
             arguments += ["answeredToken": Data(digest)]
+            updated.verification = nil
         case .resolution:
             // Resolved again (a correction): the state and the report from before the first resolution are kept.
             let previous = entry.resolution?.previousState ?? entry.state

@@ -34,16 +34,20 @@ extension PaymentJournal {
     /// The verdict, its reason and the evidence go on the payment's row (``JournalEntry/verification``), and the
     /// whole verification, as JSON, into its history. An `unverifiable` answer (not found yet, ambiguous, pending, no
     /// lookup API) records nothing, and neither does a confirmation that proves no outcome.
-    /// - Returns: the payment as it stands afterwards, and whether anything was recorded.
+    ///
+    /// A verdict on a record a search found (``claimableIDs(_:of:)``) is recorded only if none of the record's IDs is
+    /// already another payment's transaction ID (looked up through `payment_by_transaction`, in the same transaction
+    /// as the write, so two payments cannot both take one record): otherwise nothing is recorded and the answer
+    /// becomes `unverifiable` (``PaymentVerification/Reason/claimedByAnotherPayment``).
+    /// - Returns: the payment as it stands afterwards, whether anything was recorded, and the answer that was
+    ///   (`verification`, or the `claimed_by_another_payment` answer that replaced it).
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/paymentNotFound`` when the payment is gone, or a storage
     ///   error.
     func record(
         _ verification: PaymentVerification,
         of entry: JournalEntry
-    ) throws -> (
-        entry: JournalEntry, recorded: Bool
-    ) {
-        guard verification.verdict != .unverifiable else { return (entry, false) }
+    ) throws -> (entry: JournalEntry, recorded: Bool, verification: PaymentVerification) {
+        guard verification.verdict != .unverifiable else { return (entry, false, verification) }
         let verdict = try ServerVerdict(verification)
         let history = try verification.journalJSON()
         let now = clock.now()
@@ -52,62 +56,134 @@ extension PaymentJournal {
             // Changed since the server was asked (a callback came, a person resolved it, another process recorded a
             // verdict): what the server said was about the payment as it was.
             guard current.revision == entry.revision, current.state == entry.state, current.verification == nil else {
-                return ((current, false), commit: false)
+                return ((current, false, verification), commit: false)
             }
-            switch current.state {
-            case .completed where current.outcome?.source == .callback:
-                var arguments: StatementArguments = [
-                    "now": now.journalTime, "id": current.id.rawValue, "revision": current.revision,
-                ]
-                arguments += verdict.arguments
-                guard try db.run(JournalSQL.verification(verdict.verdict), arguments) == 1 else {
-                    return ((current, false), commit: false)
-                }
-                try PaymentJournal.recordEvent(
-                    db,
-                    current.id,
-                    at: now,
-                    kind: verdict.verdict == .confirmed ? .verified : .contradicted,
-                    from: current.state,
-                    to: current.state,
-                    note: history
+            if let claimed = try PaymentJournal.claimed(db, verification, of: current) {
+                return ((current, false, claimed), commit: false)
+            }
+            let ((after, recorded), commit) = try PaymentJournal.record(
+                db,
+                verification,
+                verdict,
+                history: history,
+                of: current,
+                at: now
+            )
+            return ((after, recorded, verification), commit: commit)
+        }
+    }
+
+    /// The IDs of the records a verdict attributes to `entry` without having looked them up by the payment's own keys:
+    /// the payments a Square search found (their IDs and orders), or the SumUp transaction found by the callback's code
+    /// for a payment without a `foreign-tx-id` of its own (its code and ID). Empty for a verdict that proves no
+    /// outcome of the payment (a rejection: another amount, no such order, …), and for records looked up by the
+    /// payment's own keys (Square's order of the callback's `transaction_id`, SumUp's transaction of the payment's
+    /// `foreign-tx-id`).
+    static func claimableIDs(_ verification: PaymentVerification, of entry: JournalEntry) -> [String] {
+        guard verification.provenOutcome != nil else { return [] }
+        let evidence = verification.evidence
+        switch entry.provider {
+        case .square where evidence.searchWindow != nil:
+            return evidence.records.flatMap { [$0.id, $0.orderID].compactMap { $0 } }
+        case .sumUp:
+            return evidence.records.filter {
+                $0.kind == PaymentVerificationEvidence.Record.sumUpTransaction
+                    && (entry.foreignTransactionID == nil || $0.foreignTransactionID != entry.foreignTransactionID)
+            }.flatMap { [$0.transactionCode, $0.id].compactMap { $0 } }
+        default:
+            return []
+        }
+    }
+
+    /// `claimed_by_another_payment` in place of `verification` when one of its ``claimableIDs(_:of:)`` is another
+    /// payment's transaction ID; `nil` when none is.
+    static func claimed(
+        _ db: Database,
+        _ verification: PaymentVerification,
+        of entry: JournalEntry
+    ) throws -> PaymentVerification? {
+        for id in Set(PaymentJournal.claimableIDs(verification, of: entry)).sorted() where !id.isEmpty {
+            guard
+                let holder = try String.fetchOne(
+                    db.cachedStatement(sql: JournalSQL.claimedTransaction),
+                    arguments: ["transactionID": id, "provider": entry.provider.rawValue, "id": entry.id.rawValue]
                 )
-                return ((try PaymentJournal.requireEntry(db, current.id), true), commit: true)
-            case .unknown, .pending:
-                // A pending payment still waits for its callback until it expires.
-                guard current.state == .unknown || current.expiresAt <= now else {
-                    return ((current, false), commit: false)
-                }
-                let changed: JournalEntry?
-                if verdict.verdict == .confirmed {
-                    guard let proven = verification.provenOutcome else { return ((current, false), commit: false) }
-                    changed = try PaymentJournal.transitionIfUnchanged(
-                        db,
-                        current,
-                        to: .completed,
-                        outcome: PaymentJournal.provenOutcome(proven, of: current, verification),
-                        at: now,
-                        kind: .reconciled,
-                        note: history,
-                        change: .verification(verdict)
-                    )
-                } else {
-                    changed = try PaymentJournal.transitionIfUnchanged(
-                        db,
-                        current,
-                        to: .unknown,
-                        outcome: nil,
-                        at: now,
-                        kind: .contradicted,
-                        note: history,
-                        change: .verification(verdict)
-                    )
-                }
-                guard let changed else { return ((current, false), commit: false) }
-                return ((changed, true), commit: true)
-            default:
+            else { continue }
+            return PaymentVerification(
+                verdict: .unverifiable,
+                reason: .claimedByAnotherPayment,
+                message: "The server's record \(id), which the verifier found by searching, is already the transaction "
+                    + "of payment \(holder) in this journal: it proves nothing about payment \(entry.id), and nothing "
+                    + "was recorded. (The verifier said: \(verification.verdict), \(verification.reason).) Match the "
+                    + "payment by hand in the provider's dashboard.",
+                evidence: verification.evidence
+            )
+        }
+        return nil
+    }
+
+    /// ``record(_:of:)``'s change, inside its transaction, of `current`, the payment as it is now.
+    private static func record(
+        _ db: Database,
+        _ verification: PaymentVerification,
+        _ verdict: ServerVerdict,
+        history: String,
+        of current: JournalEntry,
+        at now: Date
+    ) throws -> ((JournalEntry, Bool), commit: Bool) {
+        switch current.state {
+        case .completed where current.outcome?.source == .callback:
+            var arguments: StatementArguments = [
+                "now": now.journalTime, "id": current.id.rawValue, "revision": current.revision,
+            ]
+            arguments += verdict.arguments
+            guard try db.run(JournalSQL.verification(verdict.verdict), arguments) == 1 else {
                 return ((current, false), commit: false)
             }
+            try PaymentJournal.recordEvent(
+                db,
+                current.id,
+                at: now,
+                kind: verdict.verdict == .confirmed ? .verified : .contradicted,
+                from: current.state,
+                to: current.state,
+                note: history
+            )
+            return ((try PaymentJournal.requireEntry(db, current.id), true), commit: true)
+        case .unknown, .pending:
+            // A pending payment still waits for its callback until it expires.
+            guard current.state == .unknown || current.expiresAt <= now else {
+                return ((current, false), commit: false)
+            }
+            let changed: JournalEntry?
+            if verdict.verdict == .confirmed {
+                guard let proven = verification.provenOutcome else { return ((current, false), commit: false) }
+                changed = try PaymentJournal.transitionIfUnchanged(
+                    db,
+                    current,
+                    to: .completed,
+                    outcome: PaymentJournal.provenOutcome(proven, of: current, verification),
+                    at: now,
+                    kind: .reconciled,
+                    note: history,
+                    change: .verification(verdict)
+                )
+            } else {
+                changed = try PaymentJournal.transitionIfUnchanged(
+                    db,
+                    current,
+                    to: .unknown,
+                    outcome: nil,
+                    at: now,
+                    kind: .contradicted,
+                    note: history,
+                    change: .verification(verdict)
+                )
+            }
+            guard let changed else { return ((current, false), commit: false) }
+            return ((changed, true), commit: true)
+        default:
+            return ((current, false), commit: false)
         }
     }
 
@@ -129,11 +205,15 @@ extension PaymentJournal {
         )
     }
 
-    /// Records a verdict on a completed payment's callback: ``record(_:of:)``, which must record it.
+    /// Records a verdict on a completed payment's callback: ``record(_:of:)``, which must record it unless it found
+    /// the record to be another payment's (then the entry is returned as it is).
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/notVerifiable`` when nothing was recorded: the entry
     ///   changed meanwhile, or is not a completed payment with a callback's outcome and no verdict yet.
     func recordVerification(of entry: JournalEntry, _ verification: PaymentVerification) throws -> JournalEntry {
-        let (verified, recorded) = try record(verification, of: entry)
+        let (verified, recorded, answer) = try record(verification, of: entry)
+        // A record a search found that is another payment's proves nothing: as for any unverifiable answer, the entry
+        // comes back as it was.
+        if answer.verdict == .unverifiable { return verified }
         guard recorded else {
             throw HandoffError(
                 .notVerifiable,

@@ -37,8 +37,13 @@ public struct HandoffError: TenderError {
         public static let paymentPending = Code(rawValue: "payment_pending")
         /// The payment cannot be verified: only a completed payment whose outcome came from a callback can.
         public static let notVerifiable = Code(rawValue: "not_verifiable")
-        /// The verifier could not ask the provider's server; nothing was recorded.
+        /// The verifier could not ask the provider's server for a reason that may pass (no network, a time-out, the
+        /// server failing or limiting requests after the retries); nothing was recorded. Try again later.
         public static let verificationUnavailable = Code(rawValue: "verification_unavailable")
+        /// The verifier failed for this payment for a reason asking again soon will not fix: the server refused the
+        /// credentials or the call, the input cannot be sent, or the answer is not what the provider's API
+        /// documents. Nothing was recorded; the message says what to fix.
+        public static let verificationFailed = Code(rawValue: "verification_failed")
         /// The Square seller is not authorized (or was deauthorized), so no Square hand-off may start (SEC-11).
         public static let notAuthorized = Code(rawValue: "not_authorized")
         /// A payment with this ID timed out and its outcome is unknown: opening again could charge twice.

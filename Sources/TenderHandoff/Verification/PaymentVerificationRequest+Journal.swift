@@ -12,6 +12,7 @@ extension PaymentVerificationRequest {
     /// | the callback's `client_transaction_id` (Square) | `clientTransactionID` | kept as evidence; ListPayments is searched |
     /// | the payment's `foreign-tx-id` (SumUp) | `foreignTransactionID` | SumUp: looked up by it first |
     /// | the callback's `smp-tx-code` (SumUp) | `transactionID` | SumUp: compared, and looked up when the first finds nothing |
+    /// | the tender types the Square request allowed | `squareTenderTypes` | Square: a payment of another type is no match, or contradicts |
     ///
     /// Only a callback's report and identifiers are passed: an outcome resolved by hand, or proven by the server
     /// already, is not what the POS app said. A Square payment with no `transaction_id` (offline, cash, or no
@@ -31,6 +32,7 @@ extension PaymentVerificationRequest {
             clientTransactionID: reported?.clientTransactionID,
             foreignTransactionID: entry.provider == .sumUp ? entry.foreignTransactionID : nil,
             squareLocationID: squareLocationID,
+            squareTenderTypes: entry.provider == .square ? entry.squareTenderTypes : nil,
             idempotencyKey: entry.idempotencyKey
         )
     }

@@ -9,12 +9,25 @@ import Tender
 /// units, converted exactly with the currency's digits; tip not counted), its `currency`, and its
 /// `transaction_code` with the callback's `smp-tx-code`.
 ///
+/// **Found by the code alone.** A transaction found by the `smp-tx-code` (SumUp did not know the `foreign-tx-id`)
+/// is this payment's only if nothing says otherwise: the callback that brought the code may have replayed another
+/// payment's. So when the request has a `foreign-tx-id` and the transaction carries another one, or none, the
+/// answer is ``PaymentVerdict/contradicted`` (``PaymentVerification/Reason/foreignIDMismatch``); and when the
+/// transaction's `timestamp` is outside the request's ``PaymentVerificationRequest/window`` (whose slack is the
+/// one the Square search uses), it is contradicted too (``PaymentVerification/Reason/outsideWindow``). A
+/// transaction without a timestamp is not judged by it. (An app version that does not pass the `foreign-tx-id` on
+/// to SumUp makes a genuine payment contradicted: a person looks, which is the safe side.) A transaction found by
+/// the `foreign-tx-id` is the payment's own: the hand-off generated that ID for it alone.
+///
 /// **Not found.** A transaction code is assigned by the acquirer "after processing the transaction" (SumUp's
 /// OpenAPI, `transaction_code`), so a report of success with a code SumUp does not know is
-/// ``PaymentVerdict/contradicted`` (``PaymentVerification/Reason/noSuchTransaction``). Without a code, a missing
+/// ``PaymentVerdict/contradicted`` (``PaymentVerification/Reason/noSuchTransaction``). Otherwise a missing
 /// transaction is ``PaymentVerification/Reason/notFoundYet`` and proves nothing: SumUp's readers take offline
 /// payments that reach SumUp only when the device is online again ("store-and-forward", SumUp's offline
-/// transactions), and a `foreign-tx-id` reaches SumUp only from app versions that send it.
+/// transactions), and a `foreign-tx-id` reaches SumUp only from app versions that send it. Once the window and
+/// ``offlineSyncAllowance`` have passed, a payment the POS app reported as not taken (failed, declined, cancelled)
+/// that SumUp still does not have is ``PaymentVerdict/confirmed`` (``PaymentVerification/Reason/noRecord``): no
+/// money moved, and the reconciler need not ask about it again.
 ///
 /// Time-outs, connection failures, 5xx and 429 are retried as the client says and then thrown, never turned into
 /// a verdict; so are a refused token and a missing scope.
@@ -23,6 +36,9 @@ public struct SumUpPaymentVerifier: PaymentVerifier, CustomStringConvertible {
     public let client: SumUpAPIClient
     /// The merchant whose transactions are looked up, such as `MH4H92C7`.
     public let merchantCode: String
+    /// How long after a payment's window SumUp may still receive it (offline payments): until then, a payment
+    /// SumUp does not have is "not found yet". Default: ``PaymentVerificationRequest/offlineSyncAllowance``.
+    public var offlineSyncAllowance: Duration = PaymentVerificationRequest.offlineSyncAllowance
     private let accessToken: SumUpAccessToken
     private let now: @Sendable () -> Date
 
@@ -69,37 +85,99 @@ public struct SumUpPaymentVerifier: PaymentVerifier, CustomStringConvertible {
             )
         }
         var transaction: SumUpTransaction?
+        var byCodeOnly = false
         // By the foreign-tx-id first; when SumUp does not know it (an app version that does not send it), by the code.
         for lookup in lookups where transaction == nil {
             evidence.endpoints.append(endpoint)
             do {
                 transaction = try await client.transaction(merchantCode: merchantCode, lookup, accessToken: accessToken)
+                if case .transactionCode = lookup { byCodeOnly = true }
             } catch ProviderAPIError.Code.notFound {
                 continue
             }
         }
+        let asked = evidence.askedAt
         guard let transaction else {
-            if let code = request.transactionID, request.reportedStatus == .approved {
-                return PaymentVerification(
-                    verdict: .contradicted,
-                    reason: .noSuchTransaction,
-                    message: "SumUp has no transaction \(CardNumberScreen.excerpt(code)), the smp-tx-code the POS app "
-                        + "reported with its success; SumUp assigns transaction codes when it processes a payment, so no "
-                        + "payment SumUp took answered this request (or the token is for another merchant).",
-                    evidence: evidence
-                )
-            }
+            return notFound(request, evidence, at: asked)
+        }
+        evidence.records = [Self.record(transaction)]
+        let verification =
+            byCodeOnly
+            ? (Self.foreignCheck(transaction, request, evidence) ?? decide(transaction, request, evidence))
+            : decide(transaction, request, evidence)
+        return accessToken.withSecret { verification.removing($0) }
+    }
+
+    /// The answer when SumUp has no transaction by any key.
+    private func notFound(
+        _ request: PaymentVerificationRequest,
+        _ evidence: PaymentVerificationEvidence,
+        at now: Date
+    ) -> PaymentVerification {
+        if let code = request.transactionID, request.reportedStatus == .approved {
             return PaymentVerification(
-                verdict: .unverifiable,
-                reason: .notFoundYet,
-                message: "SumUp has no transaction for this payment yet. That proves nothing: offline payments reach "
-                    + "SumUp when the device is online again. Ask again later.",
+                verdict: .contradicted,
+                reason: .noSuchTransaction,
+                message: "SumUp has no transaction \(CardNumberScreen.excerpt(code)), the smp-tx-code the POS app "
+                    + "reported with its success; SumUp assigns transaction codes when it processes a payment, so no "
+                    + "payment SumUp took answered this request (or the token is for another merchant).",
                 evidence: evidence
             )
         }
-        evidence.records = [Self.record(transaction)]
-        let verification = decide(transaction, request, evidence)
-        return accessToken.withSecret { verification.removing($0) }
+        if let reported = request.reportedStatus, reported != .approved,
+            let absent = PaymentVerification.absent(
+                reported: reported,
+                request: request,
+                allowance: offlineSyncAllowance,
+                now: now,
+                server: "SumUp",
+                evidence: evidence
+            )
+        {
+            return absent
+        }
+        return PaymentVerification(
+            verdict: .unverifiable,
+            reason: .notFoundYet,
+            message: "SumUp has no transaction for this payment yet. That proves nothing: offline payments reach "
+                + "SumUp when the device is online again. Ask again later.",
+            evidence: evidence
+        )
+    }
+
+    /// For a transaction found by the `smp-tx-code` alone: contradicted when it carries another `foreign-tx-id` than
+    /// the request's (or none), or was made outside the request's window; `nil` when neither says it is another
+    /// payment's.
+    private static func foreignCheck(
+        _ transaction: SumUpTransaction,
+        _ request: PaymentVerificationRequest,
+        _ evidence: PaymentVerificationEvidence
+    ) -> PaymentVerification? {
+        let name = "SumUp's transaction \(ServerText.clean(transaction.transactionCode ?? transaction.id ?? "?"))"
+        if let expected = request.foreignTransactionID, transaction.foreignTransactionID != expected {
+            let carried =
+                transaction.foreignTransactionID.map { "the foreign-tx-id \(ServerText.clean($0))" }
+                ?? "no foreign-tx-id"
+            return PaymentVerification(
+                verdict: .contradicted,
+                reason: .foreignIDMismatch,
+                message: "SumUp does not know this payment's foreign-tx-id \(CardNumberScreen.excerpt(expected)), and "
+                    + "\(name), found by the smp-tx-code the POS app reported, carries \(carried): it answered "
+                    + "another request, so the callback's code is not this payment's.",
+                evidence: evidence
+            )
+        }
+        if let time = transaction.timestamp, !request.window.contains(time) {
+            return PaymentVerification(
+                verdict: .contradicted,
+                reason: .outsideWindow,
+                message: "\(name), found by the smp-tx-code the POS app reported, was made at "
+                    + "\(InternetDate.rfc3339(time)), outside this payment's window (\(InternetDate.rfc3339(request.window.start)) "
+                    + "to \(InternetDate.rfc3339(request.window.end))): it is another sale's.",
+                evidence: evidence
+            )
+        }
+        return nil
     }
 
     private func decide(

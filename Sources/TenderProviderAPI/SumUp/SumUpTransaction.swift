@@ -54,12 +54,14 @@ public struct SumUpTransaction: Sendable, Hashable {
     public var currency: Currency? { currencyCode.flatMap { try? Currency(code: $0) } }
 
     /// The amount without the tip, converted exactly to minor units with the currency's digits (never through
-    /// `Double`): `10.1` EUR is 1010 cents. `nil` when there is no amount or currency, or the amount is not a
-    /// whole number of minor units.
+    /// `Double`): `10.1` EUR is 1010 cents. `nil` when there is no amount or currency, the amount is not a whole
+    /// number of minor units, or the amount less the tip is beyond `Int` (SumUp's API never answers such a
+    /// transaction: ``SumUpAPIClient`` refuses it as ``ProviderAPIError/Code/unexpectedResponse``).
     public var amountMoney: Money? {
         guard let currency, let amount, let total = Money(majorUnits: amount, currency: currency) else { return nil }
         guard let tip = tipMoney else { return total }
-        return Money(minorUnits: total.minorUnits - tip.minorUnits, currency: currency)
+        let (difference, overflow) = total.minorUnits.subtractingReportingOverflow(tip.minorUnits)
+        return overflow ? nil : Money(minorUnits: difference, currency: currency)
     }
 
     /// The tip in minor units, when there is one.
@@ -145,5 +147,15 @@ extension SumUpTransaction {
             merchantCode: try object.optionalString("merchant_code"),
             timestamp: try object.optionalTimestamp("timestamp")
         )
+        // The tip is taken from the amount; numbers that make that overflow are no transaction SumUp took.
+        if let currency, let amount, let tipAmount, let total = Money(majorUnits: amount, currency: currency),
+            let tip = Money(majorUnits: tipAmount, currency: currency),
+            total.minorUnits.subtractingReportingOverflow(tip.minorUnits).overflow
+        {
+            throw JSONFieldError(
+                key: "tip_amount",
+                problem: "a 'tip_amount' that, taken from its 'amount', gives a number beyond what Tender can count"
+            )
+        }
     }
 }

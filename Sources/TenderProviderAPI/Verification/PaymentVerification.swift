@@ -77,6 +77,10 @@ public struct PaymentVerification: Sendable, Hashable, Codable, CustomStringConv
         public static let matches = Reason(rawValue: "matches")
         /// Confirmed: no report came, and the server's record proves the outcome.
         public static let found = Reason(rawValue: "found")
+        /// Confirmed: the POS app reported that no money moved (cancelled, declined, failed), and the server still
+        /// has no record of the payment once its window and ``PaymentVerificationRequest/offlineSyncAllowance`` have
+        /// passed, by when even a payment taken offline has reached it. Nothing was charged.
+        public static let noRecord = Reason(rawValue: "no_record")
 
         // Contradicted.
 
@@ -98,6 +102,12 @@ public struct PaymentVerification: Sendable, Hashable, Codable, CustomStringConv
         public static let tenderTypeMismatch = Reason(rawValue: "tender_type_mismatch")
         /// The server's status disagrees with the POS app's report (approved against failed or cancelled).
         public static let statusMismatch = Reason(rawValue: "status_mismatch")
+        /// SumUp's transaction, found by the `smp-tx-code` the POS app reported, carries another
+        /// `foreign_transaction_id` than this payment's, or none: it answered another request.
+        public static let foreignIDMismatch = Reason(rawValue: "foreign_id_mismatch")
+        /// The server's record was created outside the payment's time window (with its slack): an order or a
+        /// transaction from another, older or later, sale.
+        public static let outsideWindow = Reason(rawValue: "outside_window")
 
         // Unverifiable.
 
@@ -116,6 +126,14 @@ public struct PaymentVerification: Sendable, Hashable, Codable, CustomStringConv
         public static let noLookupKey = Reason(rawValue: "no_lookup_key")
         /// The search found more payments than the verifier reads; narrow the window or give the location.
         public static let searchTooBroad = Reason(rawValue: "search_too_broad")
+        /// Given by the reconciler, not a verifier: the record a search found (or a SumUp transaction found by its
+        /// code alone) is already the transaction of another payment in the journal, so it proves nothing about
+        /// this one. Nothing is recorded.
+        public static let claimedByAnotherPayment = Reason(rawValue: "claimed_by_another_payment")
+        /// Given by the reconciler, not a verifier: the verifier failed for this payment for a reason asking
+        /// again soon will not fix (a refused token, a missing scope, an answer Tender cannot read); the failure is
+        /// reported with the payment, nothing is recorded, and the run goes on.
+        public static let verificationFailed = Reason(rawValue: "verification_failed")
     }
 }
 
@@ -146,6 +164,7 @@ extension PaymentVerification {
             record.sourceType = scrub(record.sourceType)
             record.transactionCode = scrub(record.transactionCode)
             record.foreignTransactionID = scrub(record.foreignTransactionID)
+            record.orderID = scrub(record.orderID)
             return record
         }
         result.evidence = evidence
@@ -188,6 +207,32 @@ extension PaymentVerification {
             reason: .matches,
             message: "\(record) agrees: \(proven).",
             provenOutcome: proven,
+            evidence: evidence
+        )
+    }
+}
+
+extension PaymentVerification {
+    /// Confirmed (``Reason/noRecord``) for a payment the POS app reported as not taken, which the server (`server`,
+    /// such as `Square`) does not have `allowance` after the request's window ended; `nil` before then, or for a
+    /// report of approval.
+    static func absent(
+        reported: PaymentOutcome.Status,
+        request: PaymentVerificationRequest,
+        allowance: Duration,
+        now: Date,
+        server: String,
+        evidence: PaymentVerificationEvidence
+    ) -> PaymentVerification? {
+        let settled = request.window.end.addingTimeInterval(max(0, allowance.timeInterval))
+        guard reported != .approved, now >= settled else { return nil }
+        return PaymentVerification(
+            verdict: .confirmed,
+            reason: .noRecord,
+            message: "The POS app reported \(reported), and \(server) still has no record of this payment "
+                + "\(Int(allowance.timeInterval / 3600)) hours after its window ended "
+                + "(\(InternetDate.rfc3339(request.window.end))), by when even a payment taken offline has reached it: "
+                + "no money moved.",
             evidence: evidence
         )
     }

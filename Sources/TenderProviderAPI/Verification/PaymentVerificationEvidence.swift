@@ -88,6 +88,8 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
         public var foreignTransactionID: String?
         /// When the server created it.
         public var createdAt: Date?
+        /// Square: the order the payment belongs to (`order_id`), which is the `transaction_id` Point of Sale reports.
+        public var orderID: String?
 
         /// `square_payment`.
         public static let squarePayment = "square_payment"
@@ -108,7 +110,8 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             sourceType: String? = nil,
             transactionCode: String? = nil,
             foreignTransactionID: String? = nil,
-            createdAt: Date? = nil
+            createdAt: Date? = nil,
+            orderID: String? = nil
         ) {
             self.kind = ServerText.clean(kind)
             self.id = ServerText.clean(id)
@@ -123,6 +126,7 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             self.transactionCode = transactionCode.map(ServerText.clean)
             self.foreignTransactionID = foreignTransactionID.map(ServerText.clean)
             self.createdAt = createdAt
+            self.orderID = orderID.map(ServerText.clean)
         }
 
         private enum CodingKeys: String, CodingKey {
@@ -136,6 +140,7 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             case transactionCode = "transaction_code"
             case foreignTransactionID = "foreign_transaction_id"
             case createdAt = "created_at"
+            case orderID = "order_id"
         }
 
         /// Decodes a record; `created_at` is RFC 3339 text.
@@ -154,7 +159,8 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
                 sourceType: try container.decodeIfPresent(String.self, forKey: .sourceType),
                 transactionCode: try container.decodeIfPresent(String.self, forKey: .transactionCode),
                 foreignTransactionID: try container.decodeIfPresent(String.self, forKey: .foreignTransactionID),
-                createdAt: try RFC3339Coding.decodeIfPresent(container, .createdAt)
+                createdAt: try RFC3339Coding.decodeIfPresent(container, .createdAt),
+                orderID: try container.decodeIfPresent(String.self, forKey: .orderID)
             )
         }
 
@@ -174,6 +180,7 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             try container.encodeIfPresent(transactionCode, forKey: .transactionCode)
             try container.encodeIfPresent(foreignTransactionID, forKey: .foreignTransactionID)
             try container.encodeIfPresent(createdAt.map(InternetDate.rfc3339), forKey: .createdAt)
+            try container.encodeIfPresent(orderID, forKey: .orderID)
         }
     }
 

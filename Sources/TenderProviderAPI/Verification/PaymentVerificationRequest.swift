@@ -68,6 +68,18 @@ public struct PaymentVerificationRequest: Sendable, Hashable {
     /// The slack added on both sides of a window by default: five minutes, for clocks that differ a little.
     public static let defaultSlack: Duration = .seconds(300)
 
+    /// How long after a payment's window its record may still reach the provider's server: 72 hours. Square
+    /// processes payments taken offline "when you reconnect your device to the internet within 24 hours (no later
+    /// than 72 hours)" (Square's "Process offline payments" help page); SumUp's readers store and forward offline
+    /// payments too, and Tender waits as long for them.
+    ///
+    /// The verifiers use it twice: a Square order or payment looked up by its ID may have been created at Square
+    /// up to this long after the window (an offline payment keeps the device's time only in
+    /// `offline_payment_details`); and a payment the POS app reported as not taken (cancelled, declined, failed)
+    /// that the server still does not have this long after its window is confirmed
+    /// (``PaymentVerification/Reason/noRecord``) instead of "not found yet" for ever.
+    public static let offlineSyncAllowance: Duration = .seconds(72 * 3600)
+
     /// The window of a payment handed off at `start` that expired at `end`, widened by `slack` on both sides.
     /// An `end` before `start` is read as `start`.
     public static func window(from start: Date, to end: Date, slack: Duration = defaultSlack) -> DateInterval {

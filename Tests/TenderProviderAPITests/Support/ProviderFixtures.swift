@@ -55,7 +55,7 @@ enum Fixture {
         )
     }
 
-    /// A Square payment handed off 15 minutes before ``now``.
+    /// A Square payment handed off 15 minutes before ``now`` (or before `expiredAt`).
     static func squareRequest(
         amount: Int = 1250,
         currency: Currency = .usd,
@@ -63,14 +63,15 @@ enum Fixture {
         transactionID: String? = "oHyQ6w9wEc72nlKaIptsnc3CLnSZY",
         clientTransactionID: String? = nil,
         location: String? = Fixture.location,
-        tenderTypes: SquareTenderTypes? = .card
+        tenderTypes: SquareTenderTypes? = .card,
+        expiredAt: Date = Fixture.now
     ) -> PaymentVerificationRequest {
         PaymentVerificationRequest(
             provider: .square,
             amount: Money(minorUnits: amount, currency: currency),
             window: PaymentVerificationRequest.window(
-                from: now.addingTimeInterval(-900),
-                to: now,
+                from: expiredAt.addingTimeInterval(-900),
+                to: expiredAt,
                 slack: .seconds(300)
             ),
             reportedStatus: reported,
@@ -87,12 +88,13 @@ enum Fixture {
         currency: Currency = .eur,
         reported: PaymentOutcome.Status? = .approved,
         transactionCode: String? = "TEENSK4W2K",
-        foreignTransactionID: String? = "order-1042"
+        foreignTransactionID: String? = "order-1042",
+        expiredAt: Date = Fixture.now
     ) -> PaymentVerificationRequest {
         PaymentVerificationRequest(
             provider: .sumUp,
             amount: Money(minorUnits: amount, currency: currency),
-            window: PaymentVerificationRequest.window(from: now.addingTimeInterval(-900), to: now),
+            window: PaymentVerificationRequest.window(from: expiredAt.addingTimeInterval(-900), to: expiredAt),
             reportedStatus: reported,
             transactionID: transactionCode,
             foreignTransactionID: foreignTransactionID,
@@ -102,9 +104,12 @@ enum Fixture {
 
     // MARK: Square JSON
 
+    /// Ten minutes before ``now``: inside the window of ``squareRequest`` and ``sumUpRequest``.
+    static let tenMinutesAgo = InternetDate.rfc3339(now.addingTimeInterval(-600))
+
     /// A tender of an order: `{"id", "type", "amount_money"}`.
     static func tender(_ id: String, type: String = "CARD", amount: Int = 1250, currency: String = "USD") -> String {
-        #"{"id":"\#(id)","location_id":"\#(location)","transaction_id":"x","created_at":"2026-11-18T10:00:00Z","#
+        #"{"id":"\#(id)","location_id":"\#(location)","transaction_id":"x","created_at":"\#(tenMinutesAgo)","#
             + #""amount_money":{"amount":\#(amount),"currency":"\#(currency)"},"type":"\#(type)"}"#
     }
 
@@ -113,10 +118,11 @@ enum Fixture {
         _ id: String = "oHyQ6w9wEc72nlKaIptsnc3CLnSZY",
         location: String = Fixture.location,
         state: String = "COMPLETED",
+        createdAt: String = Fixture.tenMinutesAgo,
         tenders: [String]
     ) -> String {
         #"{"order":{"id":"\#(id)","location_id":"\#(location)","state":"\#(state)","version":4,"#
-            + #""created_at":"2026-11-18T10:00:00.167Z","tenders":[\#(tenders.joined(separator: ","))],"#
+            + #""created_at":"\#(createdAt)","tenders":[\#(tenders.joined(separator: ","))],"#
             + #""total_money":{"amount":1250,"currency":"USD"}}}"#
     }
 
@@ -163,14 +169,16 @@ enum Fixture {
         status: String = "SUCCESSFUL",
         simpleStatus: String? = "SUCCESSFUL",
         code: String = "TEENSK4W2K",
-        foreign: String = "order-1042"
+        foreign: String? = "order-1042",
+        timestamp: String = Fixture.tenMinutesAgo
     ) -> String {
         let tipJSON = tip.map { #","tip_amount":\#($0)"# } ?? ""
         let simple = simpleStatus.map { #","simple_status":"\#($0)""# } ?? ""
+        let foreignJSON = foreign.map { #","foreign_transaction_id":"\#($0)""# } ?? ""
         return #"{"id":"410fc44a-5956-44e1-b5cc-19c6f8d727a4","transaction_code":"\#(code)","amount":\#(amount),"#
-            + #""currency":"\#(currency)","timestamp":"2020-02-29T10:56:56.876Z","status":"\#(status)","#
+            + #""currency":"\#(currency)","timestamp":"\#(timestamp)","status":"\#(status)","#
             + #""payment_type":"POS","installments_count":1,"merchant_code":"MH4H92C7","vat_amount":0,"#
-            + #""entry_mode":"CONTACTLESS","auth_code":"053201","foreign_transaction_id":"\#(foreign)"\#(tipJSON)\#(simple)}"#
+            + #""entry_mode":"CONTACTLESS","auth_code":"053201"\#(foreignJSON)\#(tipJSON)\#(simple)}"#
     }
 
     /// SumUp's 404: `{"error_code": "NOT_FOUND", "message": "Resource not found"}` (its OpenAPI example).

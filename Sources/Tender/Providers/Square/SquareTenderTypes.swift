@@ -93,6 +93,27 @@ public struct SquareTenderTypes: OptionSet, Sendable, Hashable {
     }
 }
 
+extension SquareTenderTypes: Codable {
+    /// Decodes an array of wire strings, such as `["CREDIT_CARD", "CASH"]`.
+    /// - Throws: `DecodingError.dataCorrupted` for a string that is not a known tender type.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard let types = SquareTenderTypes(wireNames: try container.decode([String].self)) else {
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "An unknown Square tender type; expected wire strings such as CREDIT_CARD."
+            )
+        }
+        self = types
+    }
+
+    /// Encodes the set as its ``wireNames``, in their fixed order.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(wireNames)
+    }
+}
+
 extension String {
     func trimmingASCIISpaces() -> String {
         var scalars = Substring(self).unicodeScalars

@@ -3,17 +3,17 @@ import Tender
 /// Square's object IDs (orders, payments, locations) as `api.json` allows them: at most 192 characters
 /// (`Payment.id`, `Payment.order_id`, `Tender.id`: `maxLength` 192). Tender accepts ASCII letters, digits, `-`
 /// and `_`, the characters of every Square ID, so an ID is one safe URL path segment and never `.` or `..`.
-enum SquareID {
+package enum SquareID {
     /// The longest ID `api.json` allows.
-    static let maximumLength = 192
+    package static let maximumLength = 192
 
     /// Whether `text` has the shape of a Square ID.
-    static func isValid(_ text: String) -> Bool {
+    package static func isValid(_ text: String) -> Bool {
         UntrustedText.isIdentifier(text, maximumLength: maximumLength, punctuation: "-_")
     }
 
     /// Throws ``ProviderAPIError/Code/invalidInput`` unless `text` has the shape of a Square ID. Nothing is sent.
-    static func check(_ text: String, _ what: String) throws(ProviderAPIError) {
+    package static func check(_ text: String, _ what: String) throws(ProviderAPIError) {
         guard isValid(text) else {
             throw ProviderAPIError(
                 .invalidInput,

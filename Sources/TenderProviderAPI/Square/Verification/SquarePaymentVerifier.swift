@@ -8,7 +8,15 @@ import Tender
 /// the order's tenders (a tender's ID "is the associated payment ID", `api.json`). The report is
 /// ``PaymentVerdict/confirmed`` when the payments prove it — status, amount (tip not counted), location and a tender
 /// type the request allowed — and ``PaymentVerdict/contradicted`` otherwise: no such order, another amount or
-/// location, a cash payment for a card-only request, a status that is not what the POS app reported.
+/// location, a cash payment for a card-only request, a status that is not what the POS app reported, or an order
+/// or payment made outside the payment's time (``PaymentVerification/Reason/outsideWindow``: an old order ID of the
+/// same amount and location, replayed). That time is the request's ``PaymentVerificationRequest/window`` widened
+/// generously: ``clockSkewAllowance`` before it (the device's clock and Square's may differ) and
+/// ``offlineSyncAllowance`` after it (a payment taken offline reaches Square, and gets its `created_at` there, when
+/// the device is online again; only `offline_payment_details.client_created_at` keeps the device's time). An order
+/// or payment passes when any of its times falls in it; one without a time is not judged by it. A
+/// `transaction_id` that is not Square's ID shape (Square's API holds no such order) is contradicted
+/// (``PaymentVerification/Reason/noSuchOrder``) without a call: the POS app cannot have got it from Square.
 ///
 /// **Without one** — offline payments (Point of Sale returns only a `client_transaction_id`, which no endpoint
 /// looks up), cash payments (their client ID is no order ID), payments whose callback never came — ListPayments
@@ -18,19 +26,28 @@ import Tender
 /// to filter), location, an allowed tender type, and a creation time (or offline one) in the window. Exactly one
 /// candidate proves the outcome; several are ``PaymentVerification/Reason/ambiguous`` and none is picked; none is
 /// ``PaymentVerification/Reason/notFoundYet``, which proves nothing (offline payments reach Square when the device
-/// is online again).
+/// is online again) — except, once the window and ``offlineSyncAllowance`` have passed, for a payment the POS app
+/// reported as not taken (cancelled, declined, failed): that is ``PaymentVerdict/confirmed``
+/// (``PaymentVerification/Reason/noRecord``), no money moved, and the reconciler need not search for it again.
 ///
 /// Time-outs, connection failures, 5xx and 429 are retried as the client's ``SquareConnectClient/retryPolicy``
 /// says and then **thrown**, never turned into a verdict; so are a refused token
 /// (``ProviderAPIError/Code/invalidAccessToken``) and a token without `ORDERS_READ` or `PAYMENTS_READ`
-/// (``ProviderAPIError/Code/insufficientScopes``; ask for ``SquareOAuthScope/verification`` at sign-in). IDs that
-/// are not Square's ID shape are refused before any call (``ProviderAPIError/Code/invalidInput``).
+/// (``ProviderAPIError/Code/insufficientScopes``; ask for ``SquareOAuthScope/verification`` at sign-in). A location
+/// ID that is not Square's ID shape is refused before any call (``ProviderAPIError/Code/invalidInput``).
 public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
     /// The client that asks Square.
     public let client: SquareConnectClient
     /// The most pages of 100 payments each search reads before giving up with
     /// ``PaymentVerification/Reason/searchTooBroad``.
     public var maximumSearchPages: Int
+    /// How much earlier than the payment's window an order or payment looked up by its ID may be dated: the device's
+    /// clock and Square's may differ. Default: 15 minutes (beside the window's own slack).
+    public var clockSkewAllowance: Duration = .seconds(900)
+    /// How much later than the payment's window an order or payment looked up by its ID may be dated, and how long
+    /// after it a payment reported as not taken may still reach Square. Default:
+    /// ``PaymentVerificationRequest/offlineSyncAllowance`` (72 hours).
+    public var offlineSyncAllowance: Duration = PaymentVerificationRequest.offlineSyncAllowance
     private let accessToken: SquareAccessToken
     private let now: @Sendable () -> Date
 
@@ -57,14 +74,21 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
 
     /// Asks Square about the payment.
     /// - Throws: ``ProviderAPIError``: ``ProviderAPIError/Code/invalidInput`` for a request that is not a Square
-    ///   payment or holds an ID that is not Square's ID shape (nothing is sent); the client's errors otherwise.
+    ///   payment or whose location ID is not Square's ID shape (nothing is sent); the client's errors otherwise.
     public func verify(_ request: PaymentVerificationRequest) async throws -> PaymentVerification {
         guard request.provider == .square else { throw ProviderAPIError(otherProvider: request.provider, .square) }
-        if let transactionID = request.transactionID { try SquareID.check(transactionID, "transaction ID") }
         if let locationID = request.squareLocationID { try SquareID.check(locationID, "location ID") }
         var judge = Judge(request: request, server: client.environment.description, askedAt: now())
         let verification: PaymentVerification
-        if let transactionID = request.transactionID {
+        if let transactionID = request.transactionID, !SquareID.isValid(transactionID) {
+            // The callback's parser takes IDs Square's API cannot hold (`.`, `:`): no order of Square's has one.
+            verification = judge.contradicted(
+                .noSuchOrder,
+                "The transaction_id the POS app reported, '\(CardNumberScreen.excerpt(transactionID))', is not a Square "
+                    + "ID (1 to 192 letters, digits, '-' or '_'): Square has no such order, so no payment Square took "
+                    + "answered this request. Nothing was sent."
+            )
+        } else if let transactionID = request.transactionID {
             verification = try await verifyOrder(transactionID, &judge)
         } else {
             verification = try await search(&judge)
@@ -90,6 +114,15 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
         }
         judge.evidence.orderLocationID = ServerText.clean(order.locationID)
         judge.evidence.orderState = order.state.map(ServerText.clean)
+        let time = recordWindow(request)
+        if let created = order.createdAt, !time.contains(created) {
+            return judge.contradicted(
+                .outsideWindow,
+                "Square's order \(orderID) was created at \(InternetDate.rfc3339(created)), outside this payment's time "
+                    + "(\(InternetDate.rfc3339(time.start)) to \(InternetDate.rfc3339(time.end))): it is another sale's "
+                    + "order, and the POS app's report is not this payment's."
+            )
+        }
         if let expected = request.squareLocationID, order.locationID != expected {
             return judge.contradicted(
                 .locationMismatch,
@@ -128,6 +161,19 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
                 )
             }
         }
+        for payment in payments {
+            let times = [payment.createdAt, payment.offlineCreatedAt].compactMap { $0 }
+            guard times.isEmpty || times.contains(where: time.contains) else {
+                return judge.contradicted(
+                    .outsideWindow,
+                    "Square's payment \(ServerText.clean(payment.id)) of order \(orderID) was taken at "
+                        + "\(times.map(InternetDate.rfc3339).joined(separator: " and ")), outside this payment's time "
+                        + "(\(InternetDate.rfc3339(time.start)) to \(InternetDate.rfc3339(time.end))): it is another "
+                        + "sale's.",
+                    payments: payments
+                )
+            }
+        }
         guard order.tenders.count <= PaymentVerificationEvidence.maximumRecords else {
             return judge.unverifiable(
                 .searchTooBroad,
@@ -136,7 +182,16 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
                 payments: payments
             )
         }
-        return judge.decide(payments, what: "order \(orderID)")
+        return try judge.decide(payments, what: "order \(orderID)")
+    }
+
+    /// When an order or payment looked up by its ID can have been made: the request's window, from
+    /// ``clockSkewAllowance`` before it to ``offlineSyncAllowance`` after it.
+    func recordWindow(_ request: PaymentVerificationRequest) -> DateInterval {
+        DateInterval(
+            start: request.window.start.addingTimeInterval(-max(0, clockSkewAllowance.timeInterval)),
+            end: request.window.end.addingTimeInterval(max(0, offlineSyncAllowance.timeInterval))
+        )
     }
 
     // MARK: Without a transaction ID
@@ -197,13 +252,25 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
         let between = "between \(InternetDate.rfc3339(window.start)) and \(InternetDate.rfc3339(window.end))"
         switch candidates.count {
         case 0:
+            if let reported = request.reportedStatus,
+                let absent = PaymentVerification.absent(
+                    reported: reported,
+                    request: request,
+                    allowance: offlineSyncAllowance,
+                    now: judge.evidence.askedAt,
+                    server: "Square",
+                    evidence: judge.evidence
+                )
+            {
+                return absent
+            }
             return judge.unverifiable(
                 .notFoundYet,
                 "Square has no payment of \(request.amount)\(place) \(between) (\(found.count) read). That proves "
                     + "nothing yet: offline payments reach Square when the device is online again. Ask again later."
             )
         case 1:
-            return judge.decide(candidates, what: "the only payment of \(request.amount)\(place) \(between)")
+            return try judge.decide(candidates, what: "the only payment of \(request.amount)\(place) \(between)")
         default:
             return judge.unverifiable(
                 .ambiguous,
@@ -279,7 +346,8 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
 
         /// The verdict on the payments that are this payment: their location and tender types, then their status,
         /// then their amount, then the POS app's report.
-        func decide(_ payments: [SquarePayment], what: String) -> PaymentVerification {
+        /// - Throws: ``ProviderAPIError/Code/unexpectedResponse`` for amounts whose sum is beyond `Int`.
+        func decide(_ payments: [SquarePayment], what: String) throws(ProviderAPIError) -> PaymentVerification {
             for payment in payments {
                 if let expected = request.squareLocationID, let location = payment.locationID, location != expected {
                     return contradicted(
@@ -320,7 +388,19 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
             }
             let counted = taken.isEmpty ? payments : taken
             let currencies = Set(counted.map(\.amountMoney.currency))
-            let total = counted.reduce(0) { $0 + $1.amountMoney.minorUnits }
+            var total = 0
+            for payment in counted {
+                let (sum, overflow) = total.addingReportingOverflow(payment.amountMoney.minorUnits)
+                guard !overflow else {
+                    throw ProviderAPIError(
+                        .unexpectedResponse,
+                        "Square's payments (\(what)) have amount_money values whose sum is beyond what Tender can "
+                            + "count; no payment Square took is that large. Check the base URL.",
+                        provider: .square
+                    )
+                }
+                total = sum
+            }
             guard currencies == [request.amount.currency], total == request.amount.minorUnits else {
                 let amounts = counted.map { $0.amountMoney.description }.joined(separator: " + ")
                 return contradicted(
@@ -353,7 +433,8 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
                 tip: payment.tipMoney,
                 locationID: payment.locationID,
                 sourceType: payment.sourceType?.rawValue,
-                createdAt: payment.createdAt
+                createdAt: payment.createdAt,
+                orderID: payment.orderID
             )
         }
     }
