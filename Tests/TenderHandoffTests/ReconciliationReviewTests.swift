@@ -150,10 +150,7 @@ struct ReconciliationReviewTests {
 
     @Test(
         "a failure of one payment that is not the network's is reported with it; the run goes on",
-        arguments: [
-            ProviderAPIError.Code.invalidAccessToken, .insufficientScopes, .unexpectedResponse, .invalidInput,
-            .notConfigured,
-        ]
+        arguments: [ProviderAPIError.Code.unexpectedResponse, .invalidInput, .notConfigured]
     )
     func perPaymentFailure(code: ProviderAPIError.Code) async throws {
         let harness = try Harness()
@@ -180,6 +177,26 @@ struct ReconciliationReviewTests {
         await expectError(.verificationFailed) {
             try await harness.coordinator.reconcile(failing.id, using: verifier)
         }
+    }
+
+    @Test(
+        "after a refused token or scope, that provider's server is not asked again in the run; its payments get the failure",
+        arguments: [ProviderAPIError.Code.invalidAccessToken, .insufficientScopes, .forbidden]
+    )
+    func credentialFailureAsksOnce(code: ProviderAPIError.Code) async throws {
+        let harness = try Harness()
+        let first = try ReconciliationTests.unknownPayment(harness)
+        harness.clock.advance(by: 1)
+        let second = try ReconciliationTests.unknownPayment(harness)
+        let verifier = AnsweringVerifier { _ in
+            throw ProviderAPIError(code, "Square refused the token.", provider: .square, httpStatusCode: 401)
+        }
+        var seen: [PaymentReconciliation] = []
+        try await harness.coordinator.reconcile(using: verifier) { seen.append($0) }
+        #expect(seen.map(\.before.id) == [first.id, second.id])
+        #expect(seen.allSatisfy { $0.failure?.code == .verificationFailed && !$0.recorded })
+        #expect(verifier.requests.count == 1, "only the first payment was asked about")
+        #expect(try harness.journal.entry(second.id) == second)
     }
 
     @Test(

@@ -81,7 +81,9 @@ extension HandoffCoordinator {
     /// verifier's retries (`ProviderAPIError.isTransient`), or an error that is no `ProviderAPIError` — stops the
     /// run: asking again later may work, and the payments after it would fail alike. Any other failure of the
     /// verifier is this payment's (a refused token or scope, an answer Tender cannot read): it is reported with the
-    /// payment (``PaymentReconciliation/failure``), nothing is recorded, and the run goes on.
+    /// payment (``PaymentReconciliation/failure``), nothing is recorded, and the run goes on. After a refused token, a
+    /// missing scope or a forbidden call, that provider's server is not asked again in the run: its other payments are
+    /// reported with the same failure, and the other providers' are asked as usual.
     ///
     /// **Payments the POS app reported as not taken.** A completed payment whose callback said cancelled, declined or
     /// failed, and of which the server has no record, is asked about on every run until the verifier answers
@@ -106,20 +108,29 @@ extension HandoffCoordinator {
         try Self.checkLocation(squareLocationID)
         let journal = self.journal
         var after: (createdAt: Date, id: PaymentID)?
+        var refused: [PaymentProvider: HandoffError] = [:]
         while true {
             let cursor = after
             let page = try await journal.offloaded {
                 try journal.unreconciledEntries(after: cursor, limit: HandoffCoordinator.reconciliationPageSize)
             }
             for entry in page {
-                try body(
-                    try await reconcile(
-                        entry,
-                        using: verifier,
-                        squareLocationID: squareLocationID,
-                        reportingFailures: true
-                    )
+                // A provider that refused the credentials refuses them for every payment: report the rest with
+                // that failure instead of asking its server again for each.
+                if let refusal = refused[entry.provider] {
+                    try body(Self.failed(entry, refusal, at: journal.clock.now()))
+                    continue
+                }
+                let reconciliation = try await reconcile(
+                    entry,
+                    using: verifier,
+                    squareLocationID: squareLocationID,
+                    reportingFailures: true
                 )
+                if let failure = reconciliation.failure, Self.isCredentialProblem(failure) {
+                    refused[entry.provider] = failure
+                }
+                try body(reconciliation)
             }
             guard page.count == HandoffCoordinator.reconciliationPageSize, let last = page.last else { return }
             after = (last.createdAt, last.id)
@@ -174,19 +185,7 @@ extension HandoffCoordinator {
         do {
             answer = try await ask(verifier, about: entry, squareLocationID: squareLocationID)
         } catch let error as HandoffError where reportingFailures && error.code == .verificationFailed {
-            let failed = PaymentVerification(
-                verdict: .unverifiable,
-                reason: .verificationFailed,
-                message: error.message,
-                evidence: PaymentVerificationEvidence(server: nil, askedAt: journal.clock.now())
-            )
-            return PaymentReconciliation(
-                before: entry,
-                after: entry,
-                verification: failed,
-                recorded: false,
-                failure: error
-            )
+            return Self.failed(entry, error, at: journal.clock.now())
         }
         let journal = self.journal
         let (after, recorded, verification) = try await journal.offloaded { try journal.record(answer, of: entry) }
@@ -199,6 +198,24 @@ extension HandoffCoordinator {
             if after.state != .pending { waiters.signal(after) }
         }
         return PaymentReconciliation(before: entry, after: after, verification: verification, recorded: recorded)
+    }
+
+    /// A payment the verifier failed for: nothing proven, nothing recorded, the failure kept.
+    static func failed(_ entry: JournalEntry, _ error: HandoffError, at now: Date) -> PaymentReconciliation {
+        let failed = PaymentVerification(
+            verdict: .unverifiable,
+            reason: .verificationFailed,
+            message: error.message,
+            evidence: PaymentVerificationEvidence(server: nil, askedAt: now)
+        )
+        return PaymentReconciliation(before: entry, after: entry, verification: failed, recorded: false, failure: error)
+    }
+
+    /// Whether a verifier's failure is its credentials' (a refused token, a missing scope, a forbidden call), which
+    /// every payment of the provider would meet alike.
+    static func isCredentialProblem(_ error: HandoffError) -> Bool {
+        guard let failure = error.underlyingError as? ProviderAPIError else { return false }
+        return [.invalidAccessToken, .insufficientScopes, .forbidden].contains(failure.code)
     }
 
     /// The verifier's answer about `entry`.
