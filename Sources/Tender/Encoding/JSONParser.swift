@@ -340,6 +340,11 @@ package struct JSONDocument: Sendable {
         func isSameKey(_ first: Int, _ second: Int) -> Bool {
             let (a, b) = (nodes[first], nodes[second])
             let (left, right) = (bytes[a.text], bytes[b.text])
+            // Two different ASCII characters first: no text that starts so is canonically equivalent to the other
+            // (combining marks never move before their base), whatever follows.
+            if !a.isEscaped, !b.isEscaped, let l = left.first, let r = right.first, l < 0x80, r < 0x80, l != r {
+                return false
+            }
             if !a.isEscaped, !b.isEscaped, left.allSatisfy({ $0 < 0x80 }), right.allSatisfy({ $0 < 0x80 }) {
                 return left.elementsEqual(right)
             }

@@ -35,6 +35,7 @@ package struct QueryReader: Sendable {
     package init(_ bytes: [UInt8], query: Range<Int>?, lenient: Bool = false) throws(QueryError) {
         self.bytes = bytes
         var pairs: [Pair] = []
+        pairs.reserveCapacity(8)  // a callback's usual few, without regrowing
         var decodedValues: [[UInt8]] = []
         var position = query?.lowerBound ?? 0
         let end = query?.upperBound ?? 0

@@ -18,6 +18,22 @@ struct JSONTests {
         #expect(throws: JSONError.self) { try JSONValue.parse(text) }
     }
 
+    @Test(
+        "a duplicate key is found however it is written: escaped, or canonically equivalent (SEC-6)",
+        arguments: [
+            #"{"a":1,"\u0061":2}"#, "{\"K\":1,\"\u{212A}\":2}", #"{"K":1,"\u212A":2}"#,
+            "{\"e\u{301}\":1,\"\u{E9}\":2}", #"{"ab":1,"b":2,"ab":3}"#,
+        ]
+    )
+    func duplicateKeys(text: String) {
+        #expect(throws: JSONError.self) { try JSONValue.parse(text) }
+    }
+
+    @Test("keys that only start alike, or differ at once, are different keys")
+    func differentKeys() throws {
+        #expect(try JSONValue.parse(#"{"ab":1,"ac":2,"b":3,"B":4}"#).objectValue?.members.count == 4)
+    }
+
     @Test("valid JSON parses, keeping member order and number text")
     func accepted() throws {
         let value = try JSONValue.parse(

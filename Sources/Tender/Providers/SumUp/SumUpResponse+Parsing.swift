@@ -40,7 +40,7 @@ extension SumUpResponse {
             throw SumUpError(.invalidStatus, "smp-status must be success, failed or invalidstate.")
         }
         // An identifier: no card number (SEC-9), then its form.
-        func identifier(_ index: Int, isValid: (String) -> Bool, form: String) throws -> String? {
+        func identifier(_ index: Int, isValid: (String) -> Bool, form: @autoclosure () -> String) throws -> String? {
             guard let text = try value(index) else { return nil }
             let name = SumUpResponse.parameterNames[index]
             guard !CardNumberScreen.containsCardNumber(text) else {
@@ -49,7 +49,7 @@ extension SumUpResponse {
                     "\(name) contains what could be a card number; the callback was refused and the value discarded."
                 )
             }
-            guard isValid(text) else { throw SumUpError(.invalidField, "\(name) must be \(form).") }
+            guard isValid(text) else { throw SumUpError(.invalidField, "\(name) must be \(form()).") }
             return text
         }
         let code = try identifier(
