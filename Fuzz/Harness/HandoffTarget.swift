@@ -1,6 +1,6 @@
 import Foundation
 import Tender
-import TenderHandoff
+@_spi(Benchmarks) import TenderHandoff
 
 /// `HandoffCoordinator.handle` against a real journal: one pending payment per provider at a time.
 ///

@@ -2,8 +2,7 @@ public import Foundation
 import Tender
 
 // What the codec benchmarks and the CodecPairs tool share: each provider's request and callback, Tender's builder and
-// parser, and the Foundation baseline beside them (docs/PERFORMANCE.md, "Building request URLs and parsing
-// callbacks").
+// parser, and the Foundation baseline beside them (docs/PERFORMANCE.md, "How each figure is made").
 
 /// Building each provider's request URL and parsing its callback: Tender beside the Foundation baseline, written
 /// the way the official SDKs and the vendors' samples do it (JSONSerialization and `addingPercentEncoding` to

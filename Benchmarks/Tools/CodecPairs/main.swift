@@ -1,6 +1,6 @@
 // Runs each provider's build and parse beside its Foundation baseline in alternating blocks of about 10 ms,
 // in one process, and prints each side's per-operation times and the ratio of every pair of neighbouring blocks
-// (docs/PERFORMANCE.md, "Ratios measured in alternation"). A check on the benchmark package's ratios: this machine's
+// (docs/PERFORMANCE.md, "How each figure is made"). A check on the benchmark package's ratios: this machine's
 // speed drifts by up to half over seconds, and the package measures Tender and the baseline seconds apart, so one
 // of the two can fall in a slow spell and the other not. Neighbouring blocks share the machine's speed of the moment.
 //

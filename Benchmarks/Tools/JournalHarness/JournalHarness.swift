@@ -1,5 +1,5 @@
 // What the journal's benchmarks and the JournalPairs tool share: the Square request they pay, the stand-in POS app,
-// the raw SQLite floor, and one alternating pair of payments (docs/PERFORMANCE.md, "The journal").
+// the raw SQLite floor, and one alternating pair of payments (docs/PERFORMANCE.md, "How each figure is made").
 import Foundation
 import GRDBSQLite
 public import Tender

@@ -1,6 +1,6 @@
 // Pays alternating pairs — a payment through TenderHandoff, one of the raw SQLite floor with the journal's rows — in
 // one task of a plain executable, without the benchmark harness, and prints each side's p0 and p50 and their ratio
-// (docs/PERFORMANCE.md, "The journal"). A check on the alternating benchmark: the same pairs, the same files.
+// (docs/PERFORMANCE.md, "How each figure is made"). A check on the alternating benchmark: the same pairs, the same files.
 //
 //   swift run -c release --package-path Benchmarks JournalPairs [PAIRS] [FOLDER]
 //

@@ -1,5 +1,4 @@
-// The journal at 10^4, 10^5 and 10^6 payments against an empty one (docs/PERFORMANCE.md, "The journal at a million
-// payments"). Each journal has the same open work (pending, unknown and undelivered payments) and a history of ended,
+// The journal at 10^4, 10^5 and 10^6 payments against an empty one (docs/PERFORMANCE.md, "How each figure is made"). Each journal has the same open work (pending, unknown and undelivered payments) and a history of ended,
 // acknowledged payments: copies, in bulk, of real rows paid through the hand-off. Then, for a number of rounds, the
 // sizes in turn, it times what an app and the CLI do: open the journal, pay, record a callback, show a payment, list
 // the unknown payments, recover() at launch. It prints the median of each against the empty journal's.

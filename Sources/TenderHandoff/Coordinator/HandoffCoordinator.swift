@@ -411,8 +411,8 @@ public final class HandoffCoordinator: Sendable {
     }
 
     /// Records a callback given as text on the calling thread, blocking it until the journal is written: for the fuzz
-    /// harness and tools that have no concurrency to offer. Apps use ``handle(_:)-(URL)->CallbackReceipt?``.
-    package func handleBlocking(_ urlString: String) throws -> CallbackReceipt? {
+    /// harness and the instruction-counting benchmark, which run one thread. Apps use the `async` `handle(_:)`.
+    @_spi(Benchmarks) public func handleBlocking(_ urlString: String) throws -> CallbackReceipt? {
         let received = clock.now()
         guard let callback = try read(urlString) else { return nil }
         return try recordBlocking(callback, receivedAt: received)
