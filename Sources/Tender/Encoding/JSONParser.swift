@@ -320,18 +320,25 @@ package struct JSONDocument: Sendable {
                 position += 1
                 skipWhitespace()
                 try value(depth: depth)
-                skipWhitespace()
-                guard position < bytes.count else { throw fail("unexpected end of JSON text in object") }
-                if bytes[position] == UInt8(ascii: ",") {
-                    position += 1
-                    continue
-                }
-                if bytes[position] == UInt8(ascii: "}") {
-                    position += 1
-                    nodes[index].next = nodes.count
-                    return
-                }
-                throw fail("expected ',' or '}' in JSON object")
+                if try closes(index, "}", "object") { return }
+            }
+        }
+
+        /// After a container's member or element: `false` at `,` (another follows), `true` at `closing`, where the
+        /// container at `index` ends; anything else is an error that names `container`.
+        mutating func closes(_ index: Int, _ closing: Unicode.Scalar, _ container: String) throws(JSONError) -> Bool {
+            skipWhitespace()
+            guard position < bytes.count else { throw fail("unexpected end of JSON text in \(container)") }
+            switch bytes[position] {
+            case UInt8(ascii: ","):
+                position += 1
+                return false
+            case UInt8(ascii: closing):
+                position += 1
+                nodes[index].next = nodes.count
+                return true
+            default:
+                throw fail("expected ',' or '\(closing)' in JSON \(container)")
             }
         }
 
@@ -380,18 +387,7 @@ package struct JSONDocument: Sendable {
             while true {
                 skipWhitespace()
                 try value(depth: depth)
-                skipWhitespace()
-                guard position < bytes.count else { throw fail("unexpected end of JSON text in array") }
-                if bytes[position] == UInt8(ascii: ",") {
-                    position += 1
-                    continue
-                }
-                if bytes[position] == UInt8(ascii: "]") {
-                    position += 1
-                    nodes[index].next = nodes.count
-                    return
-                }
-                throw fail("expected ',' or ']' in JSON array")
+                if try closes(index, "]", "array") { return }
             }
         }
 
