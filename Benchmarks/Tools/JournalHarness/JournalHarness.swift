@@ -21,27 +21,40 @@ public enum JournalPayments {
         return entry
     }
 
-    /// One pair: a payment through TenderHandoff and one of the floor, timed each on its own; the floor goes first
-    /// when `index` is odd, so that a slower or faster spell of the disk falls on both alike.
+    /// The same payment with the journal called in place, on the calling thread: written ahead (`prepare`), the POS
+    /// app's answer recorded (`handleBlocking`), the opening noted (`markOpenedBlocking`): `pay`'s three transactions in
+    /// its order, without its hops to the journal's queue and back. What the journal itself costs.
+    public static func payInPlace(on coordinator: HandoffCoordinator) throws {
+        let prepared = try coordinator.prepare(request)
+        let receipt = try coordinator.handleBlocking(ReplyingOpener.reply(to: prepared.url))
+        precondition(
+            receipt?.disposition == .recorded,
+            "the benchmark payment's answer was \(String(describing: receipt))"
+        )
+        try coordinator.markOpenedBlocking(prepared.entry.id, answered: receipt?.entry)
+    }
+
+    /// One round: a payment through TenderHandoff's `pay`, one with the journal called in place
+    /// (``payInPlace(on:)``), and one of the floor, timed each on its own; which goes first turns with `index`, so
+    /// that a slower or faster spell of the disk falls on all three alike.
     public static func pair(
         _ index: Int,
         _ coordinator: HandoffCoordinator,
         _ floor: SQLiteFloor,
         _ clock: ContinuousClock
-    ) async throws -> (tender: Duration, floor: Duration) {
-        var tender = Duration.zero
-        var floorTime = Duration.zero
-        for turn in index % 2 == 0 ? [0, 1] : [1, 0] {
+    ) async throws -> (tender: Duration, inPlace: Duration, floor: Duration) {
+        var times = [Duration.zero, .zero, .zero]
+        for offset in 0..<3 {
+            let side = (index + offset) % 3
             let start = clock.now
-            if turn == 0 {
-                _ = try await pay(on: coordinator)
-                tender = clock.now - start
-            } else {
-                try floor.payment()
-                floorTime = clock.now - start
+            switch side {
+            case 0: _ = try await pay(on: coordinator)
+            case 1: try payInPlace(on: coordinator)
+            default: try floor.payment()
             }
+            times[side] = clock.now - start
         }
-        return (tender, floorTime)
+        return (times[0], times[1], times[2])
     }
 }
 
@@ -164,7 +177,9 @@ public final class SQLiteFloor {
                 """
             )
         case .journalRows:
-            // Every migration of the journal: its tables, indexes and checks, as a new journal has them.
+            // Every migration of the journal: its tables, indexes and checks, as a new journal has them; and foreign
+            // keys enforced, as GRDB opens every connection (the journal's history rows need it for their cascade).
+            try execute("PRAGMA foreign_keys = ON")
             for sql in PaymentJournal.schema { try execute(sql) }
         }
     }

@@ -1,10 +1,11 @@
-// Pays alternating pairs — a payment through TenderHandoff, one of the raw SQLite floor with the journal's rows — in
-// one task of a plain executable, without the benchmark harness, and prints each side's p0 and p50 and their ratio
-// (docs/PERFORMANCE.md, "How each figure is made"). A check on the alternating benchmark: the same pairs, the same files.
+// Pays rounds of three — a payment through TenderHandoff's `pay`, the same payment with the journal called in place, one
+// of the raw SQLite floor with the journal's rows — in one task of a plain executable, without the benchmark harness,
+// and prints each side's p0 and p50 and the ratios of the medians to the floor's (docs/PERFORMANCE.md, "How each figure
+// is made"). A check on the alternating benchmark: the same rounds, the same files.
 //
 //   swift run -c release --package-path Benchmarks JournalPairs [PAIRS] [FOLDER]
 //
-// PAIRS: how many pairs (2,000 if left out). FOLDER: where the two files go (the system's temporary folder if left
+// PAIRS: how many rounds (2,000 if left out). FOLDER: where the two files go (the system's temporary folder if left
 // out); the folder made in it is removed afterwards.
 import Foundation
 import JournalHarness
@@ -30,26 +31,31 @@ do {
     let floor = try SQLiteFloor(path: folder + "/floor.sqlite", schema: .journalRows)
     let clock = ContinuousClock()
     var tender: [Duration] = []
+    var inPlace: [Duration] = []
     var floorTimes: [Duration] = []
     for index in 0..<count {
-        let (one, other) = try await JournalPayments.pair(index, coordinator, floor, clock)
-        tender.append(one)
-        floorTimes.append(other)
+        let times = try await JournalPayments.pair(index, coordinator, floor, clock)
+        tender.append(times.tender)
+        inPlace.append(times.inPlace)
+        floorTimes.append(times.floor)
     }
     tender.sort()
+    inPlace.sort()
     floorTimes.sort()
-    let (tenderMedian, floorMedian) = (microseconds(tender, 0.5), microseconds(floorTimes, 0.5))
-    print(
-        String(
-            format: "%d pairs: TenderHandoff p0 %.0f µs p50 %.0f µs, floor p0 %.0f µs p50 %.0f µs, p50 ratio %.3f",
-            count,
-            microseconds(tender, 0),
-            tenderMedian,
-            microseconds(floorTimes, 0),
-            floorMedian,
-            tenderMedian / floorMedian
+    let floorMedian = microseconds(floorTimes, 0.5)
+    for (name, times) in [("TenderHandoff pay", tender), ("journal in place", inPlace), ("floor", floorTimes)] {
+        let median = microseconds(times, 0.5)
+        print(
+            String(
+                format: "%@: p0 %.0f µs p50 %.0f µs, p50 ratio to the floor %.3f",
+                name,
+                microseconds(times, 0),
+                median,
+                median / floorMedian
+            )
         )
-    )
+    }
+    print("\(count) rounds")
 } catch {
     FileHandle.standardError.write(Data("JournalPairs: \(error)\n".utf8))
     exit(1)
