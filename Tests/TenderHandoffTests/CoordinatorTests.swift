@@ -348,6 +348,69 @@ struct CoordinatorTests {
         )
         #expect(longest.entry.expiresAt.timeIntervalSince(longest.entry.createdAt) == 30 * 86_400)
     }
+
+    @Test(
+        "pay works alike with the journal's queue as its executor or without task executors (iOS 17 and earlier): answered during the opening, after it, not opened, timed out",
+        arguments: [true, false]
+    )
+    func payOnJournalQueueOrNot(onQueue: Bool) async throws {
+        /// How the stand-in POS app answers each request, and whether its opener ran on the journal's queue.
+        final class Script: @unchecked Sendable {
+            let answers = Locked<[String]>(["during", "after", "unopened", "never"])
+            let openedOnQueue = Locked<[Bool]>([])
+            weak var coordinator: HandoffCoordinator?
+        }
+        let script = Script()
+        let opener = ScriptedOpener { url in
+            guard let coordinator = script.coordinator else { return false }
+            script.openedOnQueue.withLock { $0.append(coordinator.journal.queue.isCurrent) }
+            let answer = script.answers.withLock { $0.removeFirst() }
+            guard let reply = try? SquareFixture.reply(to: url) else { return false }
+            switch answer {
+            case "during":
+                // The app comes back before the opener returns: the callback is recorded inside the opening.
+                let receipt = try? await coordinator.handle(reply)
+                return receipt?.disposition == .recorded
+            case "after":
+                Task { _ = try? await coordinator.handle(reply) }
+                return true
+            case "unopened":
+                return false
+            default:
+                return true
+            }
+        }
+        var configuration = HandoffCoordinator.Configuration(expiry: .seconds(900), handoffTimeout: .seconds(60))
+        configuration.paysOnJournalQueue = onQueue
+        let harness = try Harness(configuration: configuration, opener: opener)
+        script.coordinator = harness.coordinator
+
+        let during = try await harness.coordinator.pay(SquareFixture.request())
+        #expect(during.state == .completed)
+        #expect(during.openedAt != nil)
+        #expect(try harness.journal.entry(during.id) == during)
+
+        let after = try await harness.coordinator.pay(SquareFixture.request())
+        #expect(after.state == .completed)
+        #expect(try harness.journal.entry(after.id) == after)
+
+        let unopened = PaymentID()
+        await #expect(throws: HandoffError.self) {
+            try await harness.coordinator.pay(SquareFixture.request(), id: unopened)
+        }
+        #expect(try harness.journal.entry(unopened)?.state == .notOpened)
+
+        let never = Task { try await harness.coordinator.pay(SquareFixture.request()) }
+        await harness.clock.waitForSleepers(1)
+        harness.clock.advance(by: 60)
+        let timedOut = try #require(try await finished(never, within: 120))
+        #expect(timedOut.state == .unknown)
+        #expect(try harness.journal.entry(timedOut.id) == timedOut)
+
+        // With task executors, the whole payment runs on the journal's queue, the opener included (which then calls
+        // the journal in place); without, nothing of it does, and each journal call hops there and back.
+        #expect(script.openedOnQueue.withLock { $0 } == Array(repeating: onQueue, count: 4))
+    }
 }
 
 /// Shared state between a test and its opener closure.
