@@ -162,7 +162,7 @@ struct ProviderServerOptions: ParsableArguments {
         guard let squareLocationID else { return nil }
         guard SquareID.isValid(squareLocationID) else {
             throw CLIError(
-                "--square-location-id must be a Square location ID (1 to 192 letters, digits, '-' or '_'), such as L88917AVBK2S5; got '\(squareLocationID.prefix(80))'."
+                "--square-location-id must be a Square location ID (\(SquareID.shape)), such as L88917AVBK2S5; got '\(squareLocationID.prefix(80))'."
             )
         }
         return squareLocationID

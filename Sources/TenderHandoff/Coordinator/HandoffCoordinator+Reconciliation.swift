@@ -168,8 +168,8 @@ extension HandoffCoordinator {
         guard let locationID, !SquareID.isValid(locationID) else { return }
         throw HandoffError(
             .invalidRequest,
-            "The Square location ID '\(CardNumberScreen.excerpt(locationID))' is not a Square ID (1 to 192 letters, "
-                + "digits, '-' or '_'); nothing was asked. Pass the location ID exactly as Square gave it."
+            "The Square location ID '\(CardNumberScreen.excerpt(locationID))' is not a Square ID (\(SquareID.shape)); "
+                + "nothing was asked. Pass the location ID exactly as Square gave it."
         )
     }
 

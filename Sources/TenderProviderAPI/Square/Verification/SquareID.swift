@@ -6,6 +6,8 @@ import Tender
 package enum SquareID {
     /// The longest ID `api.json` allows.
     package static let maximumLength = 192
+    /// The shape, as messages say it: `1 to 192 letters, digits, '-' or '_'`.
+    package static let shape = "1 to \(maximumLength) letters, digits, '-' or '_'"
 
     /// Whether `text` has the shape of a Square ID.
     package static func isValid(_ text: String) -> Bool {
@@ -17,8 +19,8 @@ package enum SquareID {
         guard isValid(text) else {
             throw ProviderAPIError(
                 .invalidInput,
-                "The \(what) '\(CardNumberScreen.excerpt(text))' is not a Square ID (1 to 192 letters, digits, '-' "
-                    + "or '_'); nothing was sent. Pass the ID exactly as Square gave it.",
+                "The \(what) '\(CardNumberScreen.excerpt(text))' is not a Square ID (\(shape)); nothing was sent."
+                    + " Pass the ID exactly as Square gave it.",
                 provider: .square
             )
         }

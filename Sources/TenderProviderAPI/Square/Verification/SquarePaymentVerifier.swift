@@ -85,7 +85,7 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
             verification = judge.contradicted(
                 .noSuchOrder,
                 "The transaction_id the POS app reported, '\(CardNumberScreen.excerpt(transactionID))', is not a Square "
-                    + "ID (1 to 192 letters, digits, '-' or '_'): Square has no such order, so no payment Square took "
+                    + "ID (\(SquareID.shape)): Square has no such order, so no payment Square took "
                     + "answered this request. Nothing was sent."
             )
         } else if let transactionID = request.transactionID {
