@@ -10,15 +10,15 @@ import Foundation
 final class JournalQueue: Sendable {
     /// The queue.
     let queue = DispatchQueue(label: "tender.journal")
-    /// Marks the queue, so that code can tell whether it runs on it.
-    private let key = DispatchSpecificKey<ObjectIdentifier>()
+    /// Set on this queue only (the key is this queue's own), so that code can tell whether it runs on it.
+    private let key = DispatchSpecificKey<Bool>()
 
     init() {
-        queue.setSpecific(key: key, value: ObjectIdentifier(self))
+        queue.setSpecific(key: key, value: true)
     }
 
     /// Whether the calling code runs on this queue (a block it runs, or a job of a task that prefers it).
-    var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == ObjectIdentifier(self) }
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
 
     /// Runs `work` on the queue and suspends until it is done; in place when the caller runs on the queue already.
     func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
