@@ -82,9 +82,7 @@ struct ReconciliationReviewTests {
     @Test("two unanswered payments that a search each ties to one payment: the first takes it, the second is claimed")
     func oneRecordOnePayment() async throws {
         let harness = try Harness()
-        let first = try ReconciliationTests.unknownPayment(harness)
-        harness.clock.advance(by: 1)
-        let second = try ReconciliationTests.unknownPayment(harness)
+        let (first, second) = try ReconciliationTests.twoUnknownPayments(harness)
         let verifier = AnsweringVerifier { request in
             Self.confirmed(
                 Self.searchEvidence(amount: request.amount, paymentID: "PAY-9", orderID: nil),
@@ -154,9 +152,7 @@ struct ReconciliationReviewTests {
     )
     func perPaymentFailure(code: ProviderAPIError.Code) async throws {
         let harness = try Harness()
-        let failing = try ReconciliationTests.unknownPayment(harness)
-        harness.clock.advance(by: 1)
-        let fine = try ReconciliationTests.unknownPayment(harness)
+        let (failing, fine) = try ReconciliationTests.twoUnknownPayments(harness)
         let verifier = AnsweringVerifier { request in
             guard request.idempotencyKey != failing.idempotencyKey else {
                 throw ProviderAPIError(code, "Square said no.", provider: .square, httpStatusCode: 401)
@@ -185,9 +181,7 @@ struct ReconciliationReviewTests {
     )
     func credentialFailureAsksOnce(code: ProviderAPIError.Code) async throws {
         let harness = try Harness()
-        let first = try ReconciliationTests.unknownPayment(harness)
-        harness.clock.advance(by: 1)
-        let second = try ReconciliationTests.unknownPayment(harness)
+        let (first, second) = try ReconciliationTests.twoUnknownPayments(harness)
         let verifier = AnsweringVerifier { _ in
             throw ProviderAPIError(code, "Square refused the token.", provider: .square, httpStatusCode: 401)
         }

@@ -77,6 +77,13 @@ struct ReconciliationTests {
         return try #require(try harness.journal.entry(entry.id))
     }
 
+    /// Two unknown payments (``unknownPayment(_:)``), the first a second older: reconciled in that order.
+    static func twoUnknownPayments(_ harness: Harness) throws -> (JournalEntry, JournalEntry) {
+        let first = try unknownPayment(harness)
+        harness.clock.advance(by: 1)
+        return (first, try unknownPayment(harness))
+    }
+
     /// A Square payment completed by its callback, acknowledged.
     static func completedPayment(_ harness: Harness, amount: Int = 1250) async throws -> JournalEntry {
         let prepared = try harness.coordinator.prepare(SquareFixture.request(minorUnits: amount))
@@ -232,9 +239,7 @@ struct ReconciliationTests {
     @Test("a verifier that cannot ask (5xx, time-out) stops the run; nothing is recorded for it; a rerun finishes")
     func failureStopsAndRerunFinishes() async throws {
         let harness = try Harness()
-        let first = try Self.unknownPayment(harness)
-        harness.clock.advance(by: 1)
-        let second = try Self.unknownPayment(harness)
+        let (first, second) = try Self.twoUnknownPayments(harness)
         let failing = Locked(true)
         let verifier = AnsweringVerifier { request in
             if request.idempotencyKey == second.idempotencyKey, failing.withLock({ $0 }) {
