@@ -16,7 +16,8 @@ extension ProviderHTTPClient {
     ///   - provider: whose API it is, for errors.
     ///   - name: the API's name in messages, such as `Square`.
     ///   - retry: how to retry transient failures.
-    ///   - limits: the largest JSON answer read.
+    ///   - limits: the largest JSON answer read; a larger one is not read further.
+    ///   - tally: counts every request sent, retries included.
     ///   - refusal: the error for an answer outside 2xx, from its status and its JSON body (if it has one).
     /// - Throws: ``ProviderAPIError``; `CancellationError`.
     package func readJSON(
@@ -25,6 +26,7 @@ extension ProviderHTTPClient {
         name: String,
         retry: RetryPolicy,
         limits: JSONLimits,
+        tally: RequestTally? = nil,
         refusal: (_ status: Int, _ body: JSONObject?) -> ProviderAPIError
     ) async throws -> JSONObject {
         let host = request.url?.host ?? "?"
@@ -33,7 +35,7 @@ extension ProviderHTTPClient {
                 let http: HTTPURLResponse
                 let data: Data
                 do {
-                    (http, data) = try await send(request)
+                    (http, data) = try await send(request, maximumBytes: limits.maximumBytes, tally: tally)
                 } catch let failure as TransportFailure {
                     throw ProviderAPIError(failure, provider: provider, name: name, host: host)
                 }
