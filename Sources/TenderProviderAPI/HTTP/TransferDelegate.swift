@@ -43,12 +43,14 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if Task.isCancelled { end(task, with: .failure(CancellationError())) }
     }
 
-    /// Ends `task` with `result`, unless it has ended already; cancels the transfer when it fails.
+    /// Ends `task` with `result`, unless it has ended already: its caller has the result at once, and whatever
+    /// still arrives for it is dropped. A transfer that fails is cancelled too, off this thread: FoundationNetworking's
+    /// `cancel()` waits for the session's queue, which a server that floods it keeps busy.
     func end(_ task: URLSessionTask, with result: Result<(HTTPURLResponse, Data), any Error>) {
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         transfer.deadline?.cancel()
-        if case .failure = result { task.cancel() }
         transfer.continuation.resume(with: result)
+        if case .failure = result { DispatchQueue.global().async { task.cancel() } }
     }
 
     func urlSession(
