@@ -60,6 +60,8 @@ struct BatchVerificationTests {
             #expect(batch.providerRequests == sent, "the count is of the requests the server received")
             #expect(sent <= 300, "\(sent) requests")
             #expect(server.requests.filter { $0.path == "/v2/orders/batch-retrieve" }.count == 50)
+            // One walk of the day by created_at, shared by all: 100 pages of 100; one by offline time, empty.
+            #expect(server.requests.filter { $0.path == "/v2/payments" }.count == 101)
             #expect(
                 !server.requests.contains { $0.path.hasPrefix("/v2/payments/") },
                 "every payment came from the walk"
