@@ -65,14 +65,6 @@ package final class ProviderHTTPClient: Sendable {
         /// The answer was not HTTP.
         case notHTTP
 
-        /// Whether asking again may succeed: a time-out or an unreachable host.
-        package var isTransient: Bool {
-            switch self {
-            case .timedOut, .unreachable: return true
-            case .redirected, .tooLarge, .failed, .notHTTP: return false
-            }
-        }
-
         /// What happened, in words, for a message: "the request timed out (…)".
         package var reason: String {
             switch self {
@@ -134,19 +126,4 @@ package final class ProviderHTTPClient: Sendable {
         else { return nil }
         return value.objectValue
     }
-}
-
-/// Counts the HTTP requests sent to a provider, retries included: what a batch of verifications reports as
-/// ``PaymentVerificationBatch/providerRequests``.
-package final class RequestTally: Sendable {
-    private let value = Locked(0)
-
-    /// Creates a tally at zero.
-    package init() {}
-
-    /// Counts one request.
-    package func count() { value.withLock { $0 += 1 } }
-
-    /// The requests counted so far.
-    package var total: Int { value.withLock { $0 } }
 }

@@ -96,36 +96,29 @@ extension SquareConnectClient {
         }
         let limits = isRead ? Self.readLimits : SquareConnectJSON.limits
         let host = url.host ?? environment.description
-        return try await (isRead ? retryPolicy : .never).run(
-            {
-                let answer: HTTPURLResponse
-                let data: Data
-                do {
-                    (answer, data) = try await http.send(request, maximumBytes: limits.maximumBytes, tally: tally)
-                } catch let failure as ProviderHTTPClient.TransportFailure {
-                    throw Self.failure(failure, endpoint, host: host)
-                }
-                if !isRead { try checkClock(answer) }
-                let object = ProviderHTTPClient.jsonObject(data, limits: limits)
-                guard (200...299).contains(answer.statusCode) else {
-                    throw Self.refusal(answer, SquareConnectJSON.errors(in: object), endpoint)
-                }
-                guard let object else {
-                    throw Self.unexpected(
-                        endpoint,
-                        "Square answered HTTP \(answer.statusCode) without a JSON object; check the base URL "
-                            + "\(environment).",
-                        status: answer.statusCode
-                    )
-                }
-                return object
-            },
-            isTransient: { error in
-                guard let error = error as? ProviderAPIError else { return (false, nil) }
-                return (error.isTransient, error.retryAfter)
-            },
-            final: { error, attempts in (error as? ProviderAPIError)?.after(attempts: attempts) ?? error }
-        )
+        return try await (isRead ? retryPolicy : .never).run {
+            let answer: HTTPURLResponse
+            let data: Data
+            do {
+                (answer, data) = try await http.send(request, maximumBytes: limits.maximumBytes, tally: tally)
+            } catch let failure as ProviderHTTPClient.TransportFailure {
+                throw Self.failure(failure, endpoint, host: host)
+            }
+            if !isRead { try checkClock(answer) }
+            let object = ProviderHTTPClient.jsonObject(data, limits: limits)
+            guard (200...299).contains(answer.statusCode) else {
+                throw Self.refusal(answer, SquareConnectJSON.errors(in: object), endpoint)
+            }
+            guard let object else {
+                throw Self.unexpected(
+                    endpoint,
+                    "Square answered HTTP \(answer.statusCode) without a JSON object; check the base URL "
+                        + "\(environment).",
+                    status: answer.statusCode
+                )
+            }
+            return object
+        }
     }
 
     /// The largest read answer accepted: a ListPayments page of 100 payments stays far below it.

@@ -92,7 +92,7 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
     // MARK: Endpoints
 
     /// RetrieveTokenStatus: `POST /oauth2/token/status` with the token as bearer.
-    public func retrieveTokenStatus(_ accessToken: SquareAccessToken) async throws -> SquareTokenStatus {
+    package func retrieveTokenStatus(_ accessToken: SquareAccessToken) async throws -> SquareTokenStatus {
         let object = try await perform(
             .tokenStatus,
             path: "/oauth2/token/status",
@@ -103,7 +103,7 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
     }
 
     /// RetrieveLocation: `GET /v2/locations/{location_id}`.
-    public func retrieveLocation(_ locationID: String, accessToken: SquareAccessToken) async throws -> SquareLocation {
+    package func retrieveLocation(_ locationID: String, accessToken: SquareAccessToken) async throws -> SquareLocation {
         let path = "/v2/locations/" + PercentEncoding.encode(locationID)
         let object = try await perform(.location(locationID), path: path, credential: .bearer(accessToken))
         guard let location = object["location"]?.objectValue else {
@@ -116,7 +116,7 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
     ///
     /// In the PKCE flow the answer carries a new refresh token and the one sent stops working: store the
     /// new one at once. (The code flow refreshes on your server, with the application secret.)
-    public func refreshAccessToken(
+    package func refreshAccessToken(
         refreshToken: SquareRefreshToken,
         clientID: String
     ) async throws -> SquareTokenGrant {
@@ -152,7 +152,7 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
     ///   ``SquareAuthorizationError/Code/authorizationCodeAlreadyRedeemed``,
     ///   ``SquareAuthorizationError/Code/expiredAuthorizationCode``,
     ///   ``SquareAuthorizationError/Code/invalidCodeVerifier``, and the transport errors of every call.
-    public func obtainToken(
+    package func obtainToken(
         authorizationCode: SquareAuthorizationCode,
         codeVerifier: SquareCodeVerifier,
         clientID: String,
@@ -172,7 +172,7 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
     }
 
     /// ListLocations: `GET /v2/locations`, every location of the token's seller.
-    public func listLocations(accessToken: SquareAccessToken) async throws -> [SquareLocation] {
+    package func listLocations(accessToken: SquareAccessToken) async throws -> [SquareLocation] {
         let object = try await perform(.locations, path: "/v2/locations", credential: .bearer(accessToken))
         switch object["locations"] {
         case nil, .null?:

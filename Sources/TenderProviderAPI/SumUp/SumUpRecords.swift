@@ -2,16 +2,17 @@ import Foundation
 import Tender
 
 /// What SumUp has that bears on one payment, as it was found: the input of SumUp's matching rules,
-/// ``verification(of:asked:)``, which ``SumUpPaymentVerifier`` and a fleet server share.
-public struct SumUpRecords: Sendable, Hashable {
+/// ``verification(of:asked:)``, which ``SumUpPaymentVerifier`` applies to what it looked up (SumUp pushes nothing
+/// Tender reads, so nothing else feeds them).
+package struct SumUpRecords: Sendable, Hashable {
     /// The transaction SumUp has under the payment's `foreign-tx-id`, as SumUp answered; `nil` when not asked.
-    public var byForeignTransactionID: ProviderLookup<SumUpTransaction>?
+    package var byForeignTransactionID: ProviderLookup<SumUpTransaction>?
     /// The transaction SumUp has under the callback's `smp-tx-code`, as SumUp answered; `nil` when not asked (it is
     /// asked when the `foreign-tx-id` finds nothing, or the payment has none).
-    public var byTransactionCode: ProviderLookup<SumUpTransaction>?
+    package var byTransactionCode: ProviderLookup<SumUpTransaction>?
 
     /// Creates the records of one payment.
-    public init(
+    package init(
         byForeignTransactionID: ProviderLookup<SumUpTransaction>? = nil,
         byTransactionCode: ProviderLookup<SumUpTransaction>? = nil
     ) {
@@ -38,7 +39,7 @@ extension SumUpRecords {
     /// - Throws: ``ProviderAPIError/Code/invalidInput`` for a request that is not a SumUp payment;
     ///   ``ProviderAPIError/Code/unexpectedResponse`` for a transaction without a `timestamp`, which SumUp's API
     ///   always gives.
-    public func verification(
+    package func verification(
         of request: PaymentVerificationRequest,
         asked: PaymentVerificationEvidence
     ) throws(ProviderAPIError) -> PaymentVerification {

@@ -77,7 +77,7 @@ public struct SquarePayment: Sendable, Hashable {
 
         /// The outcome the status proves: approved for `COMPLETED` and `APPROVED`, failed for `FAILED`, cancelled
         /// for `CANCELED`; `nil` for `PENDING` and any status Tender does not know.
-        public var outcome: PaymentOutcome.Status? {
+        package var outcome: PaymentOutcome.Status? {
             switch self {
             case .completed, .approved: return .approved
             case .failed: return .failed
@@ -108,7 +108,7 @@ public struct SquarePayment: Sendable, Hashable {
 
         /// Whether a Point of Sale request that allowed `tenderTypes` can have been paid this way; `nil` when
         /// Tender cannot tell (a source type it does not know).
-        public func isAllowed(by tenderTypes: SquareTenderTypes) -> Bool? {
+        package func isAllowed(by tenderTypes: SquareTenderTypes) -> Bool? {
             switch self {
             case .card: return !tenderTypes.isDisjoint(with: [.card, .cardOnFile, .squareGiftCard])
             case .cash: return tenderTypes.contains(.cash)

@@ -5,15 +5,16 @@ import Tender
 /// ``verification(of:asked:)``, which ``SquarePaymentVerifier`` and a fleet server share (one copy of the rules,
 /// whatever fetched the records: a verifier's requests, a batch of them, or Square's webhooks).
 ///
-/// - For a payment whose callback reported a `transaction_id`: the ``order`` it names, as Square answered for it,
-///   and the payments of the order's tenders in ``payments`` (from GetPayment, a ListPayments walk or a webhook),
-///   with the IDs Square said it does not have in ``missingPaymentIDs``. When the order was not looked up
-///   (``order`` is `nil`), the payments that name it in their `order_id` are taken as its payments.
+/// - For a payment whose callback reported a `transaction_id`: the order it names, as Square answered for it (the
+///   verifiers look it up), and the payments of the order's tenders in ``payments`` (from GetPayment, a ListPayments
+///   walk or a webhook), with the IDs Square said it does not have in ``missingPaymentIDs``. When the order was not
+///   looked up — payments Square pushed by webhook, say — the payments that name it in their `order_id` are taken as
+///   its payments.
 /// - For a payment without one: the payments a ``search`` listed, in ``payments``.
 public struct SquareRecords: Sendable, Hashable {
-    /// The order the callback's `transaction_id` names: ``ProviderLookup/found(_:)``, or
-    /// ``ProviderLookup/notFound`` when Square said it has no such order. `nil` when it was not looked up.
-    public var order: ProviderLookup<SquareOrder>?
+    /// The order the callback's `transaction_id` names: found, or Square's own `NOT_FOUND`. `nil` when it was not
+    /// looked up.
+    package var order: ProviderLookup<SquareOrder>?
     /// Square's payments: those of the order's tenders, or those a search listed. A search's may be only those of
     /// the request's amount: the rules look at no other.
     public var payments: [SquarePayment]
@@ -24,9 +25,26 @@ public struct SquareRecords: Sendable, Hashable {
     /// The IDs of the payments Square pushed by webhook, rather than answered a request for.
     public var webhookPaymentIDs: Set<String>
 
-    /// Creates the records of one payment.
+    /// Creates the records of one payment: payments Square has (looked up, listed, or pushed by webhook), not
+    /// looked-up orders.
     public init(
-        order: ProviderLookup<SquareOrder>? = nil,
+        payments: [SquarePayment] = [],
+        missingPaymentIDs: Set<String> = [],
+        search: Search? = nil,
+        webhookPaymentIDs: Set<String> = []
+    ) {
+        self.init(
+            order: nil,
+            payments: payments,
+            missingPaymentIDs: missingPaymentIDs,
+            search: search,
+            webhookPaymentIDs: webhookPaymentIDs
+        )
+    }
+
+    /// Creates the records of one payment, with the order its callback names as Square answered for it.
+    package init(
+        order: ProviderLookup<SquareOrder>?,
         payments: [SquarePayment] = [],
         missingPaymentIDs: Set<String> = [],
         search: Search? = nil,
