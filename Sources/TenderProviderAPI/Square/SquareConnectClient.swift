@@ -172,7 +172,7 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
     }
 
     /// ListLocations: `GET /v2/locations`, every location of the token's seller.
-    package func listLocations(accessToken: SquareAccessToken) async throws -> [SquareLocation] {
+    public func listLocations(accessToken: SquareAccessToken) async throws -> [SquareLocation] {
         let object = try await perform(.locations, path: "/v2/locations", credential: .bearer(accessToken))
         switch object["locations"] {
         case nil, .null?:

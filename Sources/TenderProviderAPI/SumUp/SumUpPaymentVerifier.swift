@@ -6,7 +6,7 @@ import Tender
 /// Each transaction is looked up by the request's ``PaymentVerificationRequest/foreignTransactionID`` (the
 /// `foreign-tx-id`, the key SumUp documents for this), or, when SumUp does not know it or the payment has none, by
 /// its ``PaymentVerificationRequest/transactionID`` (the callback's `smp-tx-code`), and judged by SumUp's matching
-/// rules, ``SumUpRecords/verification(of:asked:)``: the transaction's time, `foreign_transaction_id`,
+/// rules, one copy for one payment and for many: the transaction's time, `foreign_transaction_id`,
 /// `transaction_code`, `simple_status` (or `status`) and amount against the request and the report.
 ///
 /// ``verify(_:)-([PaymentVerificationRequest])`` asks about many payments with one lookup per `foreign-tx-id`

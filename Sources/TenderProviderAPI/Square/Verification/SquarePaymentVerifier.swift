@@ -71,7 +71,9 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
     /// Asks Square about many payments, taking the payments Square pushed by webhook (`payment.created`,
     /// `payment.updated`) as already known: a payment that names an order in its `order_id` stands for that order's
     /// payment, so the order is not asked for; and a search finds them beside what it lists.
-    /// - Parameter pushed: the latest version of each payment Square pushed (order them by `updated_at`).
+    /// - Parameters:
+    ///   - requests: the payments to ask about.
+    ///   - pushed: the latest version of each payment Square pushed (order them by `updated_at`).
     /// - Returns: one result per request, and the number of requests sent to Square.
     /// - Throws: `CancellationError` only.
     public func verify(
