@@ -34,6 +34,7 @@ struct SquareBatchFetch {
     private var gotPayments: Set<String> = []
     private var walks: [Walk] = []
     private var pushedIDs: Set<String> = []
+    private var pushedByAmount: [Money: [SquarePayment]] = [:]
     private var examinedCounts: [[Int]: Int] = [:]
 
     init(client: SquareConnectClient, accessToken: SquareAccessToken, maximumSearchPages: Int, tally: RequestTally) {
@@ -71,6 +72,7 @@ struct SquareBatchFetch {
     ) async throws -> [Result<(SquareRecords, endpoints: [String]), any Error>] {
         for payment in pushed { payments[payment.id] = payment }
         pushedIDs = Set(pushed.map(\.id))
+        pushedByAmount = Dictionary(grouping: pushed, by: \.amountMoney)
         let pushedOrders = Set(pushed.compactMap(\.orderID))
         let named = Set(requests.compactMap(\.transactionID).filter(SquareID.isValid)).subtracting(pushedOrders)
         try await fetchOrders(named.sorted())
@@ -105,9 +107,9 @@ struct SquareBatchFetch {
         for id in Self.tenderIDs(order) {
             if let failure = paymentFailures[id] { return .failure(failure) }
             if let payment = payments[id] { found.append(payment) }
-            if gotPayments.contains(id) || missingPayments.contains(id) {
+            if gotPayments.contains(id) {
                 endpoints.append("GET /v2/payments/{payment_id}")
-            } else if !webhook.contains(id) {
+            } else if payments[id] != nil, !webhook.contains(id) {
                 endpoints.append("GET /v2/payments")
             }
         }
@@ -143,9 +145,7 @@ struct SquareBatchFetch {
             }
         }
         let examined = examinedCount(covering)
-        for id in pushedIDs {
-            if let payment = payments[id], payment.amountMoney == request.amount { candidates[id] = payment }
-        }
+        for payment in pushedByAmount[request.amount] ?? [] { candidates[payment.id] = payment }
         let records = SquareRecords(
             payments: candidates.values.sorted {
                 ($0.createdAt ?? .distantPast, $0.id) < ($1.createdAt ?? .distantPast, $1.id)
