@@ -20,6 +20,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Tender", package: "tender"),
                 .product(name: "TenderHandoff", package: "tender"),
+                .product(name: "TenderProviderAPI", package: "tender"),
                 .product(name: "TenderSandbox", package: "tender"),
                 "CodecHarness",
                 "JournalHarness",

@@ -143,8 +143,9 @@ struct VerificationTests {
         #expect(request.amount == entry.amount)
         #expect(request.idempotencyKey == entry.idempotencyKey)
         #expect(request.reportedStatus == .approved)
-        #expect(request.window.start == entry.createdAt.addingTimeInterval(-300))
-        #expect(request.window.end == entry.expiresAt.addingTimeInterval(300))
+        #expect(request.writtenAheadAt == entry.createdAt && request.expiresAt == entry.expiresAt)
+        #expect(request.window.start == entry.createdAt.addingTimeInterval(-120))
+        #expect(request.window.end == entry.expiresAt.addingTimeInterval(120))
         // Square's transaction_id (an order ID, looked up) and client_transaction_id (kept as evidence) stay apart
         // (square §2.3), from the callback to the journal to the verifier.
         #expect(entry.outcome?.transactionID == "TXN-1")
@@ -156,7 +157,7 @@ struct VerificationTests {
         var sumUp = entry
         sumUp.provider = .sumUp
         sumUp.foreignTransactionID = "tender-abcdefghijklmnopqrstuvwxyz"
-        let sumUpRequest = PaymentVerificationRequest(entry: sumUp, slack: .zero)
+        let sumUpRequest = PaymentVerificationRequest(entry: sumUp, clockAllowance: .zero)
         #expect(sumUpRequest.transactionID == "TXN-1")
         #expect(sumUpRequest.foreignTransactionID == "tender-abcdefghijklmnopqrstuvwxyz")
         #expect(sumUpRequest.window == DateInterval(start: entry.createdAt, end: entry.expiresAt))

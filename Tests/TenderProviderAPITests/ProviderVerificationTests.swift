@@ -14,7 +14,8 @@ struct ProviderVerificationTests {
         PaymentVerificationRequest(
             provider: provider,
             amount: Money(minorUnits: 500, currency: .eur),
-            window: DateInterval(start: Fixture.now, duration: 60),
+            writtenAheadAt: Fixture.now,
+            expiresAt: Fixture.now.addingTimeInterval(60),
             reportedStatus: .approved,
             transactionID: "T1",
             idempotencyKey: Fixture.key
@@ -149,17 +150,29 @@ struct ProviderVerificationTests {
         #expect((record.locationID?.count ?? 0) <= 201)
     }
 
-    @Test("the window runs from the hand-off to its expiry, widened by the slack; an end before the start is the start")
-    func window() {
+    @Test(
+        "the payment's time: records from written-ahead less the clock allowance to expiry plus the provider's delay; a search looks to expiry plus the allowance"
+    )
+    func paymentTime() {
         let start = Fixture.now
-        let window = PaymentVerificationRequest.window(
-            from: start,
-            to: start.addingTimeInterval(900),
-            slack: .seconds(60)
+        var request = Self.request(.square)
+        request.writtenAheadAt = start
+        request.expiresAt = start.addingTimeInterval(900)
+        #expect(request.clockAllowance == .seconds(120), "2 minutes by default (issue 32)")
+        #expect(request.providerDelay == .seconds(72 * 3600))
+        #expect(
+            request.window == DateInterval(start: start.addingTimeInterval(-120), end: start.addingTimeInterval(1020))
         )
-        #expect(window.start == start.addingTimeInterval(-60) && window.end == start.addingTimeInterval(960))
-        let backwards = PaymentVerificationRequest.window(from: start, to: start.addingTimeInterval(-100), slack: .zero)
-        #expect(backwards.start == start && backwards.end == start)
+        #expect(
+            request.recordWindow
+                == DateInterval(start: start.addingTimeInterval(-120), end: start.addingTimeInterval(900 + 72 * 3600))
+        )
+        // An expiry before the payment was written is read as the time it was written.
+        request.expiresAt = start.addingTimeInterval(-100)
+        request.clockAllowance = .zero
+        request.providerDelay = .zero
+        #expect(request.window == DateInterval(start: start, end: start))
+        #expect(request.recordWindow == DateInterval(start: start, end: start))
     }
 
     @Test("Square's verification scopes: ORDERS_READ and PAYMENTS_READ, asked for at sign-in with verification: true")

@@ -234,7 +234,7 @@ struct SumUpPaymentVerifierTests {
         #expect(verification.evidence.records.first?.foreignTransactionID == foreign)
     }
 
-    @Test("found by the code alone, made outside the payment's window: contradicted (outside_window)")
+    @Test("a transaction made before the payment was written is another sale's: contradicted (outside_window)")
     func codeOutsideWindow() async throws {
         let yesterday = InternetDate.rfc3339(Fixture.now.addingTimeInterval(-86_400))
         // Its foreign-tx-id is the payment's, but it was made a day before the hand-off.
@@ -250,19 +250,21 @@ struct SumUpPaymentVerifierTests {
         )
         #expect(withoutForeign.verdict == .contradicted && withoutForeign.reason == .outsideWindow)
         #expect(requests.count == 1)
-        // Five minutes of slack, as the Square search has: a minute before the hand-off is still this payment.
+        // The device clock allowance, 2 minutes: a minute before the payment was written is still this payment.
         let justBefore = InternetDate.rfc3339(Fixture.now.addingTimeInterval(-960))
         let (slack, _) = try await Self.verify(
             Fixture.sumUpRequest(foreignTransactionID: nil),
             Self.answering(Fixture.sumUpTransaction(timestamp: justBefore))
         )
         #expect(slack.verdict == .confirmed)
-        // Found by the payment's own foreign-tx-id, the hand-off's unique key: the time is not judged.
+        // Found by the payment's own foreign-tx-id, it is judged by its time all the same (issue 32): a record made
+        // before the payment was written is another sale's, whatever key found it.
         let (byForeign, _) = try await Self.verify(
             Fixture.sumUpRequest(),
             Self.answering(Fixture.sumUpTransaction(timestamp: yesterday))
         )
-        #expect(byForeign.verdict == .confirmed)
+        #expect(byForeign.verdict == .contradicted && byForeign.reason == .outsideWindow)
+        #expect(byForeign.evidence.foundBy == .paymentKey)
     }
 
     @Test("a failure SumUp still does not have 72 hours after the window is confirmed (no_record), not asked for ever")

@@ -267,10 +267,12 @@ struct ReconciliationSandboxTests {
     func retryClaimed() async throws {
         try await SandboxShop.run { shop in
             let first = try shop.coordinator.prepare(SandboxShop.square(amount: 2250))
+            // The merchant tries again under a new payment ID, and Point of Sale approves it; the first times out.
+            // (The retry comes before the clock moves: the sandbox's Square keeps the real time, and a record made
+            // more than the device clock allowance before a payment was written is not that payment's.)
+            let second = try await shop.payAndAnswer(SandboxShop.square(amount: 2250), .approve(tender: "card"))
             shop.clock.advance(by: 901)
             #expect(try shop.coordinator.recover().expired.map(\.id) == [first.entry.id])
-            // The merchant tries again under a new payment ID, and Point of Sale approves it.
-            let second = try await shop.payAndAnswer(SandboxShop.square(amount: 2250), .approve(tender: "card"))
             let orderID = try #require(second.outcome?.transactionID)
             let results = try await shop.coordinator.reconcile(using: shop.verifier)
             #expect(results.map(\.before.id) == [first.entry.id, second.id])

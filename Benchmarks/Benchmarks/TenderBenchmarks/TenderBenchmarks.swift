@@ -16,4 +16,5 @@ let benchmarks: @Sendable () -> Void = {
     CodecBenchmarks.register()
     JournalBenchmarks.register()
     SandboxBenchmarks.register()
+    ProviderBenchmarks.register()
 }

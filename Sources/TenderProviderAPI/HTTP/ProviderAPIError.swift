@@ -126,6 +126,12 @@ extension ProviderAPIError {
                 "\(name) at \(host) answered with a redirect, which Tender does not follow; check the base URL.",
                 provider: provider
             )
+        case .tooLarge:
+            self.init(
+                .unexpectedResponse,
+                "\(name) at \(host) failed: \(failure.reason); check the base URL.",
+                provider: provider
+            )
         case .failed, .notHTTP:
             self.init(
                 .unexpectedResponse,

@@ -16,7 +16,8 @@ extension ProviderHTTPClient {
     ///   - provider: whose API it is, for errors.
     ///   - name: the API's name in messages, such as `Square`.
     ///   - retry: how to retry transient failures.
-    ///   - limits: the largest JSON answer read.
+    ///   - limits: the largest JSON answer read; a larger one is not read further.
+    ///   - tally: counts every request sent, retries included.
     ///   - refusal: the error for an answer outside 2xx, from its status and its JSON body (if it has one).
     /// - Throws: ``ProviderAPIError``; `CancellationError`.
     package func readJSON(
@@ -25,42 +26,36 @@ extension ProviderHTTPClient {
         name: String,
         retry: RetryPolicy,
         limits: JSONLimits,
+        tally: RequestTally? = nil,
         refusal: (_ status: Int, _ body: JSONObject?) -> ProviderAPIError
     ) async throws -> JSONObject {
         let host = request.url?.host ?? "?"
-        return try await retry.run(
-            {
-                let http: HTTPURLResponse
-                let data: Data
-                do {
-                    (http, data) = try await send(request)
-                } catch let failure as TransportFailure {
-                    throw ProviderAPIError(failure, provider: provider, name: name, host: host)
+        return try await retry.run {
+            let http: HTTPURLResponse
+            let data: Data
+            do {
+                (http, data) = try await send(request, maximumBytes: limits.maximumBytes, tally: tally)
+            } catch let failure as TransportFailure {
+                throw ProviderAPIError(failure, provider: provider, name: name, host: host)
+            }
+            let object = Self.jsonObject(data, limits: limits)
+            guard (200...299).contains(http.statusCode) else {
+                var error = refusal(http.statusCode, object)
+                if error.code == .rateLimited || error.code == .serviceUnavailable {
+                    error.retryAfter = Self.retryAfter(http.value(forHTTPHeaderField: "Retry-After"))
                 }
-                let object = Self.jsonObject(data, limits: limits)
-                guard (200...299).contains(http.statusCode) else {
-                    var error = refusal(http.statusCode, object)
-                    if error.code == .rateLimited || error.code == .serviceUnavailable {
-                        error.retryAfter = Self.retryAfter(http.value(forHTTPHeaderField: "Retry-After"))
-                    }
-                    throw error
-                }
-                guard let object else {
-                    throw ProviderAPIError(
-                        .unexpectedResponse,
-                        "\(name) answered HTTP \(http.statusCode) without a JSON object; check the base URL \(host).",
-                        provider: provider,
-                        httpStatusCode: http.statusCode
-                    )
-                }
-                return object
-            },
-            isTransient: { error in
-                guard let error = error as? ProviderAPIError else { return (false, nil) }
-                return (error.isTransient, error.retryAfter)
-            },
-            final: { error, attempts in (error as? ProviderAPIError)?.after(attempts: attempts) ?? error }
-        )
+                throw error
+            }
+            guard let object else {
+                throw ProviderAPIError(
+                    .unexpectedResponse,
+                    "\(name) answered HTTP \(http.statusCode) without a JSON object; check the base URL \(host).",
+                    provider: provider,
+                    httpStatusCode: http.statusCode
+                )
+            }
+            return object
+        }
     }
 
     /// A `Retry-After` given in seconds (RFC 9110 §10.2.3); an HTTP date is not read.

@@ -59,6 +59,20 @@ public struct RetryPolicy: Sendable {
         return min(delay, maximumDelay)
     }
 
+    /// Runs a read of a provider's API until it succeeds, fails for good, or has run ``maximumAttempts`` times: a
+    /// ``ProviderAPIError`` that ``ProviderAPIError/isTransient`` is retried (after its `Retry-After`, when it has
+    /// one), and the last error says how many attempts were made.
+    package func run<Result>(read operation: () async throws -> Result) async throws -> Result {
+        try await run(
+            operation,
+            isTransient: { error in
+                guard let error = error as? ProviderAPIError else { return (false, nil) }
+                return (error.isTransient, error.retryAfter)
+            },
+            final: { error, attempts in (error as? ProviderAPIError)?.after(attempts: attempts) ?? error }
+        )
+    }
+
     /// Runs `operation` until it succeeds, fails for good, or has run ``maximumAttempts`` times.
     ///
     /// `isTransient` says whether a failure may pass and how long the server asked to wait; the last failure is

@@ -85,3 +85,18 @@ package enum SquareConnectJSON {
         }
     }
 }
+
+extension JSONObject {
+    /// Square's `Money` object, `{"amount": 100, "currency": "USD"}`: an integer of minor units and an ISO 4217
+    /// code. `nil` when absent or `null`.
+    func squareMoney(_ key: String) throws(JSONFieldError) -> Money? {
+        guard let money = try optionalObject(key) else { return nil }
+        guard let amount = money["amount"]?.integerValue else {
+            throw JSONFieldError(key: key, problem: "'\(key)' without an integer amount")
+        }
+        guard let code = try? money.requiredString("currency"), let currency = try? Currency(code: code) else {
+            throw JSONFieldError(key: key, problem: "'\(key)' without an ISO 4217 currency")
+        }
+        return Money(minorUnits: amount, currency: currency)
+    }
+}

@@ -8,15 +8,17 @@ import FoundationNetworking
 /// Calls SumUp's REST API: the transaction lookup verification needs,
 /// `GET /v2.1/merchants/{merchant_code}/transactions` (Retrieve a transaction, scope `transactions.history`).
 ///
-/// It shares its HTTP plumbing with ``SquareConnectClient``: JSON, a time-out per request, no redirect followed,
-/// no cookie or cache, time-outs, connection failures, 5xx and 429 retried as ``retryPolicy`` says. Failures are
-/// ``ProviderAPIError``s: 401 ``ProviderAPIError/Code/invalidAccessToken``, 403
-/// ``ProviderAPIError/Code/insufficientScopes`` (naming `transactions.history`), 404
-/// ``ProviderAPIError/Code/notFound``, and so on. The token goes only into the `Authorization` header (SEC-8).
+/// It shares its HTTP plumbing with ``SquareConnectClient``: JSON, a deadline per request (``timeout``, connection
+/// to last byte), answers read against a size limit, no redirect followed, no cookie or cache, time-outs,
+/// connection failures, 5xx and 429 retried as ``retryPolicy`` says. Failures are ``ProviderAPIError``s: 401
+/// ``ProviderAPIError/Code/invalidAccessToken``, 403 ``ProviderAPIError/Code/insufficientScopes`` (naming
+/// `transactions.history`), 404 with SumUp's `NOT_FOUND` error ``ProviderAPIError/Code/notFound`` (any other 404 is
+/// ``ProviderAPIError/Code/unexpectedResponse``: not SumUp's answer), and so on. The token goes only into the
+/// `Authorization` header (SEC-8).
 public final class SumUpAPIClient: Sendable, CustomReflectable {
     /// Where requests go.
     public let environment: SumUpEnvironment
-    /// Seconds before a request without an answer fails.
+    /// The deadline of every request, from the connection to the last byte of the answer.
     public let timeout: Duration
     /// How requests retry time-outs, connection failures, 5xx and 429.
     public let retryPolicy: RetryPolicy
@@ -28,7 +30,7 @@ public final class SumUpAPIClient: Sendable, CustomReflectable {
     /// Creates a client.
     /// - Parameters:
     ///   - environment: SumUp's production API (the default) or any base URL.
-    ///   - timeout: How long to wait for an answer (default 30 seconds).
+    ///   - timeout: The deadline of each request, connection to last byte (default 30 seconds).
     ///   - retryPolicy: How transient failures are retried (default ``RetryPolicy/standard``: four tries).
     public init(
         environment: SumUpEnvironment = .production,
@@ -38,7 +40,7 @@ public final class SumUpAPIClient: Sendable, CustomReflectable {
         self.environment = environment
         self.timeout = timeout
         self.retryPolicy = retryPolicy
-        self.http = ProviderHTTPClient(timeout: timeout.timeInterval)
+        self.http = ProviderHTTPClient(timeout: timeout)
     }
 
     /// A mirror of the settings only: `dump` would otherwise walk into the URL session's task registry and print a
@@ -48,7 +50,7 @@ public final class SumUpAPIClient: Sendable, CustomReflectable {
     }
 
     /// How a transaction is looked up: exactly one key, as SumUp requires.
-    public enum TransactionLookup: Sendable, Hashable {
+    package enum TransactionLookup: Sendable, Hashable {
         /// By the `foreign-tx-id` the request carried (`foreign_transaction_id`): the key SumUp documents for
         /// looking up a payment made from another app.
         case foreignTransactionID(String)
@@ -58,12 +60,13 @@ public final class SumUpAPIClient: Sendable, CustomReflectable {
 
     /// Retrieve a transaction: `GET /v2.1/merchants/{merchant_code}/transactions` with one of
     /// `foreign_transaction_id` or `transaction_code`.
-    /// - Throws: ``ProviderAPIError``; ``ProviderAPIError/Code/notFound`` when SumUp has no such transaction,
+    /// - Throws: ``ProviderAPIError``; ``ProviderAPIError/Code/notFound`` when SumUp says it has no such transaction,
     ///   ``ProviderAPIError/Code/invalidInput`` (nothing sent) for a merchant code or key of the wrong shape.
-    public func transaction(
+    package func transaction(
         merchantCode: String,
         _ lookup: TransactionLookup,
-        accessToken: SumUpAccessToken
+        accessToken: SumUpAccessToken,
+        tally: RequestTally? = nil
     ) async throws -> SumUpTransaction {
         guard UntrustedText.isIdentifier(merchantCode, maximumLength: 32) else {
             throw ProviderAPIError(
@@ -110,10 +113,15 @@ public final class SumUpAPIClient: Sendable, CustomReflectable {
             name: "SumUp",
             retry: retryPolicy,
             limits: Self.limits,
+            tally: tally,
             refusal: Self.refusal
         )
-        do {
-            return try SumUpTransaction(sumUpJSON: object)
+        do throws(JSONFieldError) {
+            let transaction = try SumUpTransaction(sumUpJSON: object)
+            guard transaction.id != nil || transaction.transactionCode != nil else {
+                throw JSONFieldError(key: "id", problem: "neither an 'id' nor a 'transaction_code'")
+            }
+            return transaction
         } catch {
             throw ProviderAPIError(
                 .unexpectedResponse,
@@ -132,7 +140,10 @@ public final class SumUpAPIClient: Sendable, CustomReflectable {
     }
 
     /// SumUp's refusals: its error objects are `{"error_code", "message"}` or RFC 9457 problems
-    /// (`{"type", "title", "status", "detail"}`); only a plain `error_code` is kept.
+    /// (`{"type", "title", "status", "detail"}`); only a plain `error_code` is kept. A 404 means "no such
+    /// transaction" only in one of SumUp's shapes: `error_code` `NOT_FOUND`, or the problem type
+    /// `https://developer.sumup.com/problem/not-found` (SumUp's "Not Found" problem page); any other 404 is an answer
+    /// that is not SumUp's, so that a mistyped base URL is never taken for SumUp saying it has nothing.
     private static func refusal(_ status: Int, _ body: JSONObject?) -> ProviderAPIError {
         let code = body?["error_code"]?.stringValue.flatMap { SquareConnectJSON.isIdentifier($0) ? $0 : nil }
         let named = code.map { " (\($0))" } ?? " (HTTP \(status))"
@@ -159,8 +170,15 @@ public final class SumUpAPIClient: Sendable, CustomReflectable {
                 "SumUp refused the transaction lookup\(named): the token needs the transactions.history scope and "
                     + "access to this merchant."
             )
-        case 404:
+        case 404
+        where code == "NOT_FOUND" || body?["type"]?.stringValue == "https://developer.sumup.com/problem/not-found":
             return error(.notFound, "SumUp has no such transaction\(named).")
+        case 404:
+            return error(
+                .unexpectedResponse,
+                "The server answered SumUp's transaction lookup with HTTP 404 but without SumUp's NOT_FOUND error: it "
+                    + "is not SumUp's API. Check the base URL."
+            )
         case 400:
             return error(.badRequest, "SumUp refused the transaction lookup as malformed\(named).")
         default:

@@ -1,32 +1,32 @@
-public import Foundation
-public import Tender
+package import Foundation
+package import Tender
 
 /// A transaction as SumUp's Transactions API returns it (`TransactionFull`): the fields that say what was
 /// charged and how it ended.
-public struct SumUpTransaction: Sendable, Hashable {
+package struct SumUpTransaction: Sendable, Hashable {
     /// SumUp's transaction ID (`id`).
-    public var id: String?
+    package var id: String?
     /// The transaction code (`transaction_code`): what the POS app returns as `smp-tx-code`.
-    public var transactionCode: String?
+    package var transactionCode: String?
     /// The ID the request carried as `foreign-tx-id` (`foreign_transaction_id`).
-    public var foreignTransactionID: String?
+    package var foreignTransactionID: String?
     /// The amount, tip included, in **major units**, exactly as SumUp wrote the JSON number (`amount`: `10.1`).
-    public var amount: String?
+    package var amount: String?
     /// The tip, in major units as SumUp wrote it (`tip_amount`), when there is one.
-    public var tipAmount: String?
+    package var tipAmount: String?
     /// The currency code as SumUp wrote it (`currency`).
-    public var currencyCode: String?
+    package var currencyCode: String?
     /// The transaction's status (`status`).
-    public var status: Status?
+    package var status: Status?
     /// Its status from the merchant's point of view (`simple_status`): read before ``status`` when present.
-    public var simpleStatus: Status?
+    package var simpleStatus: Status?
     /// The merchant the payment was made to (`merchant_code`).
-    public var merchantCode: String?
+    package var merchantCode: String?
     /// When the transaction was created (`timestamp`).
-    public var timestamp: Date?
+    package var timestamp: Date?
 
     /// Creates a transaction.
-    public init(
+    package init(
         id: String? = nil,
         transactionCode: String? = nil,
         foreignTransactionID: String? = nil,
@@ -51,13 +51,13 @@ public struct SumUpTransaction: Sendable, Hashable {
     }
 
     /// The currency, when ``currencyCode`` is an ISO 4217 code.
-    public var currency: Currency? { currencyCode.flatMap { try? Currency(code: $0) } }
+    package var currency: Currency? { currencyCode.flatMap { try? Currency(code: $0) } }
 
     /// The amount without the tip, converted exactly to minor units with the currency's digits (never through
     /// `Double`): `10.1` EUR is 1010 cents. `nil` when there is no amount or currency, the amount is not a whole
     /// number of minor units, or the amount less the tip is beyond `Int` (SumUp's API never answers such a
     /// transaction: ``SumUpAPIClient`` refuses it as ``ProviderAPIError/Code/unexpectedResponse``).
-    public var amountMoney: Money? {
+    package var amountMoney: Money? {
         guard let currency, let amount, let total = Money(majorUnits: amount, currency: currency) else { return nil }
         guard let tip = tipMoney else { return total }
         let (difference, overflow) = total.minorUnits.subtractingReportingOverflow(tip.minorUnits)
@@ -65,14 +65,14 @@ public struct SumUpTransaction: Sendable, Hashable {
     }
 
     /// The tip in minor units, when there is one.
-    public var tipMoney: Money? {
+    package var tipMoney: Money? {
         guard let currency, let tipAmount else { return nil }
         return Money(majorUnits: tipAmount, currency: currency)
     }
 
     /// The outcome the transaction proves: ``simpleStatus`` when SumUp gives one Tender knows, else ``status``.
     /// `nil` while pending, and for statuses Tender does not know.
-    public var outcome: PaymentOutcome.Status? {
+    package var outcome: PaymentOutcome.Status? {
         if let simpleStatus, simpleStatus.outcome != nil || simpleStatus == .pending { return simpleStatus.outcome }
         return status?.outcome
     }
@@ -80,39 +80,39 @@ public struct SumUpTransaction: Sendable, Hashable {
     /// A transaction's status (`status`: `SUCCESSFUL`, `CANCELLED`, `FAILED`, `PENDING`, `REFUNDED`) or simple
     /// status (`simple_status`: also `PAID_OUT`, `CHARGEBACK`, `NON_COLLECTION`, `REFUND_FAILED`,
     /// `CANCEL_FAILED`). An open set.
-    public struct Status: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    package struct Status: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         /// The status as SumUp writes it, such as `"SUCCESSFUL"`.
-        public let rawValue: String
+        package let rawValue: String
         /// Creates a status from its name.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        package init(rawValue: String) { self.rawValue = rawValue }
 
         /// The payment was completed.
-        public static let successful = Status(rawValue: "SUCCESSFUL")
+        package static let successful = Status(rawValue: "SUCCESSFUL")
         /// The payment was completed and paid out to the merchant.
-        public static let paidOut = Status(rawValue: "PAID_OUT")
+        package static let paidOut = Status(rawValue: "PAID_OUT")
         /// The payment did not complete.
-        public static let failed = Status(rawValue: "FAILED")
+        package static let failed = Status(rawValue: "FAILED")
         /// The payment was cancelled or reversed and is no longer payable to the merchant.
-        public static let cancelled = Status(rawValue: "CANCELLED")
+        package static let cancelled = Status(rawValue: "CANCELLED")
         /// The payment is still being processed.
-        public static let pending = Status(rawValue: "PENDING")
+        package static let pending = Status(rawValue: "PENDING")
         /// The payment was refunded in full or in part (after it was taken).
-        public static let refunded = Status(rawValue: "REFUNDED")
+        package static let refunded = Status(rawValue: "REFUNDED")
         /// An attempt to refund the payment failed (it was taken).
-        public static let refundFailed = Status(rawValue: "REFUND_FAILED")
+        package static let refundFailed = Status(rawValue: "REFUND_FAILED")
         /// An attempt to cancel the payment failed (it stands).
-        public static let cancelFailed = Status(rawValue: "CANCEL_FAILED")
+        package static let cancelFailed = Status(rawValue: "CANCEL_FAILED")
         /// The payment was taken, then charged back.
-        public static let chargeback = Status(rawValue: "CHARGEBACK")
+        package static let chargeback = Status(rawValue: "CHARGEBACK")
         /// A charged-back amount could not be collected from the merchant (the payment was taken).
-        public static let nonCollection = Status(rawValue: "NON_COLLECTION")
+        package static let nonCollection = Status(rawValue: "NON_COLLECTION")
 
         /// The name.
-        public var description: String { rawValue }
+        package var description: String { rawValue }
 
         /// The outcome of the payment itself: approved when it was taken — even if refunded or charged back
         /// later —, failed, cancelled; `nil` while pending or unknown.
-        public var outcome: PaymentOutcome.Status? {
+        package var outcome: PaymentOutcome.Status? {
             switch self {
             case .successful, .paidOut, .refunded, .refundFailed, .cancelFailed, .chargeback, .nonCollection:
                 return .approved

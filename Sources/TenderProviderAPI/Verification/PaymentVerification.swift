@@ -78,8 +78,8 @@ public struct PaymentVerification: Sendable, Hashable, Codable, CustomStringConv
         /// Confirmed: no report came, and the server's record proves the outcome.
         public static let found = Reason(rawValue: "found")
         /// Confirmed: the POS app reported that no money moved (cancelled, declined, failed), and the server still
-        /// has no record of the payment once its window and ``PaymentVerificationRequest/offlineSyncAllowance`` have
-        /// passed, by when even a payment taken offline has reached it. Nothing was charged.
+        /// has no record of the payment once its ``PaymentVerificationRequest/recordWindow`` has passed, by when even
+        /// a payment taken offline has reached it. Nothing was charged.
         public static let noRecord = Reason(rawValue: "no_record")
 
         // Contradicted.
@@ -105,8 +105,8 @@ public struct PaymentVerification: Sendable, Hashable, Codable, CustomStringConv
         /// SumUp's transaction, found by the `smp-tx-code` the POS app reported, carries another
         /// `foreign_transaction_id` than this payment's, or none: it answered another request.
         public static let foreignIDMismatch = Reason(rawValue: "foreign_id_mismatch")
-        /// The server's record was created outside the payment's time window (with its slack): an order or a
-        /// transaction from another, older or later, sale.
+        /// The server's record was made outside the payment's time (``PaymentVerificationRequest/recordWindow``): an
+        /// order, payment or transaction of another, older or later, sale.
         public static let outsideWindow = Reason(rawValue: "outside_window")
 
         // Unverifiable.
@@ -167,6 +167,7 @@ extension PaymentVerification {
             record.orderID = scrub(record.orderID)
             return record
         }
+        evidence.recordIDs = evidence.recordIDs.map(scrub)
         result.evidence = evidence
         return result
     }
@@ -214,25 +215,23 @@ extension PaymentVerification {
 
 extension PaymentVerification {
     /// Confirmed (``Reason/noRecord``) for a payment the POS app reported as not taken, which the server (`server`,
-    /// such as `Square`) does not have `allowance` after the request's window ended; `nil` before then, or for a
-    /// report of approval.
+    /// such as `Square`) still does not have once the request's ``PaymentVerificationRequest/recordWindow`` has
+    /// passed; `nil` before then, or for a report of approval.
     static func absent(
         reported: PaymentOutcome.Status,
         request: PaymentVerificationRequest,
-        allowance: Duration,
-        now: Date,
         server: String,
         evidence: PaymentVerificationEvidence
     ) -> PaymentVerification? {
-        let settled = request.window.end.addingTimeInterval(max(0, allowance.timeInterval))
-        guard reported != .approved, now >= settled else { return nil }
+        guard reported != .approved, evidence.askedAt >= request.recordWindow.end else { return nil }
+        let hours = Int(request.providerDelay.timeInterval / 3600)
         return PaymentVerification(
             verdict: .confirmed,
             reason: .noRecord,
-            message: "The POS app reported \(reported), and \(server) still has no record of this payment "
-                + "\(Int(allowance.timeInterval / 3600)) hours after its window ended "
-                + "(\(InternetDate.rfc3339(request.window.end))), by when even a payment taken offline has reached it: "
-                + "no money moved.",
+            message:
+                "The POS app reported \(reported), and \(server) still has no record of this payment \(hours) hours "
+                + "after it expired (\(InternetDate.rfc3339(request.expiresAt))), by when even a payment taken offline "
+                + "has reached it: no money moved.",
             evidence: evidence
         )
     }

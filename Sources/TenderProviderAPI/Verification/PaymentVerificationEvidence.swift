@@ -28,6 +28,33 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
     /// What the server has: Square's payments, or SumUp's transaction. For a search, the candidates (at most
     /// ``maximumRecords``).
     public var records: [Record]
+    /// The provider's IDs of the records the verdict rests on: Square's order and its payments (or the one payment a
+    /// search found, and its order), SumUp's transaction ID and code. One record confirms one payment: these are the
+    /// IDs no other payment may hold. Empty when the verdict rests on no record (nothing found, several candidates,
+    /// no lookup API, an ID the provider cannot hold).
+    public var recordIDs: [String]
+    /// How the records of ``recordIDs`` were found: named by the callback, by the payment's own key, or by a search.
+    /// `nil` when the verdict rests on no record.
+    public var foundBy: FoundBy?
+
+    /// How a verdict's records were found. An open set.
+    public struct FoundBy: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The string, such as `"callback"`.
+        public let rawValue: String
+        /// Creates a value from its string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The string.
+        public var description: String { rawValue }
+
+        /// Looked up by an identifier the POS app's callback reported: Square's `transaction_id` (the order, and the
+        /// payments of its tenders), SumUp's `smp-tx-code`. Whoever answered the callback chose it.
+        public static let callback = FoundBy(rawValue: "callback")
+        /// Looked up by the payment's own key, which Tender made for this payment alone: SumUp's `foreign-tx-id`.
+        public static let paymentKey = FoundBy(rawValue: "payment_key")
+        /// Found among the provider's payments by amount, location, tender type and time (Square's ListPayments): the
+        /// only match, which may still be another sale's.
+        public static let search = FoundBy(rawValue: "search")
+    }
 
     /// The most records kept: a search with more candidates keeps its count and the first ones.
     public static let maximumRecords = 20
@@ -43,7 +70,9 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
         searchWindow: DateInterval? = nil,
         examinedCount: Int? = nil,
         candidateCount: Int? = nil,
-        records: [Record] = []
+        records: [Record] = [],
+        recordIDs: [String] = [],
+        foundBy: FoundBy? = nil
     ) {
         self.server = server
         self.endpoints = endpoints
@@ -55,6 +84,8 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
         self.examinedCount = examinedCount
         self.candidateCount = candidateCount
         self.records = records
+        self.recordIDs = recordIDs.map(ServerText.clean)
+        self.foundBy = foundBy
     }
 
     /// One payment or transaction as the server has it. Its text is the server's, made safe to keep: at most 200
@@ -90,6 +121,10 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
         public var createdAt: Date?
         /// Square: the order the payment belongs to (`order_id`), which is the `transaction_id` Point of Sale reports.
         public var orderID: String?
+        /// Square: for a payment taken offline, when the device took it (`offline_payment_details.client_created_at`).
+        public var offlineCreatedAt: Date?
+        /// Whether the provider pushed the record by webhook, rather than answering a request for it.
+        public var pushedByWebhook: Bool
 
         /// `square_payment`.
         public static let squarePayment = "square_payment"
@@ -111,7 +146,9 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             transactionCode: String? = nil,
             foreignTransactionID: String? = nil,
             createdAt: Date? = nil,
-            orderID: String? = nil
+            orderID: String? = nil,
+            offlineCreatedAt: Date? = nil,
+            pushedByWebhook: Bool = false
         ) {
             self.kind = ServerText.clean(kind)
             self.id = ServerText.clean(id)
@@ -127,6 +164,8 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             self.foreignTransactionID = foreignTransactionID.map(ServerText.clean)
             self.createdAt = createdAt
             self.orderID = orderID.map(ServerText.clean)
+            self.offlineCreatedAt = offlineCreatedAt
+            self.pushedByWebhook = pushedByWebhook
         }
 
         private enum CodingKeys: String, CodingKey {
@@ -141,6 +180,8 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             case foreignTransactionID = "foreign_transaction_id"
             case createdAt = "created_at"
             case orderID = "order_id"
+            case offlineCreatedAt = "offline_created_at"
+            case pushedByWebhook = "webhook"
         }
 
         /// Decodes a record; `created_at` is RFC 3339 text.
@@ -160,7 +201,9 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
                 transactionCode: try container.decodeIfPresent(String.self, forKey: .transactionCode),
                 foreignTransactionID: try container.decodeIfPresent(String.self, forKey: .foreignTransactionID),
                 createdAt: try RFC3339Coding.decodeIfPresent(container, .createdAt),
-                orderID: try container.decodeIfPresent(String.self, forKey: .orderID)
+                orderID: try container.decodeIfPresent(String.self, forKey: .orderID),
+                offlineCreatedAt: try RFC3339Coding.decodeIfPresent(container, .offlineCreatedAt),
+                pushedByWebhook: try container.decodeIfPresent(Bool.self, forKey: .pushedByWebhook) ?? false
             )
         }
 
@@ -181,6 +224,8 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             try container.encodeIfPresent(foreignTransactionID, forKey: .foreignTransactionID)
             try container.encodeIfPresent(createdAt.map(InternetDate.rfc3339), forKey: .createdAt)
             try container.encodeIfPresent(orderID, forKey: .orderID)
+            try container.encodeIfPresent(offlineCreatedAt.map(InternetDate.rfc3339), forKey: .offlineCreatedAt)
+            if pushedByWebhook { try container.encode(true, forKey: .pushedByWebhook) }
         }
     }
 
@@ -195,6 +240,8 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
         case examinedCount = "examined_count"
         case candidateCount = "candidate_count"
         case records
+        case recordIDs = "record_ids"
+        case foundBy = "found_by"
     }
 
     /// Decodes evidence; times are RFC 3339 text.
@@ -229,7 +276,9 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             searchWindow: window,
             examinedCount: try container.decodeIfPresent(Int.self, forKey: .examinedCount),
             candidateCount: try container.decodeIfPresent(Int.self, forKey: .candidateCount),
-            records: try container.decodeIfPresent([Record].self, forKey: .records) ?? []
+            records: try container.decodeIfPresent([Record].self, forKey: .records) ?? [],
+            recordIDs: try container.decodeIfPresent([String].self, forKey: .recordIDs) ?? [],
+            foundBy: try container.decodeIfPresent(FoundBy.self, forKey: .foundBy)
         )
     }
 
@@ -247,6 +296,8 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
         try container.encodeIfPresent(examinedCount, forKey: .examinedCount)
         try container.encodeIfPresent(candidateCount, forKey: .candidateCount)
         try container.encode(records, forKey: .records)
+        if !recordIDs.isEmpty { try container.encode(recordIDs, forKey: .recordIDs) }
+        try container.encodeIfPresent(foundBy, forKey: .foundBy)
     }
 }
 

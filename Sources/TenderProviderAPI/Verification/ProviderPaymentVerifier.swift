@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Tender
 
 /// Verifies a payment with the verifier of its provider: ``SquarePaymentVerifier`` for Square,
@@ -47,47 +47,52 @@ public struct ProviderPaymentVerifier: PaymentVerifier {
         }
     }
 
+    /// Asks each provider's verifier about its payments, all of them in one batch per provider.
+    /// - Returns: one result per request, in order; a Square or SumUp payment without its verifier fails with
+    ///   ``ProviderAPIError/Code/notConfigured``. The requests sent are those of the providers' verifiers.
+    /// - Throws: `CancellationError` only.
+    public func verify(_ requests: [PaymentVerificationRequest]) async throws -> PaymentVerificationBatch {
+        var results = [Result<PaymentVerification, any Error>](
+            repeating: .failure(CancellationError()),
+            count: requests.count
+        )
+        var providerRequests = 0
+        let byProvider = Dictionary(grouping: requests.indices) { index in
+            [.square, .sumUp].contains(requests[index].provider) ? requests[index].provider : nil
+        }
+        for (provider, indices) in byProvider {
+            let batch: PaymentVerificationBatch
+            switch provider {
+            case .square?:
+                guard let square else {
+                    for index in indices {
+                        results[index] = .failure(Self.notConfigured(.square, "SQUARE_ACCESS_TOKEN"))
+                    }
+                    continue
+                }
+                batch = try await square.verify(indices.map { requests[$0] })
+            case .sumUp?:
+                guard let sumUp else {
+                    let error = Self.notConfigured(.sumUp, "SUMUP_ACCESS_TOKEN and SUMUP_MERCHANT_CODE")
+                    for index in indices { results[index] = .failure(error) }
+                    continue
+                }
+                batch = try await sumUp.verify(indices.map { requests[$0] })
+            default:
+                batch = try await noLookup.verify(indices.map { requests[$0] })
+            }
+            providerRequests += batch.providerRequests ?? 0
+            for (index, result) in zip(indices, batch.results) { results[index] = result }
+        }
+        return PaymentVerificationBatch(results: results, providerRequests: providerRequests)
+    }
+
     private static func notConfigured(_ provider: PaymentProvider, _ credentials: String) -> ProviderAPIError {
         ProviderAPIError(
             .notConfigured,
             "No \(provider) verifier is set up, so a \(provider) payment cannot be checked with \(provider)'s server. "
                 + "Give its credentials (\(credentials) for the CLI).",
             provider: provider
-        )
-    }
-}
-
-/// The verifier of providers that publish no API to look a payment up — Swipe and Comercia's SoftPOS: it always
-/// answers ``PaymentVerdict/unverifiable`` with ``PaymentVerification/Reason/noLookupAPI``, and never
-/// ``PaymentVerdict/confirmed``.
-///
-/// Their answers can be matched to their requests (the one-time token), never checked with a server: an app that
-/// hijacked their URL scheme can answer "approved" and nothing here can tell. Check such payments in the
-/// provider's own back office.
-public struct NoLookupPaymentVerifier: PaymentVerifier {
-    private let now: @Sendable () -> Date
-
-    /// Creates the verifier.
-    /// - Parameter now: the clock of the evidence's `asked_at`.
-    public init(now: @escaping @Sendable () -> Date = { Date() }) {
-        self.now = now
-    }
-
-    /// Answers ``PaymentVerdict/unverifiable`` (``PaymentVerification/Reason/noLookupAPI``), asking nobody.
-    public func verify(_ request: PaymentVerificationRequest) async throws -> PaymentVerification {
-        let said: String
-        switch request.provider {
-        case .swipe: said = "Swipe publishes no API to look a payment up"
-        case .softPOS: said = "SoftPOS publishes no API to look a payment up"
-        default:
-            said = "Tender has no way to look up a payment of '\(CardNumberScreen.excerpt(request.provider.rawValue))'"
-        }
-        return PaymentVerification(
-            verdict: .unverifiable,
-            reason: .noLookupAPI,
-            message: said + ": its answer was matched to its request by the one-time token, but cannot be confirmed "
-                + "with a server. Check the payment in the provider's own records.",
-            evidence: PaymentVerificationEvidence(server: nil, askedAt: now())
         )
     }
 }

@@ -69,11 +69,8 @@ enum Fixture {
         PaymentVerificationRequest(
             provider: .square,
             amount: Money(minorUnits: amount, currency: currency),
-            window: PaymentVerificationRequest.window(
-                from: expiredAt.addingTimeInterval(-900),
-                to: expiredAt,
-                slack: .seconds(300)
-            ),
+            writtenAheadAt: expiredAt.addingTimeInterval(-900),
+            expiresAt: expiredAt,
             reportedStatus: reported,
             transactionID: transactionID,
             clientTransactionID: clientTransactionID,
@@ -94,7 +91,8 @@ enum Fixture {
         PaymentVerificationRequest(
             provider: .sumUp,
             amount: Money(minorUnits: amount, currency: currency),
-            window: PaymentVerificationRequest.window(from: expiredAt.addingTimeInterval(-900), to: expiredAt),
+            writtenAheadAt: expiredAt.addingTimeInterval(-900),
+            expiresAt: expiredAt,
             reportedStatus: reported,
             transactionID: transactionCode,
             foreignTransactionID: foreignTransactionID,

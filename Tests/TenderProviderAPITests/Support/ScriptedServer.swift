@@ -127,6 +127,14 @@ final class ScriptedServer: Sendable {
         }
     }
 
+    /// Runs `body` with a started server that answers every request with `reply`, and stops it afterwards.
+    static func with<Result>(
+        answering reply: Reply,
+        _ body: (ScriptedServer) async throws -> Result
+    ) async throws -> Result {
+        try await with({ _, _ in reply }, body)
+    }
+
     func stop() async {
         await server.stop(timeout: 1)
         task.cancel()

@@ -1,107 +1,118 @@
 import Foundation
 import Tender
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// The reads verification needs: orders and payments. Each is retried as ``SquareConnectClient/retryPolicy``
 /// says and fails with a ``ProviderAPIError``:
 ///
 /// | Square's answer | code |
 /// |---|---|
-/// | time-out, connection failure (after the retries) | ``ProviderAPIError/Code/noNetwork`` |
+/// | no complete answer by the deadline, connection failure (after the retries) | ``ProviderAPIError/Code/noNetwork`` |
 /// | 5xx (after the retries) | ``ProviderAPIError/Code/serviceUnavailable`` |
 /// | 429 (after the retries) | ``ProviderAPIError/Code/rateLimited`` |
 /// | 401 | ``ProviderAPIError/Code/invalidAccessToken`` |
 /// | 403 `INSUFFICIENT_SCOPES` | ``ProviderAPIError/Code/insufficientScopes``, naming `ORDERS_READ` or `PAYMENTS_READ` |
 /// | other 403 | ``ProviderAPIError/Code/forbidden`` |
-/// | 404 | ``ProviderAPIError/Code/notFound`` |
+/// | 404 with Square's error `NOT_FOUND` | ``ProviderAPIError/Code/notFound`` |
 /// | 400 | ``ProviderAPIError/Code/badRequest`` |
 /// | an ID that is not Square's ID shape (nothing sent) | ``ProviderAPIError/Code/invalidInput`` |
-/// | a redirect, a body that is not Square's JSON | ``ProviderAPIError/Code/unexpectedResponse`` |
+/// | a redirect, any other 404, a body that is not Square's JSON or is larger than 8 MiB | ``ProviderAPIError/Code/unexpectedResponse`` |
 extension SquareConnectClient {
-    /// The largest read answer accepted: a ListPayments page of 100 payments stays far below it.
-    static let readLimits = JSONLimits(maximumBytes: 8 * 1024 * 1024, maximumDepth: 32)
-
     /// RetrieveOrder: `GET /v2/orders/{order_id}` (scope `ORDERS_READ`). Point of Sale's `transaction_id` is an
     /// order ID.
-    public func retrieveOrder(_ orderID: String, accessToken: SquareAccessToken) async throws -> SquareOrder {
-        try await retrieve(
-            "RetrieveOrder",
-            scope: .ordersRead,
-            id: orderID,
-            named: "order",
-            under: "/v2/orders/",
-            accessToken: accessToken,
-            SquareOrder.init(squareJSON:)
+    package func retrieveOrder(
+        _ orderID: String,
+        accessToken: SquareAccessToken,
+        tally: RequestTally? = nil
+    ) async throws -> SquareOrder {
+        try SquareID.check(orderID, "order ID")
+        let answer = try await perform(
+            .retrieveOrder(orderID),
+            path: "/v2/orders/" + orderID,
+            credential: .bearer(accessToken),
+            tally: tally
         )
+        return try read(answer, "RetrieveOrder's answer") { (object) throws(JSONFieldError) in
+            guard let order = try object.optionalObject("order") else {
+                throw JSONFieldError(key: "order", problem: "no 'order' object")
+            }
+            return try SquareOrder(squareJSON: order)
+        }
     }
 
-    /// BatchRetrieveOrders: `POST /v2/orders/batch-retrieve` (scope `ORDERS_READ`), at most 100 IDs. Square leaves
-    /// out the orders it does not have.
-    public func batchRetrieveOrders(
+    /// BatchRetrieveOrders: `POST /v2/orders/batch-retrieve` (scope `ORDERS_READ`), 1 to 100 IDs. Square leaves
+    /// out the orders it does not have ("If a given order ID does not exist, the ID is ignored", `api.json`).
+    package func batchRetrieveOrders(
         _ orderIDs: [String],
-        locationID: String? = nil,
-        accessToken: SquareAccessToken
+        accessToken: SquareAccessToken,
+        tally: RequestTally? = nil
     ) async throws -> [SquareOrder] {
-        guard (1...100).contains(orderIDs.count) else {
+        guard (1...Self.ordersBatchLimit).contains(orderIDs.count) else {
             throw ProviderAPIError(
                 .invalidInput,
-                "BatchRetrieveOrders takes 1 to 100 order IDs, not \(orderIDs.count); nothing was sent.",
+                "BatchRetrieveOrders takes 1 to \(Self.ordersBatchLimit) order IDs, not \(orderIDs.count); nothing "
+                    + "was sent.",
                 provider: .square
             )
         }
         for id in orderIDs { try SquareID.check(id, "order ID") }
-        if let locationID { try SquareID.check(locationID, "location ID") }
-        var body: JSONObject = ["order_ids": .array(orderIDs.map(JSONValue.string))]
-        if let locationID { body["location_id"] = .string(locationID) }
-        let object = try await read(
-            "BatchRetrieveOrders",
-            scope: .ordersRead,
+        let body: JSONObject = ["order_ids": .array(orderIDs.map(JSONValue.string))]
+        let answer = try await perform(
+            .batchRetrieveOrders,
             path: "/v2/orders/batch-retrieve",
+            credential: .bearer(accessToken),
             body: JSONValue.object(body).serialized(escapingSlashes: false),
-            accessToken: accessToken,
-            missing: "no such orders"
+            tally: tally
         )
-        return try decode("BatchRetrieveOrders' answer") { () throws(JSONFieldError) in
+        return try read(answer, "BatchRetrieveOrders' answer", keys: ["orders", "errors"]) {
+            (object) throws(JSONFieldError) in
             try object.objects("orders").map { (order) throws(JSONFieldError) in try SquareOrder(squareJSON: order) }
         }
     }
 
+    /// BatchRetrieveOrders' largest batch: 100 IDs (`api.json`: "A maximum of 100 orders can be retrieved per
+    /// request").
+    package static let ordersBatchLimit = 100
+
     /// GetPayment: `GET /v2/payments/{payment_id}` (scope `PAYMENTS_READ`). Each of an order's tenders has the
     /// ID of its payment.
-    public func getPayment(_ paymentID: String, accessToken: SquareAccessToken) async throws -> SquarePayment {
-        try await retrieve(
-            "GetPayment",
-            scope: .paymentsRead,
-            id: paymentID,
-            named: "payment",
-            under: "/v2/payments/",
-            accessToken: accessToken,
-            SquarePayment.init(squareJSON:)
+    package func getPayment(
+        _ paymentID: String,
+        accessToken: SquareAccessToken,
+        tally: RequestTally? = nil
+    ) async throws -> SquarePayment {
+        try SquareID.check(paymentID, "payment ID")
+        let answer = try await perform(
+            .getPayment(paymentID),
+            path: "/v2/payments/" + paymentID,
+            credential: .bearer(accessToken),
+            tally: tally
         )
+        return try read(answer, "GetPayment's answer") { (object) throws(JSONFieldError) in
+            guard let payment = try object.optionalObject("payment") else {
+                throw JSONFieldError(key: "payment", problem: "no 'payment' object")
+            }
+            return try SquarePayment(squareJSON: payment)
+        }
     }
 
     /// ListPayments: `GET /v2/payments` (scope `PAYMENTS_READ`), one page. Pass the page's
     /// ``SquarePaymentPage/cursor`` in the next query for the next page, or call
-    /// ``listAllPayments(_:maximumPages:accessToken:)``.
-    public func listPayments(
+    /// ``listAllPayments(_:maximumPages:accessToken:tally:)``.
+    package func listPayments(
         _ query: SquarePaymentQuery,
-        accessToken: SquareAccessToken
-    ) async throws
-        -> SquarePaymentPage
-    {
+        accessToken: SquareAccessToken,
+        tally: RequestTally? = nil
+    ) async throws -> SquarePaymentPage {
         if let locationID = query.locationID { try SquareID.check(locationID, "location ID") }
-        let object = try await read(
-            "ListPayments",
-            scope: .paymentsRead,
+        let answer = try await perform(
+            .listPayments,
             path: "/v2/payments",
             query: query.percentEncodedQuery,
-            accessToken: accessToken,
-            missing: "no payments list"
+            credential: .bearer(accessToken),
+            tally: tally
         )
-        return try decode("ListPayments' answer") { () throws(JSONFieldError) in
+        return try read(answer, "ListPayments' answer", keys: ["payments", "cursor", "errors"]) {
+            (object) throws(JSONFieldError) in
             let payments = try object.objects("payments").map { (payment) throws(JSONFieldError) in
                 try SquarePayment(squareJSON: payment)
             }
@@ -113,22 +124,27 @@ extension SquareConnectClient {
 
     /// ListPayments, following the cursor from page to page, at most `maximumPages` pages of 100.
     /// - Throws: ``ProviderAPIError/Code/tooManyResults`` when more pages remain after `maximumPages`: narrow
-    ///   the query. The errors of ``listPayments(_:accessToken:)``.
-    public func listAllPayments(
+    ///   the query. The errors of ``listPayments(_:accessToken:tally:)``.
+    package func listAllPayments(
         _ query: SquarePaymentQuery,
         maximumPages: Int = 20,
-        accessToken: SquareAccessToken
+        accessToken: SquareAccessToken,
+        tally: RequestTally? = nil
     ) async throws -> [SquarePayment] {
         var query = query
         query.limit = query.limit ?? 100
         var payments: [SquarePayment] = []
         var seenCursors: Set<String> = []
         for _ in 0..<max(1, maximumPages) {
-            let page = try await listPayments(query, accessToken: accessToken)
+            let page = try await listPayments(query, accessToken: accessToken, tally: tally)
             payments += page.payments
             guard let cursor = page.cursor else { return payments }
             guard seenCursors.insert(cursor).inserted else {
-                throw unexpected("ListPayments gave the same cursor twice; the list cannot be read to its end.")
+                throw ProviderAPIError(
+                    .unexpectedResponse,
+                    "ListPayments gave the same cursor twice; the list cannot be read to its end.",
+                    provider: .square
+                )
             }
             query.cursor = cursor
         }
@@ -140,139 +156,34 @@ extension SquareConnectClient {
         )
     }
 
-    // MARK: Transport
-
-    /// A Retrieve endpoint: `GET {under}{id}`, whose answer holds the object under the key `named`.
-    private func retrieve<Object>(
-        _ name: String,
-        scope: SquareOAuthScope,
-        id: String,
-        named key: String,
-        under path: String,
-        accessToken: SquareAccessToken,
-        _ read: (JSONObject) throws(JSONFieldError) -> Object
-    ) async throws -> Object {
-        try SquareID.check(id, "\(key) ID")
-        let answer = try await self.read(
-            name,
-            scope: scope,
-            path: path + id,
-            accessToken: accessToken,
-            missing: "no \(key) '\(id)'"
-        )
-        guard let object = try? answer.optionalObject(key) else {
-            throw unexpected("\(name)'s answer has no '\(key)' object.")
-        }
-        return try decode("\(name)'s \(key)") { () throws(JSONFieldError) in try read(object) }
-    }
-
-    private func read(
-        _ name: String,
-        scope: SquareOAuthScope,
-        path: String,
-        query: String? = nil,
-        body: String? = nil,
-        accessToken: SquareAccessToken,
-        missing: String
-    ) async throws -> JSONObject {
-        guard let url = environment.url(path: path, query: query) else {
-            throw unexpected("Could not build the URL of \(name) on \(environment).")
-        }
-        var request = URLRequest(url: url)
-        request.httpMethod = body == nil ? "GET" : "POST"
-        request.setValue(squareVersion, forHTTPHeaderField: "Square-Version")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        accessToken.withSecret { request.setValue("Bearer " + $0, forHTTPHeaderField: "Authorization") }
-        if let body {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(body.utf8)
-        }
-        return try await http.readJSON(
-            request,
-            provider: .square,
-            name: "Square",
-            retry: retryPolicy,
-            limits: Self.readLimits,
-            refusal: { status, object in
-                Self.readRefusal(
-                    status,
-                    SquareConnectJSON.errors(in: object),
-                    name: name,
-                    scope: scope,
-                    missing: missing
-                )
-            }
-        )
-    }
-
-    private static func readRefusal(
-        _ status: Int,
-        _ errors: [SquareConnectJSON.ErrorObject],
-        name: String,
-        scope: SquareOAuthScope,
-        missing: String
-    ) -> ProviderAPIError {
-        let squareCode = errors.first?.code
-        let named = squareCode.map { " (\($0))" } ?? ""
-        func error(_ code: ProviderAPIError.Code, _ message: String) -> ProviderAPIError {
+    /// Reads Square's 2xx answer with `body`. `keys`, when given, are every key the answer may have (Square's
+    /// documented fields): an answer with another, or with Square's `errors`, is not an answer to trust.
+    private func read<Result>(
+        _ answer: JSONObject,
+        _ what: String,
+        keys: Set<String>? = nil,
+        _ body: (JSONObject) throws(JSONFieldError) -> Result
+    ) throws -> Result {
+        func unexpected(_ problem: String) -> ProviderAPIError {
             ProviderAPIError(
-                code,
-                message,
-                provider: .square,
-                httpStatusCode: status,
-                providerErrorCode: squareCode,
-                requiredScope: code == .insufficientScopes ? scope.rawValue : nil
+                .unexpectedResponse,
+                "\(what) \(problem); check that the base URL points at Square's API.",
+                provider: .square
             )
         }
-        switch status {
-        case 401:
-            switch squareCode {
-            case "ACCESS_TOKEN_EXPIRED":
-                return error(
-                    .invalidAccessToken,
-                    "Square says the access token has expired (ACCESS_TOKEN_EXPIRED). Refresh it, or have the seller "
-                        + "authorize your app again."
-                )
-            case "ACCESS_TOKEN_REVOKED":
-                return error(
-                    .invalidAccessToken,
-                    "Square says the access token was revoked (ACCESS_TOKEN_REVOKED). Have the seller authorize your "
-                        + "app again."
-                )
-            default:
-                return error(
-                    .invalidAccessToken,
-                    "Square does not accept the access token\(named.isEmpty ? " (HTTP 401)" : named). Use a seller's "
-                        + "OAuth access token for this environment (production and sandbox tokens differ)."
-                )
-            }
-        case 403 where squareCode == "INSUFFICIENT_SCOPES":
-            return error(
-                .insufficientScopes,
-                "The access token lacks \(scope.rawValue), which \(name) needs (403 INSUFFICIENT_SCOPES). Have the "
-                    + "seller authorize your app again with ORDERS_READ and PAYMENTS_READ "
-                    + "(SquareOAuthScope.verification)."
+        if let keys, let other = answer.keys.sorted().first(where: { !keys.contains($0) }) {
+            throw unexpected(
+                "has '\(CardNumberScreen.excerpt(other, limit: 40))', which Square's API does not write there"
             )
-        case 403:
-            return error(.forbidden, "Square refused \(name)\(named.isEmpty ? " (HTTP 403)" : named).")
-        case 404:
-            return error(.notFound, "Square has \(missing)\(named).")
-        case 400:
-            return error(.badRequest, "Square refused \(name) as malformed\(named.isEmpty ? " (HTTP 400)" : named).")
-        default:
-            return ProviderAPIError(status: status, providerErrorCode: squareCode, provider: .square, name: "Square")
         }
-    }
-
-    private func decode<Result>(_ what: String, _ body: () throws(JSONFieldError) -> Result) throws -> Result {
+        if let errors = answer["errors"], errors != .null, errors != .array([]) {
+            let code = SquareConnectJSON.errors(in: answer).first?.code ?? "unreadable"
+            throw unexpected("holds Square's errors (\(code)) beside its result")
+        }
         do {
-            return try body()
+            return try body(answer)
         } catch {
-            throw unexpected(error.describing(what) + "; check that the base URL points at Square's API.")
+            throw unexpected(error.describing("").trimmingCharacters(in: .whitespaces))
         }
-    }
-
-    private func unexpected(_ message: String) -> ProviderAPIError {
-        ProviderAPIError(.unexpectedResponse, message, provider: .square)
     }
 }

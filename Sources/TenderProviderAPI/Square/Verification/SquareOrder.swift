@@ -1,69 +1,26 @@
-public import Foundation
-public import Tender
+package import Foundation
+import Tender
 
-/// An order as Square's Orders API returns it (RetrieveOrder, BatchRetrieveOrders): the fields that say whether
-/// and how it was paid.
-///
-/// Point of Sale's `transaction_id` is an order ID, and each of the order's ``tenders`` names a payment: its
+/// An order as Square's Orders API returns it (RetrieveOrder, BatchRetrieveOrders): the fields the matching rules
+/// read. Point of Sale's `transaction_id` is an order ID, and each of the order's ``tenders`` names a payment: its
 /// ``Tender/id`` "is the associated payment ID" (`api.json`, `Tender.id`).
-public struct SquareOrder: Sendable, Hashable {
+package struct SquareOrder: Sendable, Hashable {
     /// The order ID (Point of Sale's `transaction_id`).
-    public var id: String
+    package var id: String
     /// The location the order belongs to.
-    public var locationID: String
+    package var locationID: String
     /// `OPEN`, `COMPLETED`, `CANCELED` or `DRAFT`, as Square writes it; `nil` when absent.
-    public var state: String?
+    package var state: String?
     /// How the order was paid: one tender per payment.
-    public var tenders: [Tender]
-    /// The order's total, tip included.
-    public var totalMoney: Money?
+    package var tenders: [Tender]
     /// When Square created the order.
-    public var createdAt: Date?
+    package var createdAt: Date?
 
-    /// Creates an order.
-    public init(
-        id: String,
-        locationID: String,
-        state: String? = nil,
-        tenders: [Tender] = [],
-        totalMoney: Money? = nil,
-        createdAt: Date? = nil
-    ) {
-        self.id = id
-        self.locationID = locationID
-        self.state = state
-        self.tenders = tenders
-        self.totalMoney = totalMoney
-        self.createdAt = createdAt
-    }
-
-    /// One way an order was paid (Square's `Tender`).
-    public struct Tender: Sendable, Hashable {
-        /// The tender's ID: the ID of its payment (GetPayment).
-        public var id: String
-        /// `CARD`, `CASH`, `SQUARE_GIFT_CARD`, `WALLET`, `OTHER`, … as Square writes it.
-        public var type: String
-        /// The amount, tip included (it equals the payment's `total_money`).
-        public var amountMoney: Money?
-        /// The tip, when there is one.
-        public var tipMoney: Money?
-        /// The location of the tender.
-        public var locationID: String?
-
-        /// Creates a tender.
-        public init(
-            id: String,
-            type: String,
-            amountMoney: Money? = nil,
-            tipMoney: Money? = nil,
-            locationID: String? = nil
-        ) {
-            self.id = id
-            self.type = type
-            self.amountMoney = amountMoney
-            self.tipMoney = tipMoney
-            self.locationID = locationID
-        }
+    /// One way an order was paid (Square's `Tender`): its ID, which is its payment's, and its type (`CARD`, `CASH`,
+    /// `SQUARE_GIFT_CARD`, `WALLET`, `OTHER`, … as Square writes it).
+    package struct Tender: Sendable, Hashable {
+        package var id: String
+        package var type: String
     }
 }
 
@@ -75,31 +32,9 @@ extension SquareOrder {
             locationID: try object.requiredString("location_id"),
             state: try object.optionalString("state"),
             tenders: try object.objects("tenders").map { (tender) throws(JSONFieldError) -> Tender in
-                Tender(
-                    id: try tender.requiredString("id"),
-                    type: try tender.optionalString("type") ?? "",
-                    amountMoney: try tender.squareMoney("amount_money"),
-                    tipMoney: try tender.squareMoney("tip_money"),
-                    locationID: try tender.optionalString("location_id")
-                )
+                Tender(id: try tender.requiredString("id"), type: try tender.optionalString("type") ?? "")
             },
-            totalMoney: try object.squareMoney("total_money"),
             createdAt: try object.optionalTimestamp("created_at")
         )
-    }
-}
-
-extension JSONObject {
-    /// Square's `Money` object, `{"amount": 100, "currency": "USD"}`: an integer of minor units and an ISO 4217
-    /// code. `nil` when absent or `null`.
-    func squareMoney(_ key: String) throws(JSONFieldError) -> Money? {
-        guard let money = try optionalObject(key) else { return nil }
-        guard let amount = money["amount"]?.integerValue else {
-            throw JSONFieldError(key: key, problem: "'\(key)' without an integer amount")
-        }
-        guard let code = try? money.requiredString("currency"), let currency = try? Currency(code: code) else {
-            throw JSONFieldError(key: key, problem: "'\(key)' without an ISO 4217 currency")
-        }
-        return Money(minorUnits: amount, currency: currency)
     }
 }

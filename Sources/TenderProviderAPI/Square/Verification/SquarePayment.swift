@@ -77,7 +77,7 @@ public struct SquarePayment: Sendable, Hashable {
 
         /// The outcome the status proves: approved for `COMPLETED` and `APPROVED`, failed for `FAILED`, cancelled
         /// for `CANCELED`; `nil` for `PENDING` and any status Tender does not know.
-        public var outcome: PaymentOutcome.Status? {
+        package var outcome: PaymentOutcome.Status? {
             switch self {
             case .completed, .approved: return .approved
             case .failed: return .failed
@@ -108,7 +108,7 @@ public struct SquarePayment: Sendable, Hashable {
 
         /// Whether a Point of Sale request that allowed `tenderTypes` can have been paid this way; `nil` when
         /// Tender cannot tell (a source type it does not know).
-        public func isAllowed(by tenderTypes: SquareTenderTypes) -> Bool? {
+        package func isAllowed(by tenderTypes: SquareTenderTypes) -> Bool? {
             switch self {
             case .card: return !tenderTypes.isDisjoint(with: [.card, .cardOnFile, .squareGiftCard])
             case .cash: return tenderTypes.contains(.cash)
@@ -121,6 +121,27 @@ public struct SquarePayment: Sendable, Hashable {
 }
 
 extension SquarePayment {
+    /// Reads a `Payment` object as Square writes it: GetPayment's `payment`, a ListPayments item, or the
+    /// `data.object.payment` of a `payment.created` or `payment.updated` webhook event (`square-webhooks.md`).
+    /// - Throws: ``ProviderAPIError/Code/unexpectedResponse`` when `json` is not one (not JSON, over 1 MiB, a field
+    ///   missing or of the wrong type), naming the field.
+    public init(squareJSON json: Data) throws {
+        guard json.count <= SquareConnectJSON.limits.maximumBytes, let text = String(data: json, encoding: .utf8),
+            let object = (try? JSONValue.parse(text, limits: SquareConnectJSON.limits))?.objectValue
+        else {
+            throw ProviderAPIError(
+                .unexpectedResponse,
+                "The Square payment is not a JSON object of at most 1 MiB.",
+                provider: .square
+            )
+        }
+        do {
+            try self.init(squareJSON: object)
+        } catch {
+            throw ProviderAPIError(.unexpectedResponse, error.describing("The Square payment") + ".", provider: .square)
+        }
+    }
+
     /// Reads Square's `Payment` object.
     init(squareJSON object: JSONObject) throws(JSONFieldError) {
         guard let amount = try object.squareMoney("amount_money") else {

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import Tender
 
 /// The filters of Square's ListPayments (`GET /v2/payments`), each sent only when set.
@@ -8,28 +8,28 @@ import Tender
 /// (`offline_payment_details.client_created_at`), and leave out every payment that has none. `total` matches
 /// `total_money` exactly, tip included. Without `location_id`, Square lists the seller's main location only.
 /// (All from `api.json`, ListPayments.)
-public struct SquarePaymentQuery: Sendable, Hashable {
+package struct SquarePaymentQuery: Sendable, Hashable {
     /// The start of the `created_at` range, inclusive (`begin_time`; Square's default: a year ago).
-    public var beginTime: Date?
+    package var beginTime: Date?
     /// The end of the `created_at` range (`end_time`; Square's default: now).
-    public var endTime: Date?
+    package var endTime: Date?
     /// The start of the range of the time offline payments were taken (`offline_begin_time`).
-    public var offlineBeginTime: Date?
+    package var offlineBeginTime: Date?
     /// The end of the range of the time offline payments were taken (`offline_end_time`).
-    public var offlineEndTime: Date?
+    package var offlineEndTime: Date?
     /// The location (`location_id`).
-    public var locationID: String?
+    package var locationID: String?
     /// The exact `total_money` in minor units, tip included (`total`).
-    public var total: Int?
+    package var total: Int?
     /// Oldest first (`ASC`) or newest first (`DESC`, Square's default).
-    public var sortOrder: SortOrder?
+    package var sortOrder: SortOrder?
     /// The page size, at most 100 (`limit`).
-    public var limit: Int?
+    package var limit: Int?
     /// Where the next page starts: the ``SquarePaymentPage/cursor`` of the page before (`cursor`).
-    public var cursor: String?
+    package var cursor: String?
 
     /// The order of the list.
-    public enum SortOrder: String, Sendable, Hashable {
+    package enum SortOrder: String, Sendable, Hashable {
         /// Oldest to newest.
         case ascending = "ASC"
         /// Newest to oldest.
@@ -37,7 +37,7 @@ public struct SquarePaymentQuery: Sendable, Hashable {
     }
 
     /// Creates a query.
-    public init(
+    package init(
         beginTime: Date? = nil,
         endTime: Date? = nil,
         offlineBeginTime: Date? = nil,
@@ -79,14 +79,14 @@ public struct SquarePaymentQuery: Sendable, Hashable {
 }
 
 /// One page of ListPayments.
-public struct SquarePaymentPage: Sendable, Hashable {
+package struct SquarePaymentPage: Sendable, Hashable {
     /// The payments of the page.
-    public var payments: [SquarePayment]
+    package var payments: [SquarePayment]
     /// Where the next page starts; `nil` on the last page.
-    public var cursor: String?
+    package var cursor: String?
 
     /// Creates a page.
-    public init(payments: [SquarePayment], cursor: String?) {
+    package init(payments: [SquarePayment], cursor: String?) {
         self.payments = payments
         self.cursor = cursor
     }
