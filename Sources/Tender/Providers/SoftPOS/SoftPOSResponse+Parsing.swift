@@ -114,14 +114,6 @@ extension SoftPOSResponse {
             guard let codeValue = member(Keys.refusalCode, of: object) else {
                 throw invalid("'result.refusalCode' is missing.")
             }
-            // The host's answer, the one that can approve, has its code as softpos §2 documents it: a string. A
-            // number is refused, so that nothing but the string "00" ever approves (`0`, `-0` and `0.0` would all read
-            // as 0).
-            guard json.nodes[codeValue].kind == .string else {
-                throw invalid(
-                    "'result.refusalCode' must be a string such as \"00\", not \(json.typeName(at: codeValue))."
-                )
-            }
             let code = try refusalCode(codeValue, "result.refusalCode")
             guard let idValue = member(Keys.transactionID, of: object) else {
                 throw invalid("'result.transactionId' is missing.")
@@ -183,20 +175,16 @@ extension SoftPOSResponse {
             return report
         }
 
-        /// A refusal code: a string of 1–8 ASCII letters or digits, or (tolerated, in an error's `transactionResult`,
-        /// which never approves) a JSON integer, written with at least two digits as ISO 8583 response codes are
-        /// (`0` → `00`, `5` → `05`, `105` → `105`). The host's `result` takes strings only (``hostResult(_:)``).
+        /// A refusal code: a string of 1–8 ASCII letters or digits (softpos §2: alphanumeric). A number is refused
+        /// (issue 32), so that nothing but the string "00" ever approves (`0`, `-0` and `0.0` would all read as 0).
         func refusalCode(_ index: Int, _ name: String) throws -> String {
-            if let text = json.string(at: index) {
-                guard UntrustedText.isIdentifier(text, maximumLength: 8) else {
-                    throw invalid("'\(name)' must be a code of 1–8 letters or digits, such as 00 or 105.")
-                }
-                return text
+            guard let text = json.string(at: index) else {
+                throw invalid("'\(name)' must be a string such as \"00\", not \(json.typeName(at: index)).")
             }
-            guard let number = integerValue(index), (0...99_999_999).contains(number) else {
-                throw invalid("'\(name)' must be a code such as \"00\", not \(json.typeName(at: index)).")
+            guard UntrustedText.isIdentifier(text, maximumLength: 8) else {
+                throw invalid("'\(name)' must be a code of 1–8 letters or digits, such as 00 or 105.")
             }
-            return number < 10 ? "0\(number)" : String(number)
+            return text
         }
 
         /// A transaction id (``SoftPOSRequest/isTransactionID(_:)``); `nil` for an empty string when allowed.
@@ -252,8 +240,8 @@ extension SoftPOSResponse {
             return CardNumberScreen.masking(text)
         }
 
-        /// A `customMessage`: an object of at most 64 entries; keys 1–64 plain characters, values strings (or
-        /// numbers, tolerated) of at most 256 characters, card numbers masked.
+        /// A `customMessage`: an object of at most 64 entries (softpos §2: string to string); keys 1–64 plain
+        /// characters, values strings of at most 256 characters, card numbers masked.
         func customMessage(_ index: Int, _ name: String) throws -> [String: String] {
             let object = try object(index, name)
             let count = json.memberCount(of: object)
@@ -272,7 +260,7 @@ extension SoftPOSResponse {
                         "A key of '\(name)' contains what could be a card number; the callback was refused."
                     )
                 }
-                guard let text = json.string(at: valueIndex) ?? json.number(at: valueIndex) else {
+                guard let text = json.string(at: valueIndex) else {
                     throw invalid("The values of '\(name)' must be strings, not \(json.typeName(at: valueIndex)).")
                 }
                 guard text.isEmpty || UntrustedText.isPlain(text, maximumLength: 256) else {

@@ -11,8 +11,10 @@
 ///
 /// Parsing follows the SDK (spec §2.2) and is stricter where SEC-6 asks: the query must be readable with
 /// strict percent-decoding, `data` must appear exactly once and be strict JSON (no duplicate keys or
-/// trailing commas), `status` must be the string `"ok"` or `"error"`, identifiers must look like identifiers.
-/// Unknown keys (the legacy `payment_id`, an `error_code` of `"0"` on success) are ignored as the SDK does.
+/// trailing commas), `status` must be the string `"ok"` or `"error"`, identifiers must look like identifiers, and
+/// a key Tender reads (`status`, `state`, `transaction_id`, `client_transaction_id`, `error_code`) that holds another
+/// JSON type than a string refuses the reply, where the SDK reads it as absent. Other keys (the legacy `payment_id`)
+/// and an `error_code` string on success (the SDK's tests send `"0"`) are ignored as the SDK ignores them.
 public struct SquareResponse: PaymentCallback {
     /// ``PaymentProvider/square``.
     public static var provider: PaymentProvider { .square }
@@ -107,27 +109,33 @@ extension SquareResponse {
                 "The callback's data must be a JSON object, not \(json.typeName(at: object))."
             )
         }
-        func string(_ key: WireName) -> String? {
-            json.value(forKey: key, in: object).flatMap { json.string(at: $0) }
+        // Issue 32: a known member of another JSON type refuses the reply. The SDK reads it as absent, so that
+        // `"transaction_id":123` would be an approval without the ID a verifier looks the payment up by.
+        func string(_ key: WireName, _ code: SquareError.Code = .missingOrInvalidResponseJSONData) throws -> String? {
+            guard let value = json.value(forKey: key, in: object) else { return nil }
+            guard let text = json.string(at: value) else {
+                throw fail(code, "The callback's \(key) must be a string, not \(json.typeName(at: value)).")
+            }
+            return text
         }
         let isSuccess: Bool
-        switch string(Keys.status) {
+        switch try? string(Keys.status) {
         case "ok": isSuccess = true
         case "error": isSuccess = false
         default:
             throw fail(.missingOrInvalidResponseStatus, "The callback's status must be the string \"ok\" or \"error\".")
         }
-        state = string(Keys.state)
+        state = try string(Keys.state)
+        let transactionText = try string(Keys.transactionID)
+        let clientTransactionText = try string(Keys.clientTransactionID)
+        let codeText = try string(Keys.errorCode, .missingOrInvalidResponseErrorCode)
         hasCallbackMarker = SquareCallbackMarker.isMarked(url.query.bytes, url.ranges)
         if isSuccess {
-            transactionID = try SquareResponse.identifier(string(Keys.transactionID), "transaction_id")
-            clientTransactionID = try SquareResponse.identifier(
-                string(Keys.clientTransactionID),
-                "client_transaction_id"
-            )
+            transactionID = try SquareResponse.identifier(transactionText, "transaction_id")
+            clientTransactionID = try SquareResponse.identifier(clientTransactionText, "client_transaction_id")
             errorCode = nil
         } else {
-            guard let code = string(Keys.errorCode), !code.isEmpty else {
+            guard let code = codeText, !code.isEmpty else {
                 throw fail(
                     .missingOrInvalidResponseErrorCode,
                     "The callback reports an error but has no error_code string."
@@ -154,8 +162,8 @@ extension SquareResponse {
         static let errorCode = WireName("error_code")
     }
 
-    /// Reads an optional identifier; a non-string is ignored as the SDK does, an empty string is no identifier (a
-    /// success with neither is still a success: square §2.2 step 7), and any other string must look like an ID.
+    /// Reads an optional identifier: an empty string is no identifier (a success with neither is still a success:
+    /// square §2.2 step 7), and any other string must look like an ID.
     private static func identifier(_ value: String?, _ key: String) throws -> String? {
         guard let value, !value.isEmpty else { return nil }
         guard isIdentifier(value) else {

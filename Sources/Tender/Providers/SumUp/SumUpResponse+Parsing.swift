@@ -21,7 +21,8 @@ extension SumUpResponse {
         } catch {
             throw SumUpError(.unreadableCallback, error.message)
         }
-        // SEC-6: each result parameter at most once; an empty value counts as absent.
+        // SEC-6: each result parameter at most once. An empty text or code counts as absent (SumUp sends
+        // `smp-tx-code=` on a failure); an empty Boolean is refused like any other value that is not one (issue 32).
         func value(_ index: Int) throws -> String? {
             let name = SumUpResponse.parameterNames[index]
             let (pair, count) = query.pair(named: name)
@@ -69,11 +70,14 @@ extension SumUpResponse {
             form: "1–64 letters, digits, '-' or '_', such as transaction-failed"
         )
         let receiptSent: Bool?
-        switch try value(5) {
-        case nil: receiptSent = nil
-        case "true": receiptSent = true
-        case "false": receiptSent = false
-        default: throw SumUpError(.invalidField, "smp-receipt-sent must be true or false.")
+        if query.pair(named: SumUpResponse.parameterNames[5]).first == nil {
+            receiptSent = nil
+        } else {
+            switch try value(5) {
+            case "true": receiptSent = true
+            case "false": receiptSent = false
+            default: throw SumUpError(.invalidField, "smp-receipt-sent must be true or false.")
+            }
         }
         var message = try value(3)
         if let text = message {
