@@ -154,7 +154,7 @@ public enum Codecs {
         callbackURL: URL(string: "my-app://perform-callback")!,
         amount: Money(minorUnits: 100, currency: .usd),
         state: "state-user-info",
-        locationID: "abc123",
+        locationID: SquareLocationID("abc123"),
         notes: "blue shoes",
         customerID: "def456",
         supportedTenderTypes: [.card],

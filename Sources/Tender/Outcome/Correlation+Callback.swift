@@ -23,7 +23,7 @@ extension Correlation {
     /// Whether a token is 1–128 printable ASCII characters without spaces, and holds no card number.
     package static func isValidToken(_ token: String) -> Bool {
         guard (1...maximumTokenLength).contains(token.utf8.count) else { return false }
-        guard ByteScanning.allBytes(of: token, { (0x21...0x7E).contains($0) }) else { return false }
+        guard token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return false }
         return !CardNumberScreen.containsCardNumber(token)
     }
 
@@ -58,22 +58,19 @@ extension Correlation {
         return result
     }
 
-    /// ``parameterName``, as the query reader looks for it.
-    private static let tokenName = WireName(parameterName)
-
     /// The token in a callback's query: `nil` when ``parameterName`` is absent.
     /// - Throws: ``CorrelationError`` with a reason (never the value) when it appears more than once, has no value,
     ///   or is not a token Tender could have sent.
-    package static func token(in query: QueryReader) throws(CorrelationError) -> String? {
-        let (pair, count) = query.pair(named: tokenName)
-        guard let pair else { return nil }
-        guard count == 1 else {
+    package static func token(in query: QueryParameters) throws(CorrelationError) -> String? {
+        let values = query.values(named: parameterName)
+        guard let first = values.first else { return nil }
+        guard values.count == 1 else {
             throw CorrelationError(
                 .duplicateToken,
                 "The callback has '\(parameterName)' more than once; it must appear exactly once."
             )
         }
-        guard let value = query.value(of: pair), isValidToken(value) else {
+        guard let value = first, isValidToken(value) else {
             throw CorrelationError(
                 .invalidToken,
                 "The callback's '\(parameterName)' is not a token: 1–\(maximumTokenLength) printable ASCII characters."
@@ -89,13 +86,11 @@ package enum CallbackURLRules {
     /// be a POS app's own.
     /// - Parameter name: the request's name for the URL, for messages.
     package static func problem(with urlString: String, named name: String) -> String? {
-        let bytes = Array(urlString.utf8)
-        guard let ranges = try? URLParts.Ranges(bytes) else {
+        guard let parts = try? URLParts(urlString) else {
             return "\(name) has no scheme; use your app's registered URL scheme, such as my-app://payment-done."
         }
-        let scheme = String(decoding: bytes[ranges.scheme], as: UTF8.self)
-        if PaymentProvider(appURLScheme: scheme) != nil {
-            return "\(name) uses a POS app's own scheme '\(scheme)'; use your app's registered URL scheme."
+        if PaymentProvider(appURLScheme: parts.scheme) != nil {
+            return "\(name) uses a POS app's own scheme '\(parts.scheme)'; use your app's registered URL scheme."
         }
         return nil
     }

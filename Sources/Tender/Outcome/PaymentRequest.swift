@@ -36,6 +36,11 @@ public protocol PaymentCallback: Sendable, Hashable {
     /// The provider this callback comes from.
     static var provider: PaymentProvider { get }
 
+    /// Parses a callback URL read once (``CallbackURL``): what detection and the hand-off pass on, so that the URL is
+    /// split and its query decoded once.
+    /// - Throws: the provider's error type; never crashes on any input.
+    init(callbackURL: CallbackURL) throws
+
     /// Parses a callback URL given as text, exactly as received.
     /// - Throws: the provider's error type; never crashes on any input.
     init(callbackURLString: String) throws

@@ -18,38 +18,32 @@ public enum SquareCallbackMarker: Sendable {
     ///   silently drops or treats unpredictably: no scheme, no `//` (`my-app:callback`), or an empty host
     ///   with a path (`my-app:///x`).
     public static func encode(_ callbackURL: String) throws -> String {
-        let bytes = Array(callbackURL.utf8)
-        return try encode(bytes, try callbackRanges(bytes))
+        try encode(try callbackParts(callbackURL))
     }
 
-    /// ``encode(_:)`` of the URL whose parts are at `ranges` of `bytes`: the marker spliced into its bytes.
-    static func encode(_ bytes: [UInt8], _ ranges: URLParts.Ranges) throws(SquareError) -> String {
-        let scheme = String(decoding: bytes[ranges.scheme], as: UTF8.self)
-        guard let host = ranges.host(in: bytes) else {
+    /// ``encode(_:)`` of a callback URL already split.
+    static func encode(_ parts: URLParts) throws(SquareError) -> String {
+        guard let host = parts.host else {
             throw SquareError(
                 .invalidRequestCallbackURL,
-                "The callback URL has no '//' after its scheme, so Square's SDK would drop it; write it as \(scheme)://callback."
+                "The callback URL has no '//' after its scheme, so Square's SDK would drop it; write it as \(parts.scheme)://callback."
             )
         }
-        var marked = Array(bytes[..<host.lowerBound])
+        var marked = parts
         if host.isEmpty {
-            guard ranges.path.isEmpty else {
+            guard parts.path.isEmpty else {
                 throw SquareError(
                     .invalidRequestCallbackURL,
-                    "The callback URL has an empty host followed by a path ('\(scheme):///…'), which iOS reads inconsistently; put a host after '//'."
+                    "The callback URL has an empty host followed by a path ('\(parts.scheme):///…'), which iOS reads inconsistently; put a host after '//'."
                 )
             }
             // The marker becomes the host, between any user information and port.
-            marked += marker.utf8
-            marked += bytes[host.upperBound...]
+            marked.authority = URLParts.replacingHost(of: parts.authority ?? "", with: marker)
         } else {
             // One path component after the path, with a `/` unless the path ends in one.
-            marked += bytes[host.lowerBound..<ranges.path.upperBound]
-            if bytes[ranges.path].last != UInt8(ascii: "/") { marked.append(UInt8(ascii: "/")) }
-            marked += marker.utf8
-            marked += bytes[ranges.path.upperBound...]
+            marked.path += (parts.path.utf8.last == UInt8(ascii: "/") ? "" : "/") + marker
         }
-        return String(decoding: marked, as: UTF8.self)
+        return marked.string
     }
 
     /// Removes the marker (the SDK's `decode`): an empty host again if the marker is the host (user information
@@ -60,7 +54,7 @@ public enum SquareCallbackMarker: Sendable {
     public static func decode(_ markedURL: String) -> String {
         guard var parts = try? URLParts(markedURL) else { return markedURL }
         if parts.host == marker {
-            parts.authority = replacingHost(of: parts.authority ?? "", with: "")
+            parts.authority = URLParts.replacingHost(of: parts.authority ?? "", with: "")
             return parts.string
         }
         return unmarkedPath(markedURL, parts, keepingSlash: { _ in false })
@@ -78,15 +72,10 @@ public enum SquareCallbackMarker: Sendable {
     static func original(of markedURL: String) -> String {
         guard var parts = try? URLParts(markedURL) else { return markedURL }
         if parts.host == marker, parts.path.isEmpty {
-            parts.authority = replacingHost(of: parts.authority ?? "", with: "")
+            parts.authority = URLParts.replacingHost(of: parts.authority ?? "", with: "")
             return parts.string
         }
         return unmarkedPath(markedURL, parts, keepingSlash: { $0.hasSuffix("/") })
-    }
-
-    /// `authority` with its host (after any user information, before any port) replaced by `host`.
-    private static func replacingHost(of authority: String, with host: String) -> String {
-        URLParts.replacingHost(of: authority, with: host)
     }
 
     /// Removes the last path component when it is the marker, and the `/` before it unless `keepingSlash` says so
@@ -104,26 +93,16 @@ public enum SquareCallbackMarker: Sendable {
     }
 
     /// Whether a URL carries the marker: its host is `square_request` or one of its path components is
-    /// (the SDK's `+[SCCAPIResponse isSquareResponse:]`).
+    /// (the SDK's `+[SCCAPIResponse isSquareResponse:]`), cut at each `/` as `NSURL`'s path components are.
     public static func isMarked(_ url: String) -> Bool {
-        let bytes = Array(url.utf8)
-        guard let ranges = try? URLParts.Ranges(bytes) else { return false }
-        return isMarked(bytes, ranges)
+        (try? URLParts(url))?.hasComponent(marker) ?? false
     }
 
-    /// Whether the URL whose parts are at `ranges` of `bytes` carries the marker: the one rule of ``isMarked(_:)``.
-    ///
-    /// The path is cut at each `/` byte, as `NSURL`'s path components are: a `/` is ASCII, so never part of a longer
-    /// UTF-8 sequence.
-    static func isMarked(_ bytes: [UInt8], _ ranges: URLParts.Ranges) -> Bool {
-        ranges.hasComponent(marker, in: bytes)
-    }
-
-    /// Where the parts of a callback URL are in its bytes.
+    /// A callback URL split.
     /// - Throws: ``SquareError`` with ``SquareError/Code/invalidRequestCallbackURL`` when it has no scheme.
-    static func callbackRanges(_ bytes: [UInt8]) throws(SquareError) -> URLParts.Ranges {
+    static func callbackParts(_ callbackURL: String) throws(SquareError) -> URLParts {
         do {
-            return try URLParts.Ranges(bytes)
+            return try URLParts(callbackURL)
         } catch {
             throw SquareError(
                 .invalidRequestCallbackURL,

@@ -32,8 +32,6 @@ public struct SumUpRequest: PaymentRequest {
     /// The URL scheme of the SumUp app, `sumupmerchant`: ``POSApp/sumUp``'s.
     public static var urlScheme: String { POSApp.sumUp.urlScheme }
 
-    /// Whether SumUp skips its success screen (`skip-screen-success=true`; app 1.69 and later).
-    public var skipsSuccessScreen: Bool
     /// The amount to charge (`amount`, two decimals, and `currency`).
     public var amount: Money
     /// Your affiliate key, issued by SumUp and bound to your app's bundle id (`affiliate-key`).
@@ -53,11 +51,38 @@ public struct SumUpRequest: PaymentRequest {
     /// unique per merchant account, and SumUp refuses a second payment with the same one. Tender's hand-off sets it
     /// to a unique ID of its own and keeps it with the payment: leave it `nil` for the hand-off. Empty is left out.
     public var foreignTransactionID: String?
+    /// Whether SumUp skips its success screen (`skip-screen-success=true`; app 1.69 and later).
+    public var skipsSuccessScreen: Bool
     /// Your own key–value pairs for the payment, sent as `smpprtag-<key>=<value>` in key order: the form in which
     /// SumUp's helper writes tags and its request reader reads them back (see ``tagPrefix``). A key must be
     /// non-empty and must not contain `smpprtag-`; a tag with an empty value is left out. SumUp does not return
     /// tags in its callback.
     public var tags: [String: String]
+
+    /// Creates a request.
+    public init(
+        amount: Money,
+        affiliateKey: String,
+        title: String? = nil,
+        callbackSuccess: URL? = nil,
+        callbackFail: URL? = nil,
+        receiptEmail: String? = nil,
+        receiptMobilePhone: String? = nil,
+        foreignTransactionID: String? = nil,
+        skipsSuccessScreen: Bool = false,
+        tags: [String: String] = [:]
+    ) {
+        self.amount = amount
+        self.affiliateKey = affiliateKey
+        self.title = title
+        self.callbackSuccess = callbackSuccess
+        self.callbackFail = callbackFail
+        self.receiptEmail = receiptEmail
+        self.receiptMobilePhone = receiptMobilePhone
+        self.foreignTransactionID = foreignTransactionID
+        self.skipsSuccessScreen = skipsSuccessScreen
+        self.tags = tags
+    }
 
     /// The prefix of a tag's parameter name, `smpprtag-`.
     ///
@@ -81,41 +106,7 @@ public struct SumUpRequest: PaymentRequest {
     public static func isForeignTransactionID(_ text: String) -> Bool {
         // Every byte is one character, since the characters accepted are ASCII.
         (1...maximumForeignTransactionIDLength).contains(text.utf8.count)
-            && ByteScanning.allBytes(of: text) { (0x20...0x7E).contains($0) }
+            && text.utf8.allSatisfy { (0x20...0x7E).contains($0) }
             && !CardNumberScreen.containsCardNumber(text)
-    }
-}
-
-// The public initializer is in an extension, so that the struct keeps its synthesized memberwise initializer, which
-// the public one calls: a hand-written initializer that assigns each stored property makes the compiler copy the
-// whole value at its end (a retain and a release of every string), where the synthesized one builds it in place.
-// The stored properties are declared in another order than the public initializer's parameters, so that the two
-// initializers differ.
-extension SumUpRequest {
-    /// Creates a request.
-    public init(
-        amount: Money,
-        affiliateKey: String,
-        title: String? = nil,
-        callbackSuccess: URL? = nil,
-        callbackFail: URL? = nil,
-        receiptEmail: String? = nil,
-        receiptMobilePhone: String? = nil,
-        foreignTransactionID: String? = nil,
-        skipsSuccessScreen: Bool = false,
-        tags: [String: String] = [:]
-    ) {
-        self.init(
-            skipsSuccessScreen: skipsSuccessScreen,
-            amount: amount,
-            affiliateKey: affiliateKey,
-            title: title,
-            callbackSuccess: callbackSuccess,
-            callbackFail: callbackFail,
-            receiptEmail: receiptEmail,
-            receiptMobilePhone: receiptMobilePhone,
-            foreignTransactionID: foreignTransactionID,
-            tags: tags
-        )
     }
 }

@@ -12,7 +12,7 @@ extension SwipeResponse {
         ]
         // FileMaker's `$` goes out literally, as in the vendor's text (`$ifcc_responseType=…`; swipe §3): it is
         // allowed in a query, and a FileMaker script reads the name as written.
-        let pairs = zip(ResultField.all, values).compactMap { field, value in
+        let pairs = zip(ResultField.allCases, values).compactMap { field, value in
             value.map { (isFileMakerFormat ? "$ifcc_" : "ifcc_") + field.name + "=" + PercentEncoding.encode($0) }
         }
         return try URLParts.appending(query: pairs.joined(separator: "&"), to: returnURL) {
