@@ -37,7 +37,7 @@ extension SoftPOSRequest {
 
     /// The JSON text of the payload, before percent-encoding, such as
     /// `{"amount":200,"type":"sale","currency":"EUR","responseUrl":"testapp://response"}`.
-    public func payloadJSON() throws -> String {
+    package func payloadJSON() throws -> String {
         let responseURL = try checkedResponseURL()
         var payload: JSONObject = ["amount": .integer(amount.minorUnits), "type": .string(kind.rawValue)]
         if let originalTransactionID { payload["originalTranId"] = .string(originalTransactionID) }

@@ -52,12 +52,17 @@ public enum SquareCallbackMarker: Sendable {
     ///
     /// A callback URL that ended in `/` before marking comes back without it: the two cannot be told apart.
     public static func decode(_ markedURL: String) -> String {
-        guard var parts = try? URLParts(markedURL) else { return markedURL }
-        if parts.host == marker {
+        (try? URLParts(markedURL)).map { unmarked($0).string } ?? markedURL
+    }
+
+    /// ``decode(_:)`` of a URL already split.
+    static func unmarked(_ parts: URLParts) -> URLParts {
+        guard parts.host != marker else {
+            var parts = parts
             parts.authority = URLParts.replacingHost(of: parts.authority ?? "", with: "")
-            return parts.string
+            return parts
         }
-        return unmarkedPath(markedURL, parts, keepingSlash: { _ in false })
+        return unmarkedPath(parts, keepingSlash: { _ in false })
     }
 
     /// The callback URL that ``encode(_:)`` turns into `markedURL`: ``decode(_:)``, except that when the path
@@ -75,21 +80,17 @@ public enum SquareCallbackMarker: Sendable {
             parts.authority = URLParts.replacingHost(of: parts.authority ?? "", with: "")
             return parts.string
         }
-        return unmarkedPath(markedURL, parts, keepingSlash: { $0.hasSuffix("/") })
+        return unmarkedPath(parts, keepingSlash: { $0.hasSuffix("/") }).string
     }
 
-    /// Removes the last path component when it is the marker, and the `/` before it unless `keepingSlash` says so
-    /// for the path that would be left; any other URL is returned unchanged.
-    private static func unmarkedPath(
-        _ markedURL: String,
-        _ parts: URLParts,
-        keepingSlash: (String) -> Bool
-    ) -> String {
+    /// The URL without its last path component when that is the marker, and without the `/` before it unless
+    /// `keepingSlash` says so for the path that would be left; any other URL as it is.
+    private static func unmarkedPath(_ parts: URLParts, keepingSlash: (String) -> Bool) -> URLParts {
         var parts = parts
-        guard parts.path == "/" + marker || parts.path.hasSuffix("/" + marker) else { return markedURL }
+        guard parts.path == "/" + marker || parts.path.hasSuffix("/" + marker) else { return parts }
         parts.path.removeLast(marker.count + 1)
         if keepingSlash(parts.path) { parts.path += "/" }
-        return parts.string
+        return parts
     }
 
     /// Whether a URL carries the marker: its host is `square_request` or one of its path components is

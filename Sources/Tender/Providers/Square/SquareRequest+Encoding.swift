@@ -44,7 +44,7 @@ extension SquareRequest {
     }
 
     /// The callback URL exactly as it goes on the wire: with the `square_request` marker when the dialect adds it.
-    public func wireCallbackURL() throws -> String {
+    package func wireCallbackURL() throws -> String {
         let callback = callbackURL.absoluteString
         let parts = try SquareCallbackMarker.callbackParts(callback)
         if PaymentProvider(appURLScheme: parts.scheme) != nil {

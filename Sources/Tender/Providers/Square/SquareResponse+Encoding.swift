@@ -2,7 +2,7 @@ extension SquareResponse {
     /// The `data` JSON Point of Sale sends for this response (spec §2.3): `status`, then `transaction_id` and
     /// `client_transaction_id` (each when present) or `error_code`, then `state`, written as `NSJSONSerialization`
     /// writes it (`/` as `\/`).
-    public var dataJSON: String {
+    package var dataJSON: String {
         var data: JSONObject = ["status": .string(isSuccess ? "ok" : "error")]
         if let transactionID { data["transaction_id"] = .string(transactionID) }
         if let clientTransactionID { data["client_transaction_id"] = .string(clientTransactionID) }
@@ -15,7 +15,7 @@ extension SquareResponse {
     /// `square_request` marker when the SDK added it), its own query kept, `data` appended (after `&` when it already
     /// has a query). For simulators and tests.
     /// - Throws: ``SquareError`` with ``SquareError/Code/invalidRequestCallbackURL`` when the URL has no scheme.
-    public func callbackURLString(callbackURL: String) throws -> String {
+    package func callbackURLString(callbackURL: String) throws -> String {
         var data = QueryParameters()
         data.append(name: "data", value: dataJSON)
         return try URLParts.appending(query: data.percentEncodedQuery, to: callbackURL) {

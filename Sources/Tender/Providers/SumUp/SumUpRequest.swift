@@ -94,7 +94,7 @@ public struct SumUpRequest: PaymentRequest {
 
     /// Whether text can be a tag's key: not empty, and without ``tagPrefix``, which SumUp's reader removes from a
     /// key wherever it appears (so the app would read another key).
-    public static func isTagKey(_ text: String) -> Bool {
+    package static func isTagKey(_ text: String) -> Bool {
         !text.isEmpty && !text.contains(tagPrefix)
     }
 
@@ -103,7 +103,7 @@ public struct SumUpRequest: PaymentRequest {
 
     /// Whether text can be a `foreign-tx-id`: 1–128 printable ASCII characters (space to `~`), and no card
     /// number (SEC-9). A request leaves an empty ``foreignTransactionID`` out instead.
-    public static func isForeignTransactionID(_ text: String) -> Bool {
+    package static func isForeignTransactionID(_ text: String) -> Bool {
         // Every byte is one character, since the characters accepted are ASCII.
         (1...maximumForeignTransactionIDLength).contains(text.utf8.count)
             && text.utf8.allSatisfy { (0x20...0x7E).contains($0) }

@@ -40,7 +40,7 @@ extension SwipeRequest {
 
     /// The amount as it goes on the wire, with exactly two decimals: `10.99`, `5.00`.
     /// - Throws: ``SwipeError`` when the amount cannot be sent (see ``url()``).
-    public func wireAmount() throws -> String {
+    package func wireAmount() throws -> String {
         guard amount.currency.exponent == 2 else {
             throw SwipeError(
                 .unsupportedCurrency,

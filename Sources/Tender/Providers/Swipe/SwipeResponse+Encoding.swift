@@ -5,7 +5,7 @@ extension SwipeResponse {
     ///
     /// The ``correlationToken`` is not added: it travels in `returnURL` itself, as the request put it there.
     /// - Throws: ``SwipeError`` with ``SwipeError/Code/invalidReturnURL`` when `returnURL` has no scheme.
-    public func callbackURLString(returnURL: String) throws -> String {
+    package func callbackURLString(returnURL: String) throws -> String {
         let values: [String?] = [
             responseType.rawValue, amount, redactedCardNumber, cardType?.rawValue, currency?.code, transactionID,
             taxAmount, taxRate, tipAmount,

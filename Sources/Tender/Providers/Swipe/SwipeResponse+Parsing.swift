@@ -149,7 +149,7 @@ extension SwipeResponse {
 
     /// Whether a card number is masked as Swipe documents: one or more `X`, then exactly four digits; at most
     /// 19 characters, the longest card number (swipe §2).
-    public static func isMaskedCardNumber(_ text: String) -> Bool {
+    package static func isMaskedCardNumber(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard (5...19).contains(bytes.count) else { return false }
         return bytes.dropLast(4).allSatisfy { $0 == UInt8(ascii: "X") }
