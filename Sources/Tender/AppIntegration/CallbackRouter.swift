@@ -4,7 +4,7 @@ public import Foundation
 /// callbacks to your payment handler (the hand-off coordinator's `handle(_:)`), a Square sign-in's redirect
 /// to your sign-in handler. Every other URL is left to your own routing.
 ///
-/// The decision, ``route(_:)``, is plain code; the app-delegate, scene-delegate and SwiftUI glue only call
+/// The decision, ``route(_:)-(URL)``, is plain code; the app-delegate, scene-delegate and SwiftUI glue only call
 /// ``accept(_:)``, which decides at once and delivers the URL in a task:
 ///
 /// ```swift
@@ -25,7 +25,7 @@ public import Foundation
 /// 3. With `callbackURLs`, a URL on one of their endpoints is a payment callback, whatever its query (the
 ///    handler records malformed or forged ones as such); any other URL is not Tender's. Square's
 ///    `square_request` marker in the path is ignored when comparing.
-/// 4. Without `callbackURLs`, a URL is a payment callback when ``PaymentURLKind/detect(_:provider:)``
+/// 4. Without `callbackURLs`, a URL is a payment callback when ``PaymentURLKind/detect(_:provider:)-(String,_)``
 ///    recognises a POS app's answer in it.
 ///
 /// Schemes and hosts compare case-insensitively, paths exactly (but for a trailing `/`); the query never
