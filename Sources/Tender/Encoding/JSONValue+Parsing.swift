@@ -193,21 +193,27 @@ private struct JSONReader {
     /// Reads a string from its opening quote to just after its closing one, escapes decoded.
     mutating func string() throws(JSONError) -> String {
         position += 1  // the opening quote
-        var text: [UInt8] = []
+        var run = position  // the first byte not yet in `text`
+        var text: [UInt8] = []  // the string up to `run`, escapes decoded
         while true {
             guard let byte = current else { throw fail("unterminated string in JSON text") }
             switch byte {
             case UInt8(ascii: "\""):
+                let end = position
                 position += 1
-                // Valid UTF-8: the text's bytes are, and escapes decode to whole scalars.
+                // Valid UTF-8: the text's bytes are, and escapes decode to whole scalars. Without an escape, the
+                // string is its bytes.
+                guard !text.isEmpty else { return String(decoding: bytes[run..<end], as: UTF8.self) }
+                text += bytes[run..<end]
                 return String(decoding: text, as: UTF8.self)
             case UInt8(ascii: "\\"):
+                text += bytes[run..<position]
                 position += 1
                 try escape(into: &text)
+                run = position
             case 0x00..<0x20:
                 throw fail("unescaped control character in JSON string")
             default:
-                text.append(byte)
                 position += 1
             }
         }

@@ -14,8 +14,20 @@ public enum PercentEncoding: Sendable {
     /// Percent-encodes text, keeping only the RFC 3986 unreserved characters.
     public static func encode(_ text: some StringProtocol) -> String {
         var output: [UInt8] = []
-        output.reserveCapacity(3 * text.utf8.count)
-        for byte in text.utf8 {
+        append(text, percentEncodedTo: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the percent-encoded UTF-8 of `text` to `output` (``encode(_:)``): for the builders of a request URL,
+    /// which write its parts one after another into one text.
+    package static func append(_ text: some StringProtocol, percentEncodedTo output: inout [UInt8]) {
+        append(bytes: Array(text.utf8), percentEncodedTo: &output)
+    }
+
+    /// Appends the percent-encoded form of `input`, UTF-8 bytes, to `output`.
+    package static func append(bytes input: [UInt8], percentEncodedTo output: inout [UInt8]) {
+        output.reserveCapacity(output.count + 3 * input.count)
+        for byte in input {
             if isUnreserved(byte) {
                 output.append(byte)
             } else {
@@ -24,7 +36,6 @@ public enum PercentEncoding: Sendable {
                 output.append(hexDigit(byte & 0x0F))
             }
         }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// Decodes percent-escapes strictly.
@@ -37,26 +48,31 @@ public enum PercentEncoding: Sendable {
 
     /// ``decode(_:)`` with its one error type.
     package static func decoded(_ text: some StringProtocol) throws(QueryError) -> String {
-        let bytes = Array(text.utf8)
-        guard bytes.contains(UInt8(ascii: "%")) else { return String(text) }
+        try decoded(bytes: Array(text.utf8)[...])
+    }
+
+    /// ``decode(_:)`` of UTF-8 bytes cut from a `String` at ASCII delimiters, and so whole UTF-8.
+    package static func decoded(bytes: ArraySlice<UInt8>) throws(QueryError) -> String {
+        // Text without a `%` is its own decoding.
+        guard bytes.contains(UInt8(ascii: "%")) else { return String(decoding: bytes, as: UTF8.self) }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "%") else {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if bytes[index] != UInt8(ascii: "%") {
                 output.append(bytes[index])
                 index += 1
-                continue
-            }
-            guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-            else {
+            } else if index + 2 < bytes.endIndex, let high = hexValue(bytes[index + 1]),
+                let low = hexValue(bytes[index + 2])
+            {
+                output.append(high << 4 | low)
+                index += 3
+            } else {
                 throw QueryError(
                     .invalidPercentEscape,
-                    "Invalid percent-escape at offset \(index): '%' must be followed by two hex digits."
+                    "Invalid percent-escape at offset \(index - bytes.startIndex): '%' must be followed by two hex digits."
                 )
             }
-            output.append(high << 4 | low)
-            index += 3
         }
         guard let text = String(validating: output, as: UTF8.self) else {
             throw QueryError(.invalidUTF8, "The percent-decoded text is not valid UTF-8.")

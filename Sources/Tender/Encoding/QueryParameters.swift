@@ -114,10 +114,21 @@ public struct QueryParameters: Sendable, Hashable, RandomAccessCollection {
     /// The percent-encoded query text, `name=value` pairs joined by `&`, every name and value encoded with
     /// ``PercentEncoding/encode(_:)`` (an item without a value is its name alone): the one writer of query text.
     public var percentEncodedQuery: String {
-        items.map { item in
-            PercentEncoding.encode(item.name) + (item.value.map { "=" + PercentEncoding.encode($0) } ?? "")
+        var output: [UInt8] = []
+        write(to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends ``percentEncodedQuery`` to `output`.
+    package func write(to output: inout [UInt8]) {
+        for (index, item) in items.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: "&")) }
+            PercentEncoding.append(item.name, percentEncodedTo: &output)
+            if let value = item.value {
+                output.append(UInt8(ascii: "="))
+                PercentEncoding.append(value, percentEncodedTo: &output)
+            }
         }
-        .joined(separator: "&")
     }
 }
 
@@ -137,14 +148,18 @@ extension QueryParameters {
     /// short, SEC-9), never the value. The delimiters are ASCII, so cutting the UTF-8 finds exactly them and leaves
     /// every part whole UTF-8.
     package static func pairs(ofPercentEncodedQuery query: some StringProtocol) -> [Pair] {
+        let bytes = Array(query.utf8)
         var pairs: [Pair] = []
-        for segment in Array(query.utf8).split(separator: UInt8(ascii: "&")) {
-            let equals = segment.firstIndex(of: UInt8(ascii: "="))
-            let nameText = String(decoding: segment[..<(equals ?? segment.endIndex)], as: UTF8.self)
-            let name = decoded(nameText, in: "the name of parameter \(pairs.count + 1)")
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+            defer { start = end + 1 }
+            guard end > start else { continue }  // an empty segment, as in `a=1&&b=2`
+            let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "="))
+            let name = decoded(bytes[start..<(equals ?? end)], in: "the name of parameter \(pairs.count + 1)")
             let value = equals.map { equals in
                 decoded(
-                    String(decoding: segment[(equals + 1)...], as: UTF8.self),
+                    bytes[(equals + 1)..<end],
                     in: "the value of '\(UntrustedText.safe((try? name.get()) ?? ""))'"
                 )
             }
@@ -154,9 +169,12 @@ extension QueryParameters {
     }
 
     /// Percent-encoded text decoded, or the error that says in which part of the query it is.
-    private static func decoded(_ text: String, in place: @autoclosure () -> String) -> Result<String, QueryError> {
+    private static func decoded(
+        _ part: ArraySlice<UInt8>,
+        in place: @autoclosure () -> String
+    ) -> Result<String, QueryError> {
         do {
-            return .success(try PercentEncoding.decoded(text))
+            return .success(try PercentEncoding.decoded(bytes: part))
         } catch {
             return .failure(QueryError(error.code, "In \(place()): \(error.message)"))
         }

@@ -12,6 +12,8 @@ package struct RequestEndpoint: Sendable, Hashable {
     package let name: String
     /// Whether ``query(of:)`` takes the host in any case of its ASCII letters (SumUp's reader lowercases it).
     package let readsHostInAnyCase: Bool
+    /// `scheme://host/path?`, the text every request URL starts with.
+    package let prefix: String
 
     package init(app: POSApp, host: String, path: String, name: String, readsHostInAnyCase: Bool = false) {
         self.app = app
@@ -19,10 +21,8 @@ package struct RequestEndpoint: Sendable, Hashable {
         self.path = path
         self.name = name
         self.readsHostInAnyCase = readsHostInAnyCase
+        prefix = app.urlScheme + "://" + host + path + "?"
     }
-
-    /// `scheme://host/path?`, the text every request URL starts with.
-    package var prefix: String { app.urlScheme + "://" + host + path + "?" }
 
     // MARK: Reading a request
 
@@ -96,20 +96,23 @@ package struct RequestEndpoint: Sendable, Hashable {
         _ parameters: QueryParameters,
         _ tooLong: (_ urlBytes: Int) -> Failure
     ) throws(Failure) -> String {
-        try RequestURLLimit.checked(prefix + parameters.percentEncodedQuery, tooLong)
+        var url = Array(prefix.utf8)
+        parameters.write(to: &url)
+        return try RequestURLLimit.checked(String(decoding: url, as: UTF8.self), tooLong)
     }
 
     /// The URL of a request whose one parameter holds JSON (Square's `data`, SoftPOS's `payload`): ``prefix``,
     /// `name=` and the JSON text percent-encoded, or `tooLong`'s error (from the URL's length) when it is over 64 KiB.
     package func urlString<Failure: Error>(
         parameter name: String,
-        json: String,
+        json: JSONWriter,
         _ tooLong: (_ urlBytes: Int) -> Failure
     ) throws(Failure) -> String {
-        try RequestURLLimit.checked(
-            prefix + PercentEncoding.encode(name) + "=" + PercentEncoding.encode(json),
-            tooLong
-        )
+        var url = Array(prefix.utf8)
+        PercentEncoding.append(name, percentEncodedTo: &url)
+        url.append(UInt8(ascii: "="))
+        PercentEncoding.append(bytes: json.bytes, percentEncodedTo: &url)
+        return try RequestURLLimit.checked(String(decoding: url, as: UTF8.self), tooLong)
     }
 }
 

@@ -104,7 +104,9 @@ package enum CardNumberScreen {
 
     /// Whether the text has at least as many digits as the shortest card number: text with fewer holds none.
     package static func hasEnoughDigits(_ text: String) -> Bool {
-        text.utf8.filter(isDigit).count >= lengths.lowerBound
+        var digits = 0
+        for byte in text.utf8 where isDigit(byte) { digits += 1 }
+        return digits >= lengths.lowerBound
     }
 
     /// Whether the text is a UUID as `UUID.uuidString` writes it, in either case: 8-4-4-4-12 hexadecimal digits.

@@ -22,7 +22,7 @@ extension SoftPOSRequest {
 
     /// The request URL as text; see ``url()``.
     public func urlString() throws -> String {
-        try SoftPOSRequest.endpoint.urlString(parameter: "payload", json: try payloadJSON()) { urlBytes in
+        try SoftPOSRequest.endpoint.urlString(parameter: "payload", json: try payload()) { urlBytes in
             SoftPOSError(
                 .requestTooLong,
                 RequestURLLimit.message(
@@ -38,12 +38,21 @@ extension SoftPOSRequest {
     /// The JSON text of the payload, before percent-encoding, such as
     /// `{"amount":200,"type":"sale","currency":"EUR","responseUrl":"testapp://response"}`.
     package func payloadJSON() throws -> String {
+        try payload().text
+    }
+
+    /// Checks the request and writes the payload in the vendor's key order.
+    private func payload() throws -> JSONWriter {
         let responseURL = try checkedResponseURL()
-        var payload: JSONObject = ["amount": .integer(amount.minorUnits), "type": .string(kind.rawValue)]
-        if let originalTransactionID { payload["originalTranId"] = .string(originalTransactionID) }
-        payload["currency"] = .string(amount.currency.code)
-        if let responseURL { payload["responseUrl"] = .string(responseURL) }
-        return JSONValue.object(payload).serialized(escapingSlashes: false)
+        var json = JSONWriter(escapingSlashes: false)
+        json.beginObject()
+        json.member("amount", integer: amount.minorUnits)
+        json.member("type", kind.rawValue)
+        if let originalTransactionID { json.member("originalTranId", originalTransactionID) }
+        json.member("currency", amount.currency.code)
+        if let responseURL { json.member("responseUrl", responseURL) }
+        json.endObject()
+        return json
     }
 
     /// Checks the request and returns ``responseURL`` as text.
@@ -54,7 +63,7 @@ extension SoftPOSRequest {
                 "SoftPOS accepts EUR only; the amount is in \(amount.currency.code)."
             )
         }
-        let cents = UntrustedText.safe(String(amount.minorUnits))
+        var cents: String { UntrustedText.safe(String(amount.minorUnits)) }
         guard amount.minorUnits >= 1 else {
             throw SoftPOSError(.invalidAmount, "The amount must be a positive number of cents; it is \(cents).")
         }

@@ -24,7 +24,7 @@ extension SquareRequest {
 
     /// The request URL as text; see ``url()``.
     public func urlString() throws -> String {
-        try SquareRequest.endpoint.urlString(parameter: "data", json: try payloadJSON()) { urlBytes in
+        try SquareRequest.endpoint.urlString(parameter: "data", json: try payload()) { urlBytes in
             SquareError(
                 .requestTooLong,
                 RequestURLLimit.message(
@@ -40,7 +40,7 @@ extension SquareRequest {
 
     /// The `data` JSON text, before percent-encoding.
     package func payloadJSON() throws -> String {
-        JSONValue.object(try payload()).serialized(escapingSlashes: true)
+        try payload().text
     }
 
     /// The callback URL exactly as it goes on the wire: with the `square_request` marker when the dialect adds it.
@@ -76,32 +76,38 @@ extension SquareRequest {
         return copy
     }
 
-    /// Checks the request in the SDK's order, then Tender's rules, and makes the `data` object in Tender's fixed key
-    /// order.
-    private func payload() throws -> JSONObject {
+    /// Checks the request in the SDK's order, then Tender's rules, and writes the `data` object in Tender's fixed
+    /// key order.
+    private func payload() throws -> JSONWriter {
         let callback = try checkedWireCallbackURL()
         try checkTenderRules(callback: callback)
-        var data = JSONObject()
-        if let sdkVersion = dialect.sdkVersion { data["sdk_version"] = .string(sdkVersion) }
-        if let apiVersion = dialect.apiVersion { data["version"] = .string(apiVersion) }
-        data["client_id"] = .string(applicationID)
-        data["amount_money"] = SquareRequest.amountMoney(amount)
-        data["callback_url"] = .string(callback)
-        if let state { data["state"] = .string(state) }
-        if let locationID { data[dialect.locationKey.rawValue] = .string(locationID.rawValue) }
-        if let notes { data["notes"] = .string(notes) }
-        if let customerID { data["customer_id"] = .string(customerID) }
-        var options: JSONObject = [
-            "supported_tender_types": .array(supportedTenderTypes.wireNames.map(JSONValue.string)),
-            "clear_default_fees": .bool(clearsDefaultFees),
-            "auto_return": .bool(returnsAutomaticallyAfterPayment),
-        ]
+        var json = JSONWriter(escapingSlashes: true)
+        json.beginObject()
+        if let sdkVersion = dialect.sdkVersion { json.member("sdk_version", sdkVersion) }
+        if let apiVersion = dialect.apiVersion { json.member("version", apiVersion) }
+        json.member("client_id", applicationID)
+        json.key("amount_money")
+        json.value(SquareRequest.amountMoney(amount))
+        json.member("callback_url", callback)
+        if let state { json.member("state", state) }
+        if let locationID { json.member(dialect.locationKey.rawValue, locationID.rawValue) }
+        if let notes { json.member("notes", notes) }
+        if let customerID { json.member("customer_id", customerID) }
+        json.key("options")
+        json.beginObject()
+        json.key("supported_tender_types")
+        json.beginArray()
+        for name in supportedTenderTypes.wireNames { json.string(name) }
+        json.endArray()
+        json.member("clear_default_fees", clearsDefaultFees)
+        json.member("auto_return", returnsAutomaticallyAfterPayment)
         if dialect.sendsCardEntryAndReceiptOptions {
-            options["disable_cnp"] = .bool(disablesKeyedInCardEntry)
-            options["skip_receipt"] = .bool(skipsReceipt)
+            json.member("disable_cnp", disablesKeyedInCardEntry)
+            json.member("skip_receipt", skipsReceipt)
         }
-        data["options"] = .object(options)
-        return data
+        json.endObject()
+        json.endObject()
+        return json
     }
 
     /// The `amount_money` object: `{"amount":<minor units>,"currency_code":"USD"}` (`SCCMoney`'s dictionary,

@@ -47,7 +47,7 @@ extension SumUpRequest {
     /// The amount as it goes on the wire, with exactly two decimals: `10.00`; `1000.00` for 1000 CLP.
     /// - Throws: ``SumUpError`` with ``SumUpError/Code/invalidAmount``.
     package func wireAmount() throws -> String {
-        let shown = "\(UntrustedText.safe(amount.decimalString)) \(amount.currency.code)"
+        var shown: String { "\(UntrustedText.safe(amount.decimalString)) \(amount.currency.code)" }
         guard amount.minorUnits >= 1 else {
             throw SumUpError(.invalidAmount, "The amount must be positive; it is \(shown).")
         }

@@ -32,21 +32,21 @@ extension SwipeResponse {
         var fields = try ResultFields(query)
         // The vendor's prose puts the `$` before the value instead: tolerate that too, recognised by the
         // response type (whose values never start with `$`). Only then is a value's leading `$` dropped.
-        let dollarValues = fields.values[.responseType]?.utf8.first == UInt8(ascii: "$")
+        let dollarValues = fields[.responseType]?.utf8.first == UInt8(ascii: "$")
         if dollarValues {
-            for (field, value) in fields.values where value.first == "$" {
-                fields.values[field] = String(value.dropFirst())
+            for field in ResultField.allCases {
+                if let value = fields[field], value.first == "$" { fields[field] = String(value.dropFirst()) }
             }
         }
         let token: String?
         do { token = try Correlation.token(in: query) } catch {
             throw SwipeError(.invalidCorrelationToken, error.message)
         }
-        try self.init(checking: fields.values, isFileMakerFormat: fields.dollarNames || dollarValues, token: token)
+        try self.init(checking: fields, isFileMakerFormat: fields.dollarNames || dollarValues, token: token)
     }
 
     /// Checks the result parameters of a callback and makes the response: the rules of swipe §2 and SEC-9.
-    private init(checking fields: [ResultField: String], isFileMakerFormat: Bool, token: String?) throws {
+    private init(checking fields: ResultFields, isFileMakerFormat: Bool, token: String?) throws {
         let responseType = try SwipeResponse.checkShape(fields)
         let amount = fields[.amount]
         if let amount, TwoDecimalAmount.hundredths(amount) == nil {
@@ -87,7 +87,7 @@ extension SwipeResponse {
 
     /// The response type, after the rules of what an answer of that type carries (swipe §2), the card number's
     /// mask (SEC-9) first.
-    private static func checkShape(_ fields: [ResultField: String]) throws -> ResponseType {
+    private static func checkShape(_ fields: ResultFields) throws -> ResponseType {
         guard let typeText = fields[.responseType] else {
             throw SwipeError(.invalidResponseType, "The callback has no ifcc_responseType: it is not a Swipe answer.")
         }
@@ -122,7 +122,7 @@ extension SwipeResponse {
     }
 
     /// The Inner Fence extensions' forms: the transaction id, then the tax amount, the tip amount and the tax rate.
-    private static func checkExtensions(_ fields: [ResultField: String]) throws {
+    private static func checkExtensions(_ fields: ResultFields) throws {
         if let transactionID = fields[.transactionId] {
             guard UntrustedText.isPlain(transactionID, maximumLength: 255) else {
                 throw SwipeError(
@@ -168,50 +168,72 @@ extension SwipeResponse {
         return (1...4).contains(fraction.utf8.count) && fraction.utf8.allSatisfy { (48...57).contains($0) }
     }
 
-    /// The `ifcc_` result parameters Tender reads, by their names without `ifcc_`, in the order Swipe's sample
-    /// writes them.
-    enum ResultField: String, CaseIterable {
+    /// The `ifcc_` result parameters Tender reads, in the order Swipe's sample writes them.
+    enum ResultField: Int, CaseIterable {
         case responseType, amount, redactedCardNumber, cardType, currency, transactionId, taxAmount, taxRate, tipAmount
 
-        /// `ifcc_`, before each name.
-        static let prefix = "ifcc_"
+        /// `ifcc_`, before each name, as UTF-8.
+        static let prefix = Array("ifcc_".utf8)
+
+        /// The field named `name` (without `ifcc_`), if Tender reads it.
+        init?(name: String) {
+            guard let field = ResultField.allCases.first(where: { $0.name == name }) else { return nil }
+            self = field
+        }
 
         /// The name without `ifcc_`.
-        var name: String { rawValue }
+        var name: String {
+            switch self {
+            case .responseType: "responseType"
+            case .amount: "amount"
+            case .redactedCardNumber: "redactedCardNumber"
+            case .cardType: "cardType"
+            case .currency: "currency"
+            case .transactionId: "transactionId"
+            case .taxAmount: "taxAmount"
+            case .taxRate: "taxRate"
+            case .tipAmount: "tipAmount"
+            }
+        }
     }
 
     /// The `ifcc_` result parameters of a callback, by field, and whether a name carried FileMaker's `$`
     /// (swipe §3).
     struct ResultFields {
-        /// Each field the callback has, with its value.
-        var values: [ResultField: String] = [:]
+        /// Each field's value, at the field's raw value; `nil` when the callback does not have it.
+        private var values = [String?](repeating: nil, count: ResultField.allCases.count)
         /// Whether a result parameter's name started with `$`.
         private(set) var dollarNames = false
+
+        /// A field's value, `nil` when the callback does not have it.
+        subscript(field: ResultField) -> String? {
+            get { values[field.rawValue] }
+            set { values[field.rawValue] = newValue }
+        }
 
         /// Collects the `ifcc_` parameters of a query: `$` before the name (literal or `%24`) is FileMaker's.
         /// Names are compared byte for byte.
         /// - Throws: ``SwipeError`` when a result parameter has no value or is repeated (with or without `$`).
         init(_ query: QueryParameters) throws {
             for item in query {
-                var name = Array(item.name.utf8)[...]
-                let hasDollar = name.first == UInt8(ascii: "$")
-                if hasDollar { name = name.dropFirst() }
-                guard name.starts(with: ResultField.prefix.utf8) else { continue }
+                let utf8 = Array(item.name.utf8)
+                let hasDollar = utf8.first == UInt8(ascii: "$")
+                let name = hasDollar ? utf8.dropFirst() : utf8[...]
+                guard name.starts(with: ResultField.prefix) else { continue }
                 dollarNames = dollarNames || hasDollar
                 // Extensions Tender does not know are left alone.
-                let key = name.dropFirst(ResultField.prefix.utf8.count)
-                guard let field = ResultField.allCases.first(where: { $0.rawValue.utf8.elementsEqual(key) }) else {
-                    continue
-                }
+                let key = String(decoding: name.dropFirst(ResultField.prefix.count), as: UTF8.self)
+                guard let field = ResultField(name: key) else { continue }
                 guard let value = item.value else {
                     throw SwipeError(.invalidField, "ifcc_\(field.name) has no value.")
                 }
-                guard values.updateValue(value, forKey: field) == nil else {
+                guard self[field] == nil else {
                     throw SwipeError(
                         .duplicateParameter,
                         "ifcc_\(field.name) appears more than once (with or without '$'); a Swipe answer has each result once."
                     )
                 }
+                self[field] = value
             }
         }
     }
