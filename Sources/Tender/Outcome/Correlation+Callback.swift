@@ -62,15 +62,14 @@ extension Correlation {
     /// - Throws: ``CorrelationError`` with a reason (never the value) when it appears more than once, has no value,
     ///   or is not a token Tender could have sent.
     package static func token(in query: QueryParameters) throws(CorrelationError) -> String? {
-        let values = query.values(named: parameterName)
-        guard let first = values.first else { return nil }
-        guard values.count == 1 else {
+        guard let item = query.first(where: { $0.name == parameterName }) else { return nil }
+        guard query.count(of: parameterName) == 1 else {
             throw CorrelationError(
                 .duplicateToken,
                 "The callback has '\(parameterName)' more than once; it must appear exactly once."
             )
         }
-        guard let value = first, isValidToken(value) else {
+        guard let value = item.value, isValidToken(value) else {
             throw CorrelationError(
                 .invalidToken,
                 "The callback's '\(parameterName)' is not a token: 1–\(maximumTokenLength) printable ASCII characters."

@@ -97,12 +97,11 @@ extension SumUpResponse {
         /// counts as absent (SumUp sends `smp-tx-code=` on a failure); an empty Boolean does not, so that it is
         /// refused like any other value that is not one (issue 32).
         func value(_ name: String, emptyIsAbsent: Bool = true) throws -> String? {
-            let values = query.values(named: name)
-            guard let first = values.first else { return nil }
-            guard values.count == 1 else {
+            guard let item = query.first(where: { $0.name == name }) else { return nil }
+            guard query.count(of: name) == 1 else {
                 throw SumUpError(.duplicateParameter, "\(name) appears more than once; a SumUp answer has it once.")
             }
-            guard let text = first else { throw SumUpError(.invalidField, "\(name) has no value.") }
+            guard let text = item.value else { throw SumUpError(.invalidField, "\(name) has no value.") }
             return text.isEmpty && emptyIsAbsent ? nil : text
         }
 
