@@ -39,6 +39,9 @@ square_callbacks += [
                                                           '"client_transaction_id":"CL-1","state":"st"}'),
     "my-app://perform-callback?data=" + enc('{"status":"error","error_code":"payment_canceled","state":"st"}'),
     "my-app://cb?data=" + enc('{"status":"ok","payment_id":"P","offline_payment_id":"O"}') + "&data=x",
+    # Known members of another JSON type, refused (issue 32).
+    "my-app://cb?data=" + enc('{"status":"ok","transaction_id":123}'),
+    "my-app://cb?data=" + enc('{"status":"ok","client_transaction_id":true,"state":null}'),
 ]
 square_requests += [
     "square-commerce-v1://payment/create?data=" + enc(json.dumps({
@@ -103,6 +106,9 @@ softpos_callbacks += [
     'testapp://response?result={"error":{"description":"The operation couldn\u2019t be completed.",'
     '"softposReadError":"readCancelled"}}',
     "testapp://response?error=" + enc('{"description":"Lenient","softposReadError":"cardRemoved"}'),
+    # Documented strings sent as numbers, refused (issue 32).
+    "testapp://response?result=" + enc('{"result":{"refusalCode":"00","transactionId":"1","customMessage":{"f39":0}}}'),
+    "testapp://response?result=" + enc('{"error":{"description":"d","transactionResult":{"refusalCode":5}}}'),
 ]
 
 sumup_requests = [
@@ -121,6 +127,7 @@ sumup_callbacks = [
     "my-app://fail?smp-status=invalidstate&smp-message=Not%20logged%20in",
     "mycallbackscheme://result?smp-status=failed&smp-failure-cause=transaction-failed&smp-message=Transaction%20"
     "failed.&smp-receipt-sent=false&smp-tx-code=123ABC&foreign-tx-id=05c14c86-a7a0-49c5-a1ec-acb168f5198x",
+    "my-app://ok?smp-status=success&smp-receipt-sent=&smp-tx-code=A1",
 ]
 
 every_url = square_requests + square_callbacks + swipe_requests + swipe_callbacks + softpos_requests + \

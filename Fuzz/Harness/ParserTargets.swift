@@ -21,6 +21,18 @@ enum ParserTargets {
             response.isSuccess == (response.outcome.status == .approved),
             "a Square reply is approved exactly when it has no error"
         )
+        // Issue 32: a reply is accepted only when each member Tender reads is a string (a number for transaction_id
+        // would be an approval without the ID a verifier looks it up by).
+        if let data = try? QueryParameters(urlString: input).value(named: "data"),
+            let object = try? JSONValue.parse(data).objectValue
+        {
+            for key in ["status", "state", "transaction_id", "client_transaction_id", "error_code"] {
+                FuzzCheck.expect(
+                    object[key].map { $0.stringValue != nil } ?? true,
+                    "a Square reply whose \(key) is no string is accepted"
+                )
+            }
+        }
         let callback = response.hasCallbackMarker ? "my-app://fuzz/square_request" : "my-app://fuzz"
         if let url = try? response.callbackURLString(callbackURL: callback) {
             let again = FuzzCheck.parse(url, "SquareResponse (round trip)") {

@@ -120,12 +120,22 @@ struct SquareRequestOptions: ParsableArguments {
             dialect.apiVersion = apiVersion  // the version string only, as setApiVersion does
         }
         let names = flagNames()
+        let location = try locationID.map { text in
+            guard let id = SquareLocationID(text) else {
+                let problem =
+                    CardNumberScreen.containsCardNumber(text)
+                    ? "holds what could be a card number (13–19 digits that pass the Luhn check)"
+                    : "must be a Square location ID (\(SquareLocationID.shape)), such as L88917AVBK2S5"
+                throw CLIError("--location-id \(problem); got '\(CardNumberScreen.excerpt(text))'.")
+            }
+            return id
+        }
         let request = SquareRequest(
             applicationID: applicationID,
             callbackURL: callbackURL,
             amount: money,
             state: userInfo,
-            locationID: locationID,
+            locationID: location,
             notes: notes,
             customerID: customerID,
             supportedTenderTypes: try names.naming { try SquareTenderTypes(list: tenders) },

@@ -50,7 +50,7 @@ public enum SimulatedOutcome: Sendable, Hashable, CustomStringConvertible {
     private static func unknown(_ text: String) -> SimulatorError {
         SimulatorError(
             .invalidOutcome,
-            "Unknown outcome '\(CardNumberScreen.excerpt(text))': use approve (or approved), approve:TENDER, decline "
+            "Unknown outcome '\(UntrustedText.safe(text))': use approve (or approved), approve:TENDER, decline "
                 + "(or declined), cancel (or cancelled) or error:CODE."
         )
     }
@@ -58,11 +58,11 @@ public enum SimulatedOutcome: Sendable, Hashable, CustomStringConvertible {
     /// Throws unless the providers' callback parsers accept `code` as an error code (see ``init(parsing:)``).
     /// - Throws: ``SimulatorError`` with ``SimulatorError/Code/invalidOutcome``.
     package static func checkErrorCode(_ code: String) throws {
-        guard SquareResponse.isIdentifier(code) else {
+        guard SquareResponse.ErrorCode.isValid(code) else {
             throw SimulatorError(
                 .invalidOutcome,
-                "The error code '\(CardNumberScreen.excerpt(code))' is not one a POS app sends, and Tender would refuse "
-                    + "its callback: use 1–192 letters, digits, '_', '-', '.' or ':', and no card number, such as "
+                "The error code '\(UntrustedText.safe(code))' is not one a POS app sends, and Tender would refuse "
+                    + "its callback: use \(SquareResponse.ErrorCode.shape), and no card number, such as "
                     + "error:not_logged_in."
             )
         }

@@ -38,7 +38,7 @@ struct SquareCLITests {
         )
         #expect(result.status == 0)
         let request = try SquareRequest(urlString: String(result.stdout.dropLast()))
-        #expect(request.locationID == "L1" && request.locationKey == "location_id")
+        #expect(request.locationID?.rawValue == "L1" && request.locationKey == "location_id")
         #expect(request.customerID == "C1")
         #expect(request.supportedTenderTypes == [])
         #expect(request.clearsDefaultFees && request.returnsAutomaticallyAfterPayment)

@@ -194,32 +194,15 @@ struct ReconciliationReviewTests {
     }
 
     @Test(
-        "a forged Square approval whose transaction_id Square cannot hold ('.', ':') is contradicted; the run goes on"
+        "a forged Square approval whose transaction_id is no Square ID ('.', ':') is refused by the parser, as the verifier would refuse it (one Square ID rule, issue 33)"
     )
-    func forgedIDContradicted() async throws {
+    func forgedIDRefused() async throws {
         let harness = try Harness()
         let forged = try harness.coordinator.prepare(SquareFixture.request())
         let reply = try SquareFixture.reply(to: forged.url, transactionID: "FORGED.ORDER:1")
-        let entry = try #require(try await harness.coordinator.handle(reply)?.entry)
-        #expect(entry.state == .completed && entry.outcome?.transactionID == "FORGED.ORDER:1", "the parser takes it")
-        harness.clock.advance(by: 1)
-        let other = try ReconciliationTests.unknownPayment(harness)
-        // Square's verifier for the forged one: it sends nothing, so its server is never reached.
-        let square = SquarePaymentVerifier(
-            client: SquareConnectClient(
-                environment: try SquareEnvironment(baseURL: URL(string: "http://127.0.0.1:9")!)
-            ),
-            accessToken: SquareAccessToken("EAAA-unused")
-        )
-        let verifier = AnsweringVerifier { request in
-            if request.transactionID != nil { return try await square.verify(request) }
-            return Self.confirmed(ReconciliationTests.evidence(amount: request.amount), reported: false)
-        }
-        let results = try await harness.coordinator.reconcile(using: verifier)
-        #expect(results.map(\.before.id) == [entry.id, other.id])
-        #expect(results[0].verification.verdict == .contradicted && results[0].verification.reason == .noSuchOrder)
-        #expect(results[0].recorded && results[0].after.needsReconciliation)
-        #expect(results[1].recorded && results[1].after.state == .completed)
+        let before = try harness.journal.entry(forged.entry.id)
+        await expectError(.malformedCallback) { try await harness.coordinator.handle(reply) }
+        #expect(try harness.journal.entry(forged.entry.id) == before, "the payment still waits for its answer")
     }
 
     @Test("a Square location that is not a Square ID is refused before any payment is asked about")

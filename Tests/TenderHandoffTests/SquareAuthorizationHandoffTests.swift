@@ -45,7 +45,7 @@ struct SquareAuthorizationHandoffTests {
     func defaultLocation() throws {
         let (_, coordinator) = try Self.harness(try Self.authorizedManager())
         let prepared = try coordinator.prepare(SquareFixture.request())
-        #expect(try SquareRequest(url: prepared.url).locationID == "L1")
+        #expect(try SquareRequest(url: prepared.url).locationID?.rawValue == "L1")
     }
 
     @Test("a request in another currency than the location's is refused before anything is written")

@@ -55,20 +55,20 @@ struct SquareAuthorizationValueTests {
             applicationID: "sq0idp-x",
             callbackURL: URL(string: "my-app://done")!,
             amount: Money(minorUnits: 500, currency: currency),
-            locationID: locationID
+            locationID: locationID.flatMap { SquareLocationID($0) }
         )
     }
 
     @Test("prepare fills location_id of the request's dialect, keeps a matching one, refuses others")
     func prepare() throws {
         let filled = try Self.authorization.prepare(Self.request())
-        #expect(filled.locationID == "L1")
+        #expect(filled.locationID?.rawValue == "L1")
         #expect(try filled.urlString().contains("location_id"))
         var old = Self.request()
         old.dialect = .registerSDK2_0
         #expect(try Self.authorization.prepare(old).urlString().contains("merchant_id"))
         #expect(try Self.authorization.prepare(Self.request(locationID: "L1")) == filled)
-        #expect(try Self.authorization.prepare(Self.request(locationID: "")).locationID == "L1")
+        #expect(try Self.authorization.prepare(Self.request(locationID: "")).locationID?.rawValue == "L1")
         #expect(throws: SquareAuthorizationError.self) {
             try Self.authorization.prepare(Self.request(locationID: "L2"))
         }

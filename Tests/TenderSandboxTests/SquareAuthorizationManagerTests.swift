@@ -28,7 +28,7 @@ struct SquareAuthorizationManagerTests {
             applicationID: "sq0idp-TenderTests",
             callbackURL: URL(string: "tender-tests://payment-done")!,
             amount: Money(minorUnits: 1250, currency: currency),
-            locationID: locationID
+            locationID: locationID.flatMap { SquareLocationID($0) }
         )
     }
 
@@ -344,7 +344,7 @@ struct SquareAuthorizationManagerTests {
 
             harness.clock.advance(days: 29.9)
             #expect(!manager.deauthorizeIfExpired())
-            #expect(try manager.prepare(Self.request()).locationID == Harness.locationID)
+            #expect(try manager.prepare(Self.request()).locationID?.rawValue == Harness.locationID)
             #expect(recorder.received.isEmpty)
 
             harness.clock.advance(days: 0.2)
@@ -542,7 +542,7 @@ struct SquareAuthorizationManagerTests {
             #expect(second.state == .authorized)
             #expect(recorder.received == [.authorized])
             #expect(await harness.square.requests.count == 2, "restoring needs no network")
-            #expect(try second.prepare(Self.request()).locationID == Harness.locationID)
+            #expect(try second.prepare(Self.request()).locationID?.rawValue == Harness.locationID)
 
             harness.clock.advance(days: 31)
             let third = harness.manager(store: FileCredentialStore(fileURL: fileURL))
@@ -583,11 +583,14 @@ struct SquareAuthorizationManagerTests {
             let manager = harness.manager()
             try await manager.authorize(accessToken: Harness.accessToken, locationID: Harness.locationID)
             let prepared = try manager.prepare(Self.request())
-            #expect(prepared.locationID == Harness.locationID)
+            #expect(prepared.locationID?.rawValue == Harness.locationID)
             var expected = Self.request()
-            expected.locationID = Harness.locationID
+            expected.locationID = SquareLocationID(Harness.locationID)
             #expect(try prepared.url() == expected.url())
-            #expect(try manager.prepare(Self.request(locationID: Harness.locationID)).locationID == Harness.locationID)
+            #expect(
+                try manager.prepare(Self.request(locationID: Harness.locationID)).locationID?.rawValue
+                    == Harness.locationID
+            )
             let currency = await expectAuthorizationError(.currencyMismatch, capture: harness.capture) {
                 try manager.prepare(Self.request(currency: .eur))
             }

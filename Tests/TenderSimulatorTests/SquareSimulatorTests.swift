@@ -120,12 +120,14 @@ struct SquareSimulatorTests {
 
     @Test("location: location_id_mismatch from API 1.3, user_id_mismatch before (square §3.3)")
     func location() throws {
-        #expect(try Self.errorCode(try Self.request { $0.locationID = "OTHER" }) == "location_id_mismatch")
-        #expect(try Self.errorCode(try Self.request { $0.locationID = "LSIMULATED0001" }) == nil)
+        #expect(
+            try Self.errorCode(try Self.request { $0.locationID = SquareLocationID("OTHER") }) == "location_id_mismatch"
+        )
+        #expect(try Self.errorCode(try Self.request { $0.locationID = SquareLocationID("LSIMULATED0001") }) == nil)
         #expect(
             try Self.errorCode(
                 try Self.request {
-                    $0.locationID = "OTHER"
+                    $0.locationID = SquareLocationID("OTHER")
                     $0.dialect = .registerSDK2_1
                 }
             ) == "user_id_mismatch"
@@ -239,7 +241,7 @@ struct SquareSimulatorTests {
         var profile = MerchantProfile.default
         profile.isLoggedIn = false
         var simulator = Simulator(profile: profile)
-        let url = try Self.request(currency: .eur) { $0.locationID = "X" }
+        let url = try Self.request(currency: .eur) { $0.locationID = SquareLocationID("X") }
         let view = try simulator.inspect(url)
         #expect(view.problems.map(\.code) == ["not_logged_in", "location_id_mismatch", "currency_code_mismatch"])
         let callback = try #require(try simulator.answer(url, with: .cancel).callbackURL)

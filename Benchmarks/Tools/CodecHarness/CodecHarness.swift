@@ -57,11 +57,11 @@ public enum Codecs {
                 let (text, url) = (try buildText(), try build())
                 precondition(text == url.absoluteString, "\(name): the URL's text differs from the URL")
                 let built = try decodeRequest(url.absoluteString)
-                let baseline = try decodeRequest(buildWithFoundation().absoluteString)
-                precondition(
-                    buildWithFoundation().absoluteString == buildTextWithFoundation(),
-                    "\(name): the baseline's URL is not its text"
-                )
+                // One baseline text: two of Square's differ in key order, which a dictionary's storage decides.
+                let baselineText = buildTextWithFoundation()
+                let baselineURL = URL(string: baselineText)!
+                precondition(baselineURL.absoluteString == baselineText, "\(name): the baseline's URL is not its text")
+                let baseline = try decodeRequest(baselineURL.absoluteString)
                 precondition(built == baseline, "\(name): the Foundation baseline builds another request")
                 let reply = try parse(callback)
                 precondition(
@@ -154,7 +154,7 @@ public enum Codecs {
         callbackURL: URL(string: "my-app://perform-callback")!,
         amount: Money(minorUnits: 100, currency: .usd),
         state: "state-user-info",
-        locationID: "abc123",
+        locationID: SquareLocationID("abc123"),
         notes: "blue shoes",
         customerID: "def456",
         supportedTenderTypes: [.card],

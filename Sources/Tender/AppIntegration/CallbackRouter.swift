@@ -4,7 +4,7 @@ public import Foundation
 /// callbacks to your payment handler (the hand-off coordinator's `handle(_:)`), a Square sign-in's redirect
 /// to your sign-in handler. Every other URL is left to your own routing.
 ///
-/// The decision, ``route(_:)``, is plain code; the app-delegate, scene-delegate and SwiftUI glue only call
+/// The decision, ``route(_:)-(URL)``, is plain code; the app-delegate, scene-delegate and SwiftUI glue only call
 /// ``accept(_:)``, which decides at once and delivers the URL in a task:
 ///
 /// ```swift
@@ -25,7 +25,7 @@ public import Foundation
 /// 3. With `callbackURLs`, a URL on one of their endpoints is a payment callback, whatever its query (the
 ///    handler records malformed or forged ones as such); any other URL is not Tender's. Square's
 ///    `square_request` marker in the path is ignored when comparing.
-/// 4. Without `callbackURLs`, a URL is a payment callback when ``PaymentURLKind/detect(_:provider:)``
+/// 4. Without `callbackURLs`, a URL is a payment callback when ``PaymentURLKind/detect(_:provider:)-(String,_)``
 ///    recognises a POS app's answer in it.
 ///
 /// Schemes and hosts compare case-insensitively, paths exactly (but for a trailing `/`); the query never
@@ -79,19 +79,23 @@ public struct CallbackRouter: Sendable {
 
     /// Where a URL given as text goes, exactly as received.
     public func route(urlString: String) -> Route {
-        guard let endpoint = Self.endpoint(of: urlString) else { return .notTender }
+        guard let url = try? CallbackURL(urlString) else { return .notTender }
+        return route(url)
+    }
+
+    /// Where a URL read once goes.
+    public func route(_ url: CallbackURL) -> Route {
+        let endpoint = Self.endpoint(of: url.parts)
         if signIn != nil, signInRedirectEndpoints.contains(endpoint) {
             return .signInRedirect
         }
-        guard let parts = try? URLParts(urlString), PaymentProvider(appURLScheme: parts.scheme) == nil else {
-            return .notTender
-        }
-        let detected = PaymentURLKind.detect(urlString).flatMap { $0.direction == .response ? $0.provider : nil }
+        guard PaymentProvider(appURLScheme: url.scheme) == nil else { return .notTender }
+        let detected = PaymentURLKind.detect(url).flatMap { $0.direction == .response ? $0.provider : nil }
         if callbackEndpoints.isEmpty {
             return detected.map { .paymentCallback($0) } ?? .notTender
         }
-        let unmarked = Self.endpoint(of: SquareCallbackMarker.decode(urlString))
-        guard callbackEndpoints.contains(endpoint) || unmarked.map(callbackEndpoints.contains) == true else {
+        let unmarked = Self.endpoint(of: SquareCallbackMarker.unmarked(url.parts))
+        guard callbackEndpoints.contains(endpoint) || callbackEndpoints.contains(unmarked) else {
             return .notTender
         }
         return .paymentCallback(detected)
@@ -126,7 +130,12 @@ public struct CallbackRouter: Sendable {
     /// `scheme://host/path` with scheme and host in lower case and no trailing `/`; `nil` for text that is
     /// not a URL. (Square's SDK drops a trailing `/` when it removes its marker, so it cannot count.)
     package static func endpoint(of urlString: String) -> String? {
-        guard var parts = try? URLParts(urlString) else { return nil }
+        (try? URLParts(urlString)).map(endpoint(of:))
+    }
+
+    /// ``endpoint(of:)-(String)`` of a URL already split.
+    static func endpoint(of parts: URLParts) -> String {
+        var parts = parts
         parts.scheme = parts.scheme.lowercased()
         parts.authority = parts.authority?.lowercased()
         while parts.path.hasSuffix("/") { parts.path.removeLast() }

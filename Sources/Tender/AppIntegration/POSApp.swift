@@ -27,7 +27,7 @@ public struct POSApp: Sendable, Hashable, CustomStringConvertible {
     /// for it (a POS app distributed to merchants through their bank, or one whose ID could not be checked).
     public let appStoreID: String?
     /// The query parameters whose presence marks a callback URL as this app's answer
-    /// (``PaymentURLKind/detect(_:provider:)``).
+    /// (``PaymentURLKind/detect(_:provider:)-(String,_)``).
     package let callbackMarkers: [CallbackMarker]
 
     /// Creates a POS app.

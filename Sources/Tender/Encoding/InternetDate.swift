@@ -1,7 +1,8 @@
 package import Foundation
 
-/// Timestamps as Internet protocols write them: RFC 3339 (`2026-12-20T22:03:46Z`, Square's `expires_at`) and
-/// the HTTP `Date` header's IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 §5.6.7).
+/// Timestamps as Internet protocols write them: RFC 3339 in UTC (`2026-12-20T22:03:46Z`, Square's `expires_at`;
+/// `2026-11-25T10:03:46.123Z` with milliseconds, the journal's and Square's `created_at`) and the HTTP `Date`
+/// header's IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 §5.6.7): Tender's one timestamp writer and reader.
 ///
 /// Hand-written and strict, so the same text parses the same way on every platform and Foundation version
 /// (`ISO8601DateFormatter` and `DateFormatter` differ between Darwin and Linux in what they tolerate).
@@ -62,11 +63,27 @@ package enum InternetDate {
         return base.addingTimeInterval(fraction - Double(offset))
     }
 
-    /// Writes a date as RFC 3339 in UTC with whole seconds, as Square does: `2026-12-20T22:03:46Z`.
+    /// Writes a date as RFC 3339 in UTC with whole seconds, rounded down, as Square does: `2026-12-20T22:03:46Z`.
     package static func rfc3339(_ date: Date) -> String {
-        let parts = components(of: date)
+        rfc3339(date, milliseconds: false)
+    }
+
+    /// Writes a date as RFC 3339 in UTC with milliseconds, such as `2026-11-25T10:03:46.123Z` (the journal's times;
+    /// Square's `created_at`): rounded to the nearest millisecond, so that a date made from whole milliseconds, as
+    /// the journal's are, writes exactly those.
+    package static func rfc3339Milliseconds(_ date: Date) -> String {
+        rfc3339(date, milliseconds: true)
+    }
+
+    private static func rfc3339(_ date: Date, milliseconds: Bool) -> String {
+        let totalMilliseconds = Int((date.timeIntervalSince1970 * 1000).rounded())
+        let seconds =
+            milliseconds
+            ? Int((Double(totalMilliseconds) / 1000).rounded(.down)) : Int(date.timeIntervalSince1970.rounded(.down))
+        let parts = components(ofSeconds: seconds)
+        let fraction = milliseconds ? "." + pad(totalMilliseconds - seconds * 1000, 3) : ""
         return "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2))T"
-            + "\(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))Z"
+            + "\(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))\(fraction)Z"
     }
 
     /// Parses an HTTP date in the preferred IMF-fixdate form, `Sun, 06 Nov 1994 08:49:37 GMT`.
@@ -89,7 +106,7 @@ package enum InternetDate {
 
     /// Writes a date as an IMF-fixdate for an HTTP `Date` header: `Sun, 06 Nov 1994 08:49:37 GMT`.
     package static func httpDate(_ date: Date) -> String {
-        let parts = components(of: date)
+        let parts = components(ofSeconds: Int(date.timeIntervalSince1970.rounded(.down)))
         // 1 January 1970 was a Thursday.
         let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
         let weekday = weekdays[((days % 7) + 7 + 4) % 7]
@@ -129,12 +146,12 @@ package enum InternetDate {
         return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3600 + minute * 60 + second))
     }
 
+    /// The calendar fields (proleptic Gregorian, UTC) of a count of seconds since 1970.
     private static func components(
-        of date: Date
+        ofSeconds seconds: Int
     ) -> (
         year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
     ) {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         // civil_from_days, the inverse of daysFromCivil.

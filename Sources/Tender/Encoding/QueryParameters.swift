@@ -12,7 +12,7 @@ public import Foundation
 /// ```
 ///
 /// This is Tender's one query reader and writer: every callback parser and request decoder reads its query
-/// through it, and every request builder writes its query with ``percentEncodedQuery``'s writer.
+/// through it, and every request builder writes its query with ``percentEncodedQuery``.
 public struct QueryParameters: Sendable, Hashable, RandomAccessCollection {
     /// One `name=value` pair of a query.
     public struct Item: Sendable, Hashable {
@@ -39,22 +39,25 @@ public struct QueryParameters: Sendable, Hashable, RandomAccessCollection {
     /// Reads a percent-encoded query string (the part after `?`, without the `#fragment`).
     ///
     /// Empty segments (`a=1&&b=2`) are skipped. Names and values are percent-decoded strictly.
-    /// - Throws: ``QueryError``.
+    /// - Throws: ``QueryError``, naming the parameter that does not decode (never its value).
     public init(percentEncodedQuery query: some StringProtocol) throws {
-        let bytes = Array(query.utf8)
-        self.init(try QueryReader(bytes, query: bytes.indices))
+        try self.init(checking: QueryParameters.pairs(ofPercentEncodedQuery: query))
     }
 
-    /// The pairs a ``QueryReader`` read, every name and value decoded.
-    package init(_ reader: QueryReader) {
-        items = reader.pairs.map { Item(name: reader.name(of: $0), value: reader.value(of: $0)) }
+    /// The parameters of `pairs` read with ``pairs(ofPercentEncodedQuery:)``: every name and value decoded, or the
+    /// error of the first part that does not decode.
+    package init(checking pairs: [Pair]) throws(QueryError) {
+        var items: [Item] = []
+        for pair in pairs {
+            items.append(Item(name: try pair.name.get(), value: try pair.value?.get()))
+        }
+        self.init(items)
     }
 
     /// Reads the query of a URL string; a URL without a query has no items.
     /// - Throws: ``QueryError``.
     public init(urlString: String) throws {
-        let bytes = Array(urlString.utf8)
-        self.init(try QueryReader(bytes, query: try URLParts.Ranges(bytes).query))
+        try self.init(percentEncodedQuery: try URLParts(urlString).query ?? "")
     }
 
     /// Reads the query of a URL; a URL without a query has no items.
@@ -103,33 +106,77 @@ public struct QueryParameters: Sendable, Hashable, RandomAccessCollection {
         return found?.value
     }
 
-    /// Makes room for `count` items.
-    package mutating func reserveCapacity(_ count: Int) {
-        items.reserveCapacity(count)
-    }
-
     /// Adds an item at the end.
     public mutating func append(name: String, value: String?) {
         items.append(Item(name: name, value: value))
     }
 
     /// The percent-encoded query text, `name=value` pairs joined by `&`, every name and value encoded with
-    /// ``PercentEncoding/encode(_:)`` (an item without a value is its name alone).
+    /// ``PercentEncoding/encode(_:)`` (an item without a value is its name alone): the one writer of query text.
     public var percentEncodedQuery: String {
-        let output = ByteBuffer()
-        write(to: output)
-        return output.text
+        var output: [UInt8] = []
+        write(to: &output)
+        return String(decoding: output, as: UTF8.self)
     }
 
-    /// Appends ``percentEncodedQuery`` to `output`: the one writer of query text.
-    package func write(to output: ByteBuffer) {
+    /// Appends ``percentEncodedQuery`` to `output`.
+    package func write(to output: inout [UInt8]) {
         for (index, item) in items.enumerated() {
             if index > 0 { output.append(UInt8(ascii: "&")) }
-            output.appendPercentEncoded(item.name)
+            PercentEncoding.append(item.name, percentEncodedTo: &output)
             if let value = item.value {
                 output.append(UInt8(ascii: "="))
-                output.appendPercentEncoded(value)
+                PercentEncoding.append(value, percentEncodedTo: &output)
             }
+        }
+    }
+}
+
+extension QueryParameters {
+    /// One `name=value` pair of a query, each part decoded or the error that says why it does not decode: what
+    /// ``pairs(ofPercentEncodedQuery:)`` reads once, for the strict reading (``init(checking:)``) and for detection,
+    /// which passes over a pair that does not decode.
+    package struct Pair: Sendable, Hashable {
+        /// The decoded name (before the first `=`).
+        package var name: Result<String, QueryError>
+        /// The decoded value (after the first `=`); `nil` when the pair has no `=`.
+        package var value: Result<String, QueryError>?
+    }
+
+    /// The pairs of a percent-encoded query in order: cut at `&` (empty segments skipped), each at its first `=`,
+    /// every name and value percent-decoded strictly (SEC-6). An error names its parameter (the name masked and cut
+    /// short, SEC-9), never the value. The delimiters are ASCII, so cutting the UTF-8 finds exactly them and leaves
+    /// every part whole UTF-8.
+    package static func pairs(ofPercentEncodedQuery query: some StringProtocol) -> [Pair] {
+        let bytes = Array(query.utf8)
+        var pairs: [Pair] = []
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+            defer { start = end + 1 }
+            guard end > start else { continue }  // an empty segment, as in `a=1&&b=2`
+            let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "="))
+            let name = decoded(bytes[start..<(equals ?? end)], in: "the name of parameter \(pairs.count + 1)")
+            let value = equals.map { equals in
+                decoded(
+                    bytes[(equals + 1)..<end],
+                    in: "the value of '\(UntrustedText.safe((try? name.get()) ?? ""))'"
+                )
+            }
+            pairs.append(Pair(name: name, value: value))
+        }
+        return pairs
+    }
+
+    /// Percent-encoded text decoded, or the error that says in which part of the query it is.
+    private static func decoded(
+        _ part: ArraySlice<UInt8>,
+        in place: @autoclosure () -> String
+    ) -> Result<String, QueryError> {
+        do {
+            return .success(try PercentEncoding.decoded(bytes: part))
+        } catch {
+            return .failure(QueryError(error.code, "In \(place()): \(error.message)"))
         }
     }
 }

@@ -29,12 +29,12 @@ public struct Currency: Sendable, Hashable, Comparable, CustomStringConvertible 
             if upper != code, Currency.table[upper] != nil {
                 throw MoneyError(
                     .unknownCurrency,
-                    "Unknown currency code '\(CardNumberScreen.excerpt(code))': ISO 4217 codes are upper case; use '\(upper)'."
+                    "Unknown currency code '\(UntrustedText.safe(code))': ISO 4217 codes are upper case; use '\(upper)'."
                 )
             }
             throw MoneyError(
                 .unknownCurrency,
-                "Unknown currency code '\(CardNumberScreen.excerpt(code))': use an active ISO 4217 code such as USD, EUR or JPY."
+                "Unknown currency code '\(UntrustedText.safe(code))': use an active ISO 4217 code such as USD, EUR or JPY."
             )
         }
         self = entry

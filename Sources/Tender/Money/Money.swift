@@ -100,7 +100,6 @@ public struct Money: Sendable, Hashable {
     }
 }
 
-@inline(__always)
 private func isDigit(_ byte: UInt8) -> Bool {
     byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
 }

@@ -13,30 +13,28 @@ package enum TwoDecimalAmount {
         var value = 0
         var integerDigits = 0
         var fractionDigits: Int?  // counted after the `.`
-        let readable = ByteScanning.allBytes(of: String(text)) { byte in
-            if byte == UInt8(ascii: "."), fractionDigits == nil {
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "."), fractionDigits == nil, integerDigits > 0 {
                 fractionDigits = 0
-                return integerDigits > 0
+                continue
             }
-            guard isDigit(byte) else { return false }
+            guard isDigit(byte) else { return nil }
             if let count = fractionDigits {
-                guard count < 2 else { return false }
+                guard count < 2 else { return nil }
                 fractionDigits = count + 1
             } else {
                 // No leading zero but the one of `0.xx`; at most ``maximumIntegerDigits``.
-                guard integerDigits < maximumIntegerDigits, integerDigits == 0 || value > 0 else { return false }
+                guard integerDigits < maximumIntegerDigits, integerDigits == 0 || value > 0 else { return nil }
                 integerDigits += 1
             }
             value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            return true
         }
-        return readable && fractionDigits == 2 ? value : nil
+        return fractionDigits == 2 ? value : nil
     }
 
     /// The text of an amount in hundredths: 1099 → `"10.99"`, 5 → `"0.05"`.
     package static func text(hundredths: Int) -> String {
         precondition(hundredths >= 0, "amounts on the wire have no sign")
-        // Small strings: no allocation for amounts up to 15 characters, which is every amount of this format.
         let fraction = hundredths % 100
         return String(hundredths / 100) + (fraction < 10 ? ".0" : ".") + String(fraction)
     }
@@ -87,7 +85,6 @@ package enum TwoDecimalAmount {
         return result
     }
 
-    @inline(__always)
     private static func isDigit(_ byte: UInt8) -> Bool {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }

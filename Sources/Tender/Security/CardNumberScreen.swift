@@ -47,11 +47,10 @@ package enum CardNumberScreen {
         return changed ? String(decoding: bytes, as: UTF8.self) : text
     }
 
-    /// Text from outside made safe to quote in a message: card numbers masked, cut to `limit` characters.
-    package static func excerpt(_ text: some StringProtocol, limit: Int = 40) -> String {
-        let masked = masking(String(text))
-        guard masked.count > limit else { return masked }
-        return String(masked.prefix(limit)) + "…"
+    /// Text from outside made safe to quote in a message: ``UntrustedText/safe(_:limit:mask:controls:)``, for the
+    /// modules that still call it by this name.
+    package static func excerpt(_ text: some StringProtocol, limit: Int = UntrustedText.quoteLimit) -> String {
+        UntrustedText.safe(text, limit: limit)
     }
 
     /// Whether digits (ASCII) contain a Luhn-valid stretch of 13–19 digits.
@@ -103,11 +102,11 @@ package enum CardNumberScreen {
         return runs.filter { $0.count >= lengths.lowerBound }
     }
 
-    /// Whether the text has at least as many digits as the shortest card number: most text has not, and is
-    /// then screened without a copy.
+    /// Whether the text has at least as many digits as the shortest card number: text with fewer holds none.
     package static func hasEnoughDigits(_ text: String) -> Bool {
-        // Text shorter than the shortest card number is not read at all (a UTF-8 view knows its count).
-        text.utf8.count >= lengths.lowerBound && ByteScanning.count(of: text, where: isDigit) >= lengths.lowerBound
+        var digits = 0
+        for byte in text.utf8 where isDigit(byte) { digits += 1 }
+        return digits >= lengths.lowerBound
     }
 
     /// Whether the text is a UUID as `UUID.uuidString` writes it, in either case: 8-4-4-4-12 hexadecimal digits.
@@ -127,7 +126,6 @@ package enum CardNumberScreen {
         return true
     }
 
-    @inline(__always)
     private static func isDigit(_ byte: UInt8) -> Bool {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }

@@ -4,13 +4,6 @@ package enum UntrustedText {
     /// Whether text is 1–`maximumLength` Unicode scalars with no control characters (C0, DEL, C1). With
     /// `allowingLineBreaks`, tab, line feed and carriage return are accepted (for messages).
     package static func isPlain(_ text: String, maximumLength: Int, allowingLineBreaks: Bool = false) -> Bool {
-        // The usual text is printable ASCII: one scalar per byte, read in place.
-        let utf8Count = text.utf8.count
-        if utf8Count <= maximumLength,
-            ByteScanning.allBytes(of: text, { (0x20...0x7E).contains($0) || (allowingLineBreaks && isLineBreak($0)) })
-        {
-            return utf8Count > 0
-        }
         var count = 0
         for scalar in text.unicodeScalars {
             count += 1
@@ -24,15 +17,10 @@ package enum UntrustedText {
         return count > 0
     }
 
-    /// Tab, line feed or carriage return.
-    private static func isLineBreak(_ byte: UInt8) -> Bool {
-        byte == 0x09 || byte == 0x0A || byte == 0x0D
-    }
-
     /// Whether text is 1–`maximumLength` ASCII letters, digits, or characters from `punctuation`.
     package static func isIdentifier(_ text: String, maximumLength: Int, punctuation: String = "") -> Bool {
         guard (1...maximumLength).contains(text.utf8.count) else { return false }
-        return ByteScanning.allBytes(of: text) { byte in
+        return text.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"):

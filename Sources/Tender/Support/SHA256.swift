@@ -73,7 +73,6 @@ package enum SHA256 {
         state[7] &+= h
     }
 
-    @inline(__always)
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
         (value >> count) | (value << (32 - count))
     }

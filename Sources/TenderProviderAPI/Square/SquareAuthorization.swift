@@ -52,8 +52,8 @@ public struct SquareAuthorization: Sendable, Hashable, Codable {
     /// switch, and the customer would wait for nothing.
     public func prepare(_ request: SquareRequest) throws -> SquareRequest {
         var prepared = request
-        if let requested = request.locationID, !requested.isEmpty {
-            guard requested == location.id else {
+        if let requested = request.locationID {
+            guard requested.rawValue == location.id else {
                 throw SquareAuthorizationError(
                     .locationMismatch,
                     "The request names location '\(requested)', but the authorized location is '\(location.id)'. "
@@ -61,7 +61,14 @@ public struct SquareAuthorization: Sendable, Hashable, Codable {
                 )
             }
         } else {
-            prepared.locationID = location.id
+            guard let authorized = SquareLocationID(location.id) else {
+                throw SquareAuthorizationError(
+                    .locationMismatch,
+                    "The authorized location's ID '\(CardNumberScreen.excerpt(location.id))' is not a Square location "
+                        + "ID (\(SquareLocationID.shape)); authorize again."
+                )
+            }
+            prepared.locationID = authorized
         }
         guard request.amount.currency == location.currency else {
             throw SquareAuthorizationError(

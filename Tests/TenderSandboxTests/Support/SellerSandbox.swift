@@ -90,7 +90,7 @@ struct SellerSandbox {
             applicationID: applicationID,
             callbackURL: URL(string: "my-app://done")!,
             amount: Money(minorUnits: amount, currency: .usd),
-            locationID: locationID,
+            locationID: locationID.flatMap { SquareLocationID($0) },
             supportedTenderTypes: tenders
         ).urlString()
     }

@@ -72,4 +72,31 @@ struct InternetDateTests {
             #expect(InternetDate.parseHTTPDate(header) == date)
         }
     }
+
+    @Test("with milliseconds: three digits, to the nearest millisecond, before 1970 too (the journal's times)")
+    func milliseconds() throws {
+        let date = try #require(InternetDate.parseRFC3339("2026-11-25T10:03:46.123Z"))
+        #expect(InternetDate.rfc3339Milliseconds(date) == "2026-11-25T10:03:46.123Z")
+        #expect(InternetDate.rfc3339(date) == "2026-11-25T10:03:46Z")
+        #expect(InternetDate.rfc3339Milliseconds(date.addingTimeInterval(0.0004)) == "2026-11-25T10:03:46.123Z")
+        let whole = Date(timeIntervalSince1970: 1_797_804_226)
+        #expect(InternetDate.rfc3339Milliseconds(whole) == "2026-12-20T22:03:46.000Z")
+        #expect(InternetDate.rfc3339Milliseconds(whole.addingTimeInterval(-0.0001)) == "2026-12-20T22:03:46.000Z")
+        #expect(InternetDate.rfc3339Milliseconds(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
+        // 1.001 s is 1000.999… ms as a Double: rounding down would write .000.
+        #expect(InternetDate.rfc3339Milliseconds(Date(timeIntervalSince1970: 1.001)) == "1970-01-01T00:00:01.001Z")
+    }
+
+    @Test("a date of whole milliseconds writes exactly them, 1900–2200 (property)")
+    func millisecondsExact() async {
+        await propertyCheck(input: Gen.int(in: -2_208_988_800_000...7_258_118_399_999)) { milliseconds in
+            let date = Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
+            let seconds = Int((Double(milliseconds) / 1000).rounded(.down))
+            let fraction = String(milliseconds - seconds * 1000)
+            let expected =
+                InternetDate.rfc3339(Date(timeIntervalSince1970: TimeInterval(seconds))).dropLast() + "."
+                + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
+            #expect(InternetDate.rfc3339Milliseconds(date) == expected, "\(milliseconds)")
+        }
+    }
 }

@@ -316,7 +316,7 @@ struct WireRoundTripPropertyTests {
                 callbackURL: callbackURL,
                 amount: Money(minorUnits: minorUnits == -2 ? 1 : minorUnits, currency: .jpy),
                 state: optionals.0,
-                locationID: optionals.1,
+                locationID: optionals.1.flatMap { SquareLocationID($0) },
                 notes: optionals.2,
                 customerID: optionals.3,
                 supportedTenderTypes: tenders,

@@ -38,6 +38,16 @@ struct FuzzRegressionTests {
     }
 
     @Test(
+        "a Square approval whose transaction_id is a number is refused, not read without its ID (issue 32; square-callback)"
+    )
+    func squareTransactionIDNumber() {
+        // The target's input (Fuzz/Regressions/square-callback/transaction-id-number): the issue's forged approval.
+        let url = "my-app://cb?data=%7B%22status%22%3A%22ok%22%2C%22transaction_id%22%3A123%7D"
+        let error = #expect(throws: SquareError.self) { try SquareResponse(callbackURLString: url) }
+        #expect(error?.code == .missingOrInvalidResponseJSONData)
+    }
+
+    @Test(
         "decoding a Square request never quotes a card number in its error (SEC-9; square-request)",
         arguments: [
             // The square-request target's input: a scheme of 2s, Luhn-valid, was quoted in the message.

@@ -75,4 +75,30 @@ struct UntrustedTextTests {
             )
         }
     }
+
+    @Test("text kept from outside never keeps a card number's first digits, even where it is cut (SEC-9)")
+    func safeMasksBeforeCutting() {
+        // Cut first, the quote would keep "411111111111", twelve digits of the card, which no screen finds.
+        let quoted = UntrustedText.safe("card 4111111111111111 declined", limit: 17)
+        #expect(quoted == "card XXXXXXXXXXXX…")
+        #expect(!quoted.contains("4111"))
+        #expect(UntrustedText.safe("4111 1111 1111 1111", mask: "*") == "**** **** **** 1111")
+        #expect(UntrustedText.safe(String(repeating: "a", count: 50)) == String(repeating: "a", count: 40) + "…")
+        #expect(UntrustedText.safe("é\u{301}") == "é\u{301}", "cut by characters, never inside one")
+    }
+
+    @Test("control characters: quoted as they are, NUL replaced in the journal, a server's text unreadable")
+    func safeControlCharacters() {
+        #expect(UntrustedText.safe("a\u{0}b\tc") == "a\u{0}b\tc")
+        // SQLite reads text up to its first NUL: the journal would keep "a".
+        #expect(UntrustedText.safe("a\u{0}b", controls: .keptButNUL) == "a\u{FFFD}b")
+        #expect(UntrustedText.safe("a\tb", controls: .keptButNUL) == "a\tb")
+        for text in ["a\u{0}b", "line\nbreak", "\u{1B}[31mred", "c1\u{85}"] {
+            #expect(UntrustedText.safe(text, controls: .unreadable) == "(unreadable)", "\(text.debugDescription)")
+        }
+        #expect(UntrustedText.safe("", controls: .unreadable) == "")
+        #expect(
+            UntrustedText.safe("ORDER 4111111111111111", limit: 200, controls: .unreadable) == "ORDER XXXXXXXXXXXX1111"
+        )
+    }
 }

@@ -187,18 +187,41 @@ struct SoftPOSResponseTests {
                 == .declined
         )
         expectError(#"{"result":{"refusalCode":"0 0","transactionId":"","customMessage":{}}}"#, .invalidResult)
-        // An error's transactionResult, which never approves, still reads a number, with two digits like ISO 8583.
+        // An error's transactionResult, which never approves, takes the documented string too (issue 32).
+        expectError(
+            #"{"error":{"description":"d","transactionResult":{"refusalCode":5,"transactionId":"1"}}}"#,
+            .invalidResult
+        )
         let report = try parse(
-            #"{"error":{"description":"d","transactionResult":{"refusalCode":5,"transactionId":"1"}}}"#
+            #"{"error":{"description":"d","transactionResult":{"refusalCode":"05","transactionId":"1"}}}"#
         )
         #expect(report.refusalCode == "05")
         #expect(report.outcome.status == .declined)
-        // Even the number 0 there, read as "00", is no approval: the app did not finish (failed, to reconcile).
-        let zero = try parse(
-            #"{"error":{"description":"d","transactionResult":{"refusalCode":0,"transactionId":"1"}}}"#
-        )
-        #expect(zero.refusalCode == "00")
-        #expect(zero.outcome.status == .failed)
+    }
+
+    @Test(
+        "an answer whose documented member has another JSON type is refused (issue 32; softpos §2)",
+        arguments: [
+            #"{"result":{"refusalCode":"00","transactionId":449333,"customMessage":{}}}"#,
+            #"{"result":{"refusalCode":"00","transactionId":"1","customMessage":{"f39":0}}}"#,
+            #"{"result":{"refusalCode":"00","transactionId":"1","customMessage":{"isoStan":-1.5}}}"#,
+            #"{"result":{"refusalCode":"00","transactionId":"1","customMessage":[]}}"#,
+            #"{"error":{"description":7}}"#,
+            #"{"error":{"description":"d","errorDescription":null}}"#,
+            #"{"error":{"description":"d","softposReadError":10}}"#,
+            #"{"error":{"description":"d","softposError":"x"}}"#,
+            #"{"error":{"description":"d","softposError":{"message":1}}}"#,
+            #"{"error":{"description":"d","softposError":{"errorCode":true}}}"#,
+            #"{"error":{"description":"d","transactionResult":[]}}"#,
+            #"{"error":{"description":"d","transactionResult":{"refusalCode":0}}}"#,
+            #"{"error":{"description":"d","transactionResult":{"transactionId":7}}}"#,
+            #"{"error":{"description":"d","transactionResult":{"customMessage":{"f39":105}}}}"#,
+        ]
+    )
+    func wrongTypeIsMalformed(_ json: String) {
+        // Strings and objects are what the vendor documents; only the codes documented as integers are also read
+        // from strings (softpos §2). A number where a string belongs would be read into the outcome's evidence.
+        expectError(json, .invalidResult)
     }
 
     @Test("exactly one result parameter; the lenient error parameter is read too (softpos §2, SEC-6)")

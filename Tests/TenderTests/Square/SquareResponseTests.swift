@@ -12,7 +12,7 @@ struct SquareResponseTests {
         (#expect(throws: SquareError.self) { try SquareResponse(callbackURLString: url) })?.code
     }
 
-    @Test("success: IDs read when strings, both optional, extra keys ignored (square §2.2 step 7)")
+    @Test("success: IDs read, both optional, extra keys ignored (square §2.2 step 7)")
     func success() throws {
         let full = try SquareResponse(
             callbackURLString: Self.url(
@@ -25,8 +25,6 @@ struct SquareResponseTests {
         #expect(full.state == "s")
         let bare = try SquareResponse(callbackURLString: Self.url(#"{"status":"ok"}"#))
         #expect(bare.isSuccess && bare.transactionID == nil && bare.clientTransactionID == nil && bare.state == nil)
-        let numbers = try SquareResponse(callbackURLString: Self.url(#"{"status":"ok","transaction_id":5,"state":7}"#))
-        #expect(numbers.transactionID == nil && numbers.state == nil)
         // An empty ID is no ID: the payment's answer is still read, not refused.
         let empty = try SquareResponse(
             callbackURLString: Self.url(#"{"status":"ok","transaction_id":"","client_transaction_id":"C-2"}"#)
@@ -113,6 +111,28 @@ struct SquareResponseTests {
     )
     func missingErrorCode(json: String) {
         #expect(Self.code(of: Self.url(json)) == .missingOrInvalidResponseErrorCode)
+    }
+
+    @Test(
+        "a forged reply whose known member has another JSON type is refused, never read as an approval without it (issue 32; square §2.3)",
+        arguments: [
+            (#"{"status":"ok","transaction_id":123}"#, SquareError.Code.missingOrInvalidResponseJSONData),
+            (#"{"status":"ok","transaction_id":["T1"]}"#, .missingOrInvalidResponseJSONData),
+            (#"{"status":"ok","client_transaction_id":true}"#, .missingOrInvalidResponseJSONData),
+            (#"{"status":"ok","transaction_id":"T1","state":7}"#, .missingOrInvalidResponseJSONData),
+            (#"{"status":"ok","state":null}"#, .missingOrInvalidResponseJSONData),
+            (#"{"status":"ok","error_code":0}"#, .missingOrInvalidResponseErrorCode),
+            (#"{"status":"error","error_code":"not_logged_in","transaction_id":5}"#, .missingOrInvalidResponseJSONData),
+            (
+                #"{"status":"error","error_code":"payment_canceled","state":{"t":"x"}}"#,
+                .missingOrInvalidResponseJSONData
+            ),
+        ]
+    )
+    func wrongTypeIsMalformed(json: String, code: SquareError.Code) {
+        // The SDK reads a member that is no string as absent (square §2.2 steps 5–7): a forger's
+        // `"transaction_id":123` would be an approval with no ID to verify. Tender refuses the whole reply.
+        #expect(Self.code(of: Self.url(json)) == code, "\(json)")
     }
 
     @Test("an error reply ignores transaction_id and keeps state (square §2.2 steps 5–6)")

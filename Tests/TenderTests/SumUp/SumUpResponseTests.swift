@@ -123,12 +123,25 @@ struct SumUpResponseTests {
         expectError("smp-status=success&" + field, .invalidField)
     }
 
-    @Test("empty values count as absent")
+    @Test("an empty text or code counts as absent: SumUp sends smp-tx-code= on a failure")
     func emptyValues() throws {
         #expect(
-            try parse("smp-status=failed&smp-tx-code=&foreign-tx-id=&smp-message=&smp-failure-cause=&smp-receipt-sent=")
+            try parse("smp-status=failed&smp-tx-code=&foreign-tx-id=&smp-message=&smp-failure-cause=")
                 == SumUpResponse(status: .failed)
         )
+    }
+
+    @Test(
+        "a typed parameter whose value is not of its type is refused, never read as absent (issue 32; sumup §2)",
+        arguments: [
+            "smp-receipt-sent=", "smp-receipt-sent", "smp-receipt-sent=0", "smp-receipt-sent=%20true",
+            "smp-status=success&smp-status", "smp-tx-code", "smp-failure-cause",
+        ]
+    )
+    func wrongTypeIsMalformed(_ field: String) {
+        // A Boolean is `true` or `false`: an empty one would be a receipt the app cannot say was sent or not.
+        let error = #expect(throws: SumUpError.self) { try parse("smp-status=success&" + field) }
+        #expect(error?.code == .invalidField || error?.code == .duplicateParameter, "\(field)")
     }
 
     @Test("card numbers: refused in identifiers, masked in the message (SEC-9)")

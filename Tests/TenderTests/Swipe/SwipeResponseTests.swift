@@ -72,6 +72,30 @@ struct SwipeResponseTests {
         expectError("", .invalidResponseType)
     }
 
+    @Test(
+        "a typed result parameter whose value is not of its type is refused, never read as absent (issue 32; swipe §2)",
+        arguments: [
+            "ifcc_amount=ten", "ifcc_amount=", "ifcc_amount", "ifcc_amount=10", "ifcc_currency=840",
+            "ifcc_currency=", "ifcc_cardType=4", "ifcc_cardType=", "ifcc_redactedCardNumber=", "ifcc_taxAmount=x",
+            "ifcc_taxAmount=", "ifcc_taxRate=high", "ifcc_taxRate=", "ifcc_tipAmount=1", "ifcc_transactionId=",
+            "ifcc_transactionId",
+        ]
+    )
+    func wrongTypeIsMalformed(_ field: String) {
+        // Each field replaces its own in an approval that is otherwise whole, so that it alone is wrong.
+        let name = String(field.prefix { $0 != "=" })
+        var items = [
+            "ifcc_responseType=approved", "ifcc_amount=10.99", "ifcc_redactedCardNumber=XXXX1111",
+            "ifcc_cardType=Visa",
+        ]
+        items.removeAll { $0.hasPrefix(name + "=") }
+        let error = #expect(throws: SwipeError.self) { try parse((items + [field]).joined(separator: "&")) }
+        #expect(
+            [.invalidField, .unmaskedCardNumber].contains(error?.code ?? .invalidRequest),
+            "\(field): \(String(describing: error))"
+        )
+    }
+
     @Test("approved needs amount and card number (swipe §2)")
     func approvedNeedsAmountAndCard() {
         expectError("ifcc_responseType=approved&ifcc_redactedCardNumber=XXXX1111", .missingApprovalField)

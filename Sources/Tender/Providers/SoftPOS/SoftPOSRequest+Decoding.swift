@@ -23,7 +23,7 @@ extension SoftPOSRequest {
         func invalid(_ message: String) -> SoftPOSError { SoftPOSError(.invalidRequest, message) }
         let text: String
         do {
-            text = try endpoint.query(of: urlString).onlyValue(named: "payload", in: "A SoftPOS request")
+            text = try endpoint.onlyValue(named: "payload", of: urlString)
         } catch {
             throw invalid(error.message)
         }
@@ -33,7 +33,7 @@ extension SoftPOSRequest {
         } catch {
             throw invalid("The request's payload is not valid JSON: \(error)")
         }
-        guard let object = json.objectValue else { throw invalid("The payload must be a JSON object.") }
+        guard case .object(let object) = json else { throw invalid("The payload must be a JSON object.") }
         return object
     }
 
@@ -49,14 +49,14 @@ extension SoftPOSRequest {
             if let hint = hints[key] {
                 throw invalid("Unexpected key '\(key)' in the payload; SoftPOS reads '\(hint)'.")
             }
-            throw invalid("Unexpected key '\(CardNumberScreen.excerpt(key))' in the payload.")
+            throw invalid("Unexpected key '\(UntrustedText.safe(key))' in the payload.")
         }
         func string(_ key: String) throws -> String? {
-            guard let value = object[key] else { return nil }
-            guard let text = value.stringValue else {
-                throw invalid("'\(key)' must be a string, not \(value.typeName).")
+            switch object[key] {
+            case nil: return nil
+            case .string(let text): return text
+            case let value?: throw invalid("'\(key)' must be a string, not \(value.typeName).")
             }
-            return text
         }
         guard let amountValue = object["amount"] else { throw invalid("The payload has no 'amount'.") }
         guard let minorUnits = amountValue.integerValue else {

@@ -25,7 +25,7 @@ extension SoftPOSRequest {
         try SoftPOSRequest.endpoint.urlString(parameter: "payload", json: try payload()) { urlBytes in
             SoftPOSError(
                 .requestTooLong,
-                RequestTooLong.message(
+                RequestURLLimit.message(
                     urlBytes: urlBytes,
                     fields: [
                         "originalTransactionID": originalTransactionID, "responseURL": responseURL?.absoluteString,
@@ -37,7 +37,7 @@ extension SoftPOSRequest {
 
     /// The JSON text of the payload, before percent-encoding, such as
     /// `{"amount":200,"type":"sale","currency":"EUR","responseUrl":"testapp://response"}`.
-    public func payloadJSON() throws -> String {
+    package func payloadJSON() throws -> String {
         try payload().text
     }
 
@@ -63,7 +63,7 @@ extension SoftPOSRequest {
                 "SoftPOS accepts EUR only; the amount is in \(amount.currency.code)."
             )
         }
-        let cents = CardNumberScreen.excerpt(String(amount.minorUnits))
+        var cents: String { UntrustedText.safe(String(amount.minorUnits)) }
         guard amount.minorUnits >= 1 else {
             throw SoftPOSError(.invalidAmount, "The amount must be a positive number of cents; it is \(cents).")
         }

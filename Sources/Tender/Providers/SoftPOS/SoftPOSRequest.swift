@@ -76,11 +76,11 @@ public struct SoftPOSRequest: PaymentRequest {
 
     /// The largest amount Tender sends, in minor units (99 999 999.99 €): far above any card payment, and short
     /// enough never to look like a card number.
-    public static let maximumAmount = 9_999_999_999
+    package static let maximumAmount = 9_999_999_999
 
     /// Whether text can be a SoftPOS transaction id: 1–64 ASCII letters, digits, `-`, `_` or `.` (the vendor
     /// calls it alphanumeric; its examples are six digits), and no card number (SEC-9).
-    public static func isTransactionID(_ text: String) -> Bool {
+    package static func isTransactionID(_ text: String) -> Bool {
         UntrustedText.isIdentifier(text, maximumLength: 64, punctuation: "-_.")
             && !CardNumberScreen.containsCardNumber(text)
     }

@@ -1,7 +1,7 @@
 extension SoftPOSResponse {
     /// The JSON SoftPOS puts in the `result` parameter for this response, keys in the vendor's order and
     /// `customMessage` sorted by key: `{"result":{"refusalCode":"00","transactionId":"449333","customMessage":{…}}}`.
-    public var resultJSON: String {
+    package var resultJSON: String {
         var top = JSONObject()
         switch reply {
         case .result(let result):
@@ -40,7 +40,7 @@ extension SoftPOSResponse {
     ///
     /// The ``correlationToken`` is not added: it travels in `responseUrl` itself, as the request put it there.
     /// - Throws: ``SoftPOSError`` with ``SoftPOSError/Code/invalidResponseURL`` when `responseUrl` has no scheme.
-    public func callbackURLString(responseURL: String) throws -> String {
+    package func callbackURLString(responseURL: String) throws -> String {
         guard var parts = try? URLParts(responseURL) else {
             throw SoftPOSError(
                 .invalidResponseURL,

@@ -3,26 +3,38 @@ extension SoftPOSResponse {
     static let maximumURLLength = 64 * 1024
     /// The most entries in a `customMessage`.
     static let maximumCustomMessageEntries = 64
-    /// The parameters that carry the answer: `result`, or leniently `error` (softpos §2).
-    static let resultNames = [WireName("result"), WireName("error")]
 
-    /// Parses a callback URL given as text, exactly as received (softpos §2).
-    ///
-    /// The query is read strictly (``QueryParameters``), the result's JSON with Tender's strict JSON reader, then
-    /// every rule of softpos §2, SEC-6 and SEC-9 is checked, in one place.
+    /// Parses a callback URL given as text, exactly as received; see ``init(callbackURL:)-(CallbackURL)``.
     /// - Throws: ``SoftPOSError``; its message names the field and the rule, never the value.
     public init(callbackURLString: String) throws {
-        let query: QueryReader
+        let url: CallbackURL
         do {
-            query = try CallbackURL(callbackURLString, maximumBytes: SoftPOSResponse.maximumURLLength).query
+            url = try CallbackURL(callbackURLString)
         } catch {
-            throw SoftPOSError(.unreadableCallback, error.message)
+            throw SoftPOSError(.unreadableCallback, "The callback URL cannot be read: \(error)")
+        }
+        try self.init(callbackURL: url)
+    }
+
+    /// Parses a callback URL read once (softpos §2).
+    ///
+    /// The query must decode strictly (SEC-6) and hold exactly one `result` (or, leniently, `error`), which Tender's
+    /// strict JSON reader reads; then every rule of softpos §2, SEC-6 and SEC-9 is checked, in one place.
+    /// - Throws: ``SoftPOSError``; its message names the field and the rule, never the value.
+    public init(callbackURL url: CallbackURL) throws {
+        guard url.byteCount <= SoftPOSResponse.maximumURLLength else {
+            throw SoftPOSError(.unreadableCallback, "The callback URL is longer than 64 KiB.")
+        }
+        let query: QueryParameters
+        do {
+            query = try url.checkedQuery()
+        } catch {
+            throw SoftPOSError(.unreadableCallback, "The callback URL cannot be read: \(error)")
         }
         // SEC-6: exactly one result item, `result` or (leniently) `error`.
-        let results = query.pair(named: SoftPOSResponse.resultNames[0])
-        let errors = query.pair(named: SoftPOSResponse.resultNames[1])
-        let count = results.count + errors.count
-        guard count == 1, let pair = results.first ?? errors.first, let text = query.valueBytes(of: pair), !text.isEmpty
+        let isResult = query.contains("result")
+        let count = query.count(of: "result") + query.count(of: "error")
+        guard count == 1, let text = query.values(named: isResult ? "result" : "error").first ?? nil, !text.isEmpty
         else {
             throw SoftPOSError(
                 .missingOrDuplicateResult,
@@ -31,38 +43,16 @@ extension SoftPOSResponse {
                     : "The callback must have exactly one result parameter with a value; it has \(count)."
             )
         }
-        let json: JSONDocument
+        let json: JSONValue
         do {
-            json = try JSONDocument(bytes: text)
+            json = try JSONValue.parse(text)
         } catch {
             throw SoftPOSError(.invalidJSON, "The callback's result is not valid JSON: \(error)")
         }
-        let reader = Reader(json: json)
-        let top = json.root
-        guard json.nodes[top].kind == .object else {
-            throw SoftPOSError(
-                .invalidResult,
-                "The callback's result must be a JSON object, not \(json.typeName(at: top))."
-            )
+        guard case .object(let top) = json else {
+            throw SoftPOSError(.invalidResult, "The callback's result must be a JSON object, not \(json.typeName).")
         }
-
-        let reply: Reply
-        let (result, error) = (json.value(forKey: Keys.result, in: top), json.value(forKey: Keys.error, in: top))
-        if results.count == 1 {
-            switch (result, error) {
-            case (let result?, nil): reply = .result(try reader.hostResult(result))
-            case (nil, let error?): reply = .error(try reader.errorReport(error))
-            case (.some, .some):
-                throw SoftPOSError(.invalidResult, "The result JSON has both 'result' and 'error'; it must have one.")
-            case (nil, nil):
-                throw SoftPOSError(.invalidResult, "The result JSON has neither 'result' nor 'error'.")
-            }
-        } else if let error, json.value(forKey: Keys.description, in: top) == nil, json.memberCount(of: top) == 1 {
-            reply = .error(try reader.errorReport(error))  // `error={"error":{…}}`
-        } else {
-            reply = .error(try reader.errorReport(top))  // `error={…}`: the error object itself
-        }
-
+        let reply = try isResult ? Reader.resultReply(top) : Reader.lenientErrorReply(top)
         do {
             self.init(reply: reply, correlationToken: try Correlation.token(in: query))
         } catch {
@@ -70,64 +60,46 @@ extension SoftPOSResponse {
         }
     }
 
-    /// The keys of an answer Tender reads (softpos §2).
-    private enum Keys {
-        static let result = WireName("result")
-        static let error = WireName("error")
-        static let refusalCode = WireName("refusalCode")
-        static let transactionID = WireName("transactionId")
-        static let customMessage = WireName("customMessage")
-        static let description = WireName("description")
-        static let errorDescription = WireName("errorDescription")
-        static let softposReadError = WireName("softposReadError")
-        static let softposError = WireName("softposError")
-        static let internalErrorCode = WireName("internalErrorCode")
-        static let errorCode = WireName("errorCode")
-        static let errorSubCode = WireName("errorSubCode")
-        static let message = WireName("message")
-        static let transactionResult = WireName("transactionResult")
-    }
-
-    /// The rules of softpos §2, SEC-6 and SEC-9 for the values of an answer's JSON.
-    private struct Reader {
-        let json: JSONDocument
-
-        func invalid(_ message: String) -> SoftPOSError {
+    /// The rules of softpos §2, SEC-6 and SEC-9 for the members of an answer's JSON: each member documented as a
+    /// string or an object must be one (issue 32); the codes documented as integers are read from numbers or strings.
+    private enum Reader {
+        static func invalid(_ message: String) -> SoftPOSError {
             SoftPOSError(.invalidResult, message)
         }
 
-        /// The object at `index`, or the error naming it.
-        func object(_ index: Int, _ name: String) throws -> Int {
-            guard json.nodes[index].kind == .object else {
-                throw invalid("'\(name)' must be an object, not \(json.typeName(at: index)).")
+        /// The `result` parameter's JSON: `result` or `error`, not both.
+        static func resultReply(_ top: JSONObject) throws -> Reply {
+            switch (top["result"], top["error"]) {
+            case (let result?, nil): return .result(try hostResult(result))
+            case (nil, let error?): return .error(try errorReport(error))
+            case (.some, .some): throw invalid("The result JSON has both 'result' and 'error'; it must have one.")
+            case (nil, nil): throw invalid("The result JSON has neither 'result' nor 'error'.")
             }
-            return index
         }
 
-        /// The member `key` of the object at `index`.
-        func member(_ key: WireName, of index: Int) -> Int? {
-            json.value(forKey: key, in: index)
+        /// The lenient `error` parameter's JSON: `{"error":{…}}`, or the error object itself.
+        static func lenientErrorReply(_ top: JSONObject) throws -> Reply {
+            if let error = top["error"], top["description"] == nil, top.members.count == 1 {
+                return .error(try errorReport(error))
+            }
+            return .error(try errorReport(.object(top)))
         }
 
-        func hostResult(_ index: Int) throws -> HostResult {
-            let object = try object(index, "result")
-            guard let codeValue = member(Keys.refusalCode, of: object) else {
-                throw invalid("'result.refusalCode' is missing.")
+        /// `value` as an object, or the error naming it.
+        static func object(_ value: JSONValue, _ name: String) throws -> JSONObject {
+            guard case .object(let object) = value else {
+                throw invalid("'\(name)' must be an object, not \(value.typeName).")
             }
-            // The host's answer, the one that can approve, has its code as softpos §2 documents it: a string. A
-            // number is refused, so that nothing but the string "00" ever approves (`0`, `-0` and `0.0` would all read
-            // as 0).
-            guard json.nodes[codeValue].kind == .string else {
-                throw invalid(
-                    "'result.refusalCode' must be a string such as \"00\", not \(json.typeName(at: codeValue))."
-                )
-            }
+            return object
+        }
+
+        static func hostResult(_ value: JSONValue) throws -> HostResult {
+            let object = try object(value, "result")
+            guard let codeValue = object["refusalCode"] else { throw invalid("'result.refusalCode' is missing.") }
             let code = try refusalCode(codeValue, "result.refusalCode")
-            guard let idValue = member(Keys.transactionID, of: object) else {
-                throw invalid("'result.transactionId' is missing.")
-            }
+            guard let idValue = object["transactionId"] else { throw invalid("'result.transactionId' is missing.") }
             let id = try transactionID(idValue, "result.transactionId", allowingEmpty: code != approvedCode)
-            guard let messageValue = member(Keys.customMessage, of: object) else {
+            guard let messageValue = object["customMessage"] else {
                 throw invalid("'result.customMessage' is missing.")
             }
             return HostResult(
@@ -137,72 +109,64 @@ extension SoftPOSResponse {
             )
         }
 
-        func errorReport(_ index: Int) throws -> ErrorReport {
-            let object = try object(index, "error")
-            guard let descriptionValue = member(Keys.description, of: object) else {
-                throw invalid("'error.description' is missing.")
-            }
-            var report = ErrorReport(message: try text(descriptionValue, "error.description"))
-            if let detail = member(Keys.errorDescription, of: object) {
-                report.detail = try text(detail, "error.errorDescription")
-            }
-            if let readValue = member(Keys.softposReadError, of: object) {
-                guard let read = json.string(at: readValue), ReadErrorCode.isValid(read) else {
+        static func errorReport(_ value: JSONValue) throws -> ErrorReport {
+            let object = try object(value, "error")
+            guard let description = object["description"] else { throw invalid("'error.description' is missing.") }
+            var report = ErrorReport(message: try text(description, "error.description"))
+            report.detail = try object["errorDescription"].map { try text($0, "error.errorDescription") }
+            if let read = object["softposReadError"] {
+                guard case .string(let code) = read, ReadErrorCode.isValid(code) else {
                     throw invalid("'error.softposReadError' must be a name such as readCancelled.")
                 }
-                report.readError = ReadErrorCode(rawValue: read)
+                report.readError = ReadErrorCode(rawValue: code)
             }
-            if let systemValue = member(Keys.softposError, of: object) {
-                let system = try self.object(systemValue, "error.softposError")
-                report.systemError = SystemError(
-                    internalErrorCode: try member(Keys.internalErrorCode, of: system).map {
-                        try integer($0, "softposError.internalErrorCode")
-                    },
-                    errorCode: try member(Keys.errorCode, of: system).map { try integer($0, "softposError.errorCode") },
-                    errorSubCode: try member(Keys.errorSubCode, of: system).map {
-                        try integer($0, "softposError.errorSubCode")
-                    },
-                    message: try member(Keys.message, of: system).map { try text($0, "softposError.message") }
-                )
-            }
-            if let resultValue = member(Keys.transactionResult, of: object) {
-                let result = try self.object(resultValue, "error.transactionResult")
-                let id = try member(Keys.transactionID, of: result).flatMap {
-                    try transactionID($0, "transactionResult.transactionId", allowingEmpty: true)
-                }
-                report.transactionResult = TransactionResult(
-                    refusalCode: try member(Keys.refusalCode, of: result).map {
-                        try refusalCode($0, "transactionResult.refusalCode")
-                    },
-                    transactionID: id,
-                    customMessage: try member(Keys.customMessage, of: result).map {
-                        try customMessage($0, "transactionResult.customMessage")
-                    }
-                )
-            }
+            report.systemError = try object["softposError"].map(systemError)
+            report.transactionResult = try object["transactionResult"].map(transactionResult)
             return report
         }
 
-        /// A refusal code: a string of 1–8 ASCII letters or digits, or (tolerated, in an error's `transactionResult`,
-        /// which never approves) a JSON integer, written with at least two digits as ISO 8583 response codes are
-        /// (`0` → `00`, `5` → `05`, `105` → `105`). The host's `result` takes strings only (``hostResult(_:)``).
-        func refusalCode(_ index: Int, _ name: String) throws -> String {
-            if let text = json.string(at: index) {
-                guard UntrustedText.isIdentifier(text, maximumLength: 8) else {
-                    throw invalid("'\(name)' must be a code of 1–8 letters or digits, such as 00 or 105.")
+        static func systemError(_ value: JSONValue) throws -> SystemError {
+            let system = try object(value, "error.softposError")
+            return SystemError(
+                internalErrorCode: try system["internalErrorCode"].map {
+                    try integer($0, "softposError.internalErrorCode")
+                },
+                errorCode: try system["errorCode"].map { try integer($0, "softposError.errorCode") },
+                errorSubCode: try system["errorSubCode"].map { try integer($0, "softposError.errorSubCode") },
+                message: try system["message"].map { try text($0, "softposError.message") }
+            )
+        }
+
+        static func transactionResult(_ value: JSONValue) throws -> TransactionResult {
+            let result = try object(value, "error.transactionResult")
+            let id = try result["transactionId"].flatMap {
+                try transactionID($0, "transactionResult.transactionId", allowingEmpty: true)
+            }
+            return TransactionResult(
+                refusalCode: try result["refusalCode"].map { try refusalCode($0, "transactionResult.refusalCode") },
+                transactionID: id,
+                customMessage: try result["customMessage"].map {
+                    try customMessage($0, "transactionResult.customMessage")
                 }
-                return text
+            )
+        }
+
+        /// A refusal code: a string of 1–8 ASCII letters or digits (softpos §2: alphanumeric). A number is refused
+        /// (issue 32), so that nothing but the string "00" ever approves (`0`, `-0` and `0.0` would all read as 0).
+        static func refusalCode(_ value: JSONValue, _ name: String) throws -> String {
+            guard case .string(let text) = value else {
+                throw invalid("'\(name)' must be a string such as \"00\", not \(value.typeName).")
             }
-            guard let number = integerValue(index), (0...99_999_999).contains(number) else {
-                throw invalid("'\(name)' must be a code such as \"00\", not \(json.typeName(at: index)).")
+            guard UntrustedText.isIdentifier(text, maximumLength: 8) else {
+                throw invalid("'\(name)' must be a code of 1–8 letters or digits, such as 00 or 105.")
             }
-            return number < 10 ? "0\(number)" : String(number)
+            return text
         }
 
         /// A transaction id (``SoftPOSRequest/isTransactionID(_:)``); `nil` for an empty string when allowed.
-        func transactionID(_ index: Int, _ name: String, allowingEmpty: Bool) throws -> String? {
-            guard let text = json.string(at: index) else {
-                throw invalid("'\(name)' must be a string, not \(json.typeName(at: index)).")
+        static func transactionID(_ value: JSONValue, _ name: String, allowingEmpty: Bool) throws -> String? {
+            guard case .string(let text) = value else {
+                throw invalid("'\(name)' must be a string, not \(value.typeName).")
             }
             if text.isEmpty {
                 guard allowingEmpty else {
@@ -222,29 +186,26 @@ extension SoftPOSResponse {
             return text
         }
 
-        /// The integer a number written as an integer (no fraction or exponent) holds, if it fits in `Int`.
-        func integerValue(_ index: Int) -> Int? {
-            guard let text = json.number(at: index), !text.utf8.contains(where: { $0 == 0x2E || $0 | 0x20 == 0x65 })
-            else { return nil }
-            return Int(text)
-        }
-
-        /// An integer code, as a JSON integer or a string holding one (softpos §2: the wild sends either).
-        func integer(_ index: Int, _ name: String) throws -> Int {
-            if let number = integerValue(index), number.magnitude <= 999_999_999 { return number }
-            if let text = json.string(at: index), (1...10).contains(text.utf8.count), let number = Int(text),
-                number.magnitude <= 999_999_999
-            {
-                return number
+        /// An integer code, as a JSON integer or a string holding one (softpos §2: the wild sends either), of at most
+        /// nine digits.
+        static func integer(_ value: JSONValue, _ name: String) throws -> Int {
+            let number: Int?
+            switch value {
+            case .number: number = value.integerValue
+            case .string(let text) where (1...10).contains(text.utf8.count): number = Int(text)
+            default: number = nil
             }
-            throw invalid("'\(name)' must be an integer (a number or a string of digits).")
+            guard let number, number.magnitude <= 999_999_999 else {
+                throw invalid("'\(name)' must be an integer (a number or a string of digits).")
+            }
+            return number
         }
 
         /// Free text of up to 4096 characters without control characters other than line breaks, card numbers
         /// masked. Empty text is kept.
-        func text(_ index: Int, _ name: String) throws -> String {
-            guard let text = json.string(at: index) else {
-                throw invalid("'\(name)' must be a string, not \(json.typeName(at: index)).")
+        static func text(_ value: JSONValue, _ name: String) throws -> String {
+            guard case .string(let text) = value else {
+                throw invalid("'\(name)' must be a string, not \(value.typeName).")
             }
             guard text.isEmpty || UntrustedText.isPlain(text, maximumLength: 4096, allowingLineBreaks: true) else {
                 throw invalid("'\(name)' must be text of at most 4096 characters without control characters.")
@@ -252,35 +213,33 @@ extension SoftPOSResponse {
             return CardNumberScreen.masking(text)
         }
 
-        /// A `customMessage`: an object of at most 64 entries; keys 1–64 plain characters, values strings (or
-        /// numbers, tolerated) of at most 256 characters, card numbers masked.
-        func customMessage(_ index: Int, _ name: String) throws -> [String: String] {
-            let object = try object(index, name)
-            let count = json.memberCount(of: object)
-            guard count <= maximumCustomMessageEntries else {
+        /// A `customMessage`: an object of at most 64 entries (softpos §2: string to string); keys 1–64 plain
+        /// characters, values strings of at most 256 characters, card numbers masked.
+        static func customMessage(_ value: JSONValue, _ name: String) throws -> [String: String] {
+            let object = try object(value, name)
+            guard object.members.count <= maximumCustomMessageEntries else {
                 throw invalid("'\(name)' has more than \(maximumCustomMessageEntries) entries.")
             }
-            var result = [String: String](minimumCapacity: count)
-            try json.forEachMember(of: object) { keyIndex, valueIndex in
-                let key = json.string(at: keyIndex) ?? ""
-                guard UntrustedText.isPlain(key, maximumLength: 64) else {
+            var result: [String: String] = [:]
+            for member in object.members {
+                guard UntrustedText.isPlain(member.key, maximumLength: 64) else {
                     throw invalid("A key of '\(name)' is not 1–64 characters without control characters.")
                 }
-                guard !CardNumberScreen.containsCardNumber(key) else {
+                guard !CardNumberScreen.containsCardNumber(member.key) else {
                     throw SoftPOSError(
                         .cardNumberRefused,
                         "A key of '\(name)' contains what could be a card number; the callback was refused."
                     )
                 }
-                guard let text = json.string(at: valueIndex) ?? json.number(at: valueIndex) else {
-                    throw invalid("The values of '\(name)' must be strings, not \(json.typeName(at: valueIndex)).")
+                guard case .string(let text) = member.value else {
+                    throw invalid("The values of '\(name)' must be strings, not \(member.value.typeName).")
                 }
                 guard text.isEmpty || UntrustedText.isPlain(text, maximumLength: 256) else {
                     throw invalid(
                         "A value of '\(name)' is not text of at most 256 characters without control characters."
                     )
                 }
-                result[key] = CardNumberScreen.masking(text)
+                result[member.key] = CardNumberScreen.masking(text)
             }
             return result
         }

@@ -18,38 +18,32 @@ public enum SquareCallbackMarker: Sendable {
     ///   silently drops or treats unpredictably: no scheme, no `//` (`my-app:callback`), or an empty host
     ///   with a path (`my-app:///x`).
     public static func encode(_ callbackURL: String) throws -> String {
-        let bytes = Array(callbackURL.utf8)
-        return try encode(bytes, try callbackRanges(bytes))
+        try encode(try callbackParts(callbackURL))
     }
 
-    /// ``encode(_:)`` of the URL whose parts are at `ranges` of `bytes`: the marker spliced into its bytes.
-    static func encode(_ bytes: [UInt8], _ ranges: URLParts.Ranges) throws(SquareError) -> String {
-        let scheme = String(decoding: bytes[ranges.scheme], as: UTF8.self)
-        guard let host = ranges.host(in: bytes) else {
+    /// ``encode(_:)`` of a callback URL already split.
+    static func encode(_ parts: URLParts) throws(SquareError) -> String {
+        guard let host = parts.host else {
             throw SquareError(
                 .invalidRequestCallbackURL,
-                "The callback URL has no '//' after its scheme, so Square's SDK would drop it; write it as \(scheme)://callback."
+                "The callback URL has no '//' after its scheme, so Square's SDK would drop it; write it as \(parts.scheme)://callback."
             )
         }
-        var marked = Array(bytes[..<host.lowerBound])
+        var marked = parts
         if host.isEmpty {
-            guard ranges.path.isEmpty else {
+            guard parts.path.isEmpty else {
                 throw SquareError(
                     .invalidRequestCallbackURL,
-                    "The callback URL has an empty host followed by a path ('\(scheme):///…'), which iOS reads inconsistently; put a host after '//'."
+                    "The callback URL has an empty host followed by a path ('\(parts.scheme):///…'), which iOS reads inconsistently; put a host after '//'."
                 )
             }
             // The marker becomes the host, between any user information and port.
-            marked += marker.utf8
-            marked += bytes[host.upperBound...]
+            marked.authority = URLParts.replacingHost(of: parts.authority ?? "", with: marker)
         } else {
             // One path component after the path, with a `/` unless the path ends in one.
-            marked += bytes[host.lowerBound..<ranges.path.upperBound]
-            if bytes[ranges.path].last != UInt8(ascii: "/") { marked.append(UInt8(ascii: "/")) }
-            marked += marker.utf8
-            marked += bytes[ranges.path.upperBound...]
+            marked.path += (parts.path.utf8.last == UInt8(ascii: "/") ? "" : "/") + marker
         }
-        return String(decoding: marked, as: UTF8.self)
+        return marked.string
     }
 
     /// Removes the marker (the SDK's `decode`): an empty host again if the marker is the host (user information
@@ -58,12 +52,17 @@ public enum SquareCallbackMarker: Sendable {
     ///
     /// A callback URL that ended in `/` before marking comes back without it: the two cannot be told apart.
     public static func decode(_ markedURL: String) -> String {
-        guard var parts = try? URLParts(markedURL) else { return markedURL }
-        if parts.host == marker {
-            parts.authority = replacingHost(of: parts.authority ?? "", with: "")
-            return parts.string
+        (try? URLParts(markedURL)).map { unmarked($0).string } ?? markedURL
+    }
+
+    /// ``decode(_:)`` of a URL already split.
+    static func unmarked(_ parts: URLParts) -> URLParts {
+        guard parts.host != marker else {
+            var parts = parts
+            parts.authority = URLParts.replacingHost(of: parts.authority ?? "", with: "")
+            return parts
         }
-        return unmarkedPath(markedURL, parts, keepingSlash: { _ in false })
+        return unmarkedPath(parts, keepingSlash: { _ in false })
     }
 
     /// The callback URL that ``encode(_:)`` turns into `markedURL`: ``decode(_:)``, except that when the path
@@ -78,52 +77,33 @@ public enum SquareCallbackMarker: Sendable {
     static func original(of markedURL: String) -> String {
         guard var parts = try? URLParts(markedURL) else { return markedURL }
         if parts.host == marker, parts.path.isEmpty {
-            parts.authority = replacingHost(of: parts.authority ?? "", with: "")
+            parts.authority = URLParts.replacingHost(of: parts.authority ?? "", with: "")
             return parts.string
         }
-        return unmarkedPath(markedURL, parts, keepingSlash: { $0.hasSuffix("/") })
+        return unmarkedPath(parts, keepingSlash: { $0.hasSuffix("/") }).string
     }
 
-    /// `authority` with its host (after any user information, before any port) replaced by `host`.
-    private static func replacingHost(of authority: String, with host: String) -> String {
-        URLParts.replacingHost(of: authority, with: host)
-    }
-
-    /// Removes the last path component when it is the marker, and the `/` before it unless `keepingSlash` says so
-    /// for the path that would be left; any other URL is returned unchanged.
-    private static func unmarkedPath(
-        _ markedURL: String,
-        _ parts: URLParts,
-        keepingSlash: (String) -> Bool
-    ) -> String {
+    /// The URL without its last path component when that is the marker, and without the `/` before it unless
+    /// `keepingSlash` says so for the path that would be left; any other URL as it is.
+    private static func unmarkedPath(_ parts: URLParts, keepingSlash: (String) -> Bool) -> URLParts {
         var parts = parts
-        guard parts.path == "/" + marker || parts.path.hasSuffix("/" + marker) else { return markedURL }
+        guard parts.path == "/" + marker || parts.path.hasSuffix("/" + marker) else { return parts }
         parts.path.removeLast(marker.count + 1)
         if keepingSlash(parts.path) { parts.path += "/" }
-        return parts.string
+        return parts
     }
 
     /// Whether a URL carries the marker: its host is `square_request` or one of its path components is
-    /// (the SDK's `+[SCCAPIResponse isSquareResponse:]`).
+    /// (the SDK's `+[SCCAPIResponse isSquareResponse:]`), cut at each `/` as `NSURL`'s path components are.
     public static func isMarked(_ url: String) -> Bool {
-        let bytes = Array(url.utf8)
-        guard let ranges = try? URLParts.Ranges(bytes) else { return false }
-        return isMarked(bytes, ranges)
+        (try? URLParts(url))?.hasComponent(marker) ?? false
     }
 
-    /// Whether the URL whose parts are at `ranges` of `bytes` carries the marker: the one rule of ``isMarked(_:)``.
-    ///
-    /// The path is cut at each `/` byte, as `NSURL`'s path components are: a `/` is ASCII, so never part of a longer
-    /// UTF-8 sequence.
-    static func isMarked(_ bytes: [UInt8], _ ranges: URLParts.Ranges) -> Bool {
-        ranges.hasComponent(marker, in: bytes)
-    }
-
-    /// Where the parts of a callback URL are in its bytes.
+    /// A callback URL split.
     /// - Throws: ``SquareError`` with ``SquareError/Code/invalidRequestCallbackURL`` when it has no scheme.
-    static func callbackRanges(_ bytes: [UInt8]) throws(SquareError) -> URLParts.Ranges {
+    static func callbackParts(_ callbackURL: String) throws(SquareError) -> URLParts {
         do {
-            return try URLParts.Ranges(bytes)
+            return try URLParts(callbackURL)
         } catch {
             throw SquareError(
                 .invalidRequestCallbackURL,

@@ -27,11 +27,11 @@ extension SquareRequest {
         try SquareRequest.endpoint.urlString(parameter: "data", json: try payload()) { urlBytes in
             SquareError(
                 .requestTooLong,
-                RequestTooLong.message(
+                RequestURLLimit.message(
                     urlBytes: urlBytes,
                     fields: [
                         "applicationID": applicationID, "callbackURL": callbackURL.absoluteString, "state": state,
-                        "locationID": locationID, "notes": notes, "customerID": customerID,
+                        "locationID": locationID?.rawValue, "notes": notes, "customerID": customerID,
                     ]
                 )
             )
@@ -44,18 +44,16 @@ extension SquareRequest {
     }
 
     /// The callback URL exactly as it goes on the wire: with the `square_request` marker when the dialect adds it.
-    public func wireCallbackURL() throws -> String {
+    package func wireCallbackURL() throws -> String {
         let callback = callbackURL.absoluteString
-        let bytes = Array(callback.utf8)
-        let ranges = try SquareCallbackMarker.callbackRanges(bytes)
-        let scheme = String(decoding: bytes[ranges.scheme], as: UTF8.self)
-        if PaymentProvider(appURLScheme: scheme) != nil {
+        let parts = try SquareCallbackMarker.callbackParts(callback)
+        if PaymentProvider(appURLScheme: parts.scheme) != nil {
             throw SquareError(
                 .invalidRequestCallbackURL,
-                "The callback URL uses a POS app's own scheme '\(scheme)'; use your app's registered URL scheme."
+                "The callback URL uses a POS app's own scheme '\(parts.scheme)'; use your app's registered URL scheme."
             )
         }
-        return dialect.marksCallbackURL ? try SquareCallbackMarker.encode(bytes, ranges) : callback
+        return dialect.marksCallbackURL ? try SquareCallbackMarker.encode(parts) : callback
     }
 
     /// The callback endpoint (scheme, host, path) on which Point of Sale answers.
@@ -78,33 +76,28 @@ extension SquareRequest {
         return copy
     }
 
-    /// Checks the request in the SDK's order and writes the `data` object in Tender's fixed key order.
+    /// Checks the request in the SDK's order, then Tender's rules, and writes the `data` object in Tender's fixed
+    /// key order.
     private func payload() throws -> JSONWriter {
         let callback = try checkedWireCallbackURL()
+        try checkTenderRules(callback: callback)
         var json = JSONWriter(escapingSlashes: true)
         json.beginObject()
         if let sdkVersion = dialect.sdkVersion { json.member("sdk_version", sdkVersion) }
         if let apiVersion = dialect.apiVersion { json.member("version", apiVersion) }
         json.member("client_id", applicationID)
         json.key("amount_money")
-        SquareRequest.write(amountMoney: amount, to: &json)
+        json.value(SquareRequest.amountMoney(amount))
         json.member("callback_url", callback)
         if let state { json.member("state", state) }
-        if let locationID {
-            switch dialect.locationKey {
-            case .locationID: json.member("location_id", locationID)
-            case .merchantID: json.member("merchant_id", locationID)
-            }
-        }
+        if let locationID { json.member(dialect.locationKey.rawValue, locationID.rawValue) }
         if let notes { json.member("notes", notes) }
         if let customerID { json.member("customer_id", customerID) }
         json.key("options")
         json.beginObject()
         json.key("supported_tender_types")
         json.beginArray()
-        for entry in SquareTenderTypes.ordered where supportedTenderTypes.contains(entry.type) {
-            json.string(entry.wire)
-        }
+        for name in supportedTenderTypes.wireNames { json.string(name) }
         json.endArray()
         json.member("clear_default_fees", clearsDefaultFees)
         json.member("auto_return", returnsAutomaticallyAfterPayment)
@@ -114,17 +107,13 @@ extension SquareRequest {
         }
         json.endObject()
         json.endObject()
-        try checkTenderRules(callback: callback, json: json)
         return json
     }
 
-    /// Writes the `amount_money` object: `{"amount":<minor units>,"currency_code":"USD"}` (`SCCMoney`'s dictionary,
+    /// The `amount_money` object: `{"amount":<minor units>,"currency_code":"USD"}` (`SCCMoney`'s dictionary,
     /// spec §1.7).
-    package static func write(amountMoney money: Money, to json: inout JSONWriter) {
-        json.beginObject()
-        json.member("amount", integer: money.minorUnits)
-        json.member("currency_code", money.currency.code)
-        json.endObject()
+    package static func amountMoney(_ money: Money) -> JSONValue {
+        .object(["amount": .integer(money.minorUnits), "currency_code": .string(money.currency.code)])
     }
 
     /// Checks the request in the SDK's order and returns the callback URL as it goes on the wire.
@@ -138,7 +127,7 @@ extension SquareRequest {
         guard amount.minorUnits >= 1 else {
             throw SquareError(
                 .invalidRequestAmount,
-                "The amount must be at least 1 minor unit (0.01 \(amount.currency.code)); it is \(CardNumberScreen.excerpt(amount.decimalString))."
+                "The amount must be at least 1 minor unit (0.01 \(amount.currency.code)); it is \(UntrustedText.safe(amount.decimalString))."
             )
         }
         return try wireCallbackURL()
@@ -146,43 +135,30 @@ extension SquareRequest {
 
     /// Tender's own rules, after the SDK's: no U+0000 in a field (SEC-6: the callback parser refuses `\u0000`, so such
     /// a request could never come back), no card number in an identifier (SEC-9), and a non-empty API version. The
-    /// fields are looked at one by one only when the written JSON holds a NUL: the first named is the one reported.
-    private func checkTenderRules(callback: String, json: JSONWriter) throws {
-        if json.containsNUL {
-            try SquareRequest.refuseNUL(in: applicationID, named: "applicationID")
-            try SquareRequest.refuseNUL(in: state, named: "state")
-            try SquareRequest.refuseNUL(in: locationID, named: "locationID")
-            try SquareRequest.refuseNUL(in: notes, named: "notes")
-            try SquareRequest.refuseNUL(in: customerID, named: "customerID")
-            try SquareRequest.refuseNUL(in: callback, named: "callbackURL")
+    /// first field named is the one reported.
+    private func checkTenderRules(callback: String) throws {
+        let texts: KeyValuePairs<String, String?> = [
+            "applicationID": applicationID, "state": state, "notes": notes, "customerID": customerID,
+            "callbackURL": callback,
+        ]
+        for case (let name, let text?) in texts where text.utf8.contains(0) {
+            throw SquareError(.invalidRequestData, "\(name) contains a NUL character (U+0000); remove it.")
         }
         // SEC-9: identifiers are kept, logged and journaled as they are, so one that holds a card number is refused.
-        try SquareRequest.refuseCardNumber(in: applicationID, named: "applicationID")
-        try SquareRequest.refuseCardNumber(in: locationID, named: "locationID")
-        try SquareRequest.refuseCardNumber(in: customerID, named: "customerID")
+        // The location ID, a ``SquareLocationID``, holds none.
+        let identifiers: KeyValuePairs<String, String?> = ["applicationID": applicationID, "customerID": customerID]
+        for case (let name, let text?) in identifiers where CardNumberScreen.containsCardNumber(text) {
+            throw SquareError(
+                .invalidRequestData,
+                "\(name) holds what could be a card number (13–19 digits that pass the Luhn check); pass the ID Square "
+                    + "gave you, never a card number."
+            )
+        }
         if let apiVersion = dialect.apiVersion, apiVersion.isEmpty {
             throw SquareError(
                 .invalidAPIVersion,
                 "The API version is empty; use a version such as 1.3, or nil to send none."
             )
-        }
-    }
-
-    /// Throws when an identifier holds a card number (``CardNumberScreen``): 13–19 digits that pass the Luhn check.
-    private static func refuseCardNumber(in text: String?, named name: String) throws(SquareError) {
-        guard let text, CardNumberScreen.containsCardNumber(text) else { return }
-        throw SquareError(
-            .invalidRequestData,
-            "\(name) holds what could be a card number (13–19 digits that pass the Luhn check); pass the ID Square "
-                + "gave you, never a card number."
-        )
-    }
-
-    /// Throws when text holds U+0000 (in UTF-8, exactly a 0 byte).
-    private static func refuseNUL(in text: String?, named name: String) throws(SquareError) {
-        guard let text else { return }
-        if ByteScanning.contains(0, in: text) {
-            throw SquareError(.invalidRequestData, "\(name) contains a NUL character (U+0000); remove it.")
         }
     }
 }

@@ -16,8 +16,9 @@ public import Foundation
 /// ``url()`` validates like the SDK, in its order (spec §1.6): the application ID must not be empty
 /// (`SCCErrorCodeMissingRequestClientID`), the amount must be at least 1 minor unit
 /// (`SCCErrorCodeInvalidRequestAmount`), the callback URL must have a scheme
-/// (`SCCErrorCodeInvalidRequestCallbackURL`). Nothing else is checked on the device: currency, tender
-/// types and IDs are Point of Sale's to refuse in its callback.
+/// (`SCCErrorCodeInvalidRequestCallbackURL`). Nothing else is checked on the device as the SDK checks it:
+/// currency, tender types and the customer ID are Point of Sale's to refuse in its callback. The location is a
+/// ``SquareLocationID``, checked when it was made.
 ///
 /// What goes on the wire depends on the ``dialect``: by default the bytes of SDK 3.5.x with API version
 /// `1.3`; older dialects reproduce the Register generation (`merchant_id`, no `version` key, …), and
@@ -44,7 +45,7 @@ public struct SquareRequest: PaymentRequest {
     /// Tender's hand-off uses it for its one-time token.
     public var state: String?
     /// The Square location that must be logged in (`location_id`, or `merchant_id` before API 1.3).
-    public var locationID: String?
+    public var locationID: SquareLocationID?
     /// A note attached to the payment (`notes`).
     public var notes: String?
     /// A Square customer to link to the payment (`customer_id`; API 1.2).
@@ -68,7 +69,7 @@ public struct SquareRequest: PaymentRequest {
         callbackURL: URL,
         amount: Money,
         state: String? = nil,
-        locationID: String? = nil,
+        locationID: SquareLocationID? = nil,
         notes: String? = nil,
         customerID: String? = nil,
         supportedTenderTypes: SquareTenderTypes = .all,

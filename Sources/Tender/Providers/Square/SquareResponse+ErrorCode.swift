@@ -177,10 +177,20 @@ extension SquareResponse {
         /// short: it came from outside).
         public var message: String {
             explanation
-                ?? "Square Point of Sale reported an error Tender does not know: '\(CardNumberScreen.excerpt(rawValue))'."
+                ?? "Square Point of Sale reported an error Tender does not know: '\(UntrustedText.safe(rawValue))'."
         }
 
         /// The wire string.
         public var description: String { rawValue }
+
+        /// The form of an `error_code` Tender accepts, for messages.
+        package static let shape = "1 to 192 letters, digits, '_', '-', '.' or ':'"
+
+        /// Whether a wire string can be an error code: ``shape``, and no card number (SEC-9: a code is kept, logged
+        /// and written to the journal as it is).
+        package static func isValid(_ text: String) -> Bool {
+            UntrustedText.isIdentifier(text, maximumLength: 192, punctuation: "_-.:")
+                && !CardNumberScreen.containsCardNumber(text)
+        }
     }
 }

@@ -44,7 +44,7 @@ public struct SquareTenderTypes: OptionSet, Sendable, Hashable {
     }
 
     /// The CLI names of the set (`card`, `square-gift-card`, …), in the fixed order.
-    public var names: [String] {
+    package var names: [String] {
         SquareTenderTypes.ordered.filter { contains($0.type) }.map(\.name)
     }
 
@@ -61,7 +61,7 @@ public struct SquareTenderTypes: OptionSet, Sendable, Hashable {
     /// Creates a set from a CLI list such as `card,cash`, or `all`, or `none` (the only way to say no tenders).
     /// - Throws: ``SquareError`` naming the unknown entry and the accepted names, or, for an empty or blank list,
     ///   naming `none`.
-    public init(list: String) throws {
+    package init(list: String) throws {
         let trimmed = list.trimmingASCIISpaces()
         let accepted = SquareTenderTypes.ordered.map(\.name).joined(separator: ", ")
         if trimmed == "all" {

@@ -44,11 +44,12 @@ extension SumUpRequest {
                 guard !key.isEmpty, let value = item.value, !value.isEmpty else { continue }
                 guard tags.updateValue(value, forKey: key) == nil else {
                     throw URLReadingError(
-                        "The tag '\(CardNumberScreen.excerpt(key))' appears more than once; send each tag once."
+                        "The tag '\(UntrustedText.safe(key))' appears more than once; send each tag once."
                     )
                 }
             }
-            values = try parameters.singleValues(
+            values = try SumUpRequest.endpoint.singleValues(
+                parameters,
                 allowed: SumUpRequest.parameterNames,
                 unknown: SumUpRequest.unknownParameterMessage
             )
@@ -129,15 +130,15 @@ extension SumUpRequest {
         ]
         let squeezed = name.lowercased().filter { $0 != "-" && $0 != "_" }
         if let hint = hints[squeezed] {
-            return "Unknown parameter '\(CardNumberScreen.excerpt(name))'; SumUp reads '\(hint)'."
+            return "Unknown parameter '\(UntrustedText.safe(name))'; SumUp reads '\(hint)'."
         }
         if name.lowercased().hasPrefix("smpprtag") {
             return
-                "'\(CardNumberScreen.excerpt(name))' is no tag: SumUp reads a tag as \(tagPrefix)<key>, in lower case."
+                "'\(UntrustedText.safe(name))' is no tag: SumUp reads a tag as \(tagPrefix)<key>, in lower case."
         }
         if name.hasPrefix("smp-") {
-            return "'\(CardNumberScreen.excerpt(name))' is a SumUp callback parameter, not part of a request."
+            return "'\(UntrustedText.safe(name))' is a SumUp callback parameter, not part of a request."
         }
-        return "Unknown parameter '\(CardNumberScreen.excerpt(name))' in the SumUp request."
+        return "Unknown parameter '\(UntrustedText.safe(name))' in the SumUp request."
     }
 }

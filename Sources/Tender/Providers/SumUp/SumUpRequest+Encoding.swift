@@ -30,7 +30,7 @@ extension SumUpRequest {
         try SumUpRequest.endpoint.urlString(try queryParameters()) { urlBytes in
             SumUpError(
                 .requestTooLong,
-                RequestTooLong.message(
+                RequestURLLimit.message(
                     urlBytes: urlBytes,
                     fields: [
                         "affiliateKey": affiliateKey, "title": title,
@@ -46,8 +46,8 @@ extension SumUpRequest {
 
     /// The amount as it goes on the wire, with exactly two decimals: `10.00`; `1000.00` for 1000 CLP.
     /// - Throws: ``SumUpError`` with ``SumUpError/Code/invalidAmount``.
-    public func wireAmount() throws -> String {
-        let shown = "\(CardNumberScreen.excerpt(amount.decimalString)) \(amount.currency.code)"
+    package func wireAmount() throws -> String {
+        var shown: String { "\(UntrustedText.safe(amount.decimalString)) \(amount.currency.code)" }
         guard amount.minorUnits >= 1 else {
             throw SumUpError(.invalidAmount, "The amount must be positive; it is \(shown).")
         }
@@ -70,7 +70,6 @@ extension SumUpRequest {
     /// The query parameters in wire order, after checking the request in the order ``url()`` documents.
     package func queryParameters() throws -> QueryParameters {
         var query = QueryParameters()
-        query.reserveCapacity(16)
         query.append(name: "amount", value: try wireAmount())
         query.append(name: "currency", value: amount.currency.code)
         guard SumUpRequest.isAffiliateKey(affiliateKey) else {
@@ -97,7 +96,7 @@ extension SumUpRequest {
             )
         }
         if let key = tags.keys.sorted().first(where: { !SumUpRequest.isTagKey($0) }) {
-            let shown = key.isEmpty ? "An empty tag key" : "The tag key '\(CardNumberScreen.excerpt(key))'"
+            let shown = key.isEmpty ? "An empty tag key" : "The tag key '\(UntrustedText.safe(key))'"
             throw SumUpError(
                 .invalidTag,
                 "\(shown) cannot be sent: a key must be non-empty and without '\(SumUpRequest.tagPrefix)', which "
@@ -118,7 +117,7 @@ extension SumUpRequest {
 
     /// Whether text can be an affiliate key: 1–256 printable ASCII characters without spaces.
     static func isAffiliateKey(_ text: String) -> Bool {
-        (1...256).contains(text.utf8.count) && ByteScanning.allBytes(of: text) { (0x21...0x7E).contains($0) }
+        (1...256).contains(text.utf8.count) && text.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
     /// The endpoints (scheme, host, path) of ``callbackSuccess`` and ``callbackFail``, success first, without

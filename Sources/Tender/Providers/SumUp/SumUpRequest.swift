@@ -32,8 +32,6 @@ public struct SumUpRequest: PaymentRequest {
     /// The URL scheme of the SumUp app, `sumupmerchant`: ``POSApp/sumUp``'s.
     public static var urlScheme: String { POSApp.sumUp.urlScheme }
 
-    /// Whether SumUp skips its success screen (`skip-screen-success=true`; app 1.69 and later).
-    public var skipsSuccessScreen: Bool
     /// The amount to charge (`amount`, two decimals, and `currency`).
     public var amount: Money
     /// Your affiliate key, issued by SumUp and bound to your app's bundle id (`affiliate-key`).
@@ -53,45 +51,14 @@ public struct SumUpRequest: PaymentRequest {
     /// unique per merchant account, and SumUp refuses a second payment with the same one. Tender's hand-off sets it
     /// to a unique ID of its own and keeps it with the payment: leave it `nil` for the hand-off. Empty is left out.
     public var foreignTransactionID: String?
+    /// Whether SumUp skips its success screen (`skip-screen-success=true`; app 1.69 and later).
+    public var skipsSuccessScreen: Bool
     /// Your own key–value pairs for the payment, sent as `smpprtag-<key>=<value>` in key order: the form in which
     /// SumUp's helper writes tags and its request reader reads them back (see ``tagPrefix``). A key must be
     /// non-empty and must not contain `smpprtag-`; a tag with an empty value is left out. SumUp does not return
     /// tags in its callback.
     public var tags: [String: String]
 
-    /// The prefix of a tag's parameter name, `smpprtag-`.
-    ///
-    /// SumUp's helper framework (`sumup/sumup-ios-url-scheme`, `SMPPayment.framework`, commit 0794d83) writes each
-    /// tag as `smpprtag-<key>` (`-[SMPPaymentRequest tagDictionaryWithPrefix]`), and its request reader,
-    /// `+[SMPPaymentRequest paymentRequestWithURL:]`, takes exactly the parameters whose names start with it as
-    /// tags, with every `smpprtag-` removed from the key. A bare key is no tag to that reader.
-    public static let tagPrefix = "smpprtag-"
-
-    /// Whether text can be a tag's key: not empty, and without ``tagPrefix``, which SumUp's reader removes from a
-    /// key wherever it appears (so the app would read another key).
-    public static func isTagKey(_ text: String) -> Bool {
-        !text.isEmpty && !text.contains(tagPrefix)
-    }
-
-    /// The longest `foreign-tx-id`, in characters (sumup §1).
-    public static let maximumForeignTransactionIDLength = 128
-
-    /// Whether text can be a `foreign-tx-id`: 1–128 printable ASCII characters (space to `~`), and no card
-    /// number (SEC-9). A request leaves an empty ``foreignTransactionID`` out instead.
-    public static func isForeignTransactionID(_ text: String) -> Bool {
-        // Every byte is one character, since the characters accepted are ASCII.
-        (1...maximumForeignTransactionIDLength).contains(text.utf8.count)
-            && ByteScanning.allBytes(of: text) { (0x20...0x7E).contains($0) }
-            && !CardNumberScreen.containsCardNumber(text)
-    }
-}
-
-// The public initializer is in an extension, so that the struct keeps its synthesized memberwise initializer, which
-// the public one calls: a hand-written initializer that assigns each stored property makes the compiler copy the
-// whole value at its end (a retain and a release of every string), where the synthesized one builds it in place.
-// The stored properties are declared in another order than the public initializer's parameters, so that the two
-// initializers differ.
-extension SumUpRequest {
     /// Creates a request.
     public init(
         amount: Money,
@@ -105,17 +72,41 @@ extension SumUpRequest {
         skipsSuccessScreen: Bool = false,
         tags: [String: String] = [:]
     ) {
-        self.init(
-            skipsSuccessScreen: skipsSuccessScreen,
-            amount: amount,
-            affiliateKey: affiliateKey,
-            title: title,
-            callbackSuccess: callbackSuccess,
-            callbackFail: callbackFail,
-            receiptEmail: receiptEmail,
-            receiptMobilePhone: receiptMobilePhone,
-            foreignTransactionID: foreignTransactionID,
-            tags: tags
-        )
+        self.amount = amount
+        self.affiliateKey = affiliateKey
+        self.title = title
+        self.callbackSuccess = callbackSuccess
+        self.callbackFail = callbackFail
+        self.receiptEmail = receiptEmail
+        self.receiptMobilePhone = receiptMobilePhone
+        self.foreignTransactionID = foreignTransactionID
+        self.skipsSuccessScreen = skipsSuccessScreen
+        self.tags = tags
+    }
+
+    /// The prefix of a tag's parameter name, `smpprtag-`.
+    ///
+    /// SumUp's helper framework (`sumup/sumup-ios-url-scheme`, `SMPPayment.framework`, commit 0794d83) writes each
+    /// tag as `smpprtag-<key>` (`-[SMPPaymentRequest tagDictionaryWithPrefix]`), and its request reader,
+    /// `+[SMPPaymentRequest paymentRequestWithURL:]`, takes exactly the parameters whose names start with it as
+    /// tags, with every `smpprtag-` removed from the key. A bare key is no tag to that reader.
+    public static let tagPrefix = "smpprtag-"
+
+    /// Whether text can be a tag's key: not empty, and without ``tagPrefix``, which SumUp's reader removes from a
+    /// key wherever it appears (so the app would read another key).
+    package static func isTagKey(_ text: String) -> Bool {
+        !text.isEmpty && !text.contains(tagPrefix)
+    }
+
+    /// The longest `foreign-tx-id`, in characters (sumup §1).
+    public static let maximumForeignTransactionIDLength = 128
+
+    /// Whether text can be a `foreign-tx-id`: 1–128 printable ASCII characters (space to `~`), and no card
+    /// number (SEC-9). A request leaves an empty ``foreignTransactionID`` out instead.
+    package static func isForeignTransactionID(_ text: String) -> Bool {
+        // Every byte is one character, since the characters accepted are ASCII.
+        (1...maximumForeignTransactionIDLength).contains(text.utf8.count)
+            && text.utf8.allSatisfy { (0x20...0x7E).contains($0) }
+            && !CardNumberScreen.containsCardNumber(text)
     }
 }

@@ -6,7 +6,7 @@ extension SumUpResponse {
     /// simulators and tests. The ``callbackToken`` is not added: it travels on the callback URL itself, as the request
     /// put it there.
     /// - Throws: ``SumUpError`` with ``SumUpError/Code/invalidCallbackURL`` when the URL has no scheme.
-    public func callbackURLString(callbackURL: String) throws -> String {
+    package func callbackURLString(callbackURL: String) throws -> String {
         var query = QueryParameters()
         query.append(name: "smp-status", value: status.rawValue)
         if let failureCause { query.append(name: "smp-failure-cause", value: failureCause.rawValue) }

@@ -34,7 +34,7 @@ public struct SwipeCardType: RawRepresentable, Sendable, Hashable, Codable, Cust
     /// No digits, so a card type can never carry a card number (SEC-9).
     static func isValid(_ text: String) -> Bool {
         guard (1...32).contains(text.utf8.count), let first = text.utf8.first, isLetter(first) else { return false }
-        return ByteScanning.allBytes(of: text) {
+        return text.utf8.allSatisfy {
             isLetter($0) || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
         }
     }

@@ -23,8 +23,12 @@ extension SwipeRequest {
         func invalid(_ message: String) -> SwipeError { SwipeError(.invalidRequest, message) }
         let values: [String: String]
         do {
-            values = try SwipeRequest.endpoint.query(of: urlString)
-                .singleValues(allowed: SwipeRequest.parameterNames, unknown: SwipeRequest.unknownParameterMessage)
+            let endpoint = SwipeRequest.endpoint
+            values = try endpoint.singleValues(
+                try endpoint.query(of: urlString),
+                allowed: SwipeRequest.parameterNames,
+                unknown: SwipeRequest.unknownParameterMessage
+            )
         } catch {
             throw invalid(error.message)
         }
@@ -88,13 +92,13 @@ extension SwipeRequest {
             return "Swipe has no currency parameter: the merchant account's currency applies."
         }
         if lowered.hasPrefix("ifcc_") || lowered.hasPrefix("$ifcc_") {
-            return "'\(CardNumberScreen.excerpt(name))' is a Swipe response parameter, not part of a request."
+            return "'\(UntrustedText.safe(name))' is a Swipe response parameter, not part of a request."
         }
         let squeezed = lowered.replacingOccurrences(of: "_", with: "").replacingOccurrences(of: "-", with: "")
         if let match = (["returnURL"] + parameterNames.sorted()).first(where: { $0.lowercased() == squeezed }) {
             return
-                "Unknown parameter '\(CardNumberScreen.excerpt(name))'; Swipe reads '\(match)' (names are case-sensitive)."
+                "Unknown parameter '\(UntrustedText.safe(name))'; Swipe reads '\(match)' (names are case-sensitive)."
         }
-        return "Unknown parameter '\(CardNumberScreen.excerpt(name))' in the Swipe request."
+        return "Unknown parameter '\(UntrustedText.safe(name))' in the Swipe request."
     }
 }

@@ -25,7 +25,7 @@ extension SwipeRequest {
         try SwipeRequest.endpoint.urlString(try queryParameters()) { urlBytes in
             SwipeError(
                 .requestTooLong,
-                RequestTooLong.message(
+                RequestURLLimit.message(
                     urlBytes: urlBytes,
                     fields: [
                         "email": email, "firstName": firstName, "lastName": lastName, "address": address, "city": city,
@@ -40,7 +40,7 @@ extension SwipeRequest {
 
     /// The amount as it goes on the wire, with exactly two decimals: `10.99`, `5.00`.
     /// - Throws: ``SwipeError`` when the amount cannot be sent (see ``url()``).
-    public func wireAmount() throws -> String {
+    package func wireAmount() throws -> String {
         guard amount.currency.exponent == 2 else {
             throw SwipeError(
                 .unsupportedCurrency,
@@ -51,14 +51,14 @@ extension SwipeRequest {
         guard amount.minorUnits >= 1 else {
             throw SwipeError(
                 .invalidAmount,
-                "The amount must be at least 0.01; it is \(CardNumberScreen.excerpt(amount.decimalString))."
+                "The amount must be at least 0.01; it is \(UntrustedText.safe(amount.decimalString))."
             )
         }
         guard let text = TwoDecimalAmount.text(amount) else {
             throw SwipeError(
                 .invalidAmount,
                 "The amount is too large: Swipe takes at most 9999999999.99; it is "
-                    + "\(CardNumberScreen.excerpt(amount.decimalString))."
+                    + "\(UntrustedText.safe(amount.decimalString))."
             )
         }
         return text
@@ -67,7 +67,6 @@ extension SwipeRequest {
     /// The query parameters in wire order, after checking the request in the order ``url()`` documents.
     package func queryParameters() throws -> QueryParameters {
         var query = QueryParameters()
-        query.reserveCapacity(16)
         query.append(name: "amount", value: try wireAmount())
         let returnURL = try CallbackURLRules.checked(returnURL, named: "returnURL") {
             SwipeError(.invalidReturnURL, $0)

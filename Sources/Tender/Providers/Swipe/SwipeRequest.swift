@@ -24,8 +24,6 @@ public struct SwipeRequest: PaymentRequest {
     /// The URL scheme of Swipe, `com-appninjas-iswipe`: ``POSApp/swipe``'s.
     public static var urlScheme: String { POSApp.swipe.urlScheme }
 
-    /// Whether Swipe answers in FileMaker-compatible form, `$` before each result parameter (`fm=1`; swipe §3).
-    public var usesFileMakerResponses: Bool
     /// The amount to charge, in the merchant account's currency (`amount`, sent as `10.99`).
     public var amount: Money
     /// Your app's URL that Swipe opens with the result (`returnURL`). Without it, Swipe does not come back.
@@ -34,6 +32,8 @@ public struct SwipeRequest: PaymentRequest {
     public var returnURL: URL?
     /// Your app's display name (`returnAppName`); required whenever ``returnURL`` is set.
     public var returnAppName: String?
+    /// Whether Swipe answers in FileMaker-compatible form, `$` before each result parameter (`fm=1`; swipe §3).
+    public var usesFileMakerResponses: Bool
     /// The customer's e-mail address for the receipt (`email`).
     public var email: String?
     /// Billing first name (`firstName`).
@@ -56,14 +56,7 @@ public struct SwipeRequest: PaymentRequest {
     public var invoiceNumber: String?
     /// A description of the goods or service (`description` on the wire).
     public var purchaseDescription: String?
-}
 
-// The public initializer is in an extension, so that the struct keeps its synthesized memberwise initializer, which
-// the public one calls: a hand-written initializer that assigns each stored property makes the compiler copy the
-// whole value at its end (a retain and a release of every string), where the synthesized one builds it in place.
-// The stored properties are declared in another order than the public initializer's parameters, so that the two
-// initializers differ.
-extension SwipeRequest {
     /// Creates a request; only the amount is required.
     public init(
         amount: Money,
@@ -82,22 +75,20 @@ extension SwipeRequest {
         invoiceNumber: String? = nil,
         purchaseDescription: String? = nil
     ) {
-        self.init(
-            usesFileMakerResponses: usesFileMakerResponses,
-            amount: amount,
-            returnURL: returnURL,
-            returnAppName: returnAppName,
-            email: email,
-            firstName: firstName,
-            lastName: lastName,
-            address: address,
-            city: city,
-            state: state,
-            zip: zip,
-            phone: phone,
-            country: country,
-            invoiceNumber: invoiceNumber,
-            purchaseDescription: purchaseDescription
-        )
+        self.amount = amount
+        self.returnURL = returnURL
+        self.returnAppName = returnAppName
+        self.usesFileMakerResponses = usesFileMakerResponses
+        self.email = email
+        self.firstName = firstName
+        self.lastName = lastName
+        self.address = address
+        self.city = city
+        self.state = state
+        self.zip = zip
+        self.phone = phone
+        self.country = country
+        self.invoiceNumber = invoiceNumber
+        self.purchaseDescription = purchaseDescription
     }
 }

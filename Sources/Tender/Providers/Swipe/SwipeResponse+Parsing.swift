@@ -2,30 +2,44 @@ extension SwipeResponse {
     /// The largest callback URL accepted, in UTF-8 bytes.
     static let maximumURLLength = 16 * 1024
 
-    /// Parses a callback URL given as text, exactly as received (swipe §2, §3).
-    ///
-    /// The query is read strictly (``QueryParameters``), the `ifcc_` parameters are collected (FileMaker's `$`
-    /// before the name, literal or `%24`, or before the value), then every rule of swipe §2 and SEC-9 is checked, in
-    /// one place.
+    /// Parses a callback URL given as text, exactly as received; see ``init(callbackURL:)-(CallbackURL)``.
     /// - Throws: ``SwipeError``; its message names the parameter and the rule, never the value.
     public init(callbackURLString: String) throws {
         let url: CallbackURL
         do {
-            url = try CallbackURL(callbackURLString, maximumBytes: SwipeResponse.maximumURLLength)
+            url = try CallbackURL(callbackURLString)
         } catch {
-            throw SwipeError(.unreadableCallback, error.message)
+            throw SwipeError(.unreadableCallback, "The callback URL cannot be read: \(error)")
         }
-        var fields = try ResultFields(url.query)
+        try self.init(callbackURL: url)
+    }
+
+    /// Parses a callback URL read once (swipe §2, §3).
+    ///
+    /// The query must decode strictly (SEC-6); the `ifcc_` parameters are collected (FileMaker's `$` before the
+    /// name, literal or `%24`, or before the value), then every rule of swipe §2 and SEC-9 is checked, in one place.
+    /// - Throws: ``SwipeError``; its message names the parameter and the rule, never the value.
+    public init(callbackURL url: CallbackURL) throws {
+        guard url.byteCount <= SwipeResponse.maximumURLLength else {
+            throw SwipeError(.unreadableCallback, "The callback URL is longer than 16 KiB.")
+        }
+        let query: QueryParameters
+        do {
+            query = try url.checkedQuery()
+        } catch {
+            throw SwipeError(.unreadableCallback, "The callback URL cannot be read: \(error)")
+        }
+        var fields = try ResultFields(query)
         // The vendor's prose puts the `$` before the value instead: tolerate that too, recognised by the
         // response type (whose values never start with `$`). Only then is a value's leading `$` dropped.
         let dollarValues = fields[.responseType]?.utf8.first == UInt8(ascii: "$")
         if dollarValues {
-            for field in ResultField.all {
+            for field in ResultField.allCases {
                 if let value = fields[field], value.first == "$" { fields[field] = String(value.dropFirst()) }
             }
         }
         let token: String?
-        do { token = try Correlation.token(in: url.query) } catch {
+        do { token = try Correlation.token(in: query) } catch {
             throw SwipeError(.invalidCorrelationToken, error.message)
         }
         try self.init(checking: fields, isFileMakerFormat: fields.dollarNames || dollarValues, token: token)
@@ -33,18 +47,55 @@ extension SwipeResponse {
 
     /// Checks the result parameters of a callback and makes the response: the rules of swipe §2 and SEC-9.
     private init(checking fields: ResultFields, isFileMakerFormat: Bool, token: String?) throws {
+        let responseType = try SwipeResponse.checkShape(fields)
+        let amount = fields[.amount]
+        if let amount, TwoDecimalAmount.hundredths(amount) == nil {
+            throw SwipeError(.invalidField, "ifcc_amount is not an amount with two decimals, such as 10.99.")
+        }
+        var currency: Currency?
+        if let code = fields[.currency] {
+            guard let known = try? Currency(code: code) else {
+                throw SwipeError(.invalidField, "ifcc_currency is not an ISO 4217 currency code.")
+            }
+            if let amount, TwoDecimalAmount.money(amount, currency: known) == nil {
+                throw SwipeError(.invalidField, "ifcc_amount cannot be expressed in the echoed currency exactly.")
+            }
+            currency = known
+        }
+        var cardType: SwipeCardType?
+        if let text = fields[.cardType] {
+            guard SwipeCardType.isValid(text) else {
+                throw SwipeError(.invalidField, "ifcc_cardType is not a card brand such as Visa or MasterCard.")
+            }
+            cardType = SwipeCardType(rawValue: text)
+        }
+        try SwipeResponse.checkExtensions(fields)
+        self.init(
+            responseType: responseType,
+            amount: amount,
+            currency: currency,
+            cardType: cardType,
+            redactedCardNumber: fields[.redactedCardNumber],
+            transactionID: fields[.transactionId],
+            taxAmount: fields[.taxAmount],
+            taxRate: fields[.taxRate],
+            tipAmount: fields[.tipAmount],
+            isFileMakerFormat: isFileMakerFormat,
+            correlationToken: token
+        )
+    }
+
+    /// The response type, after the rules of what an answer of that type carries (swipe §2), the card number's
+    /// mask (SEC-9) first.
+    private static func checkShape(_ fields: ResultFields) throws -> ResponseType {
         guard let typeText = fields[.responseType] else {
             throw SwipeError(.invalidResponseType, "The callback has no ifcc_responseType: it is not a Swipe answer.")
         }
         guard let responseType = ResponseType(rawValue: typeText) else {
-            throw SwipeError(
-                .invalidResponseType,
-                "ifcc_responseType must be approved, cancelled, declined or error."
-            )
+            throw SwipeError(.invalidResponseType, "ifcc_responseType must be approved, cancelled, declined or error.")
         }
-        let card = fields[.redactedCardNumber]
         // SEC-9 first: a card number that is not masked is refused whatever else the answer says.
-        if let card, !SwipeResponse.isMaskedCardNumber(card) {
+        if let card = fields[.redactedCardNumber], !isMaskedCardNumber(card) {
             throw SwipeError(
                 .unmaskedCardNumber,
                 "ifcc_redactedCardNumber is not masked as X… followed by the last four digits; the callback was refused "
@@ -67,30 +118,12 @@ extension SwipeResponse {
                 "A \(responseType) Swipe answer carries no amount, currency or card data, but this one has ifcc_\(present.name)."
             )
         }
+        return responseType
+    }
 
-        let amount = fields[.amount]
-        if let amount, TwoDecimalAmount.hundredths(amount) == nil {
-            throw SwipeError(.invalidField, "ifcc_amount is not an amount with two decimals, such as 10.99.")
-        }
-        var currency: Currency?
-        if let code = fields[.currency] {
-            guard let known = try? Currency(code: code) else {
-                throw SwipeError(.invalidField, "ifcc_currency is not an ISO 4217 currency code.")
-            }
-            if let amount, TwoDecimalAmount.money(amount, currency: known) == nil {
-                throw SwipeError(.invalidField, "ifcc_amount cannot be expressed in the echoed currency exactly.")
-            }
-            currency = known
-        }
-        var cardType: SwipeCardType?
-        if let text = fields[.cardType] {
-            guard SwipeCardType.isValid(text) else {
-                throw SwipeError(.invalidField, "ifcc_cardType is not a card brand such as Visa or MasterCard.")
-            }
-            cardType = SwipeCardType(rawValue: text)
-        }
-        let transactionID = fields[.transactionId]
-        if let transactionID {
+    /// The Inner Fence extensions' forms: the transaction id, then the tax amount, the tip amount and the tax rate.
+    private static func checkExtensions(_ fields: ResultFields) throws {
+        if let transactionID = fields[.transactionId] {
             guard UntrustedText.isPlain(transactionID, maximumLength: 255) else {
                 throw SwipeError(
                     .invalidField,
@@ -104,38 +137,23 @@ extension SwipeResponse {
                 )
             }
         }
-        // taxAmount first, then tipAmount.
         for field in [ResultField.taxAmount, .tipAmount] {
             if let text = fields[field], TwoDecimalAmount.hundredths(text) == nil {
                 throw SwipeError(.invalidField, "ifcc_\(field.name) is not an amount with two decimals, such as 1.50.")
             }
         }
-        if let rate = fields[.taxRate], !SwipeResponse.isRate(rate) {
+        if let rate = fields[.taxRate], !isRate(rate) {
             throw SwipeError(.invalidField, "ifcc_taxRate is not a rate such as 8.5.")
         }
-
-        self.init(
-            isFileMakerFormat: isFileMakerFormat,
-            responseType: responseType,
-            amount: amount,
-            currency: currency,
-            cardType: cardType,
-            redactedCardNumber: card,
-            transactionID: transactionID,
-            taxAmount: fields[.taxAmount],
-            taxRate: fields[.taxRate],
-            tipAmount: fields[.tipAmount],
-            correlationToken: token
-        )
     }
 
     /// Whether a card number is masked as Swipe documents: one or more `X`, then exactly four digits; at most
     /// 19 characters, the longest card number (swipe §2).
-    public static func isMaskedCardNumber(_ text: String) -> Bool {
-        (5...19).contains(text.utf8.count)
-            && ByteScanning.allBytes(of: text) { offset, byte, count in
-                offset < count - 4 ? byte == UInt8(ascii: "X") : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-            }
+    package static func isMaskedCardNumber(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard (5...19).contains(bytes.count) else { return false }
+        return bytes.dropLast(4).allSatisfy { $0 == UInt8(ascii: "X") }
+            && bytes.suffix(4).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     /// A rate such as `8.5`: up to three integer digits, an optional fraction of up to four.
@@ -151,19 +169,17 @@ extension SwipeResponse {
     }
 
     /// The `ifcc_` result parameters Tender reads, in the order Swipe's sample writes them.
-    enum ResultField: Int {
+    enum ResultField: Int, CaseIterable {
         case responseType, amount, redactedCardNumber, cardType, currency, transactionId, taxAmount, taxRate, tipAmount
 
-        /// Every field, in order.
-        static let all: [ResultField] = [
-            .responseType, .amount, .redactedCardNumber, .cardType, .currency, .transactionId, .taxAmount, .taxRate,
-            .tipAmount,
-        ]
-
-        /// `ifcc_`, before each name.
+        /// `ifcc_`, before each name, as UTF-8.
         static let prefix = Array("ifcc_".utf8)
-        /// Each field's name, at its raw value, as the query reader compares it.
-        static let names = all.map { WireName($0.name) }
+
+        /// The field named `name` (without `ifcc_`), if Tender reads it.
+        init?(name: String) {
+            guard let field = ResultField.allCases.first(where: { $0.name == name }) else { return nil }
+            self = field
+        }
 
         /// The name without `ifcc_`.
         var name: String {
@@ -184,27 +200,31 @@ extension SwipeResponse {
     /// The `ifcc_` result parameters of a callback, by field, and whether a name carried FileMaker's `$`
     /// (swipe §3).
     struct ResultFields {
-        // One stored property per field: an array or a dictionary of them costs more than the rest of the parse.
-        private var responseType, amount, redactedCardNumber, cardType, currency: String?
-        private var transactionId, taxAmount, taxRate, tipAmount: String?
+        /// Each field's value, at the field's raw value; `nil` when the callback does not have it.
+        private var values = [String?](repeating: nil, count: ResultField.allCases.count)
         /// Whether a result parameter's name started with `$`.
         private(set) var dollarNames = false
 
+        /// A field's value, `nil` when the callback does not have it.
+        subscript(field: ResultField) -> String? {
+            get { values[field.rawValue] }
+            set { values[field.rawValue] = newValue }
+        }
+
         /// Collects the `ifcc_` parameters of a query: `$` before the name (literal or `%24`) is FileMaker's.
+        /// Names are compared byte for byte.
         /// - Throws: ``SwipeError`` when a result parameter has no value or is repeated (with or without `$`).
-        init(_ query: QueryReader) throws {
-            for pair in query.pairs {
-                var name = query.nameBytes(of: pair)
-                let hasDollar = name.first == UInt8(ascii: "$")
-                if hasDollar { name = name.dropFirst() }
+        init(_ query: QueryParameters) throws {
+            for item in query {
+                let utf8 = Array(item.name.utf8)
+                let hasDollar = utf8.first == UInt8(ascii: "$")
+                let name = hasDollar ? utf8.dropFirst() : utf8[...]
                 guard name.starts(with: ResultField.prefix) else { continue }
-                let key = name.dropFirst(ResultField.prefix.count)
                 dollarNames = dollarNames || hasDollar
                 // Extensions Tender does not know are left alone.
-                guard let field = ResultField.all.first(where: { ResultField.names[$0.rawValue].matches(key) }) else {
-                    continue
-                }
-                guard let value = query.value(of: pair) else {
+                let key = String(decoding: name.dropFirst(ResultField.prefix.count), as: UTF8.self)
+                guard let field = ResultField(name: key) else { continue }
+                guard let value = item.value else {
                     throw SwipeError(.invalidField, "ifcc_\(field.name) has no value.")
                 }
                 guard self[field] == nil else {
@@ -214,36 +234,6 @@ extension SwipeResponse {
                     )
                 }
                 self[field] = value
-            }
-        }
-
-        /// A field's value, `nil` when the callback does not have it.
-        subscript(field: ResultField) -> String? {
-            get {
-                switch field {
-                case .responseType: responseType
-                case .amount: amount
-                case .redactedCardNumber: redactedCardNumber
-                case .cardType: cardType
-                case .currency: currency
-                case .transactionId: transactionId
-                case .taxAmount: taxAmount
-                case .taxRate: taxRate
-                case .tipAmount: tipAmount
-                }
-            }
-            set {
-                switch field {
-                case .responseType: responseType = newValue
-                case .amount: amount = newValue
-                case .redactedCardNumber: redactedCardNumber = newValue
-                case .cardType: cardType = newValue
-                case .currency: currency = newValue
-                case .transactionId: transactionId = newValue
-                case .taxAmount: taxAmount = newValue
-                case .taxRate: taxRate = newValue
-                case .tipAmount: tipAmount = newValue
-                }
             }
         }
     }

@@ -40,8 +40,6 @@ public struct SwipeResponse: PaymentCallback {
         public var description: String { rawValue }
     }
 
-    /// Whether the answer came in FileMaker form, with `$` before the parameters (swipe §3).
-    public var isFileMakerFormat: Bool
     /// How the transaction ended.
     public var responseType: ResponseType
     /// The amount charged as Swipe wrote it, such as `10.99` (`ifcc_amount`); approved answers only.
@@ -61,9 +59,39 @@ public struct SwipeResponse: PaymentCallback {
     public var taxRate: String?
     /// The tip amount, two decimals (`ifcc_tipAmount`, an Inner Fence extension).
     public var tipAmount: String?
+    /// Whether the answer came in FileMaker form, with `$` before the parameters (swipe §3).
+    public var isFileMakerFormat: Bool
     /// The value of ``Correlation/parameterName`` on the callback URL: the token the request's `returnURL`
     /// carried, if any.
     public var correlationToken: String?
+
+    /// Creates a response directly, for tests and simulators. Nothing is checked: parse what comes from
+    /// outside with ``init(callbackURL:)-(CallbackURL)``.
+    public init(
+        responseType: ResponseType,
+        amount: String? = nil,
+        currency: Currency? = nil,
+        cardType: SwipeCardType? = nil,
+        redactedCardNumber: String? = nil,
+        transactionID: String? = nil,
+        taxAmount: String? = nil,
+        taxRate: String? = nil,
+        tipAmount: String? = nil,
+        isFileMakerFormat: Bool = false,
+        correlationToken: String? = nil
+    ) {
+        self.responseType = responseType
+        self.amount = amount
+        self.currency = currency
+        self.cardType = cardType
+        self.redactedCardNumber = redactedCardNumber
+        self.transactionID = transactionID
+        self.taxAmount = taxAmount
+        self.taxRate = taxRate
+        self.tipAmount = tipAmount
+        self.isFileMakerFormat = isFileMakerFormat
+        self.correlationToken = correlationToken
+    }
 
     /// The last four digits of the card, from ``redactedCardNumber``.
     public var cardLastFour: String? {
@@ -115,43 +143,6 @@ public struct SwipeResponse: PaymentCallback {
             transactionID: transactionID,
             errorCode: responseType == .approved ? nil : responseType.rawValue,
             details: .swipe(self)
-        )
-    }
-}
-
-// The public initializer is in an extension, so that the struct keeps its synthesized memberwise initializer, which
-// the public one calls: a hand-written initializer that assigns each stored property makes the compiler copy the
-// whole value at its end (a retain and a release of every string), where the synthesized one builds it in place.
-// The stored properties are declared in another order than the public initializer's parameters, so that the two
-// initializers differ.
-extension SwipeResponse {
-    /// Creates a response directly, for tests and simulators. Nothing is checked: parse what comes from
-    /// outside with ``init(callbackURLString:)``.
-    public init(
-        responseType: ResponseType,
-        amount: String? = nil,
-        currency: Currency? = nil,
-        cardType: SwipeCardType? = nil,
-        redactedCardNumber: String? = nil,
-        transactionID: String? = nil,
-        taxAmount: String? = nil,
-        taxRate: String? = nil,
-        tipAmount: String? = nil,
-        isFileMakerFormat: Bool = false,
-        correlationToken: String? = nil
-    ) {
-        self.init(
-            isFileMakerFormat: isFileMakerFormat,
-            responseType: responseType,
-            amount: amount,
-            currency: currency,
-            cardType: cardType,
-            redactedCardNumber: redactedCardNumber,
-            transactionID: transactionID,
-            taxAmount: taxAmount,
-            taxRate: taxRate,
-            tipAmount: tipAmount,
-            correlationToken: correlationToken
         )
     }
 }

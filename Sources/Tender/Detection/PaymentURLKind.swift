@@ -42,24 +42,27 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
     ///   - urlString: the URL, exactly as received or sent.
     ///   - provider: when given, only that provider is considered.
     public static func detect(_ urlString: String, provider: PaymentProvider? = nil) -> PaymentURLKind? {
-        let bytes = Array(urlString.utf8)
-        guard let ranges = try? URLParts.Ranges(bytes) else { return nil }
-        let scheme = String(decoding: bytes[ranges.scheme], as: UTF8.self)
-        if let owner = PaymentProvider(appURLScheme: scheme) {
+        guard let url = try? CallbackURL(urlString) else { return nil }
+        return detect(url, provider: provider)
+    }
+
+    /// Tells what a URL read once is (see ``detect(_:provider:)-(String,_)``), or `nil` when it looks like nothing
+    /// Tender knows. A parameter whose name does not decode is left out, for the provider's parser to refuse; one
+    /// whose value does not decode may still mark a callback, for the same reason.
+    public static func detect(_ url: CallbackURL, provider: PaymentProvider? = nil) -> PaymentURLKind? {
+        if let owner = PaymentProvider(appURLScheme: url.scheme) {
             guard provider == nil || provider == owner else { return nil }
             return PaymentURLKind(provider: owner, direction: .request)
         }
-        // Read leniently: a name that does not decode is left out, for the provider's parser to refuse; a value that
-        // does not decode may still mark a callback, for the same reason.
-        guard let reader = try? QueryReader(bytes, query: ranges.query, lenient: true) else { return nil }
         let marks = { (marker: POSApp.CallbackMarker) -> Bool in
-            reader.pairs.contains { pair in
-                guard reader.nameDecodes(pair), reader.name(of: pair) == marker.name else { return false }
-                if let component = marker.urlComponent, ranges.hasComponent(component, in: bytes) { return true }
-                switch marker.value {
-                case .any: return true
-                case .json: return !pair.decodes || isJSONObjectText(reader.value(of: pair))
-                case .jsonObjectOnly: return pair.decodes && isJSONObjectText(reader.value(of: pair))
+            url.pairs.contains { pair in
+                guard (try? pair.name.get()) == marker.name else { return false }
+                if let component = marker.urlComponent, url.hasComponent(component) { return true }
+                switch (marker.value, pair.value) {
+                case (.any, _): return true
+                case (.json, .failure?): return true
+                case (.json, .success(let text)?), (.jsonObjectOnly, .success(let text)?): return isJSONObjectText(text)
+                case (.json, nil), (.jsonObjectOnly, _): return false
                 }
             }
         }
@@ -79,67 +82,10 @@ public struct PaymentURLKind: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether a parameter value is JSON object text: its first character after JSON's white space is `{`. Read by
     /// scalars, as a JSON parser reads: `{` followed by a combining mark still begins an object.
-    private static func isJSONObjectText(_ value: String?) -> Bool {
-        value?.unicodeScalars.drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).first == "{"
+    private static func isJSONObjectText(_ value: String) -> Bool {
+        value.unicodeScalars.drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).first == "{"
     }
 
     /// `provider direction`, such as `square response`.
     public var description: String { "\(provider) \(direction.rawValue)" }
-}
-
-/// Parses callbacks without knowing in advance which POS app sent them.
-public enum PaymentCallbacks: Sendable {
-    /// The callback type of each provider Tender ships with.
-    public static let types: [PaymentProvider: any PaymentCallback.Type] = [
-        .square: SquareResponse.self,
-        .swipe: SwipeResponse.self,
-        .softPOS: SoftPOSResponse.self,
-        .sumUp: SumUpResponse.self,
-    ]
-
-    /// Detects the provider of a callback URL (or takes the one given) and parses it with that provider's
-    /// strict parser.
-    /// - Throws: ``CallbackDetectionError`` when the URL is not a callback Tender recognises; otherwise the
-    ///   provider's own error.
-    public static func parse(_ urlString: String, provider: PaymentProvider? = nil) throws -> any PaymentCallback {
-        guard let kind = PaymentURLKind.detect(urlString, provider: provider), kind.direction == .response,
-            let type = types[kind.provider]
-        else {
-            throw CallbackDetectionError(
-                .unrecognizedCallback,
-                "The URL is not a callback from a POS app Tender knows: it has none of Square's data JSON, Swipe's "
-                    + "ifcc_responseType, SumUp's smp-status or SoftPOS's result JSON."
-            )
-        }
-        return try type.init(callbackURLString: urlString)
-    }
-}
-
-/// A URL is not recognisable as a callback from any supported POS app.
-///
-/// Match its code with `catch CallbackDetectionError.Code.unrecognizedCallback`.
-public struct CallbackDetectionError: TenderError {
-    /// What went wrong. An open set.
-    public struct Code: TenderErrorCode {
-        /// The error these codes belong to.
-        public typealias Failure = CallbackDetectionError
-        /// The code's stable string, such as `"unrecognized_callback"`.
-        public let rawValue: String
-        /// Creates a code from its string.
-        public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// The URL carries none of the parameters that mark a POS app's callback, or it is a request to a POS app.
-        public static let unrecognizedCallback = Code(rawValue: "unrecognized_callback")
-    }
-
-    /// What went wrong.
-    public let code: Code
-    /// What was wrong, for people; never contains the URL.
-    public let message: String
-
-    /// Creates an error.
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
 }

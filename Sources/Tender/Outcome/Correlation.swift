@@ -1,5 +1,11 @@
 package import Foundation
 
+/// Where Tender puts a correlation token when the provider has no field that echoes it.
+public enum Correlation: Sendable {
+    /// The query parameter added to Swipe's and SoftPOS's callback URLs: `tender_token`.
+    public static let parameterName = "tender_token"
+}
+
 extension Correlation {
     /// The longest correlation token Tender accepts, in characters.
     ///
@@ -23,7 +29,7 @@ extension Correlation {
     /// Whether a token is 1–128 printable ASCII characters without spaces, and holds no card number.
     package static func isValidToken(_ token: String) -> Bool {
         guard (1...maximumTokenLength).contains(token.utf8.count) else { return false }
-        guard ByteScanning.allBytes(of: token, { (0x21...0x7E).contains($0) }) else { return false }
+        guard token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return false }
         return !CardNumberScreen.containsCardNumber(token)
     }
 
@@ -58,73 +64,23 @@ extension Correlation {
         return result
     }
 
-    /// ``parameterName``, as the query reader looks for it.
-    private static let tokenName = WireName(parameterName)
-
     /// The token in a callback's query: `nil` when ``parameterName`` is absent.
     /// - Throws: ``CorrelationError`` with a reason (never the value) when it appears more than once, has no value,
     ///   or is not a token Tender could have sent.
-    package static func token(in query: QueryReader) throws(CorrelationError) -> String? {
-        let (pair, count) = query.pair(named: tokenName)
-        guard let pair else { return nil }
-        guard count == 1 else {
+    package static func token(in query: QueryParameters) throws(CorrelationError) -> String? {
+        guard let item = query.first(where: { $0.name == parameterName }) else { return nil }
+        guard query.count(of: parameterName) == 1 else {
             throw CorrelationError(
                 .duplicateToken,
                 "The callback has '\(parameterName)' more than once; it must appear exactly once."
             )
         }
-        guard let value = query.value(of: pair), isValidToken(value) else {
+        guard let value = item.value, isValidToken(value) else {
             throw CorrelationError(
                 .invalidToken,
                 "The callback's '\(parameterName)' is not a token: 1–\(maximumTokenLength) printable ASCII characters."
             )
         }
         return value
-    }
-}
-
-/// The rules every callback URL Tender sends must meet (SEC-12).
-package enum CallbackURLRules {
-    /// Why a callback URL cannot be used, or `nil` when it can: it must have a scheme, and the scheme must not
-    /// be a POS app's own.
-    /// - Parameter name: the request's name for the URL, for messages.
-    package static func problem(with urlString: String, named name: String) -> String? {
-        let bytes = Array(urlString.utf8)
-        guard let ranges = try? URLParts.Ranges(bytes) else {
-            return "\(name) has no scheme; use your app's registered URL scheme, such as my-app://payment-done."
-        }
-        let scheme = String(decoding: bytes[ranges.scheme], as: UTF8.self)
-        if PaymentProvider(appURLScheme: scheme) != nil {
-            return "\(name) uses a POS app's own scheme '\(scheme)'; use your app's registered URL scheme."
-        }
-        return nil
-    }
-
-    /// The text of a callback URL a request sends, once ``problem(with:named:)`` finds nothing wrong with it.
-    /// - Parameter error: makes the provider's error from the problem.
-    package static func checked<Failure: Error>(
-        _ url: URL?,
-        named name: String,
-        _ error: (String) -> Failure
-    ) throws(Failure) -> String? {
-        guard let text = url?.absoluteString else { return nil }
-        if let problem = problem(with: text, named: name) { throw error(problem) }
-        return text
-    }
-
-    /// The endpoints (scheme, host, path) of a request's callback URLs, in order and without repeats, each checked
-    /// first.
-    package static func endpoints<Failure: Error>(
-        _ urls: KeyValuePairs<String, URL?>,
-        _ error: (String) -> Failure
-    ) throws(Failure) -> [String] {
-        var endpoints: [String] = []
-        for (name, url) in urls {
-            guard let text = try checked(url, named: name, error), let endpoint = URLParts.endpoint(of: text) else {
-                continue
-            }
-            if !endpoints.contains(endpoint) { endpoints.append(endpoint) }
-        }
-        return endpoints
     }
 }
