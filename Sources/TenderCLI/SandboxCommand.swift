@@ -87,8 +87,14 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A JSON merchant profile for the simulated POS apps.", valueName: "file"))
     var merchant: String?
 
-    @Option(parsing: .unconditional, help: "Seed for the simulated transaction IDs.")
-    var seed: UInt64 = 1
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seed for the simulated transaction IDs: the same seed hands out the same IDs (by default a new seed at "
+                + "each start, so IDs are not handed out again)."
+        )
+    )
+    var seed: UInt64?
 
     @Flag(help: "Print only the base URL, not each request (a warning about a non-loopback host goes to stderr).")
     var quiet = false

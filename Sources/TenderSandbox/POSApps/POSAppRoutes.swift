@@ -14,29 +14,29 @@ struct POSAppRoutes: SandboxRouteGroup {
     /// The largest form or JSON body read.
     static let maximumBodyBytes = 256 * 1024
 
-    func install(on server: HTTPServer) async {
+    func install(on router: inout SandboxRouter) {
         let routes = self
         // `GET /` also receives requests whose target Foundation cannot parse (FlyingFox then sees an empty path):
         // those are POS pages with characters such as `{` left unencoded.
-        await server.appendRoute("GET /") { request in await routes.guarded(request) { await routes.root($0) } }
+        router.appendRoute("GET /") { request in await routes.guarded(request) { await routes.root($0) } }
         for provider in PaymentProvider.all {
             for path in ["/\(provider.rawValue)", "/\(provider.rawValue)/*"] {
-                await server.appendRoute(HTTPRoute("GET " + path)) { request in
+                router.appendRoute("GET " + path) { request in
                     await routes.guarded(request) { await routes.page($0) }
                 }
                 // The answered page's "Answer it again" posts to the page's own URL.
-                await server.appendRoute(HTTPRoute("POST " + path)) { request in
+                router.appendRoute("POST " + path) { request in
                     await routes.guarded(request) { await routes.page($0, anew: true) }
                 }
             }
         }
-        await server.appendRoute("GET /requests/:id") { request in
+        router.appendRoute("GET /requests/:id") { request in
             await routes.guarded(request) { await routes.show($0) }
         }
-        await server.appendRoute("POST /requests/:id/answer") { request in
+        router.appendRoute("POST /requests/:id/answer") { request in
             await routes.guarded(request) { await routes.answer($0) }
         }
-        await server.appendRoute("POST /api/simulate") { request in
+        router.appendRoute("POST /api/simulate") { request in
             await routes.guarded(request) { await routes.simulate($0) }
         }
     }
@@ -379,14 +379,14 @@ struct POSAppRoutes: SandboxRouteGroup {
     }
 }
 
-/// The sandbox's answer to whatever no route group serves: a `404` that says where the pages are
-/// (``POSAppRoutes/notFound(_:)``). Installed last, so every other route is tried first.
+/// The sandbox's answer to whatever no route group serves in any method: a `404` that says where the pages are
+/// (``POSAppRoutes/notFound(_:)``).
 struct NotFoundRoute: SandboxRouteGroup {
     let routes: POSAppRoutes
 
-    func install(on server: HTTPServer) async {
+    func install(on router: inout SandboxRouter) {
         let routes = self.routes
-        await server.appendRoute("*") { request in
+        router.setFallback { request in
             await routes.guarded(request) { POSAppRoutes.notFound($0) }
         }
     }

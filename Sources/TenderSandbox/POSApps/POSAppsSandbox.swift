@@ -36,13 +36,15 @@ public actor POSAppsSandbox {
     public struct Configuration: Sendable {
         /// The merchant account and device every simulated app runs with.
         public var profile: MerchantProfile
-        /// The seed of the simulated transaction IDs.
-        public var seed: UInt64
+        /// The seed of the simulated transaction IDs: the same seed hands out the same IDs, in the same order. `nil`
+        /// (the default) draws a new seed each time the stand-in is created, so that a sandbox started again does not
+        /// hand out IDs it handed out before (two payments would share an order).
+        public var seed: UInt64?
         /// How many requests ``recentRequests`` keeps (the oldest are forgotten first).
         public var recentLimit: Int
 
         /// Creates a configuration: the `MerchantProfile.default` merchant unless told otherwise.
-        public init(profile: MerchantProfile = .default, seed: UInt64 = 1, recentLimit: Int = 100) {
+        public init(profile: MerchantProfile = .default, seed: UInt64? = nil, recentLimit: Int = 100) {
             self.profile = profile
             self.seed = seed
             self.recentLimit = max(1, recentLimit)
@@ -121,7 +123,10 @@ public actor POSAppsSandbox {
 
     /// Creates the stand-in, recording answers on `servers`.
     init(configuration: Configuration, logger: Logger, servers: ProviderServers?) {
-        self.simulator = Simulator(profile: configuration.profile, seed: configuration.seed)
+        self.simulator = Simulator(
+            profile: configuration.profile,
+            seed: configuration.seed ?? UInt64.random(in: .min ... .max)
+        )
         self.recentLimit = configuration.recentLimit
         self.logger = logger
         self.servers = servers

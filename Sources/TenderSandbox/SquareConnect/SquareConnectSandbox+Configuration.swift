@@ -26,6 +26,12 @@ extension SquareConnectSandbox {
         /// The API version the stand-in answers with (`Square-Version`) when a request names none, as Square
         /// answers with the version pinned to the application: `SquareConnectClient.defaultSquareVersion` by default.
         public var squareVersion: String
+        /// How many requests ``SquareConnectSandbox/requests`` keeps: the oldest are forgotten first. 10,000 by
+        /// default.
+        public var requestLimit = 10_000
+        /// How many payments the stand-in holds: past it, the oldest payment is forgotten, with its order once the
+        /// order has no payment left. 100,000 by default.
+        public var paymentLimit = 100_000
 
         /// Creates a configuration.
         public init(

@@ -176,6 +176,8 @@ extension SquareConnectSandbox {
             clientTransactionID: clientTransactionID
         )
         payments[payment.id] = payment
+        paymentOrder.append(payment.id)
+        if paymentOrder.count > paymentLimit { forgetPayment(paymentOrder.removeFirst()) }
         if let orderID {
             let new = Order(
                 id: orderID,
@@ -187,6 +189,14 @@ extension SquareConnectSandbox {
             orders[orderID, default: new].paymentIDs.append(payment.id)
         }
         return payment
+    }
+
+    /// Forgets a payment, and its order when the order has no other payment left.
+    private func forgetPayment(_ id: String) {
+        guard let payment = payments.removeValue(forKey: id) else { return }
+        guard let orderID = payment.orderID else { return }
+        orders[orderID]?.paymentIDs.removeAll { $0 == id }
+        if orders[orderID]?.paymentIDs.isEmpty == true { orders[orderID] = nil }
     }
 
     /// Changes a payment's status, as Square does when a payment is completed, cancelled or fails later.

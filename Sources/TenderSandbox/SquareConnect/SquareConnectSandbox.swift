@@ -56,7 +56,10 @@ public actor SquareConnectSandbox {
     private var fault: Fault?
     private var isPaused = false
     private var pausedRequests: [CheckedContinuation<Void, Never>] = []
-    private var recorded: [RecordedRequest] = []
+    private var recorded: BoundedLog<RecordedRequest>
+    /// Payment IDs, oldest first, for forgetting the oldest past ``Configuration/paymentLimit``.
+    var paymentOrder: [String] = []
+    let paymentLimit: Int
     private let logger: Logger
     /// Sign-in: the merchant who answers the authorization page, and how long its codes live.
     let signInMerchantID: String
@@ -76,6 +79,8 @@ public actor SquareConnectSandbox {
         self.squareVersion = configuration.squareVersion
         self.signInMerchantID = configuration.signInMerchantID
         self.authorizationCodeLifetime = configuration.authorizationCodeLifetime
+        self.recorded = BoundedLog(limit: configuration.requestLimit)
+        self.paymentLimit = max(1, configuration.paymentLimit)
         for token in configuration.accessTokens { accessTokens[token.token] = token }
         for location in configuration.locations {
             if locations[location.id] == nil { locationOrder.append(location.id) }
@@ -154,8 +159,9 @@ public actor SquareConnectSandbox {
         for continuation in waiting { continuation.resume() }
     }
 
-    /// The requests received so far, in order, without tokens or bodies.
-    public var requests: [RecordedRequest] { recorded }
+    /// The requests received, oldest first, without tokens or bodies: at most ``Configuration/requestLimit``, the
+    /// newest.
+    public var requests: [RecordedRequest] { recorded.elements }
 
     /// Whether `token` is a registered access token that is neither revoked nor expired.
     public func isValid(accessToken token: String) -> Bool {
@@ -167,7 +173,7 @@ public actor SquareConnectSandbox {
     /// - Returns: Whether that many requests arrived.
     public func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout.timeInterval)
-        while recorded.count < count {
+        while recorded.elements.count < count {
             guard Date() < deadline else { return false }
             try? await Task.sleep(nanoseconds: 2_000_000)
         }

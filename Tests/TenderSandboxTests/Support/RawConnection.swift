@@ -1,0 +1,108 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain blocking TCP connection to the sandbox, for clients no HTTP library would be: one that sends a huge header,
+/// trickles its request a byte at a time, or says nothing. Every call runs off the cooperative pool, which the server
+/// needs, and never blocks longer than the connection's `wait`.
+final class RawConnection: @unchecked Sendable {
+    private let descriptor: Int32
+
+    /// Connects to `127.0.0.1:port`; reads give up after `wait`.
+    init(port: UInt16, wait: TimeInterval = 60) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw HTTPProbe.ProbeError("no socket") }
+        var timeout = timeval(tv_sec: Int(wait), tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw HTTPProbe.ProbeError("could not connect to port \(port)")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends `bytes`; `false` when the server no longer takes them (it closed or reset the connection).
+    func send(_ bytes: [UInt8]) async -> Bool {
+        await offPool {
+            var sent = 0
+            while sent < bytes.count {
+                let result = bytes[sent...].withUnsafeBytes {
+                    Glibc.send(self.descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
+                guard result > 0 else { return false }
+                sent += result
+            }
+            return true
+        }
+    }
+
+    /// Sends `text`.
+    @discardableResult
+    func send(_ text: String) async -> Bool { await send(Array(text.utf8)) }
+
+    /// Everything the server sends until it closes the connection (or the wait runs out): its answer, if any.
+    func readToEnd() async -> (text: String, closed: Bool) {
+        await offPool {
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { recv(self.descriptor, $0.baseAddress, $0.count, 0) }
+                if count > 0 {
+                    received += buffer[0..<count]
+                    continue
+                }
+                // 0: the server closed it; -1 with ECONNRESET: it reset it; -1 otherwise: the wait ran out.
+                let closed = count == 0 || errno == ECONNRESET
+                return (String(decoding: received, as: UTF8.self), closed)
+            }
+        }
+    }
+
+    /// Sends a header byte every `interval` seconds for at most `total` seconds, as a client that trickles its
+    /// request does, reading whatever comes back. `cutOff` says whether the server ended the connection meanwhile.
+    func trickle(every interval: TimeInterval, for total: TimeInterval) async -> (cutOff: Bool, answer: String) {
+        await offPool {
+            let start = Date()
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let opening = Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8)
+            _ = opening.withUnsafeBytes { Glibc.send(self.descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            while Date().timeIntervalSince(start) < total {
+                var byte = UInt8(ascii: "a")
+                let sent = Glibc.send(self.descriptor, &byte, 1, Int32(MSG_NOSIGNAL))
+                let count = buffer.withUnsafeMutableBytes {
+                    recv(self.descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+                }
+                if count > 0 { received += buffer[0..<count] }
+                let ended = count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+                if sent <= 0 || ended { return (true, String(decoding: received, as: UTF8.self)) }
+                usleep(UInt32(interval * 1_000_000))
+            }
+            return (false, String(decoding: received, as: UTF8.self))
+        }
+    }
+
+    /// Whether the server closed the connection: nothing arrives, but the end does, within `wait`.
+    func isClosedByServer() async -> Bool {
+        await readToEnd().closed
+    }
+
+    private func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: work()) }
+        }
+    }
+}
