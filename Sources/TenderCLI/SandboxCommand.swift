@@ -264,6 +264,42 @@ struct SandboxCommand: AsyncParsableCommand {
     }
 }
 
+/// `--sandbox URL` of `tender <provider> request`: print the sandbox's page for the request instead of the request.
+struct SandboxPageOption: ParsableArguments {
+    @Option(
+        name: .customLong("sandbox"),
+        help: ArgumentHelp(
+            "Print the Tender sandbox's page for the request instead: the sandbox's base URL, such as "
+                + "http://127.0.0.1:8080 ('tender sandbox' prints it).",
+            valueName: "url"
+        )
+    )
+    var baseURL: String?
+
+    func validate() throws {
+        _ = try base()
+    }
+
+    /// `requestURL`, or its sandbox page with `--sandbox`.
+    func shown(_ requestURL: String) throws -> String {
+        guard let base = try base() else { return requestURL }
+        return try POSAppsSandbox.pageURL(for: requestURL, baseURL: base).absoluteString
+    }
+
+    private func base() throws -> URL? {
+        guard let baseURL else { return nil }
+        guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
+            url.host != nil
+        else {
+            throw ValidationError(
+                "--sandbox must be the sandbox's base URL, such as http://127.0.0.1:8080 ('tender sandbox' prints it)."
+            )
+        }
+        return url
+    }
+}
+
 /// Keeps signal sources alive for the life of the process.
 private enum SignalSources {
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []

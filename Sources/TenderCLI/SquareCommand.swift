@@ -182,6 +182,7 @@ struct SquareRequestCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: SquareRequestOptions
+    @OptionGroup var sandbox: SandboxPageOption
 
     @Option(
         name: .customLong("user-info"),
@@ -193,6 +194,6 @@ struct SquareRequestCommand: AsyncParsableCommand {
     var userInfo: String?
 
     func run() async throws {
-        Output.line(try options.request(userInfo: userInfo).urlString())
+        Output.line(try sandbox.shown(try options.request(userInfo: userInfo).urlString()))
     }
 }

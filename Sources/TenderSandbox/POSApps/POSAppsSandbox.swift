@@ -93,7 +93,7 @@ public actor POSAppsSandbox {
         /// The nonce does not match: a stale form, or a form on another site.
         case wrongNonce
         /// The request was answered already.
-        case alreadyAnswered(SimulatedOutcome)
+        case alreadyAnswered(RecordedRequest.Answer, callbackURL: String?)
         /// The outcome cannot happen with this app or request; the request still waits.
         case impossible(SimulatorError)
     }
@@ -103,6 +103,9 @@ public actor POSAppsSandbox {
     private var records: [RecordedRequest] = []
     private var requestURLs: [String: String] = [:]
     private var nonces: [String: String] = [:]
+    /// The callback URL each page's answer opened, shown on its page for `tender handle`. It may carry the caller's
+    /// token, so it is kept apart from the records (never in ``recentRequests`` or a log line).
+    private var callbackURLs: [String: String] = [:]
     /// The page record of each request URL, by a keyed digest of the URL (the URL itself may carry a token and is
     /// forgotten once answered), so that a page opened again is the same request.
     private var pageIDs: [[UInt8]: String] = [:]
@@ -278,6 +281,9 @@ public actor POSAppsSandbox {
         return (record, nonces[id])
     }
 
+    /// The callback URL a page's answer opened, while the request is remembered.
+    func callbackURL(id: String) -> String? { callbackURLs[id] }
+
     /// Answers a request from its page: checks the nonce, answers once, records what it means on the provider's
     /// server, and says where the browser goes.
     func answer(id: String, nonce: String, outcome: SimulatedOutcome) async -> PageAnswer {
@@ -285,7 +291,7 @@ public actor POSAppsSandbox {
             return .unknownRequest
         }
         guard constantTimeEquals(expected, nonce) else { return .wrongNonce }
-        if let answered = records[index].answer { return .alreadyAnswered(answered.outcome) }
+        if let answered = records[index].answer { return .alreadyAnswered(answered, callbackURL: callbackURLs[id]) }
         guard let url = requestURLs[id] else { return .unknownRequest }
         let answer: SimulatedAnswer
         do {
@@ -296,6 +302,7 @@ public actor POSAppsSandbox {
             return .impossible(SimulatorError(.impossibleOutcome, "\(error)"))
         }
         records[index].answer = .init(outcome: outcome, noCallbackReason: answer.noCallbackReason)
+        callbackURLs[id] = answer.callbackURL
         // Answered once: the URL (which may carry a token) is no longer needed.
         requestURLs[id] = nil
         logger.sandboxEvent(
@@ -354,6 +361,7 @@ public actor POSAppsSandbox {
             let forgotten = records.removeFirst()
             requestURLs[forgotten.id] = nil
             nonces[forgotten.id] = nil
+            callbackURLs[forgotten.id] = nil
             pageIDs = pageIDs.filter { $0.value != forgotten.id }
         }
     }
