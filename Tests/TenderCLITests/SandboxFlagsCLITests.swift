@@ -58,4 +58,27 @@ struct SandboxFlagsCLITests {
         #expect(lines.count == 1, "\(second.stderr)")
         #expect(lines.first?.contains("Port \(port) on 127.0.0.1 is in use") == true, "\(second.stderr)")
     }
+
+    @Test("--square-webhook-url and --square-webhook-signature-key go together, with an http(s) URL and a seller")
+    func webhookFlags() async throws {
+        let cases: [([String], String)] = [
+            (["--square-webhook-url", "http://127.0.0.1:9/hook"], "together, or neither"),
+            (
+                [
+                    "--square-webhook-url", "ftp://x", "--square-webhook-signature-key", "k", "--square-location-id",
+                    "L1",
+                    "--square-access-token", "t",
+                ], "must be an http or https URL"
+            ),
+            (
+                ["--square-webhook-url", "http://127.0.0.1:9/hook", "--square-webhook-signature-key", "k"],
+                "needs --square-location-id"
+            ),
+        ]
+        for (arguments, message) in cases {
+            let result = try await CLIRunner.run(["sandbox", "--port", "0"] + arguments)
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+        }
+    }
 }

@@ -32,6 +32,9 @@ extension SquareConnectSandbox {
         /// How many payments the stand-in holds: past it, the oldest payment is forgotten, with its order once the
         /// order has no payment left. 100,000 by default.
         public var paymentLimit = 100_000
+        /// Where the stand-in posts the webhooks Square would send for each payment it records; `nil` (the
+        /// default) sends none.
+        public var webhook: SquareWebhookSubscription?
 
         /// Creates a configuration.
         public init(

@@ -95,7 +95,8 @@ extension SquareConnectSandbox {
 
     // MARK: Recording
 
-    /// Records a payment as Square's server would hold it once it has it, and returns it.
+    /// Records a payment as Square's server would hold it once it has it, and returns it; with a
+    /// ``Configuration/webhook``, its webhooks leave in the background.
     ///
     /// With an `orderID`, the payment is a tender of that order: a new order with that ID, or one more tender of
     /// the order already recorded with it (at the same location). Without one, the payment has no order, as
@@ -187,6 +188,15 @@ extension SquareConnectSandbox {
                 paymentIDs: []
             )
             orders[orderID, default: new].paymentIDs.append(payment.id)
+        }
+        if let webhookSender {
+            let events = SquareWebhookSender.events(
+                for: payment,
+                order: orderID.flatMap { orders[$0] },
+                paymentObject: SquareRecordJSON.payment(payment, locationName: location.name),
+                now: now()
+            )
+            webhookSender.deliverInBackground(events)
         }
         return payment
     }

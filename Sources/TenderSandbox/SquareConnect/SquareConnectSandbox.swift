@@ -60,6 +60,8 @@ public actor SquareConnectSandbox {
     /// Payment IDs, oldest first, for forgetting the oldest past ``Configuration/paymentLimit``.
     var paymentOrder: [String] = []
     let paymentLimit: Int
+    /// Posts each recorded payment's webhooks, when a subscription is configured.
+    let webhookSender: SquareWebhookSender?
     private let logger: Logger
     /// Sign-in: the merchant who answers the authorization page, and how long its codes live.
     let signInMerchantID: String
@@ -81,6 +83,7 @@ public actor SquareConnectSandbox {
         self.authorizationCodeLifetime = configuration.authorizationCodeLifetime
         self.recorded = BoundedLog(limit: configuration.requestLimit)
         self.paymentLimit = max(1, configuration.paymentLimit)
+        self.webhookSender = configuration.webhook.map { SquareWebhookSender(subscription: $0, logger: logger) }
         for token in configuration.accessTokens { accessTokens[token.token] = token }
         for location in configuration.locations {
             if locations[location.id] == nil { locationOrder.append(location.id) }
