@@ -91,7 +91,7 @@ extension SquareConnectSandbox {
     }
 
     /// The longest ID Square's `api.json` allows for payment, order and tender IDs (`maxLength` 192).
-    public static let maximumIDLength = 192
+    package static let maximumIDLength = 192
 
     // MARK: Recording
 

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Logging
 import Tender
 public import TenderProviderAPI
@@ -32,14 +32,14 @@ public import TenderProviderAPI
 /// ``injectFault(_:method:path:times:)`` makes the next requests to a path fail or hang, for retry tests.
 public actor SquareConnectSandbox {
     /// How long access tokens live: 30 days.
-    public static let accessTokenLifetime: Duration = .seconds(30 * 86_400)
+    package static let accessTokenLifetime: Duration = .seconds(30 * 86_400)
     /// How long access tokens obtained with `short_lived: true` live: 24 hours.
-    public static let shortLivedAccessTokenLifetime: Duration = .seconds(86_400)
+    package static let shortLivedAccessTokenLifetime: Duration = .seconds(86_400)
     /// How long rotating (PKCE) refresh tokens live: 90 days.
-    public static let refreshTokenLifetime: Duration = .seconds(90 * 86_400)
+    package static let refreshTokenLifetime: Duration = .seconds(90 * 86_400)
 
     /// The sandbox's clock.
-    public nonisolated let now: @Sendable () -> Date
+    package nonisolated let now: @Sendable () -> Date
 
     var accessTokens: [String: AccessToken] = [:]
     var locations: [String: SquareLocation] = [:]
@@ -167,7 +167,7 @@ public actor SquareConnectSandbox {
     public var requests: [RecordedRequest] { recorded.elements }
 
     /// Whether `token` is a registered access token that is neither revoked nor expired.
-    public func isValid(accessToken token: String) -> Bool {
+    package func isValid(accessToken token: String) -> Bool {
         guard let record = accessTokens[token], !record.isRevoked else { return false }
         return record.expiresAt.map { $0 > now() } ?? true
     }
