@@ -37,7 +37,12 @@ struct SandboxCommand: AsyncParsableCommand {
             With --sumup-access-token and --sumup-merchant-code, each SumUp payment the simulated app approves \
             (or declines with a transaction code) is recorded and served at GET \
             /v2.1/merchants/{merchant_code}/transactions?foreign_transaction_id=… (or id, transaction_code, \
-            client_transaction_id: exactly one) for that bearer token. Stop it with Ctrl-C.
+            client_transaction_id: exactly one) for that bearer token. \
+            With --square-webhook-url and --square-webhook-signature-key (and a Square seller), each payment \
+            Point of Sale records is followed by Square's webhooks (payment.created, payment.updated and, with an \
+            order, order.created and order.updated), signed as Square signs them and retried after 1, 2, 4, 8 and \
+            16 s. Without --seed each start draws a new seed, so transaction IDs are not handed out twice. \
+            Stop it with Ctrl-C.
             """
     )
 
