@@ -17,6 +17,15 @@ struct SandboxStaysUpTests {
         return configuration
     }
 
+    /// A sandbox whose deadlines are far off: for tests that something is served, which a loaded machine may slow
+    /// down past the usual deadlines (a 60 KiB head took over 10 s), and which test no deadline.
+    static let patient = configuration { configuration in
+        configuration.limits.headTimeout = .seconds(600)
+        configuration.limits.bodyTimeout = .seconds(600)
+        configuration.limits.idleTimeout = .seconds(600)
+        configuration.limits.writeTimeout = .seconds(600)
+    }
+
     /// Runs `body` against a sandbox with `configuration`, then stops it.
     static func withSandbox(
         _ configuration: SandboxConfiguration = SandboxConfiguration(),
@@ -41,15 +50,16 @@ struct SandboxStaysUpTests {
         arguments: ["header", "request line"]
     )
     func hugeHeadIsRefused(_ part: String) async throws {
-        try await Self.withSandbox { _, port in
+        // Patient: the size refuses it, not the clock.
+        try await Self.withSandbox(Self.patient) { _, port in
             let huge = String(repeating: "a", count: 1 << 20)
             let request =
                 part == "header"
                 ? "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: \(huge)\r\n\r\n"
                 : "GET /\(huge) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             let connection = try RawConnection(port: port)
-            await connection.send(request)
-            let answer = await connection.readToEnd()
+            let answer = await connection.exchange(request)
+            #expect(answer.closed, "the connection was still open after \(RawConnection.patience) s")
             #expect(
                 answer.text.hasPrefix("HTTP/1.1 431 Request Header Fields Too Large\r\n"),
                 "\(answer.text.prefix(200))"
@@ -62,7 +72,7 @@ struct SandboxStaysUpTests {
 
     @Test("a head just under the limit is served: the cap refuses only what is past it")
     func headUnderTheLimitIsServed() async throws {
-        try await Self.withSandbox { _, port in
+        try await Self.withSandbox(Self.patient) { _, port in
             let padding = String(repeating: "a", count: 60 * 1024)
             let answer = try await HTTPProbe.raw(
                 port: port,
@@ -79,16 +89,16 @@ struct SandboxStaysUpTests {
     )
     func tricklingConnectionsAreCutOff() async throws {
         try await Self.withSandbox(Self.configuration { $0.limits.headTimeout = .seconds(1) }) { _, port in
-            let connections = try (0..<40).map { _ in try RawConnection(port: port, wait: 10) }
+            let connections = try (0..<40).map { _ in try RawConnection(port: port) }
             let results = await withTaskGroup(of: (cutOff: Bool, answer: String).self) { group in
                 for connection in connections {
-                    group.addTask { await connection.trickle(every: 0.2, for: 20) }
+                    group.addTask { await connection.trickle(every: 0.2, for: RawConnection.patience) }
                 }
                 return await group.reduce(into: []) { $0.append($1) }
             }
             #expect(results.count == 40)
             for result in results {
-                #expect(result.cutOff, "the server kept a trickling connection for 20 s")
+                #expect(result.cutOff, "the server kept a trickling connection for \(RawConnection.patience) s")
                 #expect(result.answer.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"), "\(result.answer.prefix(120))")
             }
             #expect(try await HTTPProbe.get("http://127.0.0.1:\(port)/").status == 200)
@@ -98,9 +108,9 @@ struct SandboxStaysUpTests {
     @Test("a connection that sends nothing is closed once idle past the limit")
     func idleConnectionsAreClosed() async throws {
         try await Self.withSandbox(Self.configuration { $0.limits.idleTimeout = .seconds(1) }) { _, port in
-            let idle = try RawConnection(port: port, wait: 20)
+            let idle = try RawConnection(port: port)
             let answer = await idle.readToEnd()
-            #expect(answer.closed, "an idle connection was still open after 20 s")
+            #expect(answer.closed, "an idle connection was still open after \(RawConnection.patience) s")
             #expect(answer.text.isEmpty, "an idle connection is closed without a word")
         }
     }
@@ -108,12 +118,86 @@ struct SandboxStaysUpTests {
     @Test("a kept-alive connection serves several requests, then is closed once idle")
     func keptAliveConnectionsServeThenClose() async throws {
         try await Self.withSandbox(Self.configuration { $0.limits.idleTimeout = .seconds(1) }) { _, port in
-            let connection = try RawConnection(port: port, wait: 20)
+            let connection = try RawConnection(port: port)
             let request = "GET /nope HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             await connection.send(request + request)
             let answer = await connection.readToEnd()
             #expect(answer.closed)
             #expect(answer.text.components(separatedBy: "HTTP/1.1 404 ").count == 3, "two answers on one connection")
+        }
+    }
+
+    // MARK: A busy process
+
+    /// Blocks threads of Swift's shared pool until released, as a test that runs a child process or waits on
+    /// storage does; each blocks for at most ``RawConnection/patience`` seconds.
+    final class Blockade: @unchecked Sendable {
+        // @unchecked: every property is read and changed while holding `condition`'s lock.
+        private let condition = NSCondition()
+        private var blocked = 0
+        private var released = false
+        /// Whether a thread let go because its time ran out, not because it was released.
+        private var expired = false
+
+        /// Blocks the calling thread until ``release()``.
+        func block() {
+            condition.lock()
+            defer { condition.unlock() }
+            blocked += 1
+            condition.broadcast()
+            let deadline = Date(timeIntervalSinceNow: RawConnection.patience)
+            while !released {
+                guard condition.wait(until: deadline) else {
+                    expired = true
+                    return
+                }
+            }
+        }
+
+        /// Waits until `count` threads are blocked; `false` if they were not within the patience.
+        func waitUntilBlocked(_ count: Int) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            let deadline = Date(timeIntervalSinceNow: RawConnection.patience)
+            while blocked < count {
+                guard condition.wait(until: deadline) else { return false }
+            }
+            return true
+        }
+
+        /// Lets every blocked thread go; returns whether they were all still blocked until now.
+        func release() -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            released = true
+            condition.broadcast()
+            return !expired
+        }
+    }
+
+    @Test(
+        "the sandbox answers, and keeps its deadlines, while every shared Swift thread is blocked (it held both for over 20 s)"
+    )
+    func servesWhileSharedThreadsAreBlocked() async throws {
+        try await Self.withSandbox(Self.configuration { $0.limits.idleTimeout = .seconds(1) }) { _, port in
+            let idle = try RawConnection(port: port)
+            let request = try RawConnection(port: port)
+            let width = ProcessInfo.processInfo.activeProcessorCount
+            let blockade = Blockade()
+            for _ in 0..<width { Task.detached { blockade.block() } }
+            // On a thread of its own: once every shared thread is blocked, a request, and the idle connection's end.
+            let (allBlocked, answer, idleEnd, whileBlocked) = await request.offPool {
+                let allBlocked = blockade.waitUntilBlocked(width)
+                _ = request.sendBlocking(Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+                let answer = request.readToEndBlocking().text
+                let idleEnd = idle.readToEndBlocking()
+                return (allBlocked, answer, idleEnd, blockade.release())
+            }
+            #expect(allBlocked, "the test could not block the \(width) shared threads")
+            let status = answer.components(separatedBy: "\r\n").first
+            #expect(status == "HTTP/1.1 200 OK")
+            #expect(idleEnd.closed && idleEnd.text.isEmpty, "the idle connection was not closed")
+            #expect(whileBlocked, "the sandbox answered only once the shared threads were free")
         }
     }
 
@@ -213,12 +297,12 @@ struct SandboxStaysUpTests {
 
     @Test("HEAD / answers as GET without a body: same status and Content-Length, no bytes after the head")
     func headAnswersWithoutBody() async throws {
-        try await Self.withSandbox { _, port in
+        try await Self.withSandbox(Self.patient) { _, port in
             let get = try await HTTPProbe.raw(
                 port: port,
                 "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
             )
-            let connection = try RawConnection(port: port, wait: 20)
+            let connection = try RawConnection(port: port)
             await connection.send("HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             let head = await connection.readToEnd()
             #expect(head.text.hasPrefix("HTTP/1.1 200 OK\r\n"))
@@ -242,7 +326,7 @@ struct SandboxStaysUpTests {
         ]
     )
     func otherMethodIs405(_ method: String, _ path: String, _ allow: String) async throws {
-        try await Self.withSandbox { _, port in
+        try await Self.withSandbox(Self.patient) { _, port in
             let answer = try await HTTPProbe.raw(
                 port: port,
                 "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"

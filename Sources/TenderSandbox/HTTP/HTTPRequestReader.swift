@@ -119,34 +119,69 @@ struct HTTPRequestReader {
         case closed
     }
 
+    /// Whether a deadline shut the connection's reading side: reads then end at once, with what had arrived or
+    /// nothing.
+    private(set) var hasShutReading = false
+
     /// Appends what the client sends next to the buffer, waiting at most `timeout`.
     private mutating func read(within timeout: Duration) async -> ReadResult {
         guard timeout > .zero else { return .timedOut }
         let socket = self.socket
-        do {
-            let bytes = try await withDeadline(timeout) { try await socket.read(atMost: 16 * 1024) }
-            guard let bytes else { return .timedOut }
+        let descriptor = socket.socket.file.rawValue
+        let shutReading: @Sendable () -> Void = { shutdown(descriptor, Int32(SHUT_RD)) }
+        let outcome = await withDeadline(timeout, onExpiry: shutReading) { try await socket.read(atMost: 16 * 1024) }
+        switch outcome {
+        case .finished(.success(let bytes)):
             buffer.append(contentsOf: bytes)
             return .bytes
-        } catch {
+        case .finished(.failure):
             return .closed
+        case .expired:
+            hasShutReading = true
+            return .timedOut
         }
     }
 }
 
-/// Runs `body`, giving up after `timeout`: `nil` when it did not finish in time (it is then cancelled).
-func withDeadline<T: Sendable>(
+/// What ``withDeadline(_:onExpiry:_:)`` gave.
+enum DeadlineOutcome<Value: Sendable>: Sendable {
+    /// The work finished in time: its value or its error.
+    case finished(Result<Value, any Error>)
+    /// The time ran out (or the task was cancelled) first; whatever the work gave is dropped.
+    case expired
+}
+
+/// Runs `work`, giving it until `timeout`. When the time runs out first (or the task is cancelled), calls `expire`,
+/// which must make `work` end at once, then waits for it to end.
+///
+/// `expire` shuts the socket `work` waits on, and the socket's wait ends with the system's notice. A deadline does
+/// not cancel the wait instead: FlyingSocks ends a cancelled wait from a task on Swift's shared threads, and a
+/// process that keeps those threads busy would hold every deadline with them.
+func withDeadline<Value: Sendable>(
     _ timeout: Duration,
-    _ body: @escaping @Sendable () async throws -> T
-) async throws -> T? {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
+    onExpiry expire: @escaping @Sendable () -> Void,
+    _ work: @escaping @Sendable () async throws -> Value
+) async -> DeadlineOutcome<Value> {
+    await withTaskGroup(of: DeadlineOutcome<Value>.self) { group in
         group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
+            do {
+                return .finished(.success(try await work()))
+            } catch {
+                return .finished(.failure(error))
+            }
         }
-        defer { group.cancelAll() }
-        return try await group.next() ?? nil
+        group.addTask {
+            // Cancelled or not, the time is up: the work is ended either way.
+            try? await Task.sleep(for: timeout)
+            return .expired
+        }
+        guard let first = await group.next(), case .finished = first else {
+            expire()
+            await group.waitForAll()
+            return .expired
+        }
+        group.cancelAll()
+        return first
     }
 }
 

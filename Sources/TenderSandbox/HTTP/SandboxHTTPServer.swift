@@ -5,12 +5,13 @@ import Logging
 
 /// The sandbox's HTTP/1.1 server: FlyingSocks' sockets and FlyingFox's requests, responses and routes, with a
 /// connection loop that holds each client to ``HTTPLimits`` (see ``HTTPRequestReader`` for why it reads requests
-/// itself).
+/// itself). It serves from a thread of its own (``SandboxExecutor``).
 actor SandboxHTTPServer {
     private let router: SandboxRouter
     private let limits: HTTPLimits
     private var listener: Socket?
     private var runTask: Task<Void, Never>?
+    private var executor: SandboxExecutor?
 
     init(router: SandboxRouter, limits: HTTPLimits) {
         self.router = router
@@ -55,8 +56,11 @@ actor SandboxHTTPServer {
         }
         let router = self.router
         let limits = self.limits
+        let executor = SandboxExecutor(name: "tender.sandbox :\(bound)")
         listener = socket
-        runTask = Task {
+        self.executor = executor
+        // The connections' tasks are the group's children: they prefer the executor too.
+        runTask = Task(executorPreference: executor) {
             try? await withThrowingDiscardingTaskGroup { group in
                 group.addTask { try await pool.run() }
                 for try await connection in listening.sockets {
@@ -75,6 +79,8 @@ actor SandboxHTTPServer {
         runTask.cancel()
         await runTask.value
         try? listener.close()
+        executor?.stop()
+        executor = nil
     }
 
     /// `port 8080 on 127.0.0.1 is in use: …` for the common case, the system's words otherwise.
@@ -110,7 +116,7 @@ actor SandboxHTTPServer {
                 headers[.contentType] = "text/plain; charset=utf-8"
                 let response = HTTPResponse(statusCode: status, headers: headers, body: Data((message + "\n").utf8))
                 guard await write(response, to: socket, withBody: true, close: true, limits: limits) else { return }
-                await discardRest(of: socket)
+                await discardRest(of: socket, readingShut: reader.hasShutReading)
                 return
             case .request(let request, let keepAlive):
                 let response = await router.respond(to: request)
@@ -128,17 +134,26 @@ actor SandboxHTTPServer {
 
     /// Reads and drops what a refused client still sends, for a moment, before the connection closes: closing with
     /// unread bytes makes the system reset the connection, and the client could lose the answer that says why.
-    private static func discardRest(of socket: AsyncSocket) async {
-        shutdown(socket.socket.file.rawValue, Int32(SHUT_WR))
+    /// It looks every 50 ms without waiting on the socket, whose reading side a deadline may have shut: reads then
+    /// end at once, so that an end of the stream no longer means the client closed.
+    private static func discardRest(of socket: AsyncSocket, readingShut: Bool) async {
+        let descriptor = socket.socket.file.rawValue
+        shutdown(descriptor, Int32(SHUT_WR))
         let deadline = ContinuousClock.now + .seconds(2)
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var discarded = 0
         while discarded < 8 * 1024 * 1024, ContinuousClock.now < deadline {
-            // `nil`: the time is up, or the client closed the connection.
-            let count = try? await withDeadline(ContinuousClock.now.duration(to: deadline)) {
-                try await socket.read(atMost: 64 * 1024).count
+            let count = buffer.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
             }
-            guard let count else { return }
-            discarded += count
+            if count > 0 {
+                discarded += count
+                continue
+            }
+            let waiting = count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+            // Closed by the client, or broken: nothing more will come.
+            guard waiting || (count == 0 && readingShut) else { return }
+            try? await Task.sleep(for: .milliseconds(50))
         }
     }
 
@@ -163,10 +178,10 @@ actor SandboxHTTPServer {
         var data = Data(head.utf8)
         if withBody { data.append(body) }
         let bytes = data
-        do {
-            return try await withDeadline(limits.writeTimeout) { try await socket.write(bytes) } != nil
-        } catch {
-            return false
-        }
+        let descriptor = socket.socket.file.rawValue
+        let shut: @Sendable () -> Void = { shutdown(descriptor, Int32(SHUT_RDWR)) }
+        let outcome = await withDeadline(limits.writeTimeout, onExpiry: shut) { try await socket.write(bytes) }
+        guard case .finished(.success) = outcome else { return false }
+        return true
     }
 }
