@@ -83,11 +83,12 @@ public actor SandboxServer {
         return baseURL
     }
 
-    /// Stops listening and closes every connection. Safe to call twice.
+    /// Stops listening, closes every connection and drops the webhook deliveries still under way. Safe to call twice.
     public func stop() async {
         guard let http else { return }
         self.http = nil
         await http.stop()
+        await squareConnect.stopWebhooks()
         configuration.logger.sandboxEvent("sandbox", "stopped", "stopped")
     }
 

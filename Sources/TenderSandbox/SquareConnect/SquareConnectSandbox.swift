@@ -73,6 +73,12 @@ public actor SquareConnectSandbox {
     /// Sign-in: the code each token obtained through a code was issued under, for revoking them together.
     var codeOfToken: [String: String] = [:]
 
+    /// Drops the webhook deliveries under way and sends no more: ``SandboxServer/stop()`` calls it, so that no
+    /// delivery outlives the sandbox.
+    package func stopWebhooks() async {
+        await webhookSender?.stop()
+    }
+
     /// Creates a stand-in that knows what `configuration` registers, logging each request and its answer to `logger`
     /// (``SandboxConfiguration/logger``).
     public init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {

@@ -57,10 +57,50 @@ enum HMACSHA256 {
     }
 }
 
-/// Builds Square's event bodies for a recorded payment and posts them to a subscription in the background.
+/// Builds Square's event bodies for a recorded payment and posts them to a subscription in the background, until
+/// ``stop()``.
 struct SquareWebhookSender: Sendable {
     let subscription: SquareWebhookSubscription
     let logger: Logger
+    /// The deliveries under way, which ``stop()`` ends.
+    private let deliveries = Deliveries()
+
+    init(subscription: SquareWebhookSubscription, logger: Logger) {
+        self.subscription = subscription
+        self.logger = logger
+    }
+
+    /// The tasks delivering events, by a number of their own: each removes itself when done.
+    private final class Deliveries: @unchecked Sendable {
+        // @unchecked: `tasks`, `next` and `isStopped` are read and changed only while holding `lock`.
+        private let lock = NSLock()
+        private var tasks: [Int: Task<Void, Never>] = [:]
+        private var next = 0
+        private var isStopped = false
+
+        /// Starts `work` in a task of its own, unless stopped.
+        func start(_ work: @escaping @Sendable () async -> Void) {
+            lock.lock()
+            defer { lock.unlock() }
+            guard !isStopped else { return }
+            let number = next
+            next += 1
+            tasks[number] = Task.detached { [self] in
+                await work()
+                lock.withLock { _ = tasks.removeValue(forKey: number) }
+            }
+        }
+
+        /// Ends every delivery under way and waits until they have ended; later ones are not started.
+        func stop() async {
+            let running = lock.withLock {
+                isStopped = true
+                return Array(tasks.values)
+            }
+            for task in running { task.cancel() }
+            for task in running { await task.value }
+        }
+    }
 
     /// The events Square sends for `payment` (and its order, if any), oldest first, each serialized once: the bytes
     /// signed are the bytes sent.
@@ -118,9 +158,15 @@ struct SquareWebhookSender: Sendable {
     /// Posts `events` one after the other, each retried as ``SquareWebhookSubscription/retryDelays`` says, in a task
     /// of their own.
     func deliverInBackground(_ events: [(type: String, body: Data)]) {
-        Task.detached { [self] in
-            for event in events { await deliver(event) }
+        deliveries.start { [self] in
+            for event in events where !Task.isCancelled { await deliver(event) }
         }
+    }
+
+    /// Drops the deliveries under way (waiting for an answer or a retry) and waits until they have stopped, so that
+    /// none outlives the sandbox; events recorded later are not sent.
+    func stop() async {
+        await deliveries.stop()
     }
 
     private func deliver(_ event: (type: String, body: Data)) async {
@@ -132,7 +178,7 @@ struct SquareWebhookSender: Sendable {
         request.setValue(subscription.signature(for: event.body), forHTTPHeaderField: "x-square-hmacsha256-signature")
         request.setValue("Square Connect v2 (Tender sandbox)", forHTTPHeaderField: "User-Agent")
         let attempts = subscription.retryDelays.count + 1
-        for attempt in 1...attempts {
+        for attempt in 1...attempts where !Task.isCancelled {
             let status = try? await (URLSession.shared.data(for: request).1 as? HTTPURLResponse)?.statusCode
             if let status, (200..<300).contains(status) {
                 logger.sandboxEvent(
@@ -154,6 +200,7 @@ struct SquareWebhookSender: Sendable {
             }
             let delay = subscription.retryDelays[attempt - 1]
             logger.sandboxEvent("square", "webhook_retry", "webhook \(event.type) \(answer); retrying in \(delay)")
+            // Cancelled: the sandbox stopped, and the loop ends.
             try? await Task.sleep(for: delay)
         }
     }
