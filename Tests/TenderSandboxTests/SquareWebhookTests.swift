@@ -69,6 +69,7 @@ struct SquareWebhookTests {
     /// Runs `body` with a receiver listening and a sandbox whose Square seller posts its webhooks there.
     static func withWebhooks(
         _ receiver: Receiver,
+        retryDelays: [Duration] = [.milliseconds(20), .milliseconds(20), .milliseconds(20)],
         _ body: (SandboxServer, URL) async throws -> Void
     ) async throws {
         var router = SandboxRouter()
@@ -86,7 +87,7 @@ struct SquareWebhookTests {
         square.webhook = SquareWebhookSubscription(
             notificationURL: notificationURL,
             signatureKey: signatureKey,
-            retryDelays: [.milliseconds(20), .milliseconds(20), .milliseconds(20)]
+            retryDelays: retryDelays
         )
         var profile = MerchantProfile.default
         profile.locationID = locationID
@@ -233,6 +234,22 @@ struct SquareWebhookTests {
             await receiver.release()
             let all = try await receiver.waitFor(4)
             #expect(all.count == 4)
+        }
+    }
+
+    @Test("a sandbox that stops drops the deliveries it still retries: they went on for 31 s after their sandbox")
+    func stopEndsDeliveries() async throws {
+        let receiver = Receiver(statuses: Array(repeating: 500, count: 20))
+        try await Self.withWebhooks(receiver, retryDelays: Array(repeating: .milliseconds(300), count: 10)) {
+            server,
+            _ in
+            _ = try await Self.approve(server, tender: "cash")
+            _ = try await receiver.waitFor(1)
+            await server.stop()
+            let atStop = await receiver.deliveries.count
+            // Unstopped, the next attempts would come every 300 ms.
+            try await Task.sleep(for: .seconds(2))
+            #expect(await receiver.deliveries.count == atStop, "a delivery went on after its sandbox stopped")
         }
     }
 }

@@ -169,6 +169,16 @@ struct SquareWebhookSender: Sendable {
         await deliveries.stop()
     }
 
+    /// The status of `request`'s answer, or `nil` for none. In a task of its own that is never cancelled: cancelling
+    /// a task inside URLSession's `data(for:)` can deadlock FoundationNetworking (its cancel waits for the queue that
+    /// is finishing the transfer, which waits for the task), and ``stop()`` cancels deliveries.
+    private static func post(_ request: URLRequest) async -> Int? {
+        await Task.detached {
+            try? await (URLSession.shared.data(for: request).1 as? HTTPURLResponse)?.statusCode
+        }
+        .value
+    }
+
     private func deliver(_ event: (type: String, body: Data)) async {
         var request = URLRequest(url: subscription.notificationURL, timeoutInterval: 10)
         request.httpMethod = "POST"
@@ -179,7 +189,7 @@ struct SquareWebhookSender: Sendable {
         request.setValue("Square Connect v2 (Tender sandbox)", forHTTPHeaderField: "User-Agent")
         let attempts = subscription.retryDelays.count + 1
         for attempt in 1...attempts where !Task.isCancelled {
-            let status = try? await (URLSession.shared.data(for: request).1 as? HTTPURLResponse)?.statusCode
+            let status = await Self.post(request)
             if let status, (200..<300).contains(status) {
                 logger.sandboxEvent(
                     "square",
