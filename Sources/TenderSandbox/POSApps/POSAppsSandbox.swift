@@ -1,5 +1,5 @@
 public import Foundation
-public import Logging
+package import Logging
 import Tender
 public import TenderSimulator
 
@@ -10,7 +10,7 @@ public import TenderSimulator
 /// | route | what |
 /// |---|---|
 /// | `GET /` | the recent requests, and how to point an app at the sandbox |
-/// | `GET /<provider>/…` | the POS app's screen for the request `scheme://…` (see ``pageURL(for:baseURL:)``) |
+/// | `GET /<provider>/…` | the POS app's screen for the request `scheme://…` (`tender <provider> request --sandbox` prints it) |
 /// | `POST /<provider>/…` | the same request, opened anew once it is answered |
 /// | `GET /requests/<id>` | a request's page again |
 /// | `POST /requests/<id>/answer` | the page's buttons: answers `303 See Other` to the callback URL |
@@ -120,7 +120,7 @@ public actor POSAppsSandbox {
     /// - Parameters:
     ///   - configuration: the merchant profile, the seed and how many requests to remember.
     ///   - logger: where each request and answer is logged (``SandboxConfiguration/logger``).
-    public init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
+    package init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
         self.init(configuration: configuration, logger: logger, servers: nil)
     }
 
@@ -151,7 +151,7 @@ public actor POSAppsSandbox {
     /// The sandbox page that stands in for the POS app of `requestURL`: `scheme://rest` becomes
     /// `<baseURL>/<provider>/rest`, such as `http://127.0.0.1:8080/square/payment/create?data=…`.
     /// - Throws: ``SandboxError`` when the URL is not a request to a POS app Tender knows.
-    public nonisolated static func pageURL(for requestURL: String, baseURL: URL) throws -> URL {
+    package nonisolated static func pageURL(for requestURL: String, baseURL: URL) throws -> URL {
         guard let text = SandboxPageURL.pageURL(for: requestURL, baseURL: baseURL.absoluteString),
             let url = URL(string: text)
         else {

@@ -1,7 +1,7 @@
 package import Foundation
-public import Logging
+package import Logging
 import Tender
-public import TenderProviderAPI
+package import TenderProviderAPI
 
 /// A stand-in for Square's REST endpoints that authorization and verification use, with Square's answer shapes,
 /// scopes and errors:
@@ -22,10 +22,11 @@ public import TenderProviderAPI
 /// Errors have Square's body, `{"errors": [{"category", "code", "detail", "field"}]}`: `401 UNAUTHORIZED` for an
 /// unknown token, `403 INSUFFICIENT_SCOPES` naming the scope a token lacks, `404 NOT_FOUND`, `400` with the field
 /// for a bad request. Every answer carries a `Date` header from the sandbox's clock and a `Square-Version` header
-/// (the request's, or ``Configuration/squareVersion``); a request `Square-Version` that is not a `YYYY-MM-DD` date
-/// gets `400 INVALID_SQUARE_VERSION_FORMAT`. Registered tokens and locations come from a ``Configuration``
-/// and can be added, revoked or broken while the server runs. Refreshing with a rotating refresh token
-/// issues a new one and retires the old one, as the PKCE flow does.
+/// (the request's, or `SquareConnectClient.defaultSquareVersion`); a request `Square-Version` that is not a
+/// `YYYY-MM-DD` date gets `400 INVALID_SQUARE_VERSION_FORMAT`. The seller's token, location and application come
+/// from ``Configuration/seller(accessToken:locationID:refreshToken:redirectURLs:now:)``; the token can be revoked,
+/// and every endpoint broken, while the server runs. Refreshing with a rotating refresh token issues a new one and
+/// retires the old one, as the PKCE flow does.
 ///
 /// Orders and payments are recorded by the sandbox's Square Point of Sale when it approves a payment (see
 /// ``SandboxServer``), or by a test with ``recordPayment(amount:locationID:tender:status:orderID:isOffline:createdAt:applicationID:clientTransactionID:)``.
@@ -81,7 +82,7 @@ public actor SquareConnectSandbox {
 
     /// Creates a stand-in that knows what `configuration` registers, logging each request and its answer to `logger`
     /// (``SandboxConfiguration/logger``).
-    public init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
+    package init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
         self.now = configuration.now
         self.logger = logger
         self.squareVersion = configuration.squareVersion
@@ -102,24 +103,24 @@ public actor SquareConnectSandbox {
     // MARK: Registering and breaking things
 
     /// Registers (or replaces) an access token.
-    public func register(_ token: AccessToken) {
+    package func register(_ token: AccessToken) {
         accessTokens[token.token] = token
     }
 
     /// Registers (or replaces) a location. A merchant's first location is its main one (`main` in RetrieveLocation,
     /// ListPayments' default location).
-    public func register(_ location: SquareLocation) {
+    package func register(_ location: SquareLocation) {
         if locations[location.id] == nil { locationOrder.append(location.id) }
         locations[location.id] = location
     }
 
     /// Registers (or replaces) a refresh token.
-    public func register(_ token: RefreshToken) {
+    package func register(_ token: RefreshToken) {
         refreshTokens[token.token] = token
     }
 
     /// Registers (or replaces) an application for RevokeToken.
-    public func register(_ application: Application) {
+    package func register(_ application: Application) {
         applications[application.clientID] = application
     }
 
@@ -153,7 +154,7 @@ public actor SquareConnectSandbox {
     }
 
     /// How many injected faults are still to be played.
-    public var pendingFaults: Int { faults.remaining }
+    package var pendingFaults: Int { faults.remaining }
 
     /// Holds every answer until ``resume()``: requests are recorded on arrival, then wait.
     public func pause() {
@@ -180,7 +181,7 @@ public actor SquareConnectSandbox {
 
     /// Waits until at least `count` requests arrived, or `timeout` seconds passed.
     /// - Returns: Whether that many requests arrived.
-    public func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    package func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout.timeInterval)
         while recorded.elements.count < count {
             guard Date() < deadline else { return false }

@@ -1,5 +1,5 @@
 public import Foundation
-public import Logging
+package import Logging
 public import Tender
 
 /// A stand-in for the endpoint of SumUp's REST API that verification uses: RetrieveTransaction,
@@ -42,7 +42,7 @@ public actor SumUpSandbox {
         }
 
         /// Whether the stand-in serves a merchant: it has both a token and a merchant code.
-        public var isEnabled: Bool {
+        package var isEnabled: Bool {
             !(accessToken ?? "").isEmpty && !(merchantCode ?? "").isEmpty
         }
     }
@@ -114,7 +114,7 @@ public actor SumUpSandbox {
     /// - Parameters:
     ///   - configuration: the merchant and the access token the stand-in serves.
     ///   - logger: where each request and its answer is logged (``SandboxConfiguration/logger``).
-    public init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
+    package init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
         self.configuration = configuration
         self.logger = logger
         self.recorded = BoundedLog(limit: configuration.requestLimit)
@@ -212,7 +212,7 @@ public actor SumUpSandbox {
     }
 
     /// How many injected faults are still to be played.
-    public var pendingFaults: Int { faults.remaining }
+    package var pendingFaults: Int { faults.remaining }
 
     /// A transaction code as SumUp's app shows them: `T` and 9 letters and digits without look-alikes.
     static func newTransactionCode() -> String {
