@@ -140,7 +140,7 @@ actor SandboxHTTPServer {
         let descriptor = socket.socket.file.rawValue
         shutdown(descriptor, Int32(SHUT_WR))
         let deadline = ContinuousClock.now + .seconds(2)
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var buffer = [UInt8](repeating: 0, count: 4 * 1024)
         var discarded = 0
         while discarded < 8 * 1024 * 1024, ContinuousClock.now < deadline {
             let count = buffer.withUnsafeMutableBytes {

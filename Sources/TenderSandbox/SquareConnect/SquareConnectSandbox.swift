@@ -183,7 +183,7 @@ public actor SquareConnectSandbox {
     /// - Returns: Whether that many requests arrived.
     package func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout.timeInterval)
-        while recorded.elements.count < count {
+        while recorded.count < count {
             guard Date() < deadline else { return false }
             try? await Task.sleep(nanoseconds: 2_000_000)
         }
