@@ -180,23 +180,27 @@ struct SandboxStaysUpTests {
     )
     func servesWhileSharedThreadsAreBlocked() async throws {
         try await Self.withSandbox(Self.configuration { $0.limits.idleTimeout = .seconds(1) }) { _, port in
-            let idle = try RawConnection(port: port)
-            let request = try RawConnection(port: port)
             let width = ProcessInfo.processInfo.activeProcessorCount
             let blockade = Blockade()
             for _ in 0..<width { Task.detached { blockade.block() } }
-            // On a thread of its own: once every shared thread is blocked, a request, and the idle connection's end.
-            let (allBlocked, answer, idleEnd, whileBlocked) = await request.offPool {
-                let allBlocked = blockade.waitUntilBlocked(width)
-                _ = request.sendBlocking(Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
-                let answer = request.readToEndBlocking().text
-                let idleEnd = idle.readToEndBlocking()
-                return (allBlocked, answer, idleEnd, blockade.release())
-            }
+            // On a thread of its own, once every shared thread is blocked: a request, and a connection left idle.
+            let thread = try RawConnection(port: port)
+            let outcome: (allBlocked: Bool, answer: String, idleClosed: Bool, idleText: String, whileBlocked: Bool) =
+                await thread.offPool {
+                    let allBlocked = blockade.waitUntilBlocked(width)
+                    let request = try? RawConnection(port: port)
+                    let idle = try? RawConnection(port: port)
+                    let get = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                    _ = request?.sendBlocking(Array(get.utf8))
+                    let answer: String = request?.readToEndBlocking().text ?? "no connection"
+                    let idleEnd: (text: String, closed: Bool) = idle?.readToEndBlocking() ?? ("no connection", false)
+                    return (allBlocked, answer, idleEnd.closed, idleEnd.text, blockade.release())
+                }
+            let (allBlocked, answer, idleClosed, idleText, whileBlocked) = outcome
             #expect(allBlocked, "the test could not block the \(width) shared threads")
             let status = answer.components(separatedBy: "\r\n").first
             #expect(status == "HTTP/1.1 200 OK")
-            #expect(idleEnd.closed && idleEnd.text.isEmpty, "the idle connection was not closed")
+            #expect(idleClosed && idleText.isEmpty, "the idle connection was not closed")
             #expect(whileBlocked, "the sandbox answered only once the shared threads were free")
         }
     }
