@@ -142,7 +142,8 @@ actor SandboxHTTPServer {
         let deadline = ContinuousClock.now + .seconds(2)
         var buffer = [UInt8](repeating: 0, count: 4 * 1024)
         var discarded = 0
-        while discarded < 8 * 1024 * 1024, ContinuousClock.now < deadline {
+        // Cancelled (the sandbox stops): the sleeps below would end at once, so the loop ends instead.
+        while discarded < 8 * 1024 * 1024, ContinuousClock.now < deadline, !Task.isCancelled {
             let count = buffer.withUnsafeMutableBytes {
                 recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
             }
