@@ -37,7 +37,12 @@ struct SandboxCommand: AsyncParsableCommand {
             With --sumup-access-token and --sumup-merchant-code, each SumUp payment the simulated app approves \
             (or declines with a transaction code) is recorded and served at GET \
             /v2.1/merchants/{merchant_code}/transactions?foreign_transaction_id=… (or id, transaction_code, \
-            client_transaction_id: exactly one) for that bearer token. Stop it with Ctrl-C.
+            client_transaction_id: exactly one) for that bearer token. \
+            With --square-webhook-url and --square-webhook-signature-key (and a Square seller), each payment \
+            Point of Sale records is followed by Square's webhooks (payment.created, payment.updated and, with an \
+            order, order.created and order.updated), signed as Square signs them and retried after 1, 2, 4, 8 and \
+            16 s. Without --seed each start draws a new seed, so transaction IDs are not handed out twice. \
+            Stop it with Ctrl-C.
             """
     )
 
@@ -87,16 +92,71 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A JSON merchant profile for the simulated POS apps.", valueName: "file"))
     var merchant: String?
 
-    @Option(parsing: .unconditional, help: "Seed for the simulated transaction IDs.")
-    var seed: UInt64 = 1
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seed for the simulated transaction IDs: the same seed hands out the same IDs (by default a new seed at "
+                + "each start, so IDs are not handed out again)."
+        )
+    )
+    var seed: UInt64?
 
     @Flag(help: "Print only the base URL, not each request (a warning about a non-loopback host goes to stderr).")
     var quiet = false
+
+    @Option(
+        name: .customLong("square-webhook-url"),
+        help: ArgumentHelp(
+            "Post the webhooks Square would send for each payment the simulated Point of Sale records to this URL "
+                + "(payment.created, payment.updated and, with an order, order.created and order.updated), signed as "
+                + "Square signs them; needs --square-webhook-signature-key.",
+            valueName: "url"
+        )
+    )
+    var squareWebhookURL: String?
+
+    @Option(
+        name: .customLong("square-webhook-signature-key"),
+        help: ArgumentHelp("The subscription's signature key the webhooks are signed with.", valueName: "key")
+    )
+    var squareWebhookSignatureKey: String?
 
     func run() async throws {
         guard (0...65_535).contains(port) else {
             throw CLIError("--port must be between 0 and 65535; got \(port).")
         }
+        let square = try squareConfiguration()
+        let sumUp = try sumUpConfiguration()
+        let profile = try merchantProfile()
+        // Lines logged while starting wait until the base URL is out, so it is always the first line.
+        let log = HeldLines()
+        let server = SandboxServer(
+            configuration: SandboxConfiguration(
+                host: host,
+                port: UInt16(port),
+                squareConnect: square,
+                sumUp: sumUp,
+                posApps: POSAppsSandbox.Configuration(profile: profile, seed: seed),
+                logger: quiet
+                    ? SandboxLog.silent : Logger(label: "tender.sandbox") { _ in LineLogHandler(write: log.write) }
+            )
+        )
+        let baseURL: URL
+        do {
+            baseURL = try await server.start()
+        } catch let error as SandboxError {
+            throw CLIError(error.message)
+        }
+        printBanner(baseURL, sumUp: sumUp)
+        Output.flush()
+        log.open()
+        let signal = await Self.waitForInterrupt()
+        await server.stop()
+        if !quiet { Output.line("stopped (\(signal))") }
+    }
+
+    /// The Square REST stand-in of the flags: one seller, a seller for sign-ins only, or none; with its webhooks.
+    private func squareConfiguration() throws -> SquareConnectSandbox.Configuration {
         var square = SquareConnectSandbox.Configuration()
         for uri in squareRedirectURIs where URL(string: uri)?.scheme == nil || URL(string: uri)?.host == nil {
             throw CLIError("--square-redirect-uri must be an absolute URL such as https://example.com/callback.")
@@ -130,7 +190,38 @@ struct SandboxCommand: AsyncParsableCommand {
         default:
             throw CLIError("Pass --square-access-token and --square-location-id together, or neither.")
         }
-        var sumUp = SumUpSandbox.Configuration()
+        square.webhook = try squareWebhook()
+        return square
+    }
+
+    /// `--square-webhook-url` and `--square-webhook-signature-key`, which go together.
+    private func squareWebhook() throws -> SquareWebhookSubscription? {
+        switch (squareWebhookURL, squareWebhookSignatureKey) {
+        case (nil, nil):
+            return nil
+        case (let text?, let key?):
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                scheme == "http" || scheme == "https",
+                url.host != nil
+            else {
+                throw CLIError(
+                    "--square-webhook-url must be an http or https URL, such as http://127.0.0.1:9000/v1/webhooks/square."
+                )
+            }
+            guard !key.isEmpty else { throw CLIError("--square-webhook-signature-key must not be empty.") }
+            guard squareLocationID != nil else {
+                throw CLIError(
+                    "--square-webhook-url needs --square-location-id: webhooks are sent for the seller's payments."
+                )
+            }
+            return SquareWebhookSubscription(notificationURL: url, signatureKey: key)
+        default:
+            throw CLIError("Pass --square-webhook-url and --square-webhook-signature-key together, or neither.")
+        }
+    }
+
+    /// The SumUp REST stand-in of the flags: one merchant, or off.
+    private func sumUpConfiguration() throws -> SumUpSandbox.Configuration {
         switch (sumUpAccessToken, sumUpMerchantCode) {
         case (let token?, let code?):
             guard !token.isEmpty, !code.isEmpty else {
@@ -140,93 +231,64 @@ struct SandboxCommand: AsyncParsableCommand {
             else {
                 throw CLIError("--sumup-merchant-code must be a merchant code such as MH4H92C7 (letters and digits).")
             }
-            sumUp = SumUpSandbox.Configuration(accessToken: token, merchantCode: code)
+            return SumUpSandbox.Configuration(accessToken: token, merchantCode: code)
         case (nil, nil):
-            break
+            return SumUpSandbox.Configuration()
         default:
             throw CLIError("Pass --sumup-access-token and --sumup-merchant-code together, or neither.")
         }
-        // Lines logged while starting wait until the base URL is out, so it is always the first line.
-        let gate = Locked((isOpen: false, held: [String]()))
-        let writeLine: @Sendable (String) -> Void = { line in
-            let write = gate.withLock { gate in
-                if !gate.isOpen { gate.held.append(line) }
-                return gate.isOpen
-            }
-            if write { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-        }
-        let logger =
-            quiet ? SandboxLog.silent : Logger(label: "tender.sandbox") { _ in LineLogHandler(write: writeLine) }
+    }
+
+    /// `--merchant`'s profile, logged in at `--square-location-id` when there is one: the two are one seller.
+    private func merchantProfile() throws -> MerchantProfile {
         var profile = try MerchantProfileFile.load(merchant)
-        if let squareLocationID {
-            // One seller: Point of Sale is logged in where the REST stand-in's seller is.
-            if profile.locationID != MerchantProfile.default.locationID && profile.locationID != squareLocationID {
-                throw CLIError(
-                    "--merchant logs Point of Sale in at \(profile.locationID) but --square-location-id is "
-                        + "\(squareLocationID): they are one seller; drop location_id from the profile or use the same ID."
-                )
-            }
-            profile.locationID = squareLocationID
-        }
-        let server = SandboxServer(
-            configuration: SandboxConfiguration(
-                host: host,
-                port: UInt16(port),
-                squareConnect: square,
-                sumUp: sumUp,
-                posApps: POSAppsSandbox.Configuration(profile: profile, seed: seed),
-                logger: logger
+        guard let squareLocationID else { return profile }
+        if profile.locationID != MerchantProfile.default.locationID && profile.locationID != squareLocationID {
+            throw CLIError(
+                "--merchant logs Point of Sale in at \(profile.locationID) but --square-location-id is "
+                    + "\(squareLocationID): they are one seller; drop location_id from the profile or use the same ID."
             )
-        )
-        let baseURL: URL
-        do {
-            baseURL = try await server.start()
-        } catch {
-            throw CLIError("\(error)")
         }
+        profile.locationID = squareLocationID
+        return profile
+    }
+
+    /// The base URL, then (unless `--quiet`) what the sandbox serves; a non-loopback host is warned about either way.
+    private func printBanner(_ baseURL: URL, sumUp: SumUpSandbox.Configuration) {
         Output.line(baseURL.absoluteString)
         let warning = "warning: listening on \(host), not loopback: anyone on the network can reach the sandbox"
-        if quiet {
+        guard !quiet else {
             // Only the base URL on stdout; the warning still reaches whoever started it.
             if !Self.isLoopback(host) { Output.error(warning) }
-        } else {
+            return
+        }
+        Output.line(
+            "POS apps: open \(baseURL.absoluteString)/<provider>/… in place of scheme://… "
+                + "(square, swipe, softpos, sumup); \(baseURL.absoluteString)/ explains"
+        )
+        if !Self.isLoopback(host) { Output.line(warning) }
+        if squareAccessToken != nil, let squareLocationID {
             Output.line(
-                "POS apps: open \(baseURL.absoluteString)/<provider>/… in place of scheme://… "
-                    + "(square, swipe, softpos, sumup); \(baseURL.absoluteString)/ explains"
+                "Square: one seller (merchant \(SquareConnectSandbox.Configuration.sellerMerchantID)), "
+                    + "location \(squareLocationID), token valid for 30 days; Point of Sale is logged in there and "
+                    + "records its payments"
             )
-            if !Self.isLoopback(host) {
-                Output.line(warning)
-            }
-            if squareAccessToken != nil, let squareLocationID {
-                Output.line(
-                    "Square: one seller (merchant \(SquareConnectSandbox.Configuration.sellerMerchantID)), "
-                        + "location \(squareLocationID), token valid for 30 days; Point of Sale is logged in there and "
-                        + "records its payments"
-                )
-            }
-            if let sumUpMerchantCode, sumUp.isEnabled {
-                Output.line(
-                    "SumUp: merchant \(sumUpMerchantCode); the SumUp app records its payments, served at "
-                        + "\(baseURL.absoluteString)/v2.1/merchants/\(sumUpMerchantCode)/transactions"
-                )
-            }
-            if !squareRedirectURIs.isEmpty, let squareLocationID {
-                Output.line(
-                    "Square sign-in: client \(SquareConnectSandbox.Configuration.sellerClientID), location "
-                        + "\(squareLocationID), redirect \(squareRedirectURIs.joined(separator: ", "))"
-                )
-            }
         }
-        Output.flush()
-        for line in gate.withLock({ gate in
-            defer { gate = (true, []) }
-            return gate.held
-        }) {
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        if let squareWebhookURL {
+            Output.line("Square webhooks: each recorded payment's events are posted to \(squareWebhookURL)")
         }
-        let signal = await Self.waitForInterrupt()
-        await server.stop()
-        if !quiet { Output.line("stopped (\(signal))") }
+        if let sumUpMerchantCode, sumUp.isEnabled {
+            Output.line(
+                "SumUp: merchant \(sumUpMerchantCode); the SumUp app records its payments, served at "
+                    + "\(baseURL.absoluteString)/v2.1/merchants/\(sumUpMerchantCode)/transactions"
+            )
+        }
+        if !squareRedirectURIs.isEmpty, let squareLocationID {
+            Output.line(
+                "Square sign-in: client \(SquareConnectSandbox.Configuration.sellerClientID), location "
+                    + "\(squareLocationID), redirect \(squareRedirectURIs.joined(separator: ", "))"
+            )
+        }
     }
 
     private static func isLoopback(_ host: String) -> Bool {
@@ -255,6 +317,65 @@ struct SandboxCommand: AsyncParsableCommand {
             // The sources live until the process ends.
             SignalSources.keep(sources)
         }
+    }
+}
+
+/// `--sandbox URL` of `tender <provider> request`: print the sandbox's page for the request instead of the request.
+struct SandboxPageOption: ParsableArguments {
+    @Option(
+        name: .customLong("sandbox"),
+        help: ArgumentHelp(
+            "Print the Tender sandbox's page for the request instead: the sandbox's base URL, such as "
+                + "http://127.0.0.1:8080 ('tender sandbox' prints it).",
+            valueName: "url"
+        )
+    )
+    var baseURL: String?
+
+    func validate() throws {
+        _ = try base()
+    }
+
+    /// `requestURL`, or its sandbox page with `--sandbox`.
+    func shown(_ requestURL: String) throws -> String {
+        guard let base = try base() else { return requestURL }
+        return try POSAppsSandbox.pageURL(for: requestURL, baseURL: base).absoluteString
+    }
+
+    private func base() throws -> URL? {
+        guard let baseURL else { return nil }
+        guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
+            url.host != nil
+        else {
+            throw ValidationError(
+                "--sandbox must be the sandbox's base URL, such as http://127.0.0.1:8080 ('tender sandbox' prints it)."
+            )
+        }
+        return url
+    }
+}
+
+/// Log lines held until ``open()``, then written as they come: the base URL is always the first line.
+private final class HeldLines: Sendable {
+    private let state = Locked((isOpen: false, held: [String]()))
+
+    /// Writes `line`, or holds it until ``open()``.
+    func write(_ line: String) {
+        let isOpen = state.withLock { state in
+            if !state.isOpen { state.held.append(line) }
+            return state.isOpen
+        }
+        if isOpen { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    }
+
+    /// Writes the held lines, and every line from now on.
+    func open() {
+        let held = state.withLock { state in
+            defer { state = (true, []) }
+            return state.held
+        }
+        for line in held { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     }
 }
 

@@ -85,11 +85,12 @@ struct SoftPOSRequestCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: SoftPOSRequestOptions
+    @OptionGroup var sandbox: SandboxPageOption
 
     @Option(name: .customLong("response-url"), help: "Your app's URL that SoftPOS opens with the result.")
     var responseURL: String?
 
     func run() async throws {
-        Output.line(try options.request(responseURL: responseURL).urlString())
+        Output.line(try sandbox.shown(try options.request(responseURL: responseURL).urlString()))
     }
 }

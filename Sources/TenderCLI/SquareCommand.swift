@@ -192,6 +192,7 @@ struct SquareRequestCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: SquareRequestOptions
+    @OptionGroup var sandbox: SandboxPageOption
 
     @Option(
         name: .customLong("user-info"),
@@ -203,6 +204,6 @@ struct SquareRequestCommand: AsyncParsableCommand {
     var userInfo: String?
 
     func run() async throws {
-        Output.line(try options.request(userInfo: userInfo).urlString())
+        Output.line(try sandbox.shown(try options.request(userInfo: userInfo).urlString()))
     }
 }

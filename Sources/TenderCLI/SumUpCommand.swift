@@ -128,6 +128,7 @@ struct SumUpRequestCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: SumUpRequestOptions
+    @OptionGroup var sandbox: SandboxPageOption
 
     @Option(name: .customLong("callback-success"), help: "The URL SumUp opens after a successful payment.")
     var callbackSuccess: String?
@@ -147,6 +148,6 @@ struct SumUpRequestCommand: AsyncParsableCommand {
             callbackFail: callbackFail,
             foreignTransactionID: foreignTransactionID
         )
-        Output.line(try request.urlString())
+        Output.line(try sandbox.shown(try request.urlString()))
     }
 }

@@ -126,6 +126,7 @@ struct SwipeRequestCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: SwipeRequestOptions
+    @OptionGroup var sandbox: SandboxPageOption
 
     @Option(
         name: .customLong("return-url"),
@@ -137,6 +138,8 @@ struct SwipeRequestCommand: AsyncParsableCommand {
     var returnAppName: String?
 
     func run() async throws {
-        Output.line(try options.request(returnURL: returnURL, returnAppName: returnAppName).urlString())
+        Output.line(
+            try sandbox.shown(try options.request(returnURL: returnURL, returnAppName: returnAppName).urlString())
+        )
     }
 }

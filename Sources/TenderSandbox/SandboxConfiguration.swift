@@ -19,6 +19,8 @@ public struct SandboxConfiguration: Sendable {
     /// people as the message (`pos: 3f9a… square page opened`), and `component`, `event` and the request's fields
     /// as metadata. Nothing logged holds a token or a secret. By default nothing is logged.
     public var logger: Logger
+    /// What one connection may send and how long it may take (``HTTPLimits``).
+    package var limits = HTTPLimits()
 
     /// Creates a configuration.
     public init(

@@ -1,8 +1,6 @@
-import FlyingFox
-
-/// A set of routes served by the sandbox: one per service it stands in for (Square's REST API today;
-/// POS request pages and the simulator's API later). Each group lives in its own folder.
+/// A set of routes served by the sandbox: one per service it stands in for (the POS apps' pages, Square's and SumUp's
+/// REST APIs). Each group lives in its own folder.
 protocol SandboxRouteGroup: Sendable {
-    /// Adds the group's routes to the server.
-    func install(on server: HTTPServer) async
+    /// Adds the group's routes to the router.
+    func install(on router: inout SandboxRouter)
 }

@@ -1,4 +1,3 @@
-import FlyingFox
 import FlyingSocks
 public import Foundation
 import Logging
@@ -31,10 +30,8 @@ public actor SandboxServer {
     /// The POS apps' stand-in: change the merchant profile, look at received requests.
     public nonisolated let posApps: POSAppsSandbox
 
-    private var http: HTTPServer?
-    private var runTask: Task<Void, any Error>?
+    private var http: SandboxHTTPServer?
     private var boundPort: UInt16?
-    private let isStopping = Locked(false)
 
     /// Creates a server; nothing listens until ``start()``.
     public init(configuration: SandboxConfiguration = SandboxConfiguration()) {
@@ -72,67 +69,26 @@ public actor SandboxServer {
         guard http == nil else {
             throw SandboxError(.cannotListen, "The sandbox is already running at \(baseURL?.absoluteString ?? "?").")
         }
-        isStopping.withLock { $0 = false }
-        let server = HTTPServer(
-            config: HTTPServer.Configuration(
-                address: try Self.address(host: configuration.host, port: configuration.port),
-                timeout: 30,
-                pool: NoDelaySocketPool(base: HTTPServer.defaultPool()),
-                logger: SandboxLogger(logger: configuration.logger, isStopping: isStopping)
-            )
+        var router = SandboxRouter()
+        for group in routeGroups { group.install(on: &router) }
+        let server = SandboxHTTPServer(router: router, limits: configuration.limits)
+        boundPort = try await server.start(
+            host: configuration.host,
+            port: configuration.port,
+            address: try Self.address(host: configuration.host, port: configuration.port)
         )
-        for group in routeGroups { await group.install(on: server) }
-
-        let failure = FailureBox()
-        let task = Task {
-            do {
-                try await server.run()
-            } catch {
-                await failure.set(error)
-                throw error
-            }
-        }
-        // FlyingFox reports listening or fails fast (port taken); poll both. The deadline is for a start that hangs:
-        // on a loaded machine (a test suite under ThreadSanitizer on two cores) the tasks that bind and poll may not
-        // run for seconds, and 10 s, then 30 s, once proved too short there.
-        let deadline = Date().addingTimeInterval(Self.listeningDeadline)
-        while !(await server.isListening) {
-            if let error = await failure.error {
-                throw SandboxError(
-                    .cannotListen,
-                    "The sandbox could not listen on \(configuration.host):\(configuration.port) (\(error)); "
-                        + "pick another port or stop what uses it."
-                )
-            }
-            guard Date() < deadline else {
-                task.cancel()
-                throw SandboxError(
-                    .cannotListen,
-                    "The sandbox did not start listening within \(Int(Self.listeningDeadline)) seconds."
-                )
-            }
-            try await Task.sleep(nanoseconds: 2_000_000)
-        }
-        switch await server.listeningAddress {
-        case .ip4(_, let port)?, .ip6(_, let port)?: boundPort = port
-        default: boundPort = configuration.port
-        }
         http = server
-        runTask = task
         configuration.logger.sandboxEvent("sandbox", "listening", "listening on \(baseURL?.absoluteString ?? "?")")
         guard let baseURL else { throw SandboxError(.cannotListen, "The sandbox's base URL could not be formed.") }
         return baseURL
     }
 
-    /// Stops listening and closes every connection. Safe to call twice.
+    /// Stops listening, closes every connection and drops the webhook deliveries still under way. Safe to call twice.
     public func stop() async {
-        guard let http, let runTask else { return }
+        guard let http else { return }
         self.http = nil
-        self.runTask = nil
-        isStopping.withLock { $0 = true }
-        await http.stop(timeout: 1)
-        runTask.cancel()
-        _ = await runTask.result
+        await http.stop()
+        await squareConnect.stopWebhooks()
         configuration.logger.sandboxEvent("sandbox", "stopped", "stopped")
     }
 
@@ -146,11 +102,6 @@ public actor SandboxServer {
         return URL(string: "http://\(host):\(boundPort)")
     }
 
-    /// How long ``start()`` waits for the server to listen before it reports a start that hangs, in seconds. Binding a
-    /// port takes milliseconds; the rest is for a process whose cooperative threads are busy elsewhere (a test suite
-    /// under ThreadSanitizer on two cores once kept them for over 30 s).
-    static let listeningDeadline: TimeInterval = 120
-
     private static func address(host: String, port: UInt16) throws -> any SocketAddress {
         let ip = host == "localhost" ? "127.0.0.1" : host
         do {
@@ -162,10 +113,4 @@ public actor SandboxServer {
             throw SandboxError(.invalidInput, "--host must be an IP address such as 127.0.0.1 or ::1; got '\(host)'.")
         }
     }
-}
-
-/// Where the server task leaves its error for ``SandboxServer/start()`` to see.
-private actor FailureBox {
-    var error: (any Error)?
-    func set(_ error: any Error) { self.error = error }
 }

@@ -266,6 +266,10 @@ final class CommandScenarios: @unchecked Sendable {
         signIn.variants = ["--location-id": ["--location-id", Self.locationID]]
         signIn.replaces = ["--deny": "--approve"]
         signIn.refusals = ["--deny": "access_denied"]
+        let webhook = [
+            "--square-webhook-url", "http://127.0.0.1:9/v1/webhooks/square", "--square-webhook-signature-key", "K",
+            "--square-access-token", "T", "--square-location-id", "L1",
+        ]
         var sandbox = CommandScenario(
             base: { ["--port", "0"] },
             environmentOptions: ["--port"],
@@ -284,6 +288,9 @@ final class CommandScenarios: @unchecked Sendable {
             // The SumUp stand-in takes its token and merchant together.
             "--sumup-access-token": ["--sumup-access-token", "T", "--sumup-merchant-code", "M1"],
             "--sumup-merchant-code": ["--sumup-merchant-code", "M1", "--sumup-access-token", "T"],
+            // Square's webhooks take their URL and signature key together, for a seller whose payments they report.
+            "--square-webhook-url": webhook,
+            "--square-webhook-signature-key": webhook,
         ]
         sandbox.repeatable = ["--square-redirect-uri"]
         var decode = simple(["decode"], ["my-app://done?smp-status=success"])

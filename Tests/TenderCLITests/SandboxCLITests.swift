@@ -114,7 +114,7 @@ struct SandboxCLITests {
         let file = directory.appendingPathComponent("merchant.json")
         try Data(profile.utf8).write(to: file)
 
-        let sandbox = try SandboxProcess(["--merchant", file.path, "--quiet"])
+        let sandbox = try SandboxProcess(["--merchant", file.path, "--seed", "1", "--quiet"])
         defer { sandbox.terminate() }
         let base = try await sandbox.readLine()
         var request = URLRequest(url: try #require(URL(string: base + "/api/simulate")))

@@ -81,6 +81,63 @@ struct BrowserTests {
         await receiver.stop()
     }
 
+    @Test(
+        "in a desktop browser and on a phone, after Approve the page shows the callback URL and the tender handle line, and copies them",
+        .enabled(
+            if: shouldRun,
+            "Chromium and chromedriver are not installed: `sudo apt-get install chromium chromium-driver` (.ci/run does)"
+        ),
+        arguments: [0, 1]
+    )
+    func loopClosesInTheBrowser(_ viewportIndex: Int) async throws {
+        let tools = try BrowserTools.locate()
+        let sandbox = SandboxServer()
+        let base = try await sandbox.start()
+        let driver = try await WebDriver.launch(tools)
+        do {
+            try await driver.emulate(Self.viewports[viewportIndex])
+            let request = try SquareRequest(
+                applicationID: "sq0idp-browser",
+                callbackURL: try #require(URL(string: "my-app://payment-finished")),
+                amount: Money(minorUnits: 1250, currency: .usd),
+                supportedTenderTypes: [.card]
+            ).correlated(with: Self.token).urlString()
+
+            // Pasted into the index's box, as a new user would from `tender pay`.
+            try await driver.navigate(to: base.absoluteString + "/")
+            try await driver.type(request, into: "#request-url")
+            try await driver.click("#open")
+            #expect(try await driver.waitForText(of: "#amount") == "12.50 USD")
+
+            try await driver.click("#approve")
+            // The browser cannot open my-app://: it stays on the page, which says where the app went.
+            let callback = try await driver.waitForText(of: "#callback-url")
+            let response = try SquareResponse(callbackURLString: callback)
+            #expect(response.isSuccess && response.state == Self.token)
+            #expect(try await driver.text(of: "#handle-line") == "tender handle '\(callback)'")
+            // The request's own page shows the same, and its buttons copy.
+            try await driver.navigate(to: try await driver.currentURL().replacingOccurrences(of: "/answer", with: ""))
+            #expect(try await driver.text(of: "#handle-line") == "tender handle '\(callback)'")
+            // The copy button's script runs under the page's Content-Security-Policy: pressed, it selects the
+            // command (and copies it where the browser lets it).
+            let label =
+                try await driver.execute(
+                    "const b = document.querySelector('#copy-handle'); b.dispatchEvent(new MouseEvent('click')); "
+                        + "return [b.textContent, getSelection().toString()]"
+                ) as? [String]
+            #expect(label?.first == "Copied" || label?.first == "Selected: copy it", "\(String(describing: label))")
+            #expect(label?.last == "tender handle '\(callback)'", "the command is selected, ready to copy")
+            let report = try await driver.layoutReport(expectingAnswers: false)
+            #expect(report.problems.isEmpty, "\(report.problems)")
+        } catch {
+            await driver.quit()
+            await sandbox.stop()
+            throw error
+        }
+        await driver.quit()
+        await sandbox.stop()
+    }
+
     /// The sizes every page must work at: an iPhone's Safari (390×844, a phone's viewport: `mobile`, so the page's
     /// `viewport` meta tag counts) and a desktop window (1280×900).
     static let viewports = [
@@ -121,6 +178,13 @@ struct BrowserTests {
             )
             #expect(declined.status == 303)
             pages.append(("answered", answeredPage, false))
+            // A request the app refuses without calling back offers no answer; one without an amount says so.
+            let refused =
+                "softpos://softpos/transaction?payload="
+                + PercentEncoding.encode(#"{"amount":200,"type":"sale","currency":"USD","responseUrl":"my-app://x"}"#)
+            pages.append(("no-callback", try POSAppsSandbox.pageURL(for: refused, baseURL: base).absoluteString, false))
+            let noAmount = "square-commerce-v1://payment/create?data=" + PercentEncoding.encode(#"{"version":"1.3"}"#)
+            pages.append(("no-amount", try POSAppsSandbox.pageURL(for: noAmount, baseURL: base).absoluteString, false))
             // The index lists the requests above, so it is opened after them; the 404 page is the sandbox's own.
             pages.append(("index", base.absoluteString + "/", false))
             pages.append(("not-found", base.absoluteString + "/nowhere", false))
@@ -479,6 +543,25 @@ final class WebDriver: Sendable {
             const ratio = (Math.max(foreground, behind) + 0.05) / (Math.min(foreground, behind) + 0.05);
             if (ratio < 4.5) problems.push(describe(element) + " has a contrast of " + px(ratio) + ":1, below 4.5:1");
         }
+        // A URL breaks where its line is full, never first at its own hyphens ("my-" / "app://").
+        for (const element of card.querySelectorAll(".url")) {
+            const node = element.firstChild;
+            if (!node || node.nodeType !== Node.TEXT_NODE) continue;
+            const block = element.closest("p, dd, li, td, div, section, main");
+            const blockStyle = getComputedStyle(block);
+            const blockRight = block.getBoundingClientRect().right - parseFloat(blockStyle.paddingRight);
+            const range = document.createRange();
+            let previous = null;
+            for (let i = 0; i < node.length; i++) {
+                range.setStart(node, i);
+                range.setEnd(node, i + 1);
+                const rect = range.getBoundingClientRect();
+                if (previous && rect.top > previous.top + 1 && node.data[i - 1] === "-" && previous.right < blockRight - 3 * previous.width) {
+                    problems.push(describe(element) + " breaks after a hyphen with room left on its line");
+                }
+                previous = rect;
+            }
+        }
         const approve = document.querySelector("#approve");
         if (expectingAnswers) {
             const buttons = [...card.querySelectorAll("button")];
@@ -499,6 +582,22 @@ final class WebDriver: Sendable {
         }
         return { innerWidth: viewport, problems: problems };
         """#
+
+    /// Types `text` into the field `selector`.
+    func type(_ text: String, into selector: String) async throws {
+        let element = try await find(selector)
+        _ = try await command("POST", "/element/\(element)/value", ["text": text])
+    }
+
+    /// Waits (up to 60 seconds) for an element `selector` to be on the page, and returns its text.
+    func waitForText(of selector: String) async throws -> String {
+        let deadline = Date().addingTimeInterval(60)
+        while true {
+            if let text = try? await text(of: selector) { return text }
+            guard Date() < deadline else { throw BrowserTestError("The page never showed \(selector).") }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+    }
 
     func click(_ selector: String) async throws {
         let element = try await find(selector)

@@ -1,8 +1,9 @@
 import Foundation
 import Tender
-import TenderSandbox
 import TenderSimulator
 import Testing
+
+@testable import TenderSandbox
 
 /// The POS apps' stand-in over real HTTP on loopback.
 @Suite("Sandbox: POS app pages")
@@ -119,7 +120,9 @@ struct POSAppsSandboxTests {
             #expect(html.contains(#"<p class="amount" id="amount">12.50 USD</p>"#))
             #expect(html.contains("<dt>Note</dt><dd>Table 4</dd>"))
             #expect(html.contains("<dt>Tenders</dt><dd>card, cash</dd>"))
-            #expect(html.contains("<dt>Answers on</dt><dd>my-app://done/square_request</dd>"))
+            #expect(
+                html.contains(#"<dt>Answers on</dt><dd><span class="url">my-app://done/square_request</span></dd>"#)
+            )
             #expect(html.contains("found nothing wrong"))
             #expect(!html.contains(Self.token), "the page never shows the token")
             #expect(page.response.header("Content-Security-Policy")?.contains("default-src 'none'") == true)
@@ -197,12 +200,14 @@ struct POSAppsSandboxTests {
             let url = try Self.squareRequest(notes: hostile, customerID: #""><img src=x onerror=alert(1)>"#)
             let page = try await Self.open(url, base: base)
             let html = page.response.body
-            #expect(!html.contains("<script"))
+            // The page's one script is its own copy buttons' (the only one its Content-Security-Policy allows).
+            #expect(html.components(separatedBy: "<script").count == 2)
+            #expect(html.contains("<script>\(POSPages.copyScript)</script>"))
             #expect(!html.contains("<img"))
             #expect(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"))
             #expect(html.contains("&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"))
             let index = try await HTTPProbe.get(base + "/")
-            #expect(!index.body.contains("<script") && !index.body.contains("<img"))
+            #expect(index.body.components(separatedBy: "<script").count == 2 && !index.body.contains("<img"))
         }
     }
 
@@ -242,13 +247,22 @@ struct POSAppsSandboxTests {
             let url =
                 "softpos://softpos/transaction?payload="
                 + PercentEncoding.encode(#"{"amount":200,"type":"sale","currency":"USD","responseUrl":"my-app://x"}"#)
-            let page = try await Self.open(url, base: base)
-            #expect(page.response.body.contains("<code>unsupported_currency</code>"))
-            #expect(page.response.body.contains("Whatever you choose, the app will not call back."))
-            let answered = try await Self.answer(page, base: base, [("outcome", "approve")])
-            #expect(answered.status == 200)
-            #expect(answered.header("Location") == nil)
-            #expect(answered.body.contains("The app does not call back"))
+            let pageURL = try POSAppsSandbox.pageURL(for: url, baseURL: try #require(URL(string: base)))
+            let page = try await HTTPProbe.get(pageURL.absoluteString)
+            #expect(page.body.contains("<code>unsupported_currency</code>"))
+            #expect(page.body.contains("Whatever you choose, the app will not call back."))
+            // Nothing to choose where nothing comes back: the page offers no answer.
+            #expect(page.body.contains(#"<p id="no-actions">"#))
+            #expect(!page.body.contains(#"id="approve""#) && !page.body.contains("/answer"))
+            // The API still answers it as the app would: without a callback.
+            let simulated = try await HTTPProbe.send(
+                "POST",
+                base + "/api/simulate",
+                contentType: "application/json",
+                body: #"{"request_url": "\#(url)", "outcome": "approve"}"#
+            )
+            #expect(simulated.status == 200)
+            #expect(simulated.body.contains(#""callback_url":null"#))
         }
     }
 

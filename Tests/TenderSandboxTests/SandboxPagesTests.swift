@@ -32,8 +32,15 @@ struct SandboxPagesTests {
             let url = try Self.sumUpRequest()
             let page = try await Pages.open(url, base: base)
             let html = page.response.body
-            #expect(html.contains(#"<li><span class="on">Approve:</span> my-app://ok</li>"#))
-            #expect(html.contains(#"<li><span class="on">Decline, Cancel or Return error:</span> my-app://fail</li>"#))
+            #expect(html.contains(#"<li><span class="on">Approve:</span> <span class="url">my-app://ok</span></li>"#))
+            #expect(
+                html.contains(
+                    #"<li><span class="on">Decline, Cancel or Return error:</span> <span class="url">my-app://fail</span></li>"#
+                )
+            )
+            // Said once: not again as the request's "returns to" details.
+            #expect(html.components(separatedBy: "my-app://ok").count == 2, "my-app://ok is shown once")
+            #expect(html.components(separatedBy: "my-app://fail").count == 2, "my-app://fail is shown once")
             #expect(!html.contains("order=7"), "the callbacks are shown without their query")
             #expect(!html.contains(Pages.token), "nor the token on it")
 
@@ -67,7 +74,7 @@ struct SandboxPagesTests {
     func refusedDestinations() async throws {
         try await Pages.withSandbox(profile: Self.poundProfile) { _, base, _ in
             let page = try await Pages.open(try Self.sumUpRequest(), base: base)
-            #expect(page.response.body.contains("<dt>Answers on</dt><dd>my-app://fail</dd>"))
+            #expect(page.response.body.contains(#"<dt>Answers on</dt><dd><span class="url">my-app://fail</span></dd>"#))
             let approved = try await Pages.answer(page, base: base, [("outcome", "approve")])
             #expect(
                 approved.header("Location")?.hasPrefix(

@@ -14,29 +14,32 @@ struct POSAppRoutes: SandboxRouteGroup {
     /// The largest form or JSON body read.
     static let maximumBodyBytes = 256 * 1024
 
-    func install(on server: HTTPServer) async {
+    func install(on router: inout SandboxRouter) {
         let routes = self
         // `GET /` also receives requests whose target Foundation cannot parse (FlyingFox then sees an empty path):
         // those are POS pages with characters such as `{` left unencoded.
-        await server.appendRoute("GET /") { request in await routes.guarded(request) { await routes.root($0) } }
+        router.appendRoute("GET /") { request in await routes.guarded(request) { await routes.root($0) } }
         for provider in PaymentProvider.all {
             for path in ["/\(provider.rawValue)", "/\(provider.rawValue)/*"] {
-                await server.appendRoute(HTTPRoute("GET " + path)) { request in
+                router.appendRoute("GET " + path) { request in
                     await routes.guarded(request) { await routes.page($0) }
                 }
                 // The answered page's "Answer it again" posts to the page's own URL.
-                await server.appendRoute(HTTPRoute("POST " + path)) { request in
+                router.appendRoute("POST " + path) { request in
                     await routes.guarded(request) { await routes.page($0, anew: true) }
                 }
             }
         }
-        await server.appendRoute("GET /requests/:id") { request in
+        router.appendRoute("GET /requests/:id") { request in
             await routes.guarded(request) { await routes.show($0) }
         }
-        await server.appendRoute("POST /requests/:id/answer") { request in
+        router.appendRoute("POST /requests/:id/answer") { request in
             await routes.guarded(request) { await routes.answer($0) }
         }
-        await server.appendRoute("POST /api/simulate") { request in
+        router.appendRoute("GET /open") { request in
+            await routes.guarded(request) { Self.openRequest($0) }
+        }
+        router.appendRoute("POST /api/simulate") { request in
             await routes.guarded(request) { await routes.simulate($0) }
         }
     }
@@ -92,6 +95,7 @@ struct POSAppRoutes: SandboxRouteGroup {
         let profile = await sandbox.profile
         let page = POSPages.requestPage(
             record: record,
+            callbackURL: await sandbox.callbackURL(id: record.id),
             nonce: nonce,
             profile: profile,
             previews: previews.isEmpty ? [] : Array(zip(answers, previews)),
@@ -137,14 +141,15 @@ struct POSAppRoutes: SandboxRouteGroup {
         }
         switch await sandbox.answer(id: id, nonce: field("nonce") ?? "", outcome: outcome) {
         case .redirect(let callbackURL):
+            // A browser gets a page that opens the callback and stays to show it: a desktop browser opens no custom
+            // scheme and never shows a 303's body, so the URL and the `tender handle` line would be lost.
+            // Other clients get the 303 the app's hand-off amounts to.
+            let page = POSPages.answered(outcome: outcome, callbackURL: callbackURL)
+            guard !Self.prefersHTML(request.headers[HTTPHeader("Accept")]) else { return Self.html(.ok, page) }
             var headers = Self.pageHeaders
             headers[.location] = callbackURL
             headers[.contentType] = "text/html; charset=utf-8"
-            return HTTPResponse(
-                statusCode: .seeOther,
-                headers: headers,
-                body: Data(POSPages.redirect(to: callbackURL).utf8)
-            )
+            return HTTPResponse(statusCode: .seeOther, headers: headers, body: Data(page.utf8))
         case .noCallback(let reason):
             return Self.html(.ok, POSPages.message(title: "The app does not call back", reason.message))
         case .unknownRequest:
@@ -160,17 +165,31 @@ struct POSAppRoutes: SandboxRouteGroup {
                     "This answer did not come from the request's own page (a stale form, or another site's): open the request again."
                 )
             )
-        case .alreadyAnswered(let previous):
-            return Self.html(
-                .conflict,
-                POSPages.message(
-                    title: "Answered already",
-                    "The app answered this request already (\(previous)); a POS app answers once. Its page offers to answer it again, as a new request."
-                )
-            )
+        case .alreadyAnswered(let previous, let callbackURL):
+            return Self.html(.conflict, POSPages.answeredAlready(previous, callbackURL: callbackURL))
         case .impossible(let error):
             return Self.html(.badRequest, POSPages.message(title: "That cannot happen", error.message))
         }
+    }
+
+    /// `GET /open?url=…`, the index's box: redirects to the page of any POS request URL.
+    private static func openRequest(_ request: HTTPRequest) -> HTTPResponse {
+        let query = request.target.query().replacingOccurrences(of: "+", with: "%20")
+        let parameters = try? QueryParameters(percentEncodedQuery: query)
+        let given = ((try? parameters?.value(named: "url")) ?? nil) ?? ""
+        let requestURL = given.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let page = SandboxPageURL.pageURL(for: requestURL, baseURL: "") else {
+            return html(
+                .badRequest,
+                POSPages.message(
+                    title: "Not a POS request",
+                    "Paste a request URL that starts with \(POSApp.schemeList), such as the one tender pay prints."
+                )
+            )
+        }
+        var headers = pageHeaders
+        headers[.location] = page
+        return HTTPResponse(statusCode: .seeOther, headers: headers)
     }
 
     private func simulate(_ request: HTTPRequest) async -> HTTPResponse {
@@ -351,7 +370,8 @@ struct POSAppRoutes: SandboxRouteGroup {
         var headers = HTTPHeaders()
         headers[HTTPHeader("Cache-Control")] = "no-store"
         headers[HTTPHeader("Content-Security-Policy")] =
-            "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'"
+            "default-src 'none'; style-src 'unsafe-inline'; script-src '\(POSPages.copyScriptHash)'; "
+            + "frame-ancestors 'none'; base-uri 'none'"
         headers[HTTPHeader("X-Frame-Options")] = "DENY"
         headers[HTTPHeader("X-Content-Type-Options")] = "nosniff"
         headers[HTTPHeader("Referrer-Policy")] = "no-referrer"
@@ -379,14 +399,14 @@ struct POSAppRoutes: SandboxRouteGroup {
     }
 }
 
-/// The sandbox's answer to whatever no route group serves: a `404` that says where the pages are
-/// (``POSAppRoutes/notFound(_:)``). Installed last, so every other route is tried first.
+/// The sandbox's answer to whatever no route group serves in any method: a `404` that says where the pages are
+/// (``POSAppRoutes/notFound(_:)``).
 struct NotFoundRoute: SandboxRouteGroup {
     let routes: POSAppRoutes
 
-    func install(on server: HTTPServer) async {
+    func install(on router: inout SandboxRouter) {
         let routes = self.routes
-        await server.appendRoute("*") { request in
+        router.setFallback { request in
             await routes.guarded(request) { POSAppRoutes.notFound($0) }
         }
     }

@@ -1,5 +1,5 @@
 public import Foundation
-public import Logging
+package import Logging
 import Tender
 public import TenderSimulator
 
@@ -10,7 +10,7 @@ public import TenderSimulator
 /// | route | what |
 /// |---|---|
 /// | `GET /` | the recent requests, and how to point an app at the sandbox |
-/// | `GET /<provider>/…` | the POS app's screen for the request `scheme://…` (see ``pageURL(for:baseURL:)``) |
+/// | `GET /<provider>/…` | the POS app's screen for the request `scheme://…` (`tender <provider> request --sandbox` prints it) |
 /// | `POST /<provider>/…` | the same request, opened anew once it is answered |
 /// | `GET /requests/<id>` | a request's page again |
 /// | `POST /requests/<id>/answer` | the page's buttons: answers `303 See Other` to the callback URL |
@@ -36,13 +36,15 @@ public actor POSAppsSandbox {
     public struct Configuration: Sendable {
         /// The merchant account and device every simulated app runs with.
         public var profile: MerchantProfile
-        /// The seed of the simulated transaction IDs.
-        public var seed: UInt64
+        /// The seed of the simulated transaction IDs: the same seed hands out the same IDs, in the same order. `nil`
+        /// (the default) draws a new seed each time the stand-in is created, so that a sandbox started again does not
+        /// hand out IDs it handed out before (two payments would share an order).
+        public var seed: UInt64?
         /// How many requests ``recentRequests`` keeps (the oldest are forgotten first).
         public var recentLimit: Int
 
         /// Creates a configuration: the `MerchantProfile.default` merchant unless told otherwise.
-        public init(profile: MerchantProfile = .default, seed: UInt64 = 1, recentLimit: Int = 100) {
+        public init(profile: MerchantProfile = .default, seed: UInt64? = nil, recentLimit: Int = 100) {
             self.profile = profile
             self.seed = seed
             self.recentLimit = max(1, recentLimit)
@@ -91,7 +93,7 @@ public actor POSAppsSandbox {
         /// The nonce does not match: a stale form, or a form on another site.
         case wrongNonce
         /// The request was answered already.
-        case alreadyAnswered(SimulatedOutcome)
+        case alreadyAnswered(RecordedRequest.Answer, callbackURL: String?)
         /// The outcome cannot happen with this app or request; the request still waits.
         case impossible(SimulatorError)
     }
@@ -101,6 +103,9 @@ public actor POSAppsSandbox {
     private var records: [RecordedRequest] = []
     private var requestURLs: [String: String] = [:]
     private var nonces: [String: String] = [:]
+    /// The callback URL each page's answer opened, shown on its page for `tender handle`. It may carry the caller's
+    /// token, so it is kept apart from the records (never in ``recentRequests`` or a log line).
+    private var callbackURLs: [String: String] = [:]
     /// The page record of each request URL, by a keyed digest of the URL (the URL itself may carry a token and is
     /// forgotten once answered), so that a page opened again is the same request.
     private var pageIDs: [[UInt8]: String] = [:]
@@ -115,13 +120,16 @@ public actor POSAppsSandbox {
     /// - Parameters:
     ///   - configuration: the merchant profile, the seed and how many requests to remember.
     ///   - logger: where each request and answer is logged (``SandboxConfiguration/logger``).
-    public init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
+    package init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
         self.init(configuration: configuration, logger: logger, servers: nil)
     }
 
     /// Creates the stand-in, recording answers on `servers`.
     init(configuration: Configuration, logger: Logger, servers: ProviderServers?) {
-        self.simulator = Simulator(profile: configuration.profile, seed: configuration.seed)
+        self.simulator = Simulator(
+            profile: configuration.profile,
+            seed: configuration.seed ?? UInt64.random(in: .min ... .max)
+        )
         self.recentLimit = configuration.recentLimit
         self.logger = logger
         self.servers = servers
@@ -143,7 +151,7 @@ public actor POSAppsSandbox {
     /// The sandbox page that stands in for the POS app of `requestURL`: `scheme://rest` becomes
     /// `<baseURL>/<provider>/rest`, such as `http://127.0.0.1:8080/square/payment/create?data=…`.
     /// - Throws: ``SandboxError`` when the URL is not a request to a POS app Tender knows.
-    public nonisolated static func pageURL(for requestURL: String, baseURL: URL) throws -> URL {
+    package nonisolated static func pageURL(for requestURL: String, baseURL: URL) throws -> URL {
         guard let text = SandboxPageURL.pageURL(for: requestURL, baseURL: baseURL.absoluteString),
             let url = URL(string: text)
         else {
@@ -273,6 +281,9 @@ public actor POSAppsSandbox {
         return (record, nonces[id])
     }
 
+    /// The callback URL a page's answer opened, while the request is remembered.
+    func callbackURL(id: String) -> String? { callbackURLs[id] }
+
     /// Answers a request from its page: checks the nonce, answers once, records what it means on the provider's
     /// server, and says where the browser goes.
     func answer(id: String, nonce: String, outcome: SimulatedOutcome) async -> PageAnswer {
@@ -280,7 +291,7 @@ public actor POSAppsSandbox {
             return .unknownRequest
         }
         guard constantTimeEquals(expected, nonce) else { return .wrongNonce }
-        if let answered = records[index].answer { return .alreadyAnswered(answered.outcome) }
+        if let answered = records[index].answer { return .alreadyAnswered(answered, callbackURL: callbackURLs[id]) }
         guard let url = requestURLs[id] else { return .unknownRequest }
         let answer: SimulatedAnswer
         do {
@@ -291,6 +302,7 @@ public actor POSAppsSandbox {
             return .impossible(SimulatorError(.impossibleOutcome, "\(error)"))
         }
         records[index].answer = .init(outcome: outcome, noCallbackReason: answer.noCallbackReason)
+        callbackURLs[id] = answer.callbackURL
         // Answered once: the URL (which may carry a token) is no longer needed.
         requestURLs[id] = nil
         logger.sandboxEvent(
@@ -349,6 +361,7 @@ public actor POSAppsSandbox {
             let forgotten = records.removeFirst()
             requestURLs[forgotten.id] = nil
             nonces[forgotten.id] = nil
+            callbackURLs[forgotten.id] = nil
             pageIDs = pageIDs.filter { $0.value != forgotten.id }
         }
     }

@@ -23,7 +23,8 @@ enum HTML {
     }
 }
 
-/// The sandbox's HTML pages for the POS apps: plain HTML and one inline style sheet, no script, laid out for a
+/// The sandbox's HTML pages for the POS apps: plain HTML, one inline style sheet and one small script (the copy
+/// buttons; the pages allow no other), laid out for a
 /// phone (Safari in the iOS Simulator, 390 points wide) as for a desktop window.
 enum POSPages {
     /// One of the page's answer buttons: its label and the outcome it sends.
@@ -47,10 +48,12 @@ enum POSPages {
     /// - Parameters:
     ///   - previews: what each of ``answers(for:)`` would do now (`nil`: it cannot happen), to show where each
     ///     answer goes; empty once the request is answered.
+    ///   - callbackURL: the callback the page's answer opened, once answered.
     ///   - canAnswerAnew: whether the page is at the request's own URL, so an answered request can be opened anew
     ///     by posting to it.
     static func requestPage(
         record: POSAppsSandbox.RecordedRequest,
+        callbackURL: String?,
         nonce: String,
         profile: MerchantProfile,
         previews: [(answer: Answer, result: SimulatedAnswer?)],
@@ -61,8 +64,11 @@ enum POSPages {
         let appName = app?.appName ?? request.provider.rawValue
         var body = header(appName, profile: profile)
         body += "<p class=\"kind\">\(request.kind == "refund" ? "Refund" : "Charge")</p>\n"
-        let amount = request.amount?.description ?? request.amountText ?? "no amount"
-        body += "<p class=\"amount\" id=\"amount\">\(HTML.escape(amount))</p>\n"
+        if let amount = request.amount?.description ?? request.amountText {
+            body += "<p class=\"amount\" id=\"amount\">\(HTML.escape(amount))</p>\n"
+        } else {
+            body += "<p class=\"amount missing\" id=\"amount\">The request names no amount.</p>\n"
+        }
         var rows: [(String, String)] = []
         if let note = request.note { rows.append(("Note", HTML.escape(note))) }
         rows.append(
@@ -72,7 +78,13 @@ enum POSPages {
             )
         )
         if let customer = request.customerID { rows.append(("Customer", HTML.escape(customer))) }
-        for detail in request.details { rows.append((HTML.escape(detail.label), HTML.escape(detail.value))) }
+        // Where the app returns is said once, in "Answers on", not again as the request's callback details.
+        let destinations = Set(previews.compactMap { $0.result?.callbackURL }.map(endpoint))
+            .union(request.callbackURL.map { [endpoint($0)] } ?? [])
+        for detail in request.details where !destinations.contains(detail.value) {
+            let value = detail.value.contains("://") ? url(detail.value) : HTML.escape(detail.value)
+            rows.append((HTML.escape(detail.label), value))
+        }
         rows.append(("Answers on", answersOn(previews, request: request)))
         body += "<dl class=\"request\">\n"
         for (label, value) in rows {
@@ -99,10 +111,7 @@ enum POSPages {
             body += "</section>\n"
         }
         if let answer = record.answer {
-            let called = answer.noCallbackReason.map { "; the app did not call back (\($0.code))" } ?? ""
-            body +=
-                "<p class=\"answered\" id=\"answered\">Answered already: \(HTML.escape(answer.outcome.description))\(HTML.escape(called)). "
-                + "A POS app answers a request once.</p>\n"
+            body += answeredLine(answer, callbackURL: callbackURL)
             if canAnswerAnew {
                 // An empty action posts to the page's own URL: the request, opened as a new one.
                 body += "<form method=\"post\" action=\"\" class=\"anew\">"
@@ -111,8 +120,17 @@ enum POSPages {
                 body +=
                     "<p>To answer it again, open the request's URL again: the sandbox takes it as a new request.</p>\n"
             }
+        } else if request.blockingProblem?.consequence == .refusesWithoutCallback {
+            // Nothing to choose: the app shows its error and stays, whatever is pressed.
+            body += "<p id=\"no-actions\">The app offers no answer to choose: it shows its error and does not "
+            body += "return to the caller. Fix the request and open it again.</p>\n"
         } else {
-            body += answerForms(record: record, nonce: nonce, errorCodes: app?.errorCodes ?? [])
+            body += answerForms(
+                record: record,
+                nonce: nonce,
+                errorCodes: app?.errorCodes ?? [],
+                approveIsPrimary: request.blockingProblem == nil
+            )
         }
         body += "<p class=\"back\"><a href=\"/\">All requests</a></p>\n"
         return document(title: "\(appName) — Tender sandbox", body: body)
@@ -126,7 +144,7 @@ enum POSPages {
     ) -> String {
         func destination(_ result: SimulatedAnswer) -> String {
             switch result {
-            case .callback(let url): return HTML.escape((try? URLParts(url).endpoint) ?? "an unreadable URL")
+            case .callback(let callback): return url(endpoint(callback))
             case .noCallback: return "nothing: the app will not come back"
             }
         }
@@ -142,8 +160,7 @@ enum POSPages {
         }
         guard groups.count > 1 else {
             if let only = groups.first { return only.destination }
-            return request.callbackURL.map { HTML.escape((try? URLParts($0).endpoint) ?? "an unreadable URL") }
-                ?? "nothing: the app will not come back"
+            return request.callbackURL.map { url(endpoint($0)) } ?? "nothing: the app will not come back"
         }
         var html = "<ul class=\"returns\" id=\"returns\">"
         for group in groups {
@@ -158,7 +175,8 @@ enum POSPages {
     private static func answerForms(
         record: POSAppsSandbox.RecordedRequest,
         nonce: String,
-        errorCodes: [String]
+        errorCodes: [String],
+        approveIsPrimary: Bool
     ) -> String {
         let action = "/requests/\(HTML.escape(record.id))/answer"
         func form(_ outcome: String, _ inner: String, class name: String) -> String {
@@ -180,7 +198,8 @@ enum POSPages {
             "approve",
             "<div class=\"field\"><label for=\"tender\">Tender</label>"
                 + "<select id=\"tender\" name=\"tender\">\(options)</select></div>"
-                + "<button type=\"submit\" id=\"approve\" class=\"primary\">Approve</button>",
+                + "<button type=\"submit\" id=\"approve\" class=\"\(approveIsPrimary ? "primary" : "wide")\">"
+                + "Approve</button>",
             class: "approve"
         )
         html += "<div class=\"secondary\">\n"
@@ -223,6 +242,11 @@ enum POSPages {
         let base = "http://" + host
         var body = header("Tender sandbox", profile: profile)
         body += "<h1>Stand-ins for the POS apps</h1>\n"
+        body += "<form method=\"get\" action=\"/open\" class=\"open\" id=\"open-form\">"
+        body += "<div class=\"field\"><label for=\"request-url\">A POS request URL, as tender pay prints it</label>"
+        body += "<input id=\"request-url\" name=\"url\" type=\"text\" inputmode=\"url\" autocomplete=\"off\" "
+        body += "spellcheck=\"false\" placeholder=\"square-commerce-v1://payment/create?data=…\" required></div>"
+        body += "<button type=\"submit\" id=\"open\">Open its page</button></form>\n"
         body += "<p>Open a POS request URL here instead of in the POS app: replace its <code>scheme://</code> with "
         body += "<code>\(HTML.escape(base))/&lt;provider&gt;/</code>. The page shows what the app would show and "
         body += "answers with the button you press, redirecting to your callback URL exactly as the app would.</p>\n"
@@ -291,8 +315,8 @@ enum POSPages {
         var html = "<ul class=\"examples\">\n"
         for example in examples {
             html +=
-                "<li><strong>\(HTML.escape(example.appName))</strong><br><code>\(HTML.escape(example.request))</code>"
-            html += "<br>→ <code>\(HTML.escape(base + example.page))</code></li>\n"
+                "<li><strong>\(HTML.escape(example.appName))</strong><br><code class=\"url\">\(HTML.escape(example.request))</code>"
+            html += "<br>→ <code class=\"url\">\(HTML.escape(base + example.page))</code></li>\n"
         }
         return html + "</ul>\n"
     }
@@ -336,12 +360,82 @@ enum POSPages {
         )
     }
 
-    /// The body of a `303 See Other`, for clients that do not follow it.
-    static func redirect(to url: String) -> String {
-        document(
-            title: "Returning to the app — Tender sandbox",
-            body: "<p>The app opens <a href=\"\(HTML.escape(url))\">the callback URL</a>.</p>\n"
-        )
+    /// The page after an answer: it opens the callback URL as the app would, and stays to show it, with the
+    /// `tender handle` line, for a browser that opens no custom scheme (a desktop browser shows nothing).
+    static func answered(outcome: SimulatedOutcome, callbackURL: String) -> String {
+        var body = "<h1>Answered: \(HTML.escape(outcome.description))</h1>\n"
+        body += callbackSection(callbackURL)
+        body += "<p class=\"back\"><a href=\"/\">All requests</a></p>\n"
+        let refresh = "<meta http-equiv=\"refresh\" content=\"0; url=\(HTML.escape(callbackURL))\">"
+        return document(title: "Returning to the app — Tender sandbox", body: body, head: refresh)
+    }
+
+    /// The `409` for a request answered before: what it was answered, and where the app went.
+    static func answeredAlready(_ answer: POSAppsSandbox.RecordedRequest.Answer, callbackURL: String?) -> String {
+        var body = "<h1>Answered already</h1>\n" + answeredLine(answer, callbackURL: callbackURL)
+        body += "<p>Its page offers to answer it again, as a new request.</p>\n"
+        body += "<p class=\"back\"><a href=\"/\">All requests</a></p>\n"
+        return document(title: "Answered already — Tender sandbox", body: body)
+    }
+
+    /// "Answered already: …", with the callback the app opened.
+    private static func answeredLine(_ answer: POSAppsSandbox.RecordedRequest.Answer, callbackURL: String?) -> String {
+        let called = answer.noCallbackReason.map { "; the app did not call back (\($0.code))" } ?? ""
+        var html = "<p class=\"answered\" id=\"answered\">Answered already: "
+        html +=
+            "\(HTML.escape(answer.outcome.description))\(HTML.escape(called)). A POS app answers a request once.</p>\n"
+        if let callbackURL { html += callbackSection(callbackURL) }
+        return html
+    }
+
+    /// The callback URL the app opened, the `tender handle` line that records it, and a copy button for each.
+    private static func callbackSection(_ callbackURL: String) -> String {
+        var html = "<section class=\"callback\" id=\"callback\"><h2>The app opened</h2>\n"
+        html += "<p><code class=\"url\" id=\"callback-url\">\(HTML.escape(callbackURL))</code></p>\n"
+        html += "<p class=\"copy\"><button type=\"button\" data-copy=\"callback-url\" id=\"copy-callback\">"
+        html += "Copy the URL</button> <a href=\"\(HTML.escape(callbackURL))\" id=\"open-callback\">Open it</a></p>\n"
+        html += "<p>A desktop browser opens no app's scheme: record the answer with</p>\n"
+        html += "<p><code class=\"url\" id=\"handle-line\">\(HTML.escape(handleLine(callbackURL)))</code></p>\n"
+        html += "<p class=\"copy\"><button type=\"button\" data-copy=\"handle-line\" id=\"copy-handle\">"
+        html += "Copy the command</button></p>\n</section>\n"
+        return html
+    }
+
+    /// `tender handle '<url>'`, quoted for a POSIX shell: inside single quotes every character is itself, and a
+    /// single quote is closed, escaped and reopened (`'\''`).
+    static func handleLine(_ callbackURL: String) -> String {
+        "tender handle '" + callbackURL.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// The copy buttons' script: selects the text of the element a button names (so that it can be copied where the
+    /// clipboard is refused) and copies it. The pages allow this script alone (``copyScriptHash``).
+    static let copyScript = """
+        for (const button of document.querySelectorAll("button[data-copy]")) {
+          button.addEventListener("click", () => {
+            const source = document.getElementById(button.dataset.copy);
+            const range = document.createRange();
+            range.selectNodeContents(source);
+            getSelection().removeAllRanges();
+            getSelection().addRange(range);
+            button.textContent = "Selected: copy it";
+            if (navigator.clipboard) {
+              navigator.clipboard.writeText(source.textContent).then(() => { button.textContent = "Copied"; }, () => {});
+            }
+          });
+        }
+        """
+
+    /// The Content-Security-Policy source of ``copyScript``: `sha256-<Base64 of its SHA-256>`.
+    static let copyScriptHash = "sha256-" + Data(SHA256.hash(copyScript)).base64EncodedString()
+
+    /// A URL as HTML, in a span that breaks it only where a line is full (never at its own hyphens first).
+    private static func url(_ text: String) -> String {
+        "<span class=\"url\">\(HTML.escape(text))</span>"
+    }
+
+    /// A URL without its query (which may carry the caller's token).
+    private static func endpoint(_ url: String) -> String {
+        (try? URLParts(url).endpoint) ?? "an unreadable URL"
     }
 
     private static func header(_ title: String, profile: MerchantProfile) -> String {
@@ -371,6 +465,13 @@ enum POSPages {
         h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
         .kind { margin: 1rem 0 0; color: #545b68; text-transform: uppercase; letter-spacing: .06em; font-size: .8rem; }
         .amount { font-size: 2.4rem; font-weight: 650; line-height: 1.15; margin: .1rem 0 1rem; }
+        .amount.missing { font-size: 1.1rem; font-weight: 600; color: #8a4b00; }
+        .url { word-break: break-all; }
+        .callback { background: #eef4ff; border-radius: 10px; padding: .25rem 1rem .75rem; margin-top: 1rem; }
+        .callback h2 { font-size: 1rem; margin-top: .75rem; }
+        .copy { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1rem; }
+        .open { display: flex; flex-wrap: wrap; align-items: flex-end; gap: .6rem; margin: .5rem 0 1rem; }
+        button.wide { width: 100%; }
         dl { display: grid; grid-template-columns: fit-content(9rem) minmax(0, 1fr); gap: .35rem 1rem; margin: 0; }
         dt { color: #545b68; } dd { margin: 0; min-width: 0; }
         .returns { list-style: none; margin: 0; padding: 0; } .returns li + li { margin-top: .2rem; }
@@ -408,14 +509,14 @@ enum POSPages {
         a { color: #1a5fd0; }
         """
 
-    private static func document(title: String, body: String) -> String {
+    private static func document(title: String, body: String, head: String = "") -> String {
         """
         <!doctype html>
         <html lang="en">
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(HTML.escape(title))</title>
+        <title>\(HTML.escape(title))</title>\(head)
         <style>
         \(styleSheet)
         </style>
@@ -423,6 +524,7 @@ enum POSPages {
         <body>
         <main>
         \(body)</main>
+        <script>\(copyScript)</script>
         </body>
         </html>
 

@@ -6,46 +6,46 @@ import Tender
 struct SquareConnectRoutes: SandboxRouteGroup {
     let sandbox: SquareConnectSandbox
 
-    func install(on server: HTTPServer) async {
+    func install(on router: inout SandboxRouter) {
         let sandbox = self.sandbox
-        await server.appendRoute("POST /oauth2/token/status") { request in
+        router.appendRoute("POST /oauth2/token/status") { request in
             await Self.serve(request, as: .tokenStatus, with: sandbox)
         }
-        await server.appendRoute("POST /oauth2/token") { request in
+        router.appendRoute("POST /oauth2/token") { request in
             await Self.serve(request, as: .obtainToken, with: sandbox)
         }
-        await server.appendRoute("POST /oauth2/revoke") { request in
+        router.appendRoute("POST /oauth2/revoke") { request in
             await Self.serve(request, as: .revokeToken, with: sandbox)
         }
-        await server.appendRoute("GET /oauth2/authorize") { request in
+        router.appendRoute("GET /oauth2/authorize") { request in
             await Self.serve(request, as: .authorizePage, with: sandbox)
         }
-        await server.appendRoute("POST /oauth2/authorize/decision") { request in
+        router.appendRoute("POST /oauth2/authorize/decision") { request in
             await Self.serve(request, as: .authorizeDecision, with: sandbox)
         }
-        await server.appendRoute("GET /v2/locations") { request in
+        router.appendRoute("GET /v2/locations") { request in
             await Self.serve(request, as: .locations, with: sandbox)
         }
-        await server.appendRoute("GET /v2/locations/*") { request in
+        router.appendRoute("GET /v2/locations/*") { request in
             await Self.serve(request, withIDAfter: "locations", as: { .location(encodedID: $0) }, with: sandbox)
         }
-        await server.appendRoute("POST /v2/orders/batch-retrieve") { request in
+        router.appendRoute("POST /v2/orders/batch-retrieve") { request in
             await Self.serve(request, as: .batchRetrieveOrders, with: sandbox)
         }
-        await server.appendRoute("GET /v2/orders/*") { request in
+        router.appendRoute("GET /v2/orders/*") { request in
             await Self.serve(request, withIDAfter: "orders", as: { .order(encodedID: $0) }, with: sandbox)
         }
-        await server.appendRoute("GET /v2/payments") { request in
+        router.appendRoute("GET /v2/payments") { request in
             await Self.serve(request, as: .listPayments, with: sandbox)
         }
-        await server.appendRoute("GET /v2/payments/*") { request in
+        router.appendRoute("GET /v2/payments/*") { request in
             await Self.serve(request, withIDAfter: "payments", as: { .payment(encodedID: $0) }, with: sandbox)
         }
         // Anything else under Square's prefixes gets Square's 404, not an empty one.
-        await server.appendRoute("/v2/*") { request in
+        router.appendRoute("/v2/*") { request in
             await Self.serve(request, as: .unknown, with: sandbox)
         }
-        await server.appendRoute("/oauth2/*") { request in
+        router.appendRoute("/oauth2/*") { request in
             await Self.serve(request, as: .unknown, with: sandbox)
         }
     }

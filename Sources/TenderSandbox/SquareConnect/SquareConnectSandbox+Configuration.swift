@@ -9,28 +9,43 @@ extension SquareConnectSandbox {
     /// location `404 NOT_FOUND`.
     public struct Configuration: Sendable {
         /// Valid (or deliberately expired or revoked) access tokens.
-        public var accessTokens: [AccessToken]
+        package var accessTokens: [AccessToken]
         /// Locations, each belonging to a merchant.
-        public var locations: [SquareLocation]
+        package var locations: [SquareLocation]
         /// Refresh tokens that ObtainToken accepts.
-        public var refreshTokens: [RefreshToken]
+        package var refreshTokens: [RefreshToken]
         /// Applications whose secret RevokeToken accepts.
-        public var applications: [Application]
+        package var applications: [Application]
         /// The sandbox's clock: expiry decisions and the `Date` header. Inject one in tests.
         public var now: @Sendable () -> Date
         /// The merchant who answers the authorization page (`GET /oauth2/authorize`): the tokens its codes
         /// obtain act for this merchant. Default: ``sellerMerchantID``.
-        public var signInMerchantID: String
+        package var signInMerchantID: String
         /// How long an authorization code can be exchanged: 5 minutes, as Square's.
-        public var authorizationCodeLifetime: Duration
+        package var authorizationCodeLifetime: Duration
         /// The API version the stand-in answers with (`Square-Version`) when a request names none, as Square
         /// answers with the version pinned to the application: `SquareConnectClient.defaultSquareVersion` by default.
-        public var squareVersion: String
+        package var squareVersion: String
+        /// How many requests ``SquareConnectSandbox/requests`` keeps: the oldest are forgotten first. 10,000 by
+        /// default.
+        public var requestLimit = 10_000
+        /// How many payments the stand-in holds: past it, the oldest payment is forgotten, with its order once the
+        /// order has no payment left. 100,000 by default.
+        public var paymentLimit = 100_000
+        /// Where the stand-in posts the webhooks Square would send for each payment it records; `nil` (the
+        /// default) sends none.
+        public var webhook: SquareWebhookSubscription?
 
-        /// Creates a configuration.
-        public init(
-            accessTokens: [AccessToken] = [],
-            locations: [SquareLocation] = [],
+        /// A configuration that knows no seller: every token gets `401 UNAUTHORIZED`. ``seller(accessToken:locationID:refreshToken:redirectURLs:now:)``
+        /// knows one.
+        public init() {
+            self.init(accessTokens: [], locations: [])
+        }
+
+        /// A configuration that knows these tokens, locations and applications.
+        package init(
+            accessTokens: [AccessToken],
+            locations: [SquareLocation],
             refreshTokens: [RefreshToken] = [],
             applications: [Application] = [],
             signInMerchantID: String = Configuration.sellerMerchantID,
@@ -106,22 +121,22 @@ extension SquareConnectSandbox {
     }
 
     /// An access token the stand-in knows. Prints without its secret.
-    public struct AccessToken: Sendable, Hashable, CustomStringConvertible {
+    package struct AccessToken: Sendable, Hashable, CustomStringConvertible {
         /// The token text.
-        public var token: String
+        package var token: String
         /// The seller it acts for.
-        public var merchantID: String
+        package var merchantID: String
         /// The application it was issued to.
-        public var clientID: String
+        package var clientID: String
         /// Its permissions (default: the required ones).
-        public var scopes: [SquareOAuthScope]
+        package var scopes: [SquareOAuthScope]
         /// When it expires; `nil` never.
-        public var expiresAt: Date?
+        package var expiresAt: Date?
         /// Whether the seller revoked it.
-        public var isRevoked: Bool
+        package var isRevoked: Bool
 
         /// Creates a token.
-        public init(
+        package init(
             _ token: String,
             merchantID: String,
             clientID: String,
@@ -138,26 +153,26 @@ extension SquareConnectSandbox {
         }
 
         /// `AccessToken(redacted, merchant …)`.
-        public var description: String { "AccessToken(redacted, merchant \(merchantID))" }
+        package var description: String { "AccessToken(redacted, merchant \(merchantID))" }
     }
 
     /// A refresh token ObtainToken accepts. Prints without its secret.
-    public struct RefreshToken: Sendable, Hashable, CustomStringConvertible {
+    package struct RefreshToken: Sendable, Hashable, CustomStringConvertible {
         /// The token text.
-        public var token: String
+        package var token: String
         /// The seller it acts for.
-        public var merchantID: String
+        package var merchantID: String
         /// The application it was issued to; ObtainToken must name the same `client_id`.
-        public var clientID: String
+        package var clientID: String
         /// The scopes of the access tokens it obtains.
-        public var scopes: [SquareOAuthScope]
+        package var scopes: [SquareOAuthScope]
         /// Whether each use replaces it with a new one (the PKCE flow) or keeps it (the code flow).
-        public var rotates: Bool
+        package var rotates: Bool
         /// When it expires; `nil` never.
-        public var expiresAt: Date?
+        package var expiresAt: Date?
 
         /// Creates a refresh token (rotating, as in the PKCE flow, by default).
-        public init(
+        package init(
             _ token: String,
             merchantID: String,
             clientID: String,
@@ -174,30 +189,30 @@ extension SquareConnectSandbox {
         }
 
         /// `RefreshToken(redacted, merchant …)`.
-        public var description: String { "RefreshToken(redacted, merchant \(merchantID))" }
+        package var description: String { "RefreshToken(redacted, merchant \(merchantID))" }
     }
 
     /// An application as the Developer Dashboard registers it: client ID, secret (for the server-side
     /// RevokeToken and the code flow without PKCE) and redirect URLs (for the authorization page). Prints
     /// without its secret.
-    public struct Application: Sendable, Hashable, CustomStringConvertible {
+    package struct Application: Sendable, Hashable, CustomStringConvertible {
         /// The application ID.
-        public var clientID: String
+        package var clientID: String
         /// The application secret.
-        public var secret: String
+        package var secret: String
         /// The redirect URLs the authorization page may send sellers back to, compared exactly. The first is
         /// used when the authorization URL names none.
-        public var redirectURLs: [String]
+        package var redirectURLs: [String]
 
         /// Creates an application.
-        public init(clientID: String, secret: String, redirectURLs: [String] = []) {
+        package init(clientID: String, secret: String, redirectURLs: [String] = []) {
             self.clientID = clientID
             self.secret = secret
             self.redirectURLs = redirectURLs
         }
 
         /// `Application(sq0idp-…, secret redacted)`.
-        public var description: String { "Application(\(clientID), secret redacted)" }
+        package var description: String { "Application(\(clientID), secret redacted)" }
     }
 
     /// A request the stand-in received, without its secrets: no token, no body.

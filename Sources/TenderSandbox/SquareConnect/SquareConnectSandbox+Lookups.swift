@@ -14,10 +14,10 @@ extension SquareConnectSandbox {
     /// ListPayments' page size when `limit` is absent, and the largest it gives: 100 (`api.json`: "The default value
     /// of 100 is also the maximum allowed value. If the provided value is greater than 100, it is ignored and the
     /// default value is used instead.").
-    public static let paymentsPageSize = 100
+    package static let paymentsPageSize = 100
     /// BatchRetrieveOrders' largest batch: 100 IDs (`api.json`: "A maximum of 100 orders can be retrieved per
     /// request.").
-    public static let ordersBatchLimit = 100
+    package static let ordersBatchLimit = 100
     /// How far back ListPayments looks when `begin_time` is absent: one year (`api.json`: "Default: The current
     /// time minus one year.").
     static let defaultListWindow: TimeInterval = 365 * 86_400

@@ -91,11 +91,12 @@ extension SquareConnectSandbox {
     }
 
     /// The longest ID Square's `api.json` allows for payment, order and tender IDs (`maxLength` 192).
-    public static let maximumIDLength = 192
+    package static let maximumIDLength = 192
 
     // MARK: Recording
 
-    /// Records a payment as Square's server would hold it once it has it, and returns it.
+    /// Records a payment as Square's server would hold it once it has it, and returns it; with a
+    /// ``Configuration/webhook``, its webhooks leave in the background.
     ///
     /// With an `orderID`, the payment is a tender of that order: a new order with that ID, or one more tender of
     /// the order already recorded with it (at the same location). Without one, the payment has no order, as
@@ -176,6 +177,8 @@ extension SquareConnectSandbox {
             clientTransactionID: clientTransactionID
         )
         payments[payment.id] = payment
+        paymentOrder.append(payment.id)
+        if paymentOrder.count > paymentLimit { forgetPayment(paymentOrder.removeFirst()) }
         if let orderID {
             let new = Order(
                 id: orderID,
@@ -186,7 +189,24 @@ extension SquareConnectSandbox {
             )
             orders[orderID, default: new].paymentIDs.append(payment.id)
         }
+        if let webhookSender {
+            let events = SquareWebhookSender.events(
+                for: payment,
+                order: orderID.flatMap { orders[$0] },
+                paymentObject: SquareRecordJSON.payment(payment, locationName: location.name),
+                now: now()
+            )
+            webhookSender.deliverInBackground(events)
+        }
         return payment
+    }
+
+    /// Forgets a payment, and its order when the order has no other payment left.
+    private func forgetPayment(_ id: String) {
+        guard let payment = payments.removeValue(forKey: id) else { return }
+        guard let orderID = payment.orderID else { return }
+        orders[orderID]?.paymentIDs.removeAll { $0 == id }
+        if orders[orderID]?.paymentIDs.isEmpty == true { orders[orderID] = nil }
     }
 
     /// Changes a payment's status, as Square does when a payment is completed, cancelled or fails later.

@@ -13,7 +13,7 @@ import TenderProviderAPI
 /// `code=…&response_type=code&state=…` (Allow) or `error=access_denied&error_description=user_denied&state=…`
 /// (Deny), as Square answers. Every value taken from the request is HTML-escaped.
 ///
-/// Codes are single-use and live ``Configuration/authorizationCodeLifetime``; each is bound to its
+/// Codes are single-use and live 5 minutes (`Configuration.authorizationCodeLifetime`); each is bound to its
 /// client ID, `redirect_uri` and code challenge. The first exchange spends the code, whatever its outcome;
 /// a second one is refused and revokes the tokens the code obtained (RFC 6749 §10.5).
 extension SquareConnectSandbox {

@@ -1,7 +1,7 @@
-public import Foundation
-public import Logging
+package import Foundation
+package import Logging
 import Tender
-public import TenderProviderAPI
+package import TenderProviderAPI
 
 /// A stand-in for Square's REST endpoints that authorization and verification use, with Square's answer shapes,
 /// scopes and errors:
@@ -22,24 +22,25 @@ public import TenderProviderAPI
 /// Errors have Square's body, `{"errors": [{"category", "code", "detail", "field"}]}`: `401 UNAUTHORIZED` for an
 /// unknown token, `403 INSUFFICIENT_SCOPES` naming the scope a token lacks, `404 NOT_FOUND`, `400` with the field
 /// for a bad request. Every answer carries a `Date` header from the sandbox's clock and a `Square-Version` header
-/// (the request's, or ``Configuration/squareVersion``); a request `Square-Version` that is not a `YYYY-MM-DD` date
-/// gets `400 INVALID_SQUARE_VERSION_FORMAT`. Registered tokens and locations come from a ``Configuration``
-/// and can be added, revoked or broken while the server runs. Refreshing with a rotating refresh token
-/// issues a new one and retires the old one, as the PKCE flow does.
+/// (the request's, or `SquareConnectClient.defaultSquareVersion`); a request `Square-Version` that is not a
+/// `YYYY-MM-DD` date gets `400 INVALID_SQUARE_VERSION_FORMAT`. The seller's token, location and application come
+/// from ``Configuration/seller(accessToken:locationID:refreshToken:redirectURLs:now:)``; the token can be revoked,
+/// and every endpoint broken, while the server runs. Refreshing with a rotating refresh token issues a new one and
+/// retires the old one, as the PKCE flow does.
 ///
 /// Orders and payments are recorded by the sandbox's Square Point of Sale when it approves a payment (see
 /// ``SandboxServer``), or by a test with ``recordPayment(amount:locationID:tender:status:orderID:isOffline:createdAt:applicationID:clientTransactionID:)``.
 /// ``injectFault(_:method:path:times:)`` makes the next requests to a path fail or hang, for retry tests.
 public actor SquareConnectSandbox {
     /// How long access tokens live: 30 days.
-    public static let accessTokenLifetime: Duration = .seconds(30 * 86_400)
+    package static let accessTokenLifetime: Duration = .seconds(30 * 86_400)
     /// How long access tokens obtained with `short_lived: true` live: 24 hours.
-    public static let shortLivedAccessTokenLifetime: Duration = .seconds(86_400)
+    package static let shortLivedAccessTokenLifetime: Duration = .seconds(86_400)
     /// How long rotating (PKCE) refresh tokens live: 90 days.
-    public static let refreshTokenLifetime: Duration = .seconds(90 * 86_400)
+    package static let refreshTokenLifetime: Duration = .seconds(90 * 86_400)
 
     /// The sandbox's clock.
-    public nonisolated let now: @Sendable () -> Date
+    package nonisolated let now: @Sendable () -> Date
 
     var accessTokens: [String: AccessToken] = [:]
     var locations: [String: SquareLocation] = [:]
@@ -56,7 +57,12 @@ public actor SquareConnectSandbox {
     private var fault: Fault?
     private var isPaused = false
     private var pausedRequests: [CheckedContinuation<Void, Never>] = []
-    private var recorded: [RecordedRequest] = []
+    private var recorded: BoundedLog<RecordedRequest>
+    /// Payment IDs, oldest first, for forgetting the oldest past ``Configuration/paymentLimit``.
+    var paymentOrder: [String] = []
+    let paymentLimit: Int
+    /// Posts each recorded payment's webhooks, when a subscription is configured.
+    let webhookSender: SquareWebhookSender?
     private let logger: Logger
     /// Sign-in: the merchant who answers the authorization page, and how long its codes live.
     let signInMerchantID: String
@@ -68,14 +74,23 @@ public actor SquareConnectSandbox {
     /// Sign-in: the code each token obtained through a code was issued under, for revoking them together.
     var codeOfToken: [String: String] = [:]
 
+    /// Drops the webhook deliveries under way and sends no more: ``SandboxServer/stop()`` calls it, so that no
+    /// delivery outlives the sandbox.
+    package func stopWebhooks() async {
+        await webhookSender?.stop()
+    }
+
     /// Creates a stand-in that knows what `configuration` registers, logging each request and its answer to `logger`
     /// (``SandboxConfiguration/logger``).
-    public init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
+    package init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
         self.now = configuration.now
         self.logger = logger
         self.squareVersion = configuration.squareVersion
         self.signInMerchantID = configuration.signInMerchantID
         self.authorizationCodeLifetime = configuration.authorizationCodeLifetime
+        self.recorded = BoundedLog(limit: configuration.requestLimit)
+        self.paymentLimit = max(1, configuration.paymentLimit)
+        self.webhookSender = configuration.webhook.map { SquareWebhookSender(subscription: $0, logger: logger) }
         for token in configuration.accessTokens { accessTokens[token.token] = token }
         for location in configuration.locations {
             if locations[location.id] == nil { locationOrder.append(location.id) }
@@ -88,24 +103,24 @@ public actor SquareConnectSandbox {
     // MARK: Registering and breaking things
 
     /// Registers (or replaces) an access token.
-    public func register(_ token: AccessToken) {
+    package func register(_ token: AccessToken) {
         accessTokens[token.token] = token
     }
 
     /// Registers (or replaces) a location. A merchant's first location is its main one (`main` in RetrieveLocation,
     /// ListPayments' default location).
-    public func register(_ location: SquareLocation) {
+    package func register(_ location: SquareLocation) {
         if locations[location.id] == nil { locationOrder.append(location.id) }
         locations[location.id] = location
     }
 
     /// Registers (or replaces) a refresh token.
-    public func register(_ token: RefreshToken) {
+    package func register(_ token: RefreshToken) {
         refreshTokens[token.token] = token
     }
 
     /// Registers (or replaces) an application for RevokeToken.
-    public func register(_ application: Application) {
+    package func register(_ application: Application) {
         applications[application.clientID] = application
     }
 
@@ -139,7 +154,7 @@ public actor SquareConnectSandbox {
     }
 
     /// How many injected faults are still to be played.
-    public var pendingFaults: Int { faults.remaining }
+    package var pendingFaults: Int { faults.remaining }
 
     /// Holds every answer until ``resume()``: requests are recorded on arrival, then wait.
     public func pause() {
@@ -154,18 +169,19 @@ public actor SquareConnectSandbox {
         for continuation in waiting { continuation.resume() }
     }
 
-    /// The requests received so far, in order, without tokens or bodies.
-    public var requests: [RecordedRequest] { recorded }
+    /// The requests received, oldest first, without tokens or bodies: at most ``Configuration/requestLimit``, the
+    /// newest.
+    public var requests: [RecordedRequest] { recorded.elements }
 
     /// Whether `token` is a registered access token that is neither revoked nor expired.
-    public func isValid(accessToken token: String) -> Bool {
+    package func isValid(accessToken token: String) -> Bool {
         guard let record = accessTokens[token], !record.isRevoked else { return false }
         return record.expiresAt.map { $0 > now() } ?? true
     }
 
     /// Waits until at least `count` requests arrived, or `timeout` seconds passed.
     /// - Returns: Whether that many requests arrived.
-    public func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    package func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout.timeInterval)
         while recorded.count < count {
             guard Date() < deadline else { return false }

@@ -6,9 +6,9 @@ import Tender
 struct SumUpRoutes: SandboxRouteGroup {
     let sandbox: SumUpSandbox
 
-    func install(on server: HTTPServer) async {
+    func install(on router: inout SandboxRouter) {
         let sandbox = self.sandbox
-        await server.appendRoute("GET /v2.1/merchants/*/transactions") { request in
+        router.appendRoute("GET /v2.1/merchants/*/transactions") { request in
             // The raw path: the merchant code is the third segment, still percent-encoded.
             let path = request.target.path()
             let components = path.split(separator: "/", omittingEmptySubsequences: false)

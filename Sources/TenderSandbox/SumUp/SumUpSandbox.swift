@@ -1,5 +1,5 @@
 public import Foundation
-public import Logging
+package import Logging
 public import Tender
 
 /// A stand-in for the endpoint of SumUp's REST API that verification uses: RetrieveTransaction,
@@ -25,6 +25,10 @@ public actor SumUpSandbox {
         public var merchantCode: String?
         /// The stand-in's clock: the transactions' `timestamp`.
         public var now: @Sendable () -> Date
+        /// How many requests ``SumUpSandbox/requests`` keeps: the oldest are forgotten first. 10,000 by default.
+        public var requestLimit = 10_000
+        /// How many transactions the stand-in holds: past it, the oldest is forgotten. 100,000 by default.
+        public var transactionLimit = 100_000
 
         /// Creates a configuration; without a token and merchant code the stand-in is off.
         public init(
@@ -38,7 +42,7 @@ public actor SumUpSandbox {
         }
 
         /// Whether the stand-in serves a merchant: it has both a token and a merchant code.
-        public var isEnabled: Bool {
+        package var isEnabled: Bool {
             !(accessToken ?? "").isEmpty && !(merchantCode ?? "").isEmpty
         }
     }
@@ -100,17 +104,20 @@ public actor SumUpSandbox {
     /// The configuration the stand-in was created with.
     public nonisolated let configuration: Configuration
     private var transactions: [String: Transaction] = [:]
+    /// Transaction IDs, oldest first, for forgetting the oldest past ``Configuration/transactionLimit``.
+    private var transactionOrder: [String] = []
     private var faults = FaultSchedule()
-    private var recorded: [RecordedRequest] = []
+    private var recorded: BoundedLog<RecordedRequest>
     private let logger: Logger
 
     /// Creates a stand-in.
     /// - Parameters:
     ///   - configuration: the merchant and the access token the stand-in serves.
     ///   - logger: where each request and its answer is logged (``SandboxConfiguration/logger``).
-    public init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
+    package init(configuration: Configuration = Configuration(), logger: Logger = SandboxLog.silent) {
         self.configuration = configuration
         self.logger = logger
+        self.recorded = BoundedLog(limit: configuration.requestLimit)
     }
 
     // MARK: Recording
@@ -170,6 +177,10 @@ public actor SumUpSandbox {
             productSummary: productSummary
         )
         transactions[transaction.id] = transaction
+        transactionOrder.append(transaction.id)
+        if transactionOrder.count > max(1, configuration.transactionLimit) {
+            transactions[transactionOrder.removeFirst()] = nil
+        }
         return transaction
     }
 
@@ -190,8 +201,9 @@ public actor SumUpSandbox {
         transactions.values.sorted { ($0.timestamp, $0.id) < ($1.timestamp, $1.id) }
     }
 
-    /// The requests received so far, in order, without tokens or query values.
-    public var requests: [RecordedRequest] { recorded }
+    /// The requests received, oldest first, without tokens or query values: at most
+    /// ``Configuration/requestLimit``, the newest.
+    public var requests: [RecordedRequest] { recorded.elements }
 
     /// Plays `fault` on the next `times` requests to `path` (and `method`, when given), then answers as usual. `*`
     /// stands for one segment: `/v2.1/merchants/*/transactions`.
@@ -200,7 +212,7 @@ public actor SumUpSandbox {
     }
 
     /// How many injected faults are still to be played.
-    public var pendingFaults: Int { faults.remaining }
+    package var pendingFaults: Int { faults.remaining }
 
     /// A transaction code as SumUp's app shows them: `T` and 9 letters and digits without look-alikes.
     static func newTransactionCode() -> String {

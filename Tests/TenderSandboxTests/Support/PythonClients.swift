@@ -96,11 +96,11 @@ enum PythonClients {
                 let stderr = Locked(Data())
                 let done = DispatchSemaphore(value: 0)
                 Thread.detachNewThread {
-                    let data = errors.fileHandleForReading.readDataToEndOfFile()
+                    let data = errors.fileHandleForReading.readToEndRetryingInterrupts()
                     stderr.withLock { $0 = data }
                     done.signal()
                 }
-                let stdout = output.fileHandleForReading.readDataToEndOfFile()
+                let stdout = output.fileHandleForReading.readToEndRetryingInterrupts()
                 done.wait()
                 process.waitUntilExit()
                 continuation.resume(
