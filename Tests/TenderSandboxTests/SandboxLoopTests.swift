@@ -154,7 +154,7 @@ struct SandboxLoopTests {
                 amount: Money(minorUnits: 1250, currency: .usd),
                 supportedTenderTypes: [.card]
             )
-            request.locationID = "LELSEWHERE"
+            request.locationID = SquareLocationID("LELSEWHERE")
             let page = try await Pages.open(try request.urlString(), base: base)
             #expect(page.response.body.contains("Whatever you choose, the app answers"))
             #expect(page.response.body.contains(#"id="approve" class="wide""#))

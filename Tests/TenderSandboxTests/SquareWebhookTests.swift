@@ -111,7 +111,7 @@ struct SquareWebhookTests {
             applicationID: "sq0idp-app",
             callbackURL: URL(string: "my-app://done")!,
             amount: Money(minorUnits: 1250, currency: .usd),
-            locationID: locationID,
+            locationID: SquareLocationID(locationID),
             supportedTenderTypes: [.card, .cash]
         ).urlString()
     }
