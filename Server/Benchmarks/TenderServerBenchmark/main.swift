@@ -75,7 +75,12 @@ func makeDevices(_ ledger: Ledger, seed: UInt64) async throws -> [SimulatedDevic
     for index in 0..<devicesCount {
         let key = DeviceKey.generate()
         let id = UUID().uuidString.lowercased()
-        _ = try await ledger.store.addDevice(id: id, name: "bench \(index)", keyDigest: DeviceKey.digest(of: key), at: 0)
+        _ = try await ledger.store.addDevice(
+            id: id,
+            name: "bench \(index)",
+            keyDigest: DeviceKey.digest(of: key),
+            at: 0
+        )
         let device = SimulatedDevice(deviceID: id, key: key, seed: seed &+ UInt64(index), start: 1_795_000_000_000)
         device.pay(paymentsPerDevice)
         devices.append(device)
@@ -109,7 +114,12 @@ func floor(_ devices: [SimulatedDevice], ledger: Ledger) async throws -> Double 
     defer { running.cancel() }
     try await store.migrate()
     var configuration = PostgresClient.Configuration(
-        host: url.host, port: url.port, username: url.user, password: nil, database: url.database, tls: .disable
+        host: url.host,
+        port: url.port,
+        username: url.user,
+        password: nil,
+        database: url.database,
+        tls: .disable
     )
     configuration.options.maximumConnections = 1
     let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -119,7 +129,12 @@ func floor(_ devices: [SimulatedDevice], ledger: Ledger) async throws -> Double 
     var changeRows: [[FloorValue]] = []
     var paymentRows: [[FloorValue]] = []
     for device in devices {
-        _ = try await store.addDevice(id: device.deviceID, name: "floor", keyDigest: DeviceKey.digest(of: device.key), at: 0)
+        _ = try await store.addDevice(
+            id: device.deviceID,
+            name: "floor",
+            keyDigest: DeviceKey.digest(of: device.key),
+            at: 0
+        )
         let batch = try SyncBatch(json: device.body(from: 1, count: device.changes.count))
         var latest: [String: PaymentSnapshot] = [:]
         for change in batch.changes {
@@ -244,7 +259,9 @@ func p50(_ label: String, _ url: String, client: HTTPClient, runs: Int = 50) asy
         let start = ContinuousClock.now
         let answer = try await client.send("GET", url, headers: ["Authorization": "Bearer top_benchmark"])
         times.append(milliseconds(ContinuousClock.now - start))
-        guard answer.status == 200 else { throw TestSupportError("\(label): \(answer.status) \(answer.text.prefix(200))") }
+        guard answer.status == 200 else {
+            throw TestSupportError("\(label): \(answer.status) \(answer.text.prefix(200))")
+        }
     }
     times.sort()
     return times[times.count / 2]
@@ -255,7 +272,13 @@ func report(_ label: String, _ result: (changes: Int, seconds: Double), floor: D
     log(
         String(
             format: "%@: %d changes in %.2f s = %.0f changes/s; floor %.2f s (%.0f rows/s); %.2f× the floor",
-            label, result.changes, result.seconds, rate, floor, Double(result.changes) / floor, result.seconds / floor
+            label,
+            result.changes,
+            result.seconds,
+            rate,
+            floor,
+            Double(result.changes) / floor,
+            result.seconds / floor
         )
     )
 }
@@ -284,7 +307,15 @@ for round in 0..<rounds {
 }
 let medianEmpty = emptyRates.sorted()[emptyRates.count / 2]
 let medianLarge = largeRates.sorted()[largeRates.count / 2]
-log(String(format: "median: empty %.0f changes/s, at %d payments %.0f changes/s (%.2f× slower)", medianEmpty, largeSize, medianLarge, medianEmpty / medianLarge))
+log(
+    String(
+        format: "median: empty %.0f changes/s, at %d payments %.0f changes/s (%.2f× slower)",
+        medianEmpty,
+        largeSize,
+        medianLarge,
+        medianEmpty / medianLarge
+    )
+)
 
 let client = HTTPClient(timeout: 60)
 let someDevice = "filled-7"

@@ -22,7 +22,10 @@ struct TenderServerCommand: AsyncParsableCommand {
 
 /// The `--database` option every command takes.
 struct DatabaseOption: ParsableArguments {
-    @Option(name: .long, help: "sqlite:PATH (default sqlite:tender-server.sqlite) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB")
+    @Option(
+        name: .long,
+        help: "sqlite:PATH (default sqlite:tender-server.sqlite) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB"
+    )
     var database: String = "sqlite:tender-server.sqlite"
 
     func url() throws -> DatabaseURL { try DatabaseURL(database) }
@@ -55,7 +58,10 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             token = OperatorToken.generate()
             FileHandle.standardError.write(
-                Data("tender-server: operator token (shown once; set TENDER_OPERATOR_TOKEN to choose it): \(token)\n".utf8)
+                Data(
+                    "tender-server: operator token (shown once; set TENDER_OPERATOR_TOKEN to choose it): \(token)\n"
+                        .utf8
+                )
             )
         }
         let server = LedgerServer(store: store, operatorToken: OperatorToken(token), logger: logger)
@@ -127,7 +133,8 @@ struct DevicesCommand: AsyncParsableCommand {
         @Flag(name: .long, help: "Print [{\"device_id\", \"name\", \"revoked\", \"last_seen\"}].") var json = false
 
         func run() async throws {
-            let devices = try await database.url().withStore(logger: quietLogger()) { store in try await store.devices() }
+            let devices = try await database.url().withStore(logger: quietLogger()) { store in try await store.devices()
+            }
             if json {
                 let items = devices.map { device -> JSONTree in
                     .object([

@@ -87,7 +87,14 @@ public final class SimulatedDevice: @unchecked Sendable {
         return clock
     }
 
-    private func record(_ id: String, _ kind: String, from: String?, to: String?, _ payment: JSONTree?, at: Int64? = nil) {
+    private func record(
+        _ id: String,
+        _ kind: String,
+        from: String?,
+        to: String?,
+        _ payment: JSONTree?,
+        at: Int64? = nil
+    ) {
         let at = at ?? clock
         let change = JSONTree.object([
             "sequence": .integer(Int64(changes.count + 1)),
@@ -128,7 +135,9 @@ public final class SimulatedDevice: @unchecked Sendable {
         var next = acknowledged + 1
         while acknowledged < Int64(changes.count) {
             guard Date() < deadline else {
-                throw TestSupportError("device \(deviceID) did not finish syncing: acknowledged \(acknowledged) of \(changes.count)")
+                throw TestSupportError(
+                    "device \(deviceID) did not finish syncing: acknowledged \(acknowledged) of \(changes.count)"
+                )
             }
             requests += 1
             let answer: HTTPAnswer
@@ -145,7 +154,8 @@ public final class SimulatedDevice: @unchecked Sendable {
             }
             switch answer.status {
             case 200:
-                guard let object = try answer.json() as? [String: Any], let held = object["acknowledged_through"] as? Int
+                guard let object = try answer.json() as? [String: Any],
+                    let held = object["acknowledged_through"] as? Int
                 else { throw TestSupportError("a 200 without acknowledged_through: \(answer.text)") }
                 acknowledged = max(acknowledged, Int64(held))
                 next = acknowledged + 1
@@ -193,7 +203,9 @@ public final class SimulatedDevice: @unchecked Sendable {
                 verification = .object([
                     "verdict": .string(verdict), "at": .string(Timestamp.text(verifiedAt)),
                     "reason": .string(verdict == "confirmed" ? "matches" : "no_such_order"), "note": .null,
-                    "evidence": .object(["server": .string("https://connect.squareup.com"), "order_id": .string(transactionID ?? "")]),
+                    "evidence": .object([
+                        "server": .string("https://connect.squareup.com"), "order_id": .string(transactionID ?? ""),
+                    ]),
                 ])
             }
             let decimal = String(format: "%d.%02d", amount / 100, amount % 100)

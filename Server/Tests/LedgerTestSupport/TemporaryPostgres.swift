@@ -97,7 +97,10 @@ public final class TemporaryPostgres: @unchecked Sendable {
             databases += 1
             return "ledger_\(databases)"
         }
-        try asPostgres(bin + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-q", "-c", "CREATE DATABASE \(name)"])
+        try asPostgres(
+            bin + "/psql",
+            ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-q", "-c", "CREATE DATABASE \(name)"]
+        )
         return .postgres(.init(user: "postgres", password: nil, host: "127.0.0.1", port: port, database: name))
     }
 
@@ -141,7 +144,7 @@ public final class TemporaryPostgres: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
         guard spawned == 0 else { throw TestSupportError("\(executable) could not start (errno \(spawned))") }
@@ -166,7 +169,9 @@ public final class TemporaryPostgres: @unchecked Sendable {
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0 else { throw TestSupportError("bind() failed") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -187,7 +192,9 @@ public final class TemporaryPostgres: @unchecked Sendable {
         private var servers: [ObjectIdentifier: TemporaryPostgres] = [:]
 
         func add(_ server: TemporaryPostgres) { lock.withLock { servers[ObjectIdentifier(server)] = server } }
-        func remove(_ server: TemporaryPostgres) { _ = lock.withLock { servers.removeValue(forKey: ObjectIdentifier(server)) } }
+        func remove(_ server: TemporaryPostgres) {
+            _ = lock.withLock { servers.removeValue(forKey: ObjectIdentifier(server)) }
+        }
         func stopAll() {
             for server in lock.withLock({ Array(servers.values) }) { server.destroy() }
         }

@@ -44,7 +44,10 @@ struct BrowserTests {
         .enabled(if: shouldRun, "Chromium and chromedriver are not installed: apt-get install chromium chromium-driver")
     )
     func layout() async throws {
-        let tools = try #require(Self.tools, "Chromium and chromedriver are required (apt-get install chromium chromium-driver)")
+        let tools = try #require(
+            Self.tools,
+            "Chromium and chromedriver are required (apt-get install chromium chromium-driver)"
+        )
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path + "/ledger.sqlite"
@@ -62,10 +65,7 @@ struct BrowserTests {
             ["serve", "--database", "sqlite:\(path)", "--port", "0"],
             environment: ["TENDER_OPERATOR_TOKEN": Self.token]
         )
-        defer {
-            server.signal(SIGTERM)
-            server.wait()
-        }
+        defer { server.stop() }
         let base = try server.baseURL()
         let driver = try await WebDriver.launch(chromium: tools.chromium, chromedriver: tools.chromedriver)
         do {
@@ -133,13 +133,12 @@ struct BrowserTests {
 /// chromedriver and one headless Chromium session, over W3C WebDriver.
 final class WebDriver: @unchecked Sendable {
     private let process: Process
-    private let base: String
+    private let port: Int
     private let session: String
-    private let client = HTTPClient(timeout: 60)
 
-    private init(process: Process, base: String, session: String) {
+    private init(process: Process, port: Int, session: String) {
         self.process = process
-        self.base = base
+        self.port = port
         self.session = session
     }
 
@@ -151,19 +150,20 @@ final class WebDriver: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let base = "http://127.0.0.1:\(port)"
-        let client = HTTPClient(timeout: 60)
         let deadline = Date().addingTimeInterval(60)
+        var last = "nothing"
         while true {
-            if let status = try? await client.send("GET", base + "/status"),
-                let object = try? status.json() as? [String: Any],
-                (object["value"] as? [String: Any])?["ready"] as? Bool == true
-            {
-                break
+            do {
+                let status = try await PlainHTTP.exchange(port: port, method: "GET", path: "/status")
+                let object = try JSONSerialization.jsonObject(with: status.body) as? [String: Any]
+                if (object?["value"] as? [String: Any])?["ready"] as? Bool == true { break }
+                last = "\(status.status) \(String(decoding: status.body.prefix(300), as: UTF8.self))"
+            } catch {
+                last = "\(error)"
             }
             guard Date() < deadline, process.isRunning else {
-                process.terminate()
-                throw TestSupportError("chromedriver did not become ready within 60 seconds")
+                kill(process.processIdentifier, SIGKILL)
+                throw TestSupportError("chromedriver did not become ready within 60 seconds: \(last)")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -178,34 +178,39 @@ final class WebDriver: @unchecked Sendable {
                 ]
             ]
         ]
-        let created = try await client.send(
-            "POST",
-            base + "/session",
-            headers: ["Content-Type": "application/json"],
+        let created = try await PlainHTTP.exchange(
+            port: port,
+            method: "POST",
+            path: "/session",
             body: try JSONSerialization.data(withJSONObject: capabilities)
         )
-        guard let object = try created.json() as? [String: Any], let value = object["value"] as? [String: Any],
-            let session = value["sessionId"] as? String
+        guard let object = try JSONSerialization.jsonObject(with: created.body) as? [String: Any],
+            let value = object["value"] as? [String: Any], let session = value["sessionId"] as? String
         else {
-            process.terminate()
-            throw TestSupportError("chromedriver did not open a session: \(created.text)")
+            kill(process.processIdentifier, SIGKILL)
+            throw TestSupportError(
+                "chromedriver did not open a session: \(String(decoding: created.body, as: UTF8.self))"
+            )
         }
-        return WebDriver(process: process, base: base, session: session)
+        return WebDriver(process: process, port: port, session: session)
     }
 
     @discardableResult
     func command(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> Any? {
+        FileHandle.standardError.write(Data("webdriver \(method) \(path)\n".utf8))
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
-        let answer = try await client.send(
-            method,
-            base + "/session/" + session + path,
-            headers: ["Content-Type": "application/json"],
+        let answer = try await PlainHTTP.exchange(
+            port: port,
+            method: method,
+            path: "/session/" + session + path,
             body: data ?? (method == "POST" ? Data("{}".utf8) : nil)
         )
         guard (200..<300).contains(answer.status) else {
-            throw TestSupportError("WebDriver \(method) \(path): \(answer.status) \(answer.text)")
+            throw TestSupportError(
+                "WebDriver \(method) \(path): \(answer.status) \(String(decoding: answer.body, as: UTF8.self))"
+            )
         }
-        return (try? answer.json() as? [String: Any])?["value"]
+        return ((try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any])?["value"]
     }
 
     func navigate(to url: String) async throws { try await command("POST", "/url", ["url": url]) }
@@ -222,7 +227,8 @@ final class WebDriver: @unchecked Sendable {
 
     func element(_ selector: String) async throws -> String {
         let found = try await command("POST", "/element", ["using": "css selector", "value": selector])
-        guard let value = found as? [String: Any], let id = value["element-6066-11e4-a52e-4f735466cecf"] as? String else {
+        guard let value = found as? [String: Any], let id = value["element-6066-11e4-a52e-4f735466cecf"] as? String
+        else {
             throw TestSupportError("no element \(selector)")
         }
         return id
@@ -253,9 +259,14 @@ final class WebDriver: @unchecked Sendable {
         try await command("POST", "/execute/sync", ["script": script, "args": []])
     }
 
+    /// Closes the browser and stops chromedriver (SIGKILL: a child of the test process may inherit a signal mask
+    /// that blocks SIGTERM).
     func quit() async {
         _ = try? await command("DELETE", "")
-        process.terminate()
+        _ = try? await PlainHTTP.exchange(port: port, method: "GET", path: "/shutdown", timeout: 5)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 }

@@ -44,18 +44,30 @@ struct LedgerConformanceTests {
             let journal = SimulatedDevice(deviceID: device.id, key: key, seed: 7)
             journal.pay(10)
             let total = Int64(journal.changes.count)
-            #expect(try await store.ingest(batch(journal, from: 1, count: 12), deviceID: device.id, receivedAt: 1) == 12)
-            #expect(try await store.ingest(batch(journal, from: 1, count: 12), deviceID: device.id, receivedAt: 2) == 12)
-            #expect(try await store.ingest(batch(journal, from: 5, count: 20), deviceID: device.id, receivedAt: 3) == 24)
             #expect(
-                try await store.ingest(batch(journal, from: 25, count: 500), deviceID: device.id, receivedAt: 4) == total
+                try await store.ingest(batch(journal, from: 1, count: 12), deviceID: device.id, receivedAt: 1) == 12
             )
-            #expect(try await store.ingest(batch(journal, from: 1, count: 5), deviceID: device.id, receivedAt: 5) == total)
+            #expect(
+                try await store.ingest(batch(journal, from: 1, count: 12), deviceID: device.id, receivedAt: 2) == 12
+            )
+            #expect(
+                try await store.ingest(batch(journal, from: 5, count: 20), deviceID: device.id, receivedAt: 3) == 24
+            )
+            #expect(
+                try await store.ingest(batch(journal, from: 25, count: 500), deviceID: device.id, receivedAt: 4)
+                    == total
+            )
+            #expect(
+                try await store.ingest(batch(journal, from: 1, count: 5), deviceID: device.id, receivedAt: 5) == total
+            )
             try await expectLedgerEquals(store, [journal])
         }
     }
 
-    @Test("a batch that does not start after what the server holds is out_of_sequence, nothing stored", arguments: StoreKind.available)
+    @Test(
+        "a batch that does not start after what the server holds is out_of_sequence, nothing stored",
+        arguments: StoreKind.available
+    )
     func gap(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (device, key) = try await addDevice(store)
@@ -119,11 +131,13 @@ struct LedgerConformanceTests {
             let journal = SimulatedDevice(deviceID: device.id, key: key, seed: 4)
             journal.pay(30)
             let total = journal.changes.count
-            let batches = try (0..<16).map { index in try batch(journal, from: Int64(1 + (index % 4) * 10), count: 200) }
+            let batches = try (0..<16).map { index in try batch(journal, from: Int64(1 + (index % 4) * 10), count: 200)
+            }
             let results = await withTaskGroup(of: Result<Int64, any Error>.self) { group in
                 for batch in batches {
                     group.addTask {
-                        do { return .success(try await store.ingest(batch, deviceID: device.id, receivedAt: 1)) } catch {
+                        do { return .success(try await store.ingest(batch, deviceID: device.id, receivedAt: 1)) } catch
+                        {
                             return .failure(error)
                         }
                     }
@@ -190,7 +204,10 @@ struct LedgerConformanceTests {
         }
     }
 
-    @Test("the payments that need a person, and the totals per day, provider and currency", arguments: StoreKind.available)
+    @Test(
+        "the payments that need a person, and the totals per day, provider and currency",
+        arguments: StoreKind.available
+    )
     func attentionAndTotals(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (device, key) = try await addDevice(store)
@@ -224,7 +241,9 @@ struct LedgerConformanceTests {
                 )
             }
             #expect(found.keys.sorted() == sums.keys.sorted())
-            for (key, value) in sums { #expect(found[key].map { [$0.0, $0.1, $0.2] } == [value.0, value.1, value.2], "\(key)") }
+            for (key, value) in sums {
+                #expect(found[key].map { [$0.0, $0.1, $0.2] } == [value.0, value.1, value.2], "\(key)")
+            }
         }
     }
 
@@ -239,9 +258,15 @@ struct LedgerConformanceTests {
                 case .sqlite:
                     // SQLite: a SCAN must go through an index; SEARCH always does. No sort for a listing.
                     for line in lines where line.contains("SCAN ") {
-                        #expect(line.contains("USING INDEX") || line.contains("USING COVERING INDEX"), "\(plan.name): \(line)")
+                        #expect(
+                            line.contains("USING INDEX") || line.contains("USING COVERING INDEX"),
+                            "\(plan.name): \(line)"
+                        )
                     }
-                    #expect(lines.contains { $0.contains("USING") && $0.contains("INDEX") }, "\(plan.name): \(plan.plan)")
+                    #expect(
+                        lines.contains { $0.contains("USING") && $0.contains("INDEX") },
+                        "\(plan.name): \(plan.plan)"
+                    )
                     if plan.name.hasPrefix("listing") || plan.name.hasPrefix("attention") {
                         #expect(!plan.plan.contains("TEMP B-TREE"), "\(plan.name): \(plan.plan)")
                     }
@@ -252,7 +277,10 @@ struct LedgerConformanceTests {
                     #expect(!plan.plan.contains("Seq Scan"), "\(plan.name): \(plan.plan)")
                     #expect(plan.plan.contains("Index"), "\(plan.name): \(plan.plan)")
                     if plan.name.hasPrefix("listing") || plan.name.hasPrefix("attention") {
-                        #expect(!lines.contains { $0.contains("Sort  (") || $0.hasPrefix("Sort") }, "\(plan.name): \(plan.plan)")
+                        #expect(
+                            !lines.contains { $0.contains("Sort  (") || $0.hasPrefix("Sort") },
+                            "\(plan.name): \(plan.plan)"
+                        )
                     }
                 }
             }

@@ -51,7 +51,10 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Runs a command to its end and returns its status and output.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (
+    static func run(
+        _ arguments: [String],
+        environment: [String: String] = [:]
+    ) throws -> (
         status: Int32, stdout: String, stderr: String
     ) {
         let server = try ServerProcess(arguments, environment: environment)
@@ -81,6 +84,14 @@ final class ServerProcess: @unchecked Sendable {
     /// Sends a signal.
     func signal(_ number: Int32) {
         kill(process.processIdentifier, number)
+    }
+
+    /// Kills the process if it still runs (for a test that failed half-way).
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
     }
 
     /// Waits for the process to end and returns its status.

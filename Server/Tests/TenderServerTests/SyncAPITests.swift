@@ -59,7 +59,8 @@ struct SyncAPITests {
             headers: headers,
             body: ByteBuffer(bytes: body)
         ) { response in
-            let object = (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [String: Any]
+            let object =
+                (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [String: Any]
             return (response.status, object ?? [:])
         }
     }
@@ -68,7 +69,11 @@ struct SyncAPITests {
         (object["error"] as? [String: Any])?["code"] as? String
     }
 
-    static func get(_ client: any TestClientProtocol, _ uri: String, bearer: String?) async throws -> (
+    static func get(
+        _ client: any TestClientProtocol,
+        _ uri: String,
+        bearer: String?
+    ) async throws -> (
         HTTPResponse.Status, Any?
     ) {
         var headers: HTTPFields = [:]
@@ -99,7 +104,11 @@ struct SyncAPITests {
     @Test("a gap is 409 out_of_sequence with expected_sequence; another journal is 409 another_journal")
     func conflicts() async throws {
         try await withServer { fixture, client in
-            let (status, object) = try await Self.post(client, fixture.journal.body(from: 4, count: 3), key: fixture.key)
+            let (status, object) = try await Self.post(
+                client,
+                fixture.journal.body(from: 4, count: 3),
+                key: fixture.key
+            )
             #expect(status == .conflict)
             #expect(Self.code(object) == "out_of_sequence")
             #expect((object["error"] as? [String: Any])?["expected_sequence"] as? Int == 1)
@@ -142,7 +151,10 @@ struct SyncAPITests {
             ("an array", "[]", "malformed_json"),
             ("no changes member", "{\"journal_id\": \"6f1c2a9e-0b7d-4c51-9a43-2f5d8e7b1c30\"}", "malformed_json"),
             ("a journal ID that is no UUID", "{\"journal_id\": \"x\", \"changes\": []}", "malformed_json"),
-            ("no change", "{\"journal_id\": \"6f1c2a9e-0b7d-4c51-9a43-2f5d8e7b1c30\", \"changes\": []}", "invalid_change"),
+            (
+                "no change", "{\"journal_id\": \"6f1c2a9e-0b7d-4c51-9a43-2f5d8e7b1c30\", \"changes\": []}",
+                "invalid_change"
+            ),
         ]
     )
     func badBodies(name: String, body: String, code: String) async throws {
@@ -154,14 +166,19 @@ struct SyncAPITests {
         }
     }
 
-    @Test("an unknown change kind is 400 unknown_change_kind; a change that does not parse names its field and sequence")
+    @Test(
+        "an unknown change kind is 400 unknown_change_kind; a change that does not parse names its field and sequence"
+    )
     func badChanges() async throws {
         try await withServer { fixture, client in
             func mutated(_ edit: (inout [String: JSONTree]) -> Void) -> Data {
                 guard case .object(var change) = fixture.journal.changes[1] else { return Data() }
                 edit(&change)
                 let changes: [JSONTree] = [fixture.journal.changes[0], .object(change)]
-                return Data(JSONTree.object(["journal_id": .string(fixture.journal.journalID), "changes": .array(changes)]).text.utf8)
+                return Data(
+                    JSONTree.object(["journal_id": .string(fixture.journal.journalID), "changes": .array(changes)]).text
+                        .utf8
+                )
             }
             let unknown = mutated { $0["kind"] = .string("teleported") }
             let (status, object) = try await Self.post(client, unknown, key: fixture.key)
@@ -170,16 +187,22 @@ struct SyncAPITests {
 
             let cases: [(String, Data)] = [
                 ("at", mutated { $0["at"] = .string("yesterday") }),
-                ("payment.currency", mutated {
-                    guard case .object(var payment)? = $0["payment"] else { return }
-                    payment["currency"] = .string("XXQ")
-                    $0["payment"] = .object(payment)
-                }),
-                ("payment.amount_minor_units", mutated {
-                    guard case .object(var payment)? = $0["payment"] else { return }
-                    payment["amount_minor_units"] = .string("12.50")
-                    $0["payment"] = .object(payment)
-                }),
+                (
+                    "payment.currency",
+                    mutated {
+                        guard case .object(var payment)? = $0["payment"] else { return }
+                        payment["currency"] = .string("XXQ")
+                        $0["payment"] = .object(payment)
+                    }
+                ),
+                (
+                    "payment.amount_minor_units",
+                    mutated {
+                        guard case .object(var payment)? = $0["payment"] else { return }
+                        payment["amount_minor_units"] = .string("12.50")
+                        $0["payment"] = .object(payment)
+                    }
+                ),
                 ("payment_id", mutated { $0["payment_id"] = .string("4111111111111111") }),
                 ("to_state", mutated { $0["to_state"] = .string("flying") }),
                 ("payment", mutated { $0["payment"] = .null }),
@@ -202,7 +225,9 @@ struct SyncAPITests {
             big.pay(200)
             let changes = Array(big.changes.prefix(501))
             #expect(changes.count == 501)
-            let over = Data(JSONTree.object(["journal_id": .string(big.journalID), "changes": .array(changes)]).text.utf8)
+            let over = Data(
+                JSONTree.object(["journal_id": .string(big.journalID), "changes": .array(changes)]).text.utf8
+            )
             #expect(over.count < SyncBatch.maximumBytes, "501 changes under 1 MiB: refused for their number")
             let (status, object) = try await Self.post(client, over, key: fixture.key)
             #expect(status == .contentTooLarge)
@@ -225,7 +250,9 @@ struct SyncAPITests {
         }
     }
 
-    @Test("GET /v1/payments and /v1/payments/{device}/{payment}: the contract's fields, pages, and 403 for a device key")
+    @Test(
+        "GET /v1/payments and /v1/payments/{device}/{payment}: the contract's fields, pages, and 403 for a device key"
+    )
     func operatorAPI() async throws {
         try await withServer { fixture, client in
             _ = try await Self.post(client, fixture.journal.body(from: 1, count: 500), key: fixture.key)
@@ -248,19 +275,33 @@ struct SyncAPITests {
                 }
             }
             let cursor = try #require(object["next_cursor"] as? String)
-            let (_, next) = try await Self.get(client, "/v1/payments?limit=5&cursor=\(cursor)", bearer: Self.operatorToken)
-            let nextIDs = ((next as? [String: Any])?["payments"] as? [[String: Any]])?.compactMap { $0["payment_id"] as? String }
+            let (_, next) = try await Self.get(
+                client,
+                "/v1/payments?limit=5&cursor=\(cursor)",
+                bearer: Self.operatorToken
+            )
+            let nextIDs = ((next as? [String: Any])?["payments"] as? [[String: Any]])?.compactMap {
+                $0["payment_id"] as? String
+            }
             #expect(Set(nextIDs ?? []).isDisjoint(with: payments.compactMap { $0["payment_id"] as? String }))
 
             let first = try #require(payments.first)
             let id = try #require(first["payment_id"] as? String)
-            let (shown, detail) = try await Self.get(client, "/v1/payments/\(fixture.device.id)/\(id)", bearer: Self.operatorToken)
+            let (shown, detail) = try await Self.get(
+                client,
+                "/v1/payments/\(fixture.device.id)/\(id)",
+                bearer: Self.operatorToken
+            )
             #expect(shown == .ok)
             let history = (detail as? [String: Any])?["history"] as? [[String: Any]]
             #expect(history?.isEmpty == false)
             #expect(((detail as? [String: Any])?["snapshot"] as? [String: Any])?["payment_id"] as? String == id)
 
-            let (missing, _) = try await Self.get(client, "/v1/payments/\(fixture.device.id)/nothing-here", bearer: Self.operatorToken)
+            let (missing, _) = try await Self.get(
+                client,
+                "/v1/payments/\(fixture.device.id)/nothing-here",
+                bearer: Self.operatorToken
+            )
             #expect(missing == .notFound)
             let (bad, refusal) = try await Self.get(client, "/v1/payments?limit=5000", bearer: Self.operatorToken)
             #expect(bad == .badRequest)
@@ -301,7 +342,9 @@ struct SyncAPITests {
                 change["payment"] = .object(payment)
                 changes[2] = .object(change)
             }
-            let body = Data(JSONTree.object(["journal_id": .string(hostile.journalID), "changes": .array(changes)]).text.utf8)
+            let body = Data(
+                JSONTree.object(["journal_id": .string(hostile.journalID), "changes": .array(changes)]).text.utf8
+            )
             let (stored, _) = try await Self.post(client, body, key: fixture.key)
             #expect(stored == .ok)
 

@@ -43,7 +43,11 @@ public struct LedgerServer: Sendable {
         router.post("/v1/events") { request, _ in await events(request) }
         router.get("/v1/payments") { request, _ in await listPayments(request) }
         router.get("/v1/payments/{device}/{payment}") { request, context in
-            await showPayment(request, device: context.parameters.get("device"), payment: context.parameters.get("payment"))
+            await showPayment(
+                request,
+                device: context.parameters.get("device"),
+                payment: context.parameters.get("payment")
+            )
         }
         router.get("/") { request, _ in await page(request) }
         router.get("/payments/{device}/{payment}") { request, context in
@@ -108,7 +112,10 @@ public struct LedgerServer: Sendable {
             try await store.ping()
             return Self.json(.object(["status": .string("ok")]), status: .ok)
         } catch {
-            logger.error("health: the database does not answer", metadata: ["error": "\(StorageFailure.describe(error))"])
+            logger.error(
+                "health: the database does not answer",
+                metadata: ["error": "\(StorageFailure.describe(error))"]
+            )
             return Self.error(.unavailable(error))
         }
     }
@@ -180,7 +187,10 @@ public struct LedgerServer: Sendable {
             switch try await caller(request) {
             case .operatorToken, .operatorCookie: break
             case .device(let device) where !device.isRevoked:
-                return OperatorPage.html(OperatorPage.refused("A device's key cannot open the ledger."), status: .forbidden)
+                return OperatorPage.html(
+                    OperatorPage.refused("A device's key cannot open the ledger."),
+                    status: .forbidden
+                )
             default:
                 return Response(status: .seeOther, headers: [.location: "/login"])
             }
@@ -223,7 +233,10 @@ public struct LedgerServer: Sendable {
             switch try await caller(request) {
             case .operatorToken, .operatorCookie: break
             case .device(let found) where !found.isRevoked:
-                return OperatorPage.html(OperatorPage.refused("A device's key cannot open the ledger."), status: .forbidden)
+                return OperatorPage.html(
+                    OperatorPage.refused("A device's key cannot open the ledger."),
+                    status: .forbidden
+                )
             default:
                 return Response(status: .seeOther, headers: [.location: "/login"])
             }
@@ -256,14 +269,22 @@ public struct LedgerServer: Sendable {
         logger.info("login")
         var response = Response(status: .seeOther, headers: [.location: "/"])
         response.setCookie(
-            Cookie(name: Self.cookieName, value: operatorToken.cookieValue, path: "/", httpOnly: true, sameSite: .strict)
+            Cookie(
+                name: Self.cookieName,
+                value: operatorToken.cookieValue,
+                path: "/",
+                httpOnly: true,
+                sameSite: .strict
+            )
         )
         return response
     }
 
     func logout() -> Response {
         var response = Response(status: .seeOther, headers: [.location: "/login"])
-        response.setCookie(Cookie(name: Self.cookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict))
+        response.setCookie(
+            Cookie(name: Self.cookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict)
+        )
         return response
     }
 

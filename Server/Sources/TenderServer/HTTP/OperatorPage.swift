@@ -26,7 +26,8 @@ enum OperatorPage {
             headers: [
                 .contentType: "text/html; charset=utf-8",
                 .cacheControl: "no-store",
-                .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+                .contentSecurityPolicy:
+                    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
                 .init("X-Content-Type-Options")!: "nosniff",
                 .init("Referrer-Policy")!: "no-referrer",
             ],
@@ -96,7 +97,8 @@ enum OperatorPage {
     static func refused(_ message: String) -> String {
         document(
             title: "Tender fleet",
-            body: "<header><h1>Tender fleet</h1></header><p>\(HTML.escape(message))</p><p><a href=\"/\">The ledger</a></p>"
+            body:
+                "<header><h1>Tender fleet</h1></header><p>\(HTML.escape(message))</p><p><a href=\"/\">The ledger</a></p>"
         )
     }
 
@@ -108,7 +110,8 @@ enum OperatorPage {
             """
         body += "<section id=\"attention\"><h2>Needs a person (\(content.attention.count))</h2>"
         if content.attention.isEmpty {
-            body += "<p>Nothing: no payment is unknown, contradicted, waiting for reconciliation or pending past its expiry.</p>"
+            body +=
+                "<p>Nothing: no payment is unknown, contradicted, waiting for reconciliation or pending past its expiry.</p>"
         } else {
             body += "<ul class=\"rows\">"
             for payment in content.attention {
@@ -117,7 +120,8 @@ enum OperatorPage {
             body += "</ul>"
         }
         body += "</section>"
-        body += "<section id=\"payments\"><h2>Payments</h2>" + filters(content) + "<ul class=\"rows\" id=\"payment-list\">"
+        body +=
+            "<section id=\"payments\"><h2>Payments</h2>" + filters(content) + "<ul class=\"rows\" id=\"payment-list\">"
         for payment in content.page.payments {
             body += row(payment, deviceName: names[payment.deviceID], now: content.now, reason: false)
         }
@@ -130,7 +134,9 @@ enum OperatorPage {
         body += "<section id=\"totals\"><h2>Totals per day, provider and currency</h2>"
         body += "<p class=\"muted\">Payments created from \(Timestamp.day(content.totalsQuery.since)) "
         body += "to \(Timestamp.day(content.totalsQuery.until - 1)) (UTC)"
-        if content.query.deviceID != nil || content.query.provider != nil { body += ", for the device and provider chosen" }
+        if content.query.deviceID != nil || content.query.provider != nil {
+            body += ", for the device and provider chosen"
+        }
         body += ".</p><ul class=\"rows totals\">"
         for total in content.totals {
             body += "<li><span>\(Timestamp.day(total.day))</span>"
@@ -225,7 +231,8 @@ enum OperatorPage {
         if payment.attention != nil
             || (payment.state == PaymentState.pending.rawValue && (payment.expiresAt ?? .max) < now)
         {
-            body += "<section id=\"attention\"><p>Needs a person: \(HTML.escape(attentionReason(payment, now: now))).</p></section>"
+            body +=
+                "<section id=\"attention\"><p>Needs a person: \(HTML.escape(attentionReason(payment, now: now))).</p></section>"
         }
         body += "<h2>Latest</h2><dl>"
         body += field("Device", (deviceName.map { "\($0) (\(payment.deviceID))" }) ?? payment.deviceID)
@@ -236,9 +243,12 @@ enum OperatorPage {
         body += field("Transaction ID", payment.transactionID)
         body += field("Client transaction ID", payment.clientTransactionID)
         body += field("Foreign transaction ID", payment.foreignTransactionID)
-        body += field("Verdict (from the device)", payment.verdict.map { verdict in
-            verdict + (payment.verifiedAt.map { " at " + time($0) } ?? "")
-        })
+        body += field(
+            "Verdict (from the device)",
+            payment.verdict.map { verdict in
+                verdict + (payment.verifiedAt.map { " at " + time($0) } ?? "")
+            }
+        )
         body += field("Needs reconciliation", payment.needsReconciliation ? "yes" : "no")
         body += field("Created", time(payment.createdAt))
         body += field("Updated", time(payment.updatedAt))

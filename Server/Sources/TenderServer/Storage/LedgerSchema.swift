@@ -173,7 +173,10 @@ enum LedgerSchema {
         (
             "listing: state, provider, range, next page",
             PaymentQuery(
-                state: "completed", provider: "square", since: 0, until: 1,
+                state: "completed",
+                provider: "square",
+                since: 0,
+                until: 1,
                 cursor: PaymentCursor(createdAt: 1, deviceID: "d", paymentID: "p")
             )
         ),

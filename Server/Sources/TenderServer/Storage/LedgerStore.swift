@@ -129,11 +129,27 @@ public struct LedgerPayment: Sendable, Hashable {
 
     /// Creates a payment record.
     public init(
-        deviceID: String, paymentID: String, provider: String, state: String, outcome: String?,
-        needsReconciliation: Bool, attention: String?, amountMinorUnits: Int64, currency: String,
-        transactionID: String?, clientTransactionID: String?, foreignTransactionID: String?, verdict: String?,
-        verifiedAt: Int64?, evidence: String?, createdAt: Int64, updatedAt: Int64, expiresAt: Int64?,
-        prunedOnDeviceAt: Int64?, lastSequence: Int64, snapshot: String
+        deviceID: String,
+        paymentID: String,
+        provider: String,
+        state: String,
+        outcome: String?,
+        needsReconciliation: Bool,
+        attention: String?,
+        amountMinorUnits: Int64,
+        currency: String,
+        transactionID: String?,
+        clientTransactionID: String?,
+        foreignTransactionID: String?,
+        verdict: String?,
+        verifiedAt: Int64?,
+        evidence: String?,
+        createdAt: Int64,
+        updatedAt: Int64,
+        expiresAt: Int64?,
+        prunedOnDeviceAt: Int64?,
+        lastSequence: Int64,
+        snapshot: String
     ) {
         self.deviceID = deviceID
         self.paymentID = paymentID
@@ -182,8 +198,15 @@ public struct LedgerChange: Sendable, Hashable {
 
     /// Creates a history row.
     public init(
-        deviceID: String, sequence: Int64, paymentID: String, kind: String, at: Int64, fromState: String?,
-        toState: String?, note: String?, receivedAt: Int64
+        deviceID: String,
+        sequence: Int64,
+        paymentID: String,
+        kind: String,
+        at: Int64,
+        fromState: String?,
+        toState: String?,
+        note: String?,
+        receivedAt: Int64
     ) {
         self.deviceID = deviceID
         self.sequence = sequence
@@ -214,7 +237,12 @@ public struct DailyTotal: Sendable, Hashable {
 
     /// Creates a total.
     public init(
-        day: Int64, provider: String, currency: String, payments: Int64, approved: Int64, approvedMinorUnits: Int64
+        day: Int64,
+        provider: String,
+        currency: String,
+        payments: Int64,
+        approved: Int64,
+        approvedMinorUnits: Int64
     ) {
         self.day = day
         self.provider = provider

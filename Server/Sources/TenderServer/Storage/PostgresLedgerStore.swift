@@ -1,8 +1,8 @@
-import Tender
-import TenderHandoff
 public import Logging
 import PostgresNIO
 public import ServiceLifecycle
+import Tender
+import TenderHandoff
 
 /// The ledger in PostgreSQL, through postgres-nio's `PostgresClient` (a connection pool): for fleets.
 ///
@@ -37,6 +37,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         }
     }
 
+    /// Creates the schema if it is not there yet (every statement `IF NOT EXISTS`).
     public func migrate() async throws {
         try await client.withTransaction(logger: logger) { connection in
             // One migration at a time across processes; released at the end of the transaction.
@@ -47,67 +48,92 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         }
     }
 
+    /// Adds a device holding only its key's digest.
     public func addDevice(id: String, name: String, keyDigest: String, at: Int64) async throws -> Device {
-        let rows = try await client.query(
-            """
-            INSERT INTO device (device_id, name, key_digest, created_at) VALUES (\(id), \(name), \(keyDigest), \(at)) \
-            RETURNING device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen
-            """,
-            logger: logger
-        )
-        guard let device = try await Self.devices(rows).first else {
-            throw LedgerError(.notFound, "The device was not added.")
-        }
-        return device
-    }
-
-    public func devices() async throws -> [Device] {
-        try await Self.devices(
-            client.query(
+        try await bounded { [self] in
+            let rows = try await client.query(
                 """
-                SELECT device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen FROM device \
-                ORDER BY created_at, device_id
-                """,
-                logger: logger
-            )
-        )
-    }
-
-    public func revokeDevice(id: String, at: Int64) async throws -> Device? {
-        try await Self.devices(
-            client.query(
-                """
-                UPDATE device SET revoked_at = COALESCE(revoked_at, \(at)) WHERE device_id = \(id) \
+                INSERT INTO device (device_id, name, key_digest, created_at) VALUES (\(id), \(name), \(keyDigest), \(at)) \
                 RETURNING device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen
                 """,
                 logger: logger
             )
-        ).first
+            guard let device = try await Self.devices(rows).first else {
+                throw LedgerError(.notFound, "The device was not added.")
+            }
+            return device
+        }
     }
 
-    public func device(keyDigest: String) async throws -> Device? {
-        try await Self.devices(
-            client.query(
-                """
-                SELECT device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen FROM device \
-                WHERE key_digest = \(keyDigest)
-                """,
-                logger: logger
+    /// Every device, oldest first.
+    public func devices() async throws -> [Device] {
+        try await bounded { [self] in
+            try await Self.devices(
+                client.query(
+                    """
+                    SELECT device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen FROM device \
+                    ORDER BY created_at, device_id
+                    """,
+                    logger: logger
+                )
             )
-        ).first
+        }
     }
 
+    /// Revokes a device (keeping the first revocation's time).
+    public func revokeDevice(id: String, at: Int64) async throws -> Device? {
+        try await bounded { [self] in
+            try await Self.devices(
+                client.query(
+                    """
+                    UPDATE device SET revoked_at = COALESCE(revoked_at, \(at)) WHERE device_id = \(id) \
+                    RETURNING device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen
+                    """,
+                    logger: logger
+                )
+            ).first
+        }
+    }
+
+    /// The device whose key has this digest, revoked or not.
+    public func device(keyDigest: String) async throws -> Device? {
+        try await bounded { [self] in
+            try await Self.devices(
+                client.query(
+                    """
+                    SELECT device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen FROM device \
+                    WHERE key_digest = \(keyDigest)
+                    """,
+                    logger: logger
+                )
+            ).first
+        }
+    }
+
+    /// Applies a batch in one transaction; see ``LedgerStore/ingest(_:deviceID:receivedAt:)``.
     public func ingest(_ batch: SyncBatch, deviceID: String, receivedAt: Int64) async throws -> Int64 {
-        let logger = self.logger
-        return try await client.withConnection { connection in
-            try await connection.query("BEGIN", logger: logger)
-            do {
-                let held = try await Self.apply(batch, deviceID: deviceID, receivedAt: receivedAt, on: connection, logger)
-                try await connection.query("COMMIT", logger: logger)
-                return held
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
+        try await bounded { [self] in
+            let logger = self.logger
+            return try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
+                do {
+                    let held = try await Self.apply(
+                        batch,
+                        deviceID: deviceID,
+                        receivedAt: receivedAt,
+                        on: connection,
+                        logger
+                    )
+                    try await connection.query("COMMIT", logger: logger)
+                    return held
+                } catch {
+                    // A connection that cannot even roll back (the database went away, the call timed out) is closed, so
+                    // that the pool never lends a connection inside a transaction.
+                    do { try await connection.query("ROLLBACK", logger: logger) } catch {
+                        try? await connection.close()
+                    }
+                    throw error
+                }
             }
         }
     }
@@ -268,95 +294,134 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         return plan.acknowledgedThrough
     }
 
+    /// A page of payments, newest first, filtered.
     public func payments(_ query: PaymentQuery) async throws -> PaymentPage {
-        let (sql, values) = LedgerSchema.listing(query) { "$\($0)" }
-        let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)), logger: logger)
-        return PaymentPage(rows: try await Self.payments(rows), limit: query.limit)
+        try await bounded { [self] in
+            let (sql, values) = LedgerSchema.listing(query) { "$\($0)" }
+            let rows = try await client.query(
+                PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)),
+                logger: logger
+            )
+            return PaymentPage(rows: try await Self.payments(rows), limit: query.limit)
+        }
     }
 
+    /// One payment.
     public func payment(deviceID: String, paymentID: String) async throws -> LedgerPayment? {
-        try await Self.payments(
-            client.query(
-                PostgresQuery(
-                    unsafeSQL: """
-                        SELECT \(LedgerSchema.paymentColumns) FROM payment WHERE device_id = $1 AND payment_id = $2
-                        """,
-                    binds: Self.bindings([.text(deviceID), .text(paymentID)])
-                ),
-                logger: logger
-            )
-        ).first
+        try await bounded { [self] in
+            try await Self.payments(
+                client.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT \(LedgerSchema.paymentColumns) FROM payment WHERE device_id = $1 AND payment_id = $2
+                            """,
+                        binds: Self.bindings([.text(deviceID), .text(paymentID)])
+                    ),
+                    logger: logger
+                )
+            ).first
+        }
     }
 
+    /// A payment's history, oldest first.
     public func history(deviceID: String, paymentID: String) async throws -> [LedgerChange] {
-        let rows = try await client.query(
-            """
-            SELECT device_id, sequence, payment_id, kind, at, from_state, to_state, note, received_at \
-            FROM payment_change WHERE device_id = \(deviceID) AND payment_id = \(paymentID) ORDER BY sequence
-            """,
-            logger: logger
-        )
-        var changes: [LedgerChange] = []
-        for try await (device, sequence, payment, kind, at, from, to, note, received) in rows.decode(
-            (String, Int64, String, String, Int64, String?, String?, String?, Int64).self
-        ) {
-            changes.append(
-                LedgerChange(
-                    deviceID: device, sequence: sequence, paymentID: payment, kind: kind, at: at, fromState: from,
-                    toState: to, note: note, receivedAt: received
-                )
+        try await bounded { [self] in
+            let rows = try await client.query(
+                """
+                SELECT device_id, sequence, payment_id, kind, at, from_state, to_state, note, received_at \
+                FROM payment_change WHERE device_id = \(deviceID) AND payment_id = \(paymentID) ORDER BY sequence
+                """,
+                logger: logger
             )
+            var changes: [LedgerChange] = []
+            for try await (device, sequence, payment, kind, at, from, to, note, received) in rows.decode(
+                (String, Int64, String, String, Int64, String?, String?, String?, Int64).self
+            ) {
+                changes.append(
+                    LedgerChange(
+                        deviceID: device,
+                        sequence: sequence,
+                        paymentID: payment,
+                        kind: kind,
+                        at: at,
+                        fromState: from,
+                        toState: to,
+                        note: note,
+                        receivedAt: received
+                    )
+                )
+            }
+            return changes
         }
-        return changes
     }
 
+    /// The payments that need a person.
     public func attention(now: Int64, limit: Int) async throws -> [LedgerPayment] {
-        let flagged = try await Self.payments(
-            client.query(
-                PostgresQuery(unsafeSQL: Self.attentionFlagged, binds: Self.bindings([.integer(Int64(limit))])),
-                logger: logger
-            )
-        )
-        let expired = try await Self.payments(
-            client.query(
-                PostgresQuery(
-                    unsafeSQL: Self.attentionExpired,
-                    binds: Self.bindings([.integer(now), .integer(Int64(limit))])
-                ),
-                logger: logger
-            )
-        )
-        return flagged + expired
-    }
-
-    public func totals(_ query: TotalsQuery) async throws -> [DailyTotal] {
-        let (sql, values) = LedgerSchema.totals(query) { "$\($0)" }
-        let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)), logger: logger)
-        var totals: [DailyTotal] = []
-        for try await (day, provider, currency, payments, approved, amount) in rows.decode(
-            (Int64, String, String, Int64, Int64, Int64).self
-        ) {
-            totals.append(
-                DailyTotal(
-                    day: day, provider: provider, currency: currency, payments: payments, approved: approved,
-                    approvedMinorUnits: amount
+        try await bounded { [self] in
+            let flagged = try await Self.payments(
+                client.query(
+                    PostgresQuery(unsafeSQL: Self.attentionFlagged, binds: Self.bindings([.integer(Int64(limit))])),
+                    logger: logger
                 )
             )
+            let expired = try await Self.payments(
+                client.query(
+                    PostgresQuery(
+                        unsafeSQL: Self.attentionExpired,
+                        binds: Self.bindings([.integer(now), .integer(Int64(limit))])
+                    ),
+                    logger: logger
+                )
+            )
+            return flagged + expired
         }
-        return totals
     }
 
+    /// Totals per day, provider and currency.
+    public func totals(_ query: TotalsQuery) async throws -> [DailyTotal] {
+        try await bounded { [self] in
+            let (sql, values) = LedgerSchema.totals(query) { "$\($0)" }
+            let rows = try await client.query(
+                PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)),
+                logger: logger
+            )
+            var totals: [DailyTotal] = []
+            for try await (day, provider, currency, payments, approved, amount) in rows.decode(
+                (Int64, String, String, Int64, Int64, Int64).self
+            ) {
+                totals.append(
+                    DailyTotal(
+                        day: day,
+                        provider: provider,
+                        currency: currency,
+                        payments: payments,
+                        approved: approved,
+                        approvedMinorUnits: amount
+                    )
+                )
+            }
+            return totals
+        }
+    }
+
+    /// Succeeds when the database answers.
     public func ping() async throws {
-        try await client.query("SELECT 1", logger: logger)
+        try await bounded { [self] in
+            _ = try await client.query("SELECT 1", logger: logger)
+        }
     }
 
+    /// How the database runs each query of the ingest path, the listing and the filters.
     public func queryPlans() async throws -> [QueryPlan] {
         var named: [(String, String, [SQLValue])] = [
             (
                 "ingest: find the device by its key",
                 "SELECT device_id FROM device WHERE key_digest = $1", [.text("k")]
             ),
-            ("ingest: lock the device", "SELECT held_sequence FROM device WHERE device_id = $1 FOR UPDATE", [.text("d")]),
+            (
+                "ingest: lock the device", "SELECT held_sequence FROM device WHERE device_id = $1 FOR UPDATE",
+                [.text("d")]
+            ),
             (
                 "ingest: read the payments' previous totals",
                 """
@@ -406,6 +471,27 @@ public final class PostgresLedgerStore: LedgerStore, Service {
                 plans.append(QueryPlan(name: name, plan: lines.joined(separator: "\n")))
             }
             return plans
+        }
+    }
+
+    /// How long a call waits for the database before it gives up, and the server answers 503.
+    static let patience: Duration = .seconds(10)
+
+    /// Runs `body`, or throws `unavailable` after ``patience``: a pool waiting for a database that went away would
+    /// otherwise wait for ever (postgres-nio keeps trying to connect, and a lease has no time limit of its own).
+    private func bounded<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result
+    {
+        try await withThrowingTaskGroup(of: Result.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: Self.patience)
+                throw LedgerError(.unavailable, "The ledger's database did not answer within 10 seconds; retry later.")
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else {
+                throw LedgerError(.unavailable, "The ledger's database did not answer; retry later.")
+            }
+            return first
         }
     }
 
@@ -463,8 +549,13 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         ) {
             devices.append(
                 Device(
-                    id: id, name: name, createdAt: created, revokedAt: revoked, journalID: journal,
-                    heldSequence: held, lastSeen: seen
+                    id: id,
+                    name: name,
+                    createdAt: created,
+                    revokedAt: revoked,
+                    journalID: journal,
+                    heldSequence: held,
+                    lastSeen: seen
                 )
             )
         }
@@ -485,11 +576,27 @@ public final class PostgresLedgerStore: LedgerStore, Service {
             )
             payments.append(
                 LedgerPayment(
-                    deviceID: device, paymentID: payment, provider: provider, state: state, outcome: outcome,
-                    needsReconciliation: needs, attention: attention, amountMinorUnits: amount, currency: currency,
-                    transactionID: transaction, clientTransactionID: client, foreignTransactionID: foreign,
-                    verdict: verdict, verifiedAt: verified, evidence: evidence, createdAt: created, updatedAt: updated,
-                    expiresAt: expires, prunedOnDeviceAt: pruned, lastSequence: sequence, snapshot: snapshot
+                    deviceID: device,
+                    paymentID: payment,
+                    provider: provider,
+                    state: state,
+                    outcome: outcome,
+                    needsReconciliation: needs,
+                    attention: attention,
+                    amountMinorUnits: amount,
+                    currency: currency,
+                    transactionID: transaction,
+                    clientTransactionID: client,
+                    foreignTransactionID: foreign,
+                    verdict: verdict,
+                    verifiedAt: verified,
+                    evidence: evidence,
+                    createdAt: created,
+                    updatedAt: updated,
+                    expiresAt: expires,
+                    prunedOnDeviceAt: pruned,
+                    lastSequence: sequence,
+                    snapshot: snapshot
                 )
             )
         }

@@ -1,6 +1,6 @@
+import GRDB
 import Tender
 import TenderHandoff
-import GRDB
 
 /// The ledger in a SQLite file, through GRDB: the embedded default, so that `serve` works on a fresh machine.
 ///
@@ -28,6 +28,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
+    /// Adds a device holding only its key's digest.
     public func addDevice(id: String, name: String, keyDigest: String, at: Int64) async throws -> Device {
         try await pool.write { db in
             let row = try Row.fetchOne(
@@ -44,6 +45,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
+    /// Every device, oldest first.
     public func devices() async throws -> [Device] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT \(Self.deviceColumns) FROM device ORDER BY created_at, device_id")
@@ -51,6 +53,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
+    /// Revokes a device (keeping the first revocation's time).
     public func revokeDevice(id: String, at: Int64) async throws -> Device? {
         try await pool.write { db in
             try Row.fetchOne(
@@ -64,6 +67,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
+    /// The device whose key has this digest, revoked or not.
     public func device(keyDigest: String) async throws -> Device? {
         try await pool.read { db in
             try Row.fetchOne(
@@ -73,6 +77,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
+    /// Applies a batch in one transaction; see ``LedgerStore/ingest(_:deviceID:receivedAt:)``.
     public func ingest(_ batch: SyncBatch, deviceID: String, receivedAt: Int64) async throws -> Int64 {
         try await pool.write { db in
             guard
@@ -177,6 +182,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
+    /// A page of payments, newest first, filtered.
     public func payments(_ query: PaymentQuery) async throws -> PaymentPage {
         let (sql, values) = LedgerSchema.listing(query) { _ in "?" }
         let rows = try await pool.read { db in
@@ -185,6 +191,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         return PaymentPage(rows: rows, limit: query.limit)
     }
 
+    /// One payment.
     public func payment(deviceID: String, paymentID: String) async throws -> LedgerPayment? {
         try await pool.read { db in
             try Row.fetchOne(
@@ -195,6 +202,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
+    /// A payment's history, oldest first.
     public func history(deviceID: String, paymentID: String) async throws -> [LedgerChange] {
         try await pool.read { db in
             try Row.fetchAll(
@@ -206,14 +214,21 @@ public final class SQLiteLedgerStore: LedgerStore {
                 arguments: [deviceID, paymentID]
             ).map { row in
                 LedgerChange(
-                    deviceID: row["device_id"], sequence: row["sequence"], paymentID: row["payment_id"],
-                    kind: row["kind"], at: row["at"], fromState: row["from_state"], toState: row["to_state"],
-                    note: row["note"], receivedAt: row["received_at"]
+                    deviceID: row["device_id"],
+                    sequence: row["sequence"],
+                    paymentID: row["payment_id"],
+                    kind: row["kind"],
+                    at: row["at"],
+                    fromState: row["from_state"],
+                    toState: row["to_state"],
+                    note: row["note"],
+                    receivedAt: row["received_at"]
                 )
             }
         }
     }
 
+    /// The payments that need a person.
     public func attention(now: Int64, limit: Int) async throws -> [LedgerPayment] {
         try await pool.read { db in
             let flagged = try Row.fetchAll(
@@ -228,25 +243,35 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
+    /// Totals per day, provider and currency.
     public func totals(_ query: TotalsQuery) async throws -> [DailyTotal] {
         let (sql, values) = LedgerSchema.totals(query) { _ in "?" }
         return try await pool.read { db in
             try Row.fetchAll(db, sql: sql, arguments: Self.arguments(values)).map { row in
                 DailyTotal(
-                    day: row[0], provider: row[1], currency: row[2], payments: row[3], approved: row[4],
+                    day: row[0],
+                    provider: row[1],
+                    currency: row[2],
+                    payments: row[3],
+                    approved: row[4],
                     approvedMinorUnits: row[5]
                 )
             }
         }
     }
 
+    /// Succeeds when the database answers.
     public func ping() async throws {
         _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }
 
+    /// How the database runs each query of the ingest path, the listing and the filters.
     public func queryPlans() async throws -> [QueryPlan] {
         var named: [(String, String, StatementArguments)] = [
-            ("ingest: find the device by its key", "SELECT \(Self.deviceColumns) FROM device WHERE key_digest = ?", ["k"]),
+            (
+                "ingest: find the device by its key", "SELECT \(Self.deviceColumns) FROM device WHERE key_digest = ?",
+                ["k"]
+            ),
             ("ingest: read the device", "SELECT \(Self.deviceColumns) FROM device WHERE device_id = ?", ["d"]),
             (
                 "ingest: read a payment's previous totals",
@@ -345,21 +370,39 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     static func device(_ row: Row) -> Device {
         Device(
-            id: row["device_id"], name: row["name"], createdAt: row["created_at"], revokedAt: row["revoked_at"],
-            journalID: row["journal_id"], heldSequence: row["held_sequence"], lastSeen: row["last_seen"]
+            id: row["device_id"],
+            name: row["name"],
+            createdAt: row["created_at"],
+            revokedAt: row["revoked_at"],
+            journalID: row["journal_id"],
+            heldSequence: row["held_sequence"],
+            lastSeen: row["last_seen"]
         )
     }
 
     static func payment(_ row: Row) -> LedgerPayment {
         LedgerPayment(
-            deviceID: row["device_id"], paymentID: row["payment_id"], provider: row["provider"],
-            state: row["state"], outcome: row["outcome"], needsReconciliation: row["needs_reconciliation"],
-            attention: row["attention"], amountMinorUnits: row["amount_minor_units"], currency: row["currency"],
-            transactionID: row["transaction_id"], clientTransactionID: row["client_transaction_id"],
-            foreignTransactionID: row["foreign_transaction_id"], verdict: row["verdict"],
-            verifiedAt: row["verified_at"], evidence: row["evidence"], createdAt: row["created_at"],
-            updatedAt: row["updated_at"], expiresAt: row["expires_at"], prunedOnDeviceAt: row["pruned_on_device_at"],
-            lastSequence: row["last_sequence"], snapshot: row["snapshot"]
+            deviceID: row["device_id"],
+            paymentID: row["payment_id"],
+            provider: row["provider"],
+            state: row["state"],
+            outcome: row["outcome"],
+            needsReconciliation: row["needs_reconciliation"],
+            attention: row["attention"],
+            amountMinorUnits: row["amount_minor_units"],
+            currency: row["currency"],
+            transactionID: row["transaction_id"],
+            clientTransactionID: row["client_transaction_id"],
+            foreignTransactionID: row["foreign_transaction_id"],
+            verdict: row["verdict"],
+            verifiedAt: row["verified_at"],
+            evidence: row["evidence"],
+            createdAt: row["created_at"],
+            updatedAt: row["updated_at"],
+            expiresAt: row["expires_at"],
+            prunedOnDeviceAt: row["pruned_on_device_at"],
+            lastSequence: row["last_sequence"],
+            snapshot: row["snapshot"]
         )
     }
 }

@@ -1,5 +1,6 @@
 import Tender
 import TenderHandoff
+
 /// What a batch does to the ledger, given what the server holds for its device: the rules of the sync contract,
 /// written once and used by both stores inside their transaction.
 struct IngestPlan {
