@@ -57,9 +57,11 @@ public enum PlainHTTP: Sendable {
             guard written > 0 else { throw TestSupportError("could not send to 127.0.0.1:\(port)") }
             sent += written
         }
+        // Read until the body is complete (by Content-Length) or the server closes: chromedriver keeps the
+        // connection open despite `Connection: close`.
         var answer = Data()
         var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
+        while !isComplete(answer) {
             let count = recv(descriptor, &chunk, chunk.count, 0)
             if count <= 0 { break }
             answer.append(contentsOf: chunk[0..<count])
@@ -72,6 +74,18 @@ public enum PlainHTTP: Sendable {
         var content = Data(answer[split.upperBound...])
         if head.lowercased().contains("transfer-encoding: chunked") { content = dechunk(content) }
         return (status, content)
+    }
+
+    /// Whether an answer has its head and, when it says its length, the whole body.
+    private static func isComplete(_ answer: Data) -> Bool {
+        guard let split = answer.range(of: Data("\r\n\r\n".utf8)) else { return false }
+        let head = String(decoding: answer[..<split.lowerBound], as: UTF8.self).lowercased()
+        for line in head.split(separator: "\r\n") where line.hasPrefix("content-length:") {
+            let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+            return answer.count - split.upperBound >= length
+        }
+        if head.contains("transfer-encoding: chunked") { return answer.suffix(5) == Data("0\r\n\r\n".utf8) }
+        return false
     }
 
     private static func dechunk(_ data: Data) -> Data {

@@ -197,7 +197,6 @@ final class WebDriver: @unchecked Sendable {
 
     @discardableResult
     func command(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> Any? {
-        FileHandle.standardError.write(Data("webdriver \(method) \(path)\n".utf8))
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
         let answer = try await PlainHTTP.exchange(
             port: port,
