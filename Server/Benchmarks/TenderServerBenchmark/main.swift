@@ -83,6 +83,7 @@ func makeDevices(_ ledger: Ledger, seed: UInt64) async throws -> [SimulatedDevic
         )
         let device = SimulatedDevice(deviceID: id, key: key, seed: seed &+ UInt64(index), start: 1_795_000_000_000)
         device.pay(paymentsPerDevice)
+        device.prepareBodies(batchSize: batchSize)
         devices.append(device)
     }
     return devices
@@ -248,9 +249,10 @@ func fill(_ ledger: Ledger, count: Int) throws {
         SELECT created_at - created_at % 86400000, device_id, provider, currency, COUNT(*),
           COUNT(*) FILTER (WHERE outcome = 'approved'), COALESCE(SUM(amount_minor_units) FILTER (WHERE outcome = 'approved'), 0)
         FROM payment GROUP BY 1, 2, 3, 4;
-        VACUUM ANALYZE;
         """
     _ = try postgres.psql(ledger.database, sql)
+    // Apart: psql runs the statements of one -c in one transaction, where VACUUM cannot run.
+    _ = try postgres.psql(ledger.database, "VACUUM ANALYZE")
 }
 
 func p50(_ label: String, _ url: String, client: HTTPClient, runs: Int = 50) async throws -> Double {

@@ -20,6 +20,8 @@ public final class SimulatedDevice: @unchecked Sendable {
     public private(set) var pruned: [String: Int64] = [:]
     /// The highest sequence the server acknowledged.
     public private(set) var acknowledged: Int64 = 0
+    /// Bodies encoded ahead by ``prepareBodies(batchSize:)``, by their first sequence and size.
+    private var prepared: [String: Data] = [:]
     private var generator: SplitMix
     private var clock: Int64
     private var paymentCount = 0
@@ -115,8 +117,17 @@ public final class SimulatedDevice: @unchecked Sendable {
         }
     }
 
+    /// Encodes every batch of `batchSize` a sync from the start would send, so that a benchmark's clock does not
+    /// count the client's JSON.
+    public func prepareBodies(batchSize: Int) {
+        for first in stride(from: 1, through: changes.count, by: batchSize) {
+            prepared["\(first)/\(batchSize)"] = body(from: Int64(first), count: batchSize)
+        }
+    }
+
     /// The request body carrying changes `first` through `first + count - 1`.
     public func body(from first: Int64, count: Int) -> Data {
+        if let ready = prepared["\(first)/\(count)"] { return ready }
         let start = Int(first - 1)
         let slice = Array(changes[start..<min(changes.count, start + count)])
         return Data(JSONTree.object(["journal_id": .string(journalID), "changes": .array(slice)]).text.utf8)

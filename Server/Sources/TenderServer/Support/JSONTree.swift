@@ -22,17 +22,19 @@ public enum JSONTree: Sendable, Hashable, Codable {
 
     /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
+        // The decoder cannot say a value's type, only refuse the wrong one: try the commonest first (a payment's
+        // members are mostly strings and nulls), which keeps the refusals, each a thrown error, few.
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode(Int64.self) {
             self = .integer(value)
         } else if let value = try? container.decode(Double.self) {
             self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
         } else if let value = try? container.decode([JSONTree].self) {
             self = .array(value)
         } else {
