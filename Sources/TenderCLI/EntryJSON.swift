@@ -65,9 +65,9 @@ enum EntryJSON {
             var object = JSONOutput()
             object.set("verdict", verification.verdict.rawValue)
             object.set("at", timestamp(verification.verifiedAt))
-            object.set("reason", verification.reason?.rawValue)
+            object.set("reason", verification.reason.rawValue)
             object.set("note", verification.note)
-            object["evidence"] = verification.evidence.map(VerificationJSON.evidence) ?? .null
+            object["evidence"] = VerificationJSON.evidence(verification.evidence)
             output["verification"] = .object(object.object)
         } else {
             output["verification"] = .null

@@ -3,7 +3,7 @@ import GRDB
 import Tender
 import Testing
 
-@testable import TenderHandoff
+@_spi(Benchmarks) @testable import TenderHandoff
 
 #if canImport(Glibc)
 import Glibc
@@ -223,44 +223,38 @@ struct JournalCLITests {
             for result in results { #expect(result.status == 0, "round \(round): \(result.stderr)") }
             let journal = try PaymentJournal(path: path, mode: .readOnly)
             #expect(try journal.entries().count == 8)
-            #expect(
-                try journal.read { try PaymentJournal.appliedMigrations($0) }
-                    == PaymentJournal.migrations.map(\.identifier)
-            )
+            #expect(try journal.read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == 1)
             #expect(try journal.check(full: true) == ["ok"])
         }
     }
 
-    @Test("eight processes opening an old journal at once migrate it once and keep its payments")
-    func eightProcessesMigrateAnOldJournal() async throws {
-        for round in 0..<4 {
-            let directory = try await temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let path = directory.appendingPathComponent("journal.sqlite").path
-            try makeOldJournal(at: path)
-            let results = try await withThrowingTaskGroup(of: CLIRunner.Result.self) { group in
-                for _ in 0..<8 {
-                    group.addTask { try await CLIRunner.run(["journal", "prune", "--journal", path]) }
-                }
-                var all: [CLIRunner.Result] = []
-                for try await result in group { all.append(result) }
-                return all
-            }
-            for result in results { #expect(result.status == 0, "round \(round): \(result.stderr)") }
-            let journal = try PaymentJournal(path: path, mode: .readOnly)
-            #expect(try journal.entries().map(\.id.rawValue) == ["order-1"])
-            #expect(
-                try journal.read { try PaymentJournal.appliedMigrations($0) }
-                    == PaymentJournal.migrations.map(\.identifier)
-            )
+    @Test("every command refuses a journal of a development build, says to move it aside, and leaves it as it was")
+    func developmentJournalRefused() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("journal.sqlite").path
+        try makeDevelopmentJournal(at: path)
+        let before = filesOfJournal(path)
+        for arguments in [
+            ["journal", "list"], ["journal", "prune"], ["pay", "square", "--amount", "100"] + Self.square,
+        ] {
+            let result = try await CLIRunner.run(arguments + ["--journal", path])
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.stderr.contains("development build of Tender"), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("Move it aside"), "\(arguments): \(result.stderr)")
         }
+        #expect(filesOfJournal(path) == before)
     }
 
-    /// A journal as the first release wrote it: only migration v1, one pending payment.
-    func makeOldJournal(at path: String) throws {
+    /// A journal as a development build of Tender left it, before the schema was fixed: GRDB's table of migration steps
+    /// `v1` to `v8` instead of a schema version; one pending payment.
+    func makeDevelopmentJournal(at path: String) throws {
         let queue = try DatabaseQueue(path: path)
-        _ = try queue.writeWithoutTransaction { db in try PaymentJournal.migrate(db, path: path, upTo: "v1") }
         try queue.write { db in
+            try db.execute(sql: PaymentJournal.schema)
+            try db.execute(sql: "PRAGMA user_version = 0")
+            try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            for step in 1...8 { try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v\(step)')") }
             try db.execute(
                 sql: """
                     INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints,

@@ -178,22 +178,22 @@ struct JournalFileTests {
         for _ in 0..<10 {
             let directory = TemporaryDirectory()
             let path = directory.path("journal.sqlite")
-            let results = await withTaskGroup(of: Result<[String], any Error>.self) { group in
+            let results = await withTaskGroup(of: Result<Int?, any Error>.self) { group in
                 for _ in 0..<8 {
                     group.addTask {
                         Result {
                             let journal = try PaymentJournal(path: path, clock: ManualClock())
                             defer { try? journal.close() }
-                            return try journal.pool.read { try PaymentJournal.appliedMigrations($0) }
+                            return try journal.pool.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
                         }
                     }
                 }
-                var all: [Result<[String], any Error>] = []
+                var all: [Result<Int?, any Error>] = []
                 for await result in group { all.append(result) }
                 return all
             }
             for result in results {
-                #expect(try result.get() == PaymentJournal.migrations.map(\.identifier))
+                #expect(try result.get() == PaymentJournal.schemaVersion)
             }
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
                 .filter { $0.contains(".new-") }
@@ -276,46 +276,20 @@ struct JournalFileTests {
         }
     }
 
-    @Test("an old journal opened by many connections at once is migrated once, and keeps its payments")
-    func concurrentMigrationOfAnOldJournal() async throws {
-        for _ in 0..<5 {
-            let directory = TemporaryDirectory()
-            let path = directory.path("journal.sqlite")
-            let queue = try DatabaseQueue(path: path)
-            _ = try await queue.writeWithoutTransaction { db in
-                try PaymentJournal.migrate(db, path: path, upTo: "v2")
+    @Test("a journal of a development build (GRDB's migration rows v1…v8) is refused, named, and left as it was")
+    func developmentJournalRefused() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        try makeDevelopmentJournal(at: path)
+        let before = journalFiles(path)
+        for mode in [PaymentJournal.OpenMode.create, .existing, .readOnly] {
+            let error = #expect(throws: HandoffError.self, "\(mode)") {
+                try PaymentJournal(path: path, clock: ManualClock(), mode: mode)
             }
-            try await queue.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency,
-                            callback_endpoints, state, created_at, updated_at, expires_at)
-                        VALUES ('order-1', ?, 'square', 1250, 'USD', '["my-app://done"]', 'pending', 0, 0, 1)
-                        """,
-                    arguments: [UUID().uuidString.lowercased()]
-                )
-            }
-            try queue.close()
-            let results = await withTaskGroup(of: Result<Int, any Error>.self) { group in
-                for _ in 0..<8 {
-                    group.addTask {
-                        Result {
-                            let journal = try PaymentJournal(path: path, clock: ManualClock(), mode: .existing)
-                            defer { try? journal.close() }
-                            return try journal.entries().count
-                        }
-                    }
-                }
-                var all: [Result<Int, any Error>] = []
-                for await result in group { all.append(result) }
-                return all
-            }
-            for result in results { #expect(try result.get() == 1) }
-            let journal = try PaymentJournal(path: path, clock: ManualClock(), mode: .readOnly)
-            #expect(
-                try journal.read { try PaymentJournal.appliedMigrations($0) }
-                    == PaymentJournal.migrations.map(\.identifier)
-            )
+            #expect(error?.code == .journalTooOld, "\(mode): \(String(describing: error))")
+            #expect(error?.message.contains(path) == true)
+            #expect(error?.message.contains("Move it aside") == true)
+            #expect(journalFiles(path) == before, "\(mode): the file was changed")
         }
     }
 

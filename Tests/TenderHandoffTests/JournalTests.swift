@@ -8,25 +8,25 @@ import Testing
 
 @Suite("Journal: file, schema, integrity, retention")
 struct JournalTests {
-    @Test("the journal is a WAL file with synchronous=FULL and versioned migrations (REL-1, REL-7)")
+    @Test("the journal is a WAL file with synchronous=FULL, its application ID and schema version (REL-1, REL-7)")
     func fileSettings() throws {
         let directory = TemporaryDirectory()
         let journal = try PaymentJournal(path: directory.path("nested/dir/journal.sqlite"), clock: ManualClock())
-        let (mode, synchronous, migrations) = try journal.pool.write { db in
+        let (mode, synchronous, version) = try journal.pool.write { db in
             (
                 try String.fetchOne(db, sql: "PRAGMA journal_mode"),
                 try Int.fetchOne(db, sql: "PRAGMA synchronous"),
-                try PaymentJournal.appliedMigrations(db)
+                try Int.fetchOne(db, sql: "PRAGMA user_version")
             )
         }
         #expect(mode == "wal")
         #expect(synchronous == 2)  // FULL
-        #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
+        #expect(version == 1)
         #expect(try journal.pool.read { try Int.fetchOne($0, sql: "PRAGMA application_id") } == 0x544E_4452)
         #expect(try journal.check(full: true) == ["ok"])
     }
 
-    @Test("no statement the journal runs builds a temporary b-tree (v3: checks without IN lists)")
+    @Test("no statement the journal runs builds a temporary b-tree (checks without IN lists)")
     func noEphemeralTables() throws {
         let directory = TemporaryDirectory()
         let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: ManualClock())
@@ -42,7 +42,7 @@ struct JournalTests {
         }
     }
 
-    @Test("the rebuilt payment table still refuses states, outcomes and sources outside the state machine")
+    @Test("the payment table refuses states, outcomes and sources outside the state machine")
     func checksStillHold() throws {
         let directory = TemporaryDirectory()
         let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: ManualClock())
@@ -101,7 +101,7 @@ struct JournalTests {
         try handle.write(contentsOf: Data(repeating: 0x5A, count: Int(size) - 4096 * 4))
         try handle.close()
         // Opening reads the header and the schema only (REL-7: the check runs on demand); it may still meet a damaged
-        // page of the migrations table, and then says the journal is damaged.
+        // page of the schema, and then says the journal is damaged.
         let journal: PaymentJournal
         do {
             journal = try PaymentJournal(path: path, clock: ManualClock(), mode: .existing)
@@ -161,9 +161,7 @@ struct JournalTests {
         let path = directory.path("journal.sqlite")
         do {
             let journal = try PaymentJournal(path: path, clock: ManualClock())
-            try journal.pool.write { db in
-                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v999-from-the-future')")
-            }
+            try journal.pool.write { db in try db.execute(sql: "PRAGMA user_version = 2") }
         }
         expectError(.journalTooNew) { try PaymentJournal(path: path, clock: ManualClock()) }
     }

@@ -257,16 +257,6 @@ struct ReconciliationReviewTests {
         // A SumUp payment has none.
         let sumUp = try harness.coordinator.prepare(ProviderHandoffTests.sumUpRequest())
         #expect(sumUp.entry.squareTenderTypes == nil)
-        // A payment written before v8 has none, and a reopen does not narrow "any type" to the new request's.
-        try await harness.journal.pool.write { db in
-            try db.execute(
-                sql: "UPDATE payment SET square_tender_types = NULL WHERE id = ?",
-                arguments: [prepared.entry.id.rawValue]
-            )
-        }
-        request.supportedTenderTypes = .card
-        let old = try harness.coordinator.prepare(request, id: prepared.entry.id, reopening: true)
-        #expect(old.entry.squareTenderTypes == nil)
     }
 
     // MARK: Stale verdicts (6)

@@ -140,7 +140,7 @@ public final class ReplyingOpener: PaymentURLOpener, @unchecked Sendable {
 
 /// The floor: the journal's three commits per payment through SQLite's C API with prepared statements, nothing
 /// else. `one row`: a single table, one insert and two updates of its row. `journal rows`: the journal's own schema
-/// (`PaymentJournal+Schema.swift`, every migration: three tables and their indexes) and the rows it writes — the payment, its token
+/// (`PaymentJournal+Schema.swift`: three tables and their indexes) and the rows it writes — the payment, its token
 /// and an event; the outcome and a second event; the opening.
 public final class SQLiteFloor {
     /// Which rows the floor writes.
@@ -177,10 +177,10 @@ public final class SQLiteFloor {
                 """
             )
         case .journalRows:
-            // Every migration of the journal: its tables, indexes and checks, as a new journal has them; and foreign
-            // keys enforced, as GRDB opens every connection (the journal's history rows need it for their cascade).
+            // The journal's schema: its tables, indexes and checks, as a new journal has them; and foreign keys
+            // enforced, as GRDB opens every connection (the journal's history rows need it for their cascade).
             try execute("PRAGMA foreign_keys = ON")
-            for sql in PaymentJournal.schema { try execute(sql) }
+            try execute(PaymentJournal.schema)
         }
     }
 

@@ -43,13 +43,11 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var verification: Verification?
     /// SumUp's `foreign-tx-id` for this payment: a unique ID the hand-off generated when it first wrote the payment,
     /// sent with every hand-off of it, and the key SumUp looks the transaction up by. It is no secret (the one-time
-    /// token proves the callback), so the journal keeps it in clear. `nil` for the other providers, and for SumUp
-    /// payments written before the journal kept it.
+    /// token proves the callback), so the journal keeps it in clear. `nil` for the other providers.
     public var foreignTransactionID: String?
     /// The tender types the Square request allowed (card only, card and cash, …), kept with the payment so that a
     /// verifier's search does not take a cash payment for a card-only request: those of its first hand-off, widened
-    /// by each reopened one. `nil` for the other providers, and for Square payments written before the journal kept
-    /// them (any tender type then matches).
+    /// by each reopened one. `nil` for the other providers.
     public var squareTenderTypes: SquareTenderTypes?
 
     /// A check of the payment with the provider's server (SEC-7).
@@ -60,21 +58,20 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         public var verifiedAt: Date
         /// The verifier's message.
         public var note: String?
-        /// The verifier's reason, such as `matches` or `amount_mismatch`; `nil` for a verification recorded before
-        /// the journal kept it.
-        public var reason: PaymentVerification.Reason?
+        /// The verifier's reason, such as `matches` or `amount_mismatch`.
+        public var reason: PaymentVerification.Reason
         /// What the verifier asked and what the server answered: endpoints, order, payment and transaction IDs, the
-        /// server's statuses, amounts and locations, and when it asked. `nil` for a verification recorded before the
-        /// journal kept it. The payment's history keeps it too, with every verdict recorded.
-        public var evidence: PaymentVerificationEvidence?
+        /// server's statuses, amounts and locations, and when it asked. The payment's history keeps it too, with every
+        /// verdict recorded.
+        public var evidence: PaymentVerificationEvidence
 
         /// Creates a verification.
         public init(
             verdict: PaymentVerdict,
             verifiedAt: Date,
             note: String?,
-            reason: PaymentVerification.Reason? = nil,
-            evidence: PaymentVerificationEvidence? = nil
+            reason: PaymentVerification.Reason,
+            evidence: PaymentVerificationEvidence
         ) {
             self.verdict = verdict
             self.verifiedAt = verifiedAt

@@ -125,7 +125,7 @@ enum JournalSQL {
         """
 
     /// The payments ``HandoffCoordinator/reconcile(using:squareLocationID:)`` asks the provider's server about, as
-    /// the partial index `payment_unreconciled` of migration v8 selects them: not verified yet, and unknown, pending,
+    /// the partial index `payment_unreconciled` selects them: not verified yet, and unknown, pending,
     /// or completed by a callback of a provider that has a lookup API. SQLite uses a partial index only for a query
     /// whose `WHERE` holds the index's condition term for term (the query-plan test checks that it does).
     static let unreconciledCondition = """
@@ -149,9 +149,6 @@ enum JournalSQL {
     /// SQLite's planner, without statistics, would rather read `payment_by_state` for the four states, which is most
     /// of the history. The states are compared one by one, as the index's condition writes them: SQLite uses a
     /// partial index only for a query that holds its condition term for term.
-    ///
-    /// `INDEXED BY` only in statements that run on a journal opened for writing, which is always migrated (a read-only
-    /// journal may be older than the index).
     static let prune = """
         DELETE FROM payment WHERE id IN (
             SELECT id FROM payment INDEXED BY payment_prunable
@@ -221,10 +218,10 @@ enum JournalSQL {
 enum TransitionChange {
     /// Nothing more.
     case none
-    /// A new hand-off of the payment: one more hand-off, a new expiry, the callback endpoints (JSON, as stored), the
-    /// SumUp foreign-tx-id it sends, kept if the payment had none, and the Square tender types every hand-off of it
-    /// allowed (as stored). A server's verdict is cleared: it was about the payment before this hand-off.
-    case reopening(expiresAt: Date, endpoints: String, foreignTransactionID: String?, squareTenderTypes: String?)
+    /// A new hand-off of the payment: one more hand-off, a new expiry, the callback endpoints (JSON, as stored), and
+    /// the Square tender types every hand-off of it allowed (as stored). A server's verdict is cleared: it was about
+    /// the payment before this hand-off.
+    case reopening(expiresAt: Date, endpoints: String, squareTenderTypes: String?)
     /// A callback's answer: the digest of the token it carried, noted as the payment's answering token. A server's
     /// verdict is cleared: it was about the payment before its answer came, and the answer is checked anew.
     case answer(tokenDigest: [UInt8])
@@ -254,6 +251,8 @@ struct ServerVerdict: Sendable {
     var note: String?
     /// ``PaymentVerificationEvidence`` as the journal keeps it.
     var evidence: String
+    /// The evidence as the journal reads it back.
+    private var keptEvidence: PaymentVerificationEvidence
 
     init(_ verification: PaymentVerification) throws {
         precondition(verification.verdict != .unverifiable, "an unverifiable answer is not recorded")
@@ -261,6 +260,7 @@ struct ServerVerdict: Sendable {
         reason = verification.reason.rawValue
         note = Redaction.redact(verification.message, limit: 1024)
         evidence = try verification.evidence.journalJSON()
+        keptEvidence = PaymentVerificationEvidence(journalJSON: evidence) ?? verification.evidence
     }
 
     /// The statement arguments of ``TransitionExtra/verificationAssignments``.
@@ -278,7 +278,7 @@ struct ServerVerdict: Sendable {
             verifiedAt: time,
             note: note,
             reason: PaymentVerification.Reason(rawValue: reason),
-            evidence: PaymentVerificationEvidence(journalJSON: evidence)
+            evidence: keptEvidence
         )
     }
 }
@@ -288,8 +288,8 @@ struct ServerVerdict: Sendable {
 enum TransitionExtra: Int, Hashable, CaseIterable, CustomStringConvertible {
     /// Nothing more.
     case none
-    /// A new hand-off of the payment: `handoff_count`, `expires_at`, `callback_endpoints`, `foreign_transaction_id`,
-    /// `square_tender_types`; the verification columns cleared.
+    /// A new hand-off of the payment: `handoff_count`, `expires_at`, `callback_endpoints`, `square_tender_types`; the
+    /// verification columns cleared.
     case reopening
     /// A callback's answer: `answered_token`; the verification columns cleared.
     case answer
@@ -306,9 +306,7 @@ enum TransitionExtra: Int, Hashable, CaseIterable, CustomStringConvertible {
         switch self {
         case .none: nil
         case .reopening:
-            // A SumUp payment written before its foreign-tx-id was kept gets the one its new hand-off sends.
             "handoff_count = handoff_count + 1, expires_at = :expiresAt, callback_endpoints = :endpoints, "
-                + "foreign_transaction_id = coalesce(foreign_transaction_id, :foreignTransactionID), "
                 + "square_tender_types = :squareTenderTypes, " + Self.verificationCleared
         case .answer: "answered_token = :answeredToken, " + Self.verificationCleared
         case .resolution:
@@ -357,8 +355,8 @@ struct TokenMatch: FetchableRecord {
     var entry: JournalEntry
     /// The payment's callback endpoints, as stored.
     var endpoints: String?
-    /// When the token's own hand-off expires; `nil` in a row not written by Tender.
-    var tokenExpiresAt: Int64?
+    /// When the token's own hand-off expires.
+    var tokenExpiresAt: Int64
     /// When the token gave an extra answer, if it did.
     var tokenAnsweredAt: Int64?
     /// The digest of the token whose callback ended the payment.
@@ -367,7 +365,7 @@ struct TokenMatch: FetchableRecord {
     init(row: Row) throws {
         entry = try JournalEntry(row: row)
         endpoints = try JournalEntry.column(row, "callback_endpoints")
-        tokenExpiresAt = try JournalEntry.column(row, "token_expires_at")
+        tokenExpiresAt = try JournalEntry.required(row, "token_expires_at")
         tokenAnsweredAt = try JournalEntry.column(row, "token_answered_at")
         answeredToken = try JournalEntry.column(row, "answered_token")
     }

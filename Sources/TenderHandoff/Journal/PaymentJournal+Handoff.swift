@@ -127,7 +127,7 @@ extension PaymentJournal {
                 default:
                     break
                 }
-                if let kept = existing.foreignTransactionID, kept != draft.foreignTransactionID {
+                if existing.foreignTransactionID != draft.foreignTransactionID {
                     // The hand-off read the payment's own foreign-tx-id before it wrote; another process wrote the
                     // payment with another one meanwhile. SumUp must see one ID per payment (it refuses a second charge
                     // with the same one), so nothing is sent with this one.
@@ -137,8 +137,7 @@ extension PaymentJournal {
                     )
                 }
                 let endpoints = Array(Set(try PaymentJournal.endpoints(db, draft.id) + draft.endpoints)).sorted()
-                // Either hand-off may be the one the POS app took: the types any of them allowed. A payment written
-                // before the journal kept them stays without (any type matches).
+                // Either hand-off may be the one the POS app took: the types any of them allowed.
                 let tenderTypes = existing.squareTenderTypes.map { $0.union(draft.squareTenderTypes ?? []) }
                 try PaymentJournal.insertToken(db, draft, at: now, expiresAt: expiresAt)
                 let reopened = try PaymentJournal.transition(
@@ -151,7 +150,6 @@ extension PaymentJournal {
                     change: .reopening(
                         expiresAt: expiresAt,
                         endpoints: PaymentJournal.encodeEndpoints(endpoints),
-                        foreignTransactionID: draft.foreignTransactionID,
                         squareTenderTypes: JournalEntry.journalText(tenderTypes)
                     )
                 )
@@ -263,8 +261,7 @@ extension PaymentJournal {
                 return ((.extraAnswer, checked ?? found.entry), commit: true)
             }
             let issued = try PaymentJournal.issued(facts.endpoint, stored: found.endpoints, of: found.entry.id)
-            // The token's own hand-off's expiry; a row without one (not written by Tender) has the payment's.
-            let expiresAt = found.tokenExpiresAt.map(Date.init(journalTime:)) ?? found.entry.expiresAt
+            let expiresAt = Date(journalTime: found.tokenExpiresAt)
             let decided = PaymentJournal.decide(
                 facts,
                 for: found.entry,
@@ -341,17 +338,11 @@ extension PaymentJournal {
         return amount == entry.amount
     }
 
-    /// SEC-5 for SumUp: the `foreign-tx-id` a callback echoes must be the one the payment's hand-offs send. An app
-    /// before 1.53.2 echoes none, and a payment written before the journal kept it has none to compare.
-    ///
-    /// A hand-off made before v8 sent its one-time token as the `foreign-tx-id`; if its payment was reopened after
-    /// the upgrade, the payment now has a `foreign-tx-id` of its own, and that first hand-off's genuine answer echoes
-    /// the token. So an echo that is the very token whose digest matched the payment is its hand-off's own.
+    /// SEC-5 for SumUp: the `foreign-tx-id` a callback echoes must be the one the payment's hand-offs send (an app
+    /// before 1.53.2 echoes none).
     static func foreignTransactionIDMatches(_ facts: CallbackFacts, _ entry: JournalEntry) -> Bool {
-        guard let echoed = facts.echoedForeignTransactionID, let sent = entry.foreignTransactionID else { return true }
-        if echoed == sent { return true }
-        guard let digest = facts.tokenDigest else { return false }
-        return OneTimeToken.digest(of: echoed) == digest
+        guard let echoed = facts.echoedForeignTransactionID else { return true }
+        return echoed == entry.foreignTransactionID
     }
 
     /// For a payment the provider's server completed (outcome source `provider`) whose own callback came since: when
@@ -368,7 +359,7 @@ extension PaymentJournal {
         guard entry.state == .completed, let proven = entry.outcome, proven.source == .provider else { return nil }
         let reported = facts.reportedInCurrency(entry.amount.currency).status
         guard (reported == .approved) != (proven.status == .approved) else { return nil }
-        let evidence = entry.verification?.evidence
+        let evidence = entry.verification?.evidence ?? PaymentVerificationEvidence(server: nil, askedAt: now)
         let verification = PaymentVerification(
             verdict: .contradicted,
             reason: .statusMismatch,
@@ -376,7 +367,7 @@ extension PaymentJournal {
                 + "\(proven.status), and it says \(reported): one of them is not what happened, or another attempt "
                 + "charged the customer. Check the payment with the provider, then resolve it.",
             provenOutcome: proven.status,
-            evidence: evidence ?? PaymentVerificationEvidence(server: nil, askedAt: now)
+            evidence: evidence
         )
         let verdict = try ServerVerdict(verification)
         let time = now.inJournal

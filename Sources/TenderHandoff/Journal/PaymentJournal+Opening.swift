@@ -11,14 +11,12 @@ extension PaymentJournal {
         configuration.busyMode = .timeout(30)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
-            if !db.configuration.readonly {
-                guard try !identify(db, path: path).empty else { throw emptyDatabase(path) }
-            }
+            if !db.configuration.readonly, try isEmpty(db, path: path) { throw emptyDatabase(path) }
         }
         return configuration
     }
 
-    /// A journal opened for reading and writing: the file checked, the pool opened, the schema brought up to date.
+    /// A journal opened for reading and writing: the file checked, then the pool opened.
     ///
     /// Opening is tried again for up to 30 s while another process holds a lock SQLite cannot wait for: a journal file
     /// that is not in WAL mode yet (a restored copy) is switched to it under an exclusive lock, and when several
@@ -41,7 +39,6 @@ extension PaymentJournal {
 
     /// One attempt of ``openForWriting(_:)``: a lock it could not wait for is thrown as SQLite's `DatabaseError`, every
     /// other failure as a ``HandoffError``.
-
     private static func openForWritingOnce(_ files: JournalFiles) throws -> DatabasePool {
         _ = try files.requireDatabase()
         if let problem = try files.writeProblem() { throw problem }
@@ -50,20 +47,6 @@ extension PaymentJournal {
             let pool = try DatabasePool(path: path, configuration: configuration(path))
             // GRDB sets synchronous=NORMAL when it switches the writer to WAL; the journal wants FULL (REL-1).
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            let applied = try pool.read { db in try identify(db, path: path).applied }
-            if applied.count < migrations.count {
-                let ran = try pool.writeWithoutTransaction { db in try migrate(db, path: path) }
-                // The full check after a migration, by whichever process ran it (REL-7).
-                if !ran.isEmpty {
-                    let report = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
-                    guard report == ["ok"] else {
-                        throw HandoffError(
-                            .journalCorrupt,
-                            "\(path) failed its integrity check after its migration (\(report.count) problem(s)); new payments are refused. Keep the file and its -wal and -shm for recovery, move them aside, and reconcile open payments with the provider."
-                        )
-                    }
-                }
-            }
             return pool
         } catch let error as HandoffError {
             throw error
@@ -75,8 +58,8 @@ extension PaymentJournal {
         }
     }
 
-    /// Makes a new journal at `files.path`, where nothing is: built in a file of its own beside it (schema, indexes,
-    /// application ID, all committed and copied out of its `-wal`), then linked into place. A journal is at the path
+    /// Makes a new journal at `files.path`, where nothing is: built in a file of its own beside it (``schema``, in one
+    /// transaction, committed and copied out of its `-wal`), then linked into place. A journal is at the path
     /// whole or not at all, so a process that opens it while another makes it never finds a file half made; when two
     /// make one at once, the first link wins and the other opens it.
     static func createJournal(_ files: JournalFiles) throws {
@@ -105,10 +88,8 @@ extension PaymentJournal {
             configuration.label = "TenderJournal.new"
             configuration.journalMode = .wal
             let queue = try DatabaseQueue(path: draft, configuration: configuration)
-            try queue.writeWithoutTransaction { db in
-                try migrate(db, path: path)
-                try db.checkpoint(.truncate)
-            }
+            try queue.write { db in try db.execute(sql: schema) }
+            _ = try queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             try queue.close()
         } catch let error as HandoffError {
             throw error
@@ -257,18 +238,11 @@ enum ReadOnlyJournal {
         return .immutable
     }
 
-    /// Checks, in one read, that the file is a journal that can be read without migrating it.
+    /// Checks, in one read, that the file is a journal this Tender reads.
     static func checkReadable(_ files: JournalFiles) throws {
         let path = files.path
         try read(files, attempts: 3) { db in
-            let contents = try PaymentJournal.identify(db, path: path)
-            if contents.empty { throw PaymentJournal.emptyDatabase(path) }
-            guard contents.applied.contains(PaymentJournal.readableFrom) else {
-                throw HandoffError(
-                    .storageFailed,
-                    "\(path) was written by an older Tender and must be brought up to date before it can be read without writing: open it once for writing (the app, or a command that writes such as 'tender journal prune')."
-                )
-            }
+            if try PaymentJournal.isEmpty(db, path: path) { throw PaymentJournal.emptyDatabase(path) }
         }
     }
 

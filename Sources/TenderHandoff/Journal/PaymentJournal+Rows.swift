@@ -133,15 +133,11 @@ extension PaymentJournal {
         switch change {
         case .none:
             break
-        case .reopening(let expiresAt, let endpoints, let foreignTransactionID, let tenderTypes):
+        case .reopening(let expiresAt, let endpoints, let tenderTypes):
             let expiry = expiresAt.inJournal
-            arguments += [
-                "expiresAt": expiry.journalTime, "endpoints": endpoints, "foreignTransactionID": foreignTransactionID,
-                "squareTenderTypes": tenderTypes,
-            ]
+            arguments += ["expiresAt": expiry.journalTime, "endpoints": endpoints, "squareTenderTypes": tenderTypes]
             updated.handoffCount += 1
             updated.expiresAt = expiry
-            updated.foreignTransactionID = entry.foreignTransactionID ?? foreignTransactionID
             updated.squareTenderTypes = JournalEntry.squareTenderTypes(journalText: tenderTypes)
             updated.verification = nil
         case .answer(let digest):

@@ -7,10 +7,9 @@ import TenderProviderAPI
 /// app and updated exactly once by its callback.
 ///
 /// The file is opened in WAL mode with `synchronous=FULL` (a committed transaction survives a process
-/// crash and, on storage that honours fsync, a power loss) and migrated through versioned migrations (REL-7).
-/// Opening does only constant-time work (the file's header, its application ID, the migrations it has), so an app's
-/// launch does not pay for the journal's history; ``check(full:)`` checks the whole file on demand, and runs after
-/// a migration. A damaged file is reported with ``HandoffError/Code/journalCorrupt`` and is never silently replaced;
+/// crash and, on storage that honours fsync, a power loss); its header holds its application ID and schema version
+/// (REL-7). Opening does only constant-time work (the file's header and the names of its tables), so an app's
+/// launch does not pay for the journal's history; ``check(full:)`` checks the whole file on demand. A damaged file is reported with ``HandoffError/Code/journalCorrupt`` and is never silently replaced;
 /// only a path where nothing exists becomes a new journal (``OpenMode/create``).
 ///
 /// A journal is safe to use from many tasks at once, and several processes may open the same file:
