@@ -31,7 +31,7 @@ public enum JournalPayments {
             receipt?.disposition == .recorded,
             "the benchmark payment's answer was \(String(describing: receipt))"
         )
-        try coordinator.markOpenedBlocking(prepared.entry.id, answered: receipt?.entry)
+        try coordinator.markOpenedBlocking(prepared.entry.id)
     }
 
     /// One round: a payment through TenderHandoff's `pay`, one with the journal called in place

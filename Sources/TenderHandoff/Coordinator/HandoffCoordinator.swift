@@ -175,8 +175,7 @@ public final class HandoffCoordinator: Sendable {
         emit(.opened, id, Request.provider)
         let opened: JournalEntry?
         do {
-            let answered = waiters.answer(for: ticket)
-            opened = try await journal.offloaded { [journal] in try journal.markOpened(id, answered: answered) }
+            opened = try await journal.offloaded { [journal] in try journal.markOpened(id) }
         } catch {
             emit(.storageFailed, id, Request.provider)
             opened = nil
@@ -444,11 +443,8 @@ public final class HandoffCoordinator: Sendable {
     /// Notes on the calling thread that a prepared payment's POS app opened, as `pay` does once its opener says so
     /// (off the cooperative pool there): for the benchmark that measures the journal's three writes of a payment in
     /// place, without the hops to the journal's queue.
-    /// - Parameters:
-    ///   - id: the payment.
-    ///   - answered: the entry its callback left, when the answer came while the POS app opened (as `pay` passes it).
-    @_spi(Benchmarks) public func markOpenedBlocking(_ id: PaymentID, answered: JournalEntry? = nil) throws {
-        _ = try journal.markOpened(id, answered: answered)
+    @_spi(Benchmarks) public func markOpenedBlocking(_ id: PaymentID) throws {
+        _ = try journal.markOpened(id)
     }
 
     /// Writes a callback that was read to the journal on the calling thread, and tells a waiting `pay`.

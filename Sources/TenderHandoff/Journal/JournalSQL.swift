@@ -6,13 +6,14 @@ import TenderProviderAPI
 /// (`Database.cachedStatement(sql:)`): prepared once per connection, then only bound and stepped. The tests read each
 /// one's query plan: every query reads an index whose entries are the rows it wants, never the whole table.
 enum JournalSQL {
-    /// A new payment; nothing when its ID exists.
+    /// A new payment, returned as written; nothing when its ID exists.
     static let insertPayment = """
         INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints, state,
             created_at, updated_at, expires_at, foreign_transaction_id, square_tender_types)
         VALUES (:id, :idempotencyKey, :provider, :amount, :currency, :endpoints, 'pending', :now, :now, :expiresAt,
             :foreignTransactionID, :squareTenderTypes)
         ON CONFLICT (id) DO NOTHING
+        RETURNING \(JournalEntry.columns)
         """
 
     /// A hand-off's token digest, with the hand-off's own expiry (SEC-4).
@@ -45,43 +46,29 @@ enum JournalSQL {
     /// A payment's callback endpoints.
     static let endpointsByID = "SELECT callback_endpoints FROM payment WHERE id = :id"
 
-    /// The opening noted.
-    static let markOpened = "UPDATE payment SET opened_at = :now WHERE id = :id"
-
-    /// The opening noted on an entry known to be as read: every column of an entry changes with its revision but
-    /// these two (see `PaymentJournal.transitionIfUnchanged`).
-    static let markOpenedIfUnchanged = """
-        UPDATE payment SET opened_at = :now
-        WHERE id = :id AND revision = :revision AND opened_at IS :openedAt AND acknowledged_at IS :acknowledgedAt
+    /// The opening noted: not a change of state, so no revision (the payment's answer may be recorded already).
+    static let markOpened = """
+        UPDATE payment SET opened_at = :now WHERE id = :id RETURNING \(JournalEntry.columns)
         """
 
-    /// The one way a payment's state changes (see `PaymentJournal.transitionIfUnchanged`): guarded by the state,
-    /// revision and opening time read. `outcome` adds the outcome's columns; `extra` what else the change writes.
-    /// Each shape's text is made once.
-    static func transition(outcome: Bool, extra: TransitionExtra) -> String {
-        transitions[outcome ? 1 : 0][extra.index]
-    }
-
-    private static let transitions = [false, true].map { outcome in
-        TransitionExtra.allCases.map { extra in transitionText(outcome: outcome, extra: extra) }
-    }
-
-    private static func transitionText(outcome: Bool, extra: TransitionExtra) -> String {
+    /// The one way a payment's state changes (see `PaymentJournal.transitionIfUnchanged`): guarded by the state and
+    /// revision read, returning the row it leaves. `outcome` adds the outcome's columns; `change` what else it writes.
+    static func transition(outcome: Bool, change: TransitionChange) -> String {
         var sql =
             "UPDATE payment SET state = :state, revision = revision + 1, updated_at = :now, acknowledged_at = NULL"
         if outcome {
             sql += """
                 , outcome_status = :status, outcome_amount_minor_units = :outcomeAmount,
                 outcome_currency = :outcomeCurrency, outcome_transaction_id = :transactionID,
-                outcome_client_transaction_id = :clientTransactionID, outcome_error_code = :errorCode, outcome_message = :message, outcome_assurance = :assurance,
-                outcome_source = :source
+                outcome_client_transaction_id = :clientTransactionID, outcome_error_code = :errorCode,
+                outcome_message = :message, outcome_assurance = :assurance, outcome_source = :source
                 """
         }
-        if let assignments = extra.assignments { sql += ", " + assignments }
-        // `opened_at` is the one column of an entry that changes without a new revision (besides `acknowledged_at`,
-        // which this update clears): guarding it too makes the entry the update leaves exactly the one read plus
-        // what the update writes.
-        return sql + " WHERE id = :id AND state = :fromState AND revision = :revision AND opened_at IS :openedAt"
+        if let assignments = change.assignments { sql += ", " + assignments }
+        return sql + """
+
+            WHERE id = :id AND state = :fromState AND revision = :revision RETURNING \(JournalEntry.columns)
+            """
     }
 
     /// The app's acknowledgement.
@@ -93,17 +80,14 @@ enum JournalSQL {
     /// A verdict of the provider's server on a completed payment's callback, which changes no state: confirmed, the
     /// outcome's assurance rises; contradicted, the payment is delivered again.
     static func verification(_ kind: PaymentVerdict) -> String {
-        verifications[kind == .confirmed ? 0 : 1]
-    }
-
-    private static let verifications = [PaymentVerdict.confirmed, .contradicted].map { kind in
         let assurance = kind == .confirmed ? ", outcome_assurance = 'verified_with_provider'" : ""
         let delivery = kind == .contradicted ? ", acknowledged_at = NULL" : ""
         return """
-            UPDATE payment SET \(TransitionExtra.verificationAssignments), revision = revision + 1,
+            UPDATE payment SET \(TransitionChange.verificationAssignments), revision = revision + 1,
                 updated_at = :now\(assurance)\(delivery)
             WHERE id = :id AND revision = :revision AND state = 'completed' AND outcome_source = 'callback'
                 AND verification IS NULL
+            RETURNING \(JournalEntry.columns)
             """
     }
 
@@ -122,6 +106,7 @@ enum JournalSQL {
             verification_reason = :verificationReason, revision = revision + 1, updated_at = :now,
             acknowledged_at = NULL
         WHERE id = :id AND revision = :revision AND state = 'completed' AND outcome_source = 'provider'
+        RETURNING \(JournalEntry.columns)
         """
 
     /// The payments ``HandoffCoordinator/reconcile(using:squareLocationID:)`` asks the provider's server about, as
@@ -197,8 +182,7 @@ enum JournalSQL {
         var all: [(name: String, sql: String)] = [
             ("insertPayment", insertPayment), ("insertToken", insertToken), ("insertEvent", insertEvent),
             ("entryByID", entryByID), ("entryByToken", entryByToken), ("markTokenAnswered", markTokenAnswered),
-            ("endpointsByID", endpointsByID), ("markOpened", markOpened),
-            ("markOpenedIfUnchanged", markOpenedIfUnchanged), ("acknowledge", acknowledge),
+            ("endpointsByID", endpointsByID), ("markOpened", markOpened), ("acknowledge", acknowledge),
             ("verification confirmed", verification(.confirmed)),
             ("verification contradicted", verification(.contradicted)), ("prune", prune), ("overdue", overdue),
             ("unreconciled", unreconciled), ("claimedTransaction", claimedTransaction),
@@ -206,8 +190,8 @@ enum JournalSQL {
             ("pending", pending), ("undelivered", undelivered), ("list", list), ("listState", listState),
         ]
         for outcome in [false, true] {
-            for extra in TransitionExtra.allCases {
-                all.append(("transition \(outcome) \(extra)", transition(outcome: outcome, extra: extra)))
+            for change in TransitionChange.shapes {
+                all.append(("transition \(outcome) \(change.name)", transition(outcome: outcome, change: change)))
             }
         }
         return all
@@ -225,81 +209,35 @@ enum TransitionChange {
     /// A callback's answer: the digest of the token it carried, noted as the payment's answering token. A server's
     /// verdict is cleared: it was about the payment before its answer came, and the answer is checked anew.
     case answer(tokenDigest: [UInt8])
-    /// A decision by hand: resolved at the change's time, from the state the payment was in, with the change's note.
+    /// A decision by hand: resolved at the change's time, with the change's note. The state the payment was in and
+    /// what its POS app reported are kept from before the first resolution.
     case resolution
     /// A verdict of the provider's server, recorded with the change (its time is the change's).
     case verification(ServerVerdict)
 
-    /// The shape of the update that writes it.
-    var extra: TransitionExtra {
+    /// One change of each shape, for the tests that read every statement's plan.
+    static let shapes: [TransitionChange] = [
+        .none, .reopening(expiresAt: Date(), endpoints: "[]", squareTenderTypes: nil), .answer(tokenDigest: []),
+        .resolution,
+        .verification(ServerVerdict(verdict: .confirmed, reason: "", note: nil, evidence: "{}")),
+    ]
+
+    /// The shape's name.
+    var name: String {
         switch self {
-        case .none: .none
-        case .reopening: .reopening
-        case .answer: .answer
-        case .resolution: .resolution
-        case .verification: .verification
+        case .none: "none"
+        case .reopening: "reopening"
+        case .answer: "answer"
+        case .resolution: "resolution"
+        case .verification: "verification"
         }
     }
-}
 
-/// What the journal writes of a verifier's answer that proved something: the verdict, its reason and message, and the
-/// evidence as JSON.
-struct ServerVerdict: Sendable {
-    var verdict: PaymentVerdict
-    var reason: String
-    /// The verifier's message, redacted.
-    var note: String?
-    /// ``PaymentVerificationEvidence`` as the journal keeps it.
-    var evidence: String
-    /// The evidence as the journal reads it back.
-    private var keptEvidence: PaymentVerificationEvidence
-
-    init(_ verification: PaymentVerification) throws {
-        precondition(verification.verdict != .unverifiable, "an unverifiable answer is not recorded")
-        verdict = verification.verdict
-        reason = verification.reason.rawValue
-        note = Redaction.redact(verification.message, limit: 1024)
-        evidence = try verification.evidence.journalJSON()
-        keptEvidence = PaymentVerificationEvidence(journalJSON: evidence) ?? verification.evidence
+    /// Whether the change binds a token digest (`:answeredToken`).
+    var isAnswer: Bool {
+        if case .answer = self { return true }
+        return false
     }
-
-    /// The statement arguments of ``TransitionExtra/verificationAssignments``.
-    var arguments: StatementArguments {
-        [
-            "verdict": verdict.rawValue, "verificationNote": note, "verificationReason": reason,
-            "verificationEvidence": evidence,
-        ]
-    }
-
-    /// The verification as an entry holds it once written at `time`.
-    func entryVerification(at time: Date) -> JournalEntry.Verification {
-        JournalEntry.Verification(
-            verdict: verdict,
-            verifiedAt: time,
-            note: note,
-            reason: PaymentVerification.Reason(rawValue: reason),
-            evidence: keptEvidence
-        )
-    }
-}
-
-/// How a state change's update is widened beyond state, revision and outcome: the shapes of
-/// ``JournalSQL/transition(outcome:extra:)``.
-enum TransitionExtra: Int, Hashable, CaseIterable, CustomStringConvertible {
-    /// Nothing more.
-    case none
-    /// A new hand-off of the payment: `handoff_count`, `expires_at`, `callback_endpoints`, `square_tender_types`; the
-    /// verification columns cleared.
-    case reopening
-    /// A callback's answer: `answered_token`; the verification columns cleared.
-    case answer
-    /// A decision by hand: `resolved_at`, `resolved_from_state`, `resolution_note`, `resolution_reported_outcome`.
-    case resolution
-    /// A verdict of the provider's server: ``verificationAssignments``.
-    case verification
-
-    /// The shape's place in ``allCases``.
-    var index: Int { rawValue }
 
     /// The assignments the update adds, after a comma.
     var assignments: String? {
@@ -310,8 +248,29 @@ enum TransitionExtra: Int, Hashable, CaseIterable, CustomStringConvertible {
                 + "square_tender_types = :squareTenderTypes, " + Self.verificationCleared
         case .answer: "answered_token = :answeredToken, " + Self.verificationCleared
         case .resolution:
-            "resolved_at = :now, resolved_from_state = :previousState, resolution_note = :note, resolution_reported_outcome = :reported"
+            // Resolved again (a correction): the state and the report from before the first resolution stay.
+            "resolved_at = :now, resolved_from_state = coalesce(resolved_from_state, state), "
+                + "resolution_note = :note, resolution_reported_outcome = :reported"
         case .verification: Self.verificationAssignments
+        }
+    }
+
+    /// The values of ``assignments``. `note` is the change's; `entry`, the payment as read (the guard of the update
+    /// makes it the row the update changes).
+    func arguments(note: String?, replacing entry: JournalEntry) throws -> StatementArguments {
+        switch self {
+        case .none:
+            return [:]
+        case .reopening(let expiresAt, let endpoints, let tenderTypes):
+            return ["expiresAt": expiresAt.journalTime, "endpoints": endpoints, "squareTenderTypes": tenderTypes]
+        case .answer(let digest):
+            return ["answeredToken": Data(digest)]
+        case .resolution:
+            let reported =
+                entry.resolution?.reportedOutcome ?? entry.outcome.flatMap { $0.source == .callback ? $0 : nil }
+            return ["note": note, "reported": try reported?.journalJSON()]
+        case .verification(let verdict):
+            return verdict.arguments
         }
     }
 
@@ -329,15 +288,39 @@ enum TransitionExtra: Int, Hashable, CaseIterable, CustomStringConvertible {
         verification = :verdict, verified_at = :now, verification_note = :verificationNote, \
         verification_reason = :verificationReason, verification_evidence = :verificationEvidence
         """
+}
 
-    var description: String {
-        switch self {
-        case .none: "none"
-        case .reopening: "reopening"
-        case .answer: "answer"
-        case .resolution: "resolution"
-        case .verification: "verification"
-        }
+/// What the journal writes of a verifier's answer that proved something: the verdict, its reason and message, and the
+/// evidence as JSON.
+struct ServerVerdict: Sendable {
+    var verdict: PaymentVerdict
+    var reason: String
+    /// The verifier's message, redacted.
+    var note: String?
+    /// ``PaymentVerificationEvidence`` as the journal keeps it.
+    var evidence: String
+
+    init(verdict: PaymentVerdict, reason: String, note: String?, evidence: String) {
+        self.verdict = verdict
+        self.reason = reason
+        self.note = note
+        self.evidence = evidence
+    }
+
+    init(_ verification: PaymentVerification) throws {
+        precondition(verification.verdict != .unverifiable, "an unverifiable answer is not recorded")
+        verdict = verification.verdict
+        reason = verification.reason.rawValue
+        note = Redaction.redact(verification.message, limit: 1024)
+        evidence = try verification.evidence.journalJSON()
+    }
+
+    /// The statement arguments of ``TransitionChange/verificationAssignments``.
+    var arguments: StatementArguments {
+        [
+            "verdict": verdict.rawValue, "verificationNote": note, "verificationReason": reason,
+            "verificationEvidence": evidence,
+        ]
     }
 }
 

@@ -64,42 +64,23 @@ extension PaymentJournal {
         let expiresAt = now.addingTimeInterval(draft.lifetime.timeInterval)
         return try write("begin") { db in
             // A new payment is written at once; the insert does nothing when the ID exists (`ON CONFLICT DO NOTHING`).
-            let created = JournalEntry(
-                id: draft.id,
-                idempotencyKey: UUID(),
-                provider: draft.provider,
-                amount: draft.amount,
-                state: .pending,
-                outcome: nil,
-                revision: 1,
-                handoffCount: 1,
-                createdAt: now.inJournal,
-                updatedAt: now.inJournal,
-                expiresAt: expiresAt.inJournal,
-                openedAt: nil,
-                acknowledgedAt: nil,
-                resolution: nil,
-                verification: nil,
-                foreignTransactionID: draft.foreignTransactionID,
-                squareTenderTypes: draft.squareTenderTypes
-            )
-            let inserted = try db.run(
+            let created = try PaymentJournal.returning(
+                db,
                 JournalSQL.insertPayment,
                 [
-                    "id": created.id.rawValue, "idempotencyKey": created.idempotencyKey.journalText,
-                    "provider": created.provider.rawValue, "amount": created.amount.minorUnits,
-                    "currency": created.amount.currency.code,
+                    "id": draft.id.rawValue, "idempotencyKey": UUID().journalText,
+                    "provider": draft.provider.rawValue, "amount": draft.amount.minorUnits,
+                    "currency": draft.amount.currency.code,
                     "endpoints": PaymentJournal.encodeEndpoints(draft.endpoints.sorted()),
-                    "now": created.createdAt.journalTime, "expiresAt": created.expiresAt.journalTime,
+                    "now": now.journalTime, "expiresAt": expiresAt.journalTime,
                     "foreignTransactionID": draft.foreignTransactionID,
                     "squareTenderTypes": JournalEntry.journalText(draft.squareTenderTypes),
                 ]
             )
-            if inserted == 1 {
+            if let created {
                 try PaymentJournal.insertToken(db, draft, at: now, expiresAt: expiresAt)
                 try PaymentJournal.recordEvent(db, draft.id, at: now, kind: .begun, from: nil, to: .pending)
-                // The row is what the insert wrote, with the schema's defaults (revision 1, one hand-off).
-                return (PaymentJournal.checked(created, db), false)
+                return (created, false)
             }
             if let existing = try PaymentJournal.fetchEntry(db, draft.id) {
                 guard existing.provider == draft.provider, existing.amount == draft.amount else {
@@ -165,31 +146,12 @@ extension PaymentJournal {
 
     /// Notes that the opener reported the POS app open: a fact about the hand-off, not a change of state
     /// (the callback may already have been recorded when the opener returns).
-    /// - Parameter answered: the entry the payment's answer left, when this process recorded it during the opening.
-    ///   If the payment is still that entry (same revision, opening and acknowledgement), the note is the only change
-    ///   and the entry is not read again.
     /// - Returns: the entry as it stands after the note, or `nil` if it is gone.
     @discardableResult
-    func markOpened(_ id: PaymentID, answered: JournalEntry? = nil) throws -> JournalEntry? {
+    func markOpened(_ id: PaymentID) throws -> JournalEntry? {
         let now = clock.now()
         return try write("opened") { db in
-            if let answered, answered.id == id {
-                let changed = try db.run(
-                    JournalSQL.markOpenedIfUnchanged,
-                    [
-                        "now": now.journalTime, "id": id.rawValue, "revision": answered.revision,
-                        "openedAt": answered.openedAt?.journalTime,
-                        "acknowledgedAt": answered.acknowledgedAt?.journalTime,
-                    ]
-                )
-                if changed == 1 {
-                    var entry = answered
-                    entry.openedAt = now.inJournal
-                    return PaymentJournal.checked(entry, db)
-                }
-            }
-            try db.run(JournalSQL.markOpened, ["now": now.journalTime, "id": id.rawValue])
-            return try PaymentJournal.fetchEntry(db, id)
+            try PaymentJournal.returning(db, JournalSQL.markOpened, ["now": now.journalTime, "id": id.rawValue])
         }
     }
 
@@ -370,15 +332,15 @@ extension PaymentJournal {
             evidence: evidence
         )
         let verdict = try ServerVerdict(verification)
-        let time = now.inJournal
-        let changed = try db.run(
+        let changed = try returning(
+            db,
             JournalSQL.contradictLateAnswer,
             [
-                "now": time.journalTime, "id": entry.id.rawValue, "revision": entry.revision,
+                "now": now.journalTime, "id": entry.id.rawValue, "revision": entry.revision,
                 "verificationNote": verdict.note, "verificationReason": verdict.reason,
             ]
         )
-        guard changed == 1 else { return nil }
+        guard let changed else { return nil }
         try recordEvent(
             db,
             entry.id,
@@ -388,18 +350,7 @@ extension PaymentJournal {
             to: entry.state,
             note: try verification.journalJSON()
         )
-        var updated = entry
-        updated.revision += 1
-        updated.updatedAt = time
-        updated.acknowledgedAt = nil
-        updated.verification = JournalEntry.Verification(
-            verdict: .contradicted,
-            verifiedAt: time,
-            note: verdict.note,
-            reason: .statusMismatch,
-            evidence: evidence
-        )
-        return checked(updated, db)
+        return changed
     }
 
     /// Writes a hand-off's token digest, with the hand-off's own expiry (SEC-4).

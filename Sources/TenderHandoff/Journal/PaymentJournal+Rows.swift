@@ -59,9 +59,9 @@ extension PaymentJournal {
         }
     }
 
-    /// The one way a payment's state changes: an update guarded by the state, revision and opening time just read,
-    /// so a concurrent change makes it fail instead of overwriting; the history row goes in the same transaction.
-    /// Returns the entry as the update left it.
+    /// The one way a payment's state changes: one `UPDATE … RETURNING` guarded by the state and revision just read, so
+    /// a concurrent change makes it fail instead of overwriting; the history row goes in the same transaction.
+    /// Returns the entry as the database now holds it.
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/storageFailed`` when the payment changed since `entry`.
     @discardableResult
     static func transition(
@@ -95,10 +95,6 @@ extension PaymentJournal {
 
     /// ``transition(_:_:to:outcome:at:kind:note:change:)``, or `nil` (nothing changed, nothing recorded) when the
     /// payment changed since `entry` was read.
-    ///
-    /// The entry returned is built here, not read back: every column of an entry either changes only with a new
-    /// revision, or is `opened_at` (guarded too), or is `acknowledged_at` (which the update clears). So when the
-    /// guarded update applies, the row holds `entry` with exactly what the update wrote.
     static func transitionIfUnchanged(
         _ db: Database,
         _ entry: JournalEntry,
@@ -109,66 +105,40 @@ extension PaymentJournal {
         note: String? = nil,
         change: TransitionChange = .none
     ) throws -> JournalEntry? {
-        let time = now.inJournal
         var arguments: StatementArguments = [
-            "state": state.rawValue, "now": time.journalTime, "id": entry.id.rawValue,
-            "fromState": entry.state.rawValue,
-            "revision": entry.revision, "openedAt": entry.openedAt?.journalTime,
+            "state": state.rawValue, "now": now.journalTime, "id": entry.id.rawValue,
+            "fromState": entry.state.rawValue, "revision": entry.revision,
         ]
         if let outcome {
             arguments += [
                 "status": outcome.status.rawValue, "outcomeAmount": outcome.amount?.minorUnits,
                 "outcomeCurrency": outcome.amount?.currency.code, "transactionID": outcome.transactionID,
                 "clientTransactionID": outcome.clientTransactionID, "errorCode": outcome.errorCode,
-                "message": outcome.message,
-                "assurance": outcome.assurance.rawValue, "source": outcome.source.rawValue,
+                "message": outcome.message, "assurance": outcome.assurance.rawValue, "source": outcome.source.rawValue,
             ]
         }
-        var updated = entry
-        updated.state = state
-        updated.revision += 1
-        updated.updatedAt = time
-        updated.acknowledgedAt = nil
-        if let outcome { updated.outcome = outcome }
-        switch change {
-        case .none:
-            break
-        case .reopening(let expiresAt, let endpoints, let tenderTypes):
-            let expiry = expiresAt.inJournal
-            arguments += ["expiresAt": expiry.journalTime, "endpoints": endpoints, "squareTenderTypes": tenderTypes]
-            updated.handoffCount += 1
-            updated.expiresAt = expiry
-            updated.squareTenderTypes = JournalEntry.squareTenderTypes(journalText: tenderTypes)
-            updated.verification = nil
-        case .answer(let digest):
-            arguments += ["answeredToken": Data(digest)]
-            updated.verification = nil
-        case .resolution:
-            // Resolved again (a correction): the state and the report from before the first resolution are kept.
-            let previous = entry.resolution?.previousState ?? entry.state
-            let reported =
-                entry.resolution?.reportedOutcome ?? entry.outcome.flatMap { $0.source == .callback ? $0 : nil }
-            arguments += ["previousState": previous.rawValue, "note": note, "reported": try reported?.journalJSON()]
-            updated.resolution = JournalEntry.Resolution(
-                resolvedAt: time,
-                previousState: previous,
-                note: note,
-                reportedOutcome: reported
-            )
-        case .verification(let verdict):
-            arguments += verdict.arguments
-            updated.verification = verdict.entryVerification(at: time)
-        }
-        let sql = JournalSQL.transition(outcome: outcome != nil, extra: change.extra)
-        guard try db.run(sql, arguments, blob: change.extra == .answer ? "answeredToken" : nil) == 1 else { return nil }
+        arguments += try change.arguments(note: note, replacing: entry)
+        let sql = JournalSQL.transition(outcome: outcome != nil, change: change)
+        let blob = change.isAnswer ? "answeredToken" : nil
+        guard let updated = try returning(db, sql, arguments, blob: blob) else { return nil }
         try recordEvent(db, entry.id, at: now, kind: kind, from: entry.state, to: state, note: note)
-        return checked(updated, db)
+        return updated
     }
 
-    /// `entry`, after checking in debug builds (the tests') that it is the row the connection now reads.
-    static func checked(_ entry: JournalEntry, _ db: Database) -> JournalEntry {
-        assert((try? fetchEntry(db, entry.id)) == entry, "the entry built for \(entry.id) is not the row written")
-        return entry
+    /// Runs a change that ends in `RETURNING` ``JournalEntry/columns``: the entry as the database holds it after the
+    /// change, or `nil` when it changed no row.
+    static func returning(
+        _ db: Database,
+        _ sql: String,
+        _ arguments: StatementArguments,
+        blob: String? = nil
+    ) throws -> JournalEntry? {
+        let statement = try db.cachedStatement(sql: sql)
+        // Stepped to its end (`fetchAll`), so that the statement is done before its transaction commits.
+        let rows = try PaymentRecord.fetchAll(statement, arguments: arguments)
+        // Not kept by the cached statement for the connection's life (see `Database.run`).
+        if let blob { try statement.setArguments(arguments &+ [blob: DatabaseValue.null]) }
+        return rows.first?.entry
     }
 
     /// Adds a row to a payment's history.

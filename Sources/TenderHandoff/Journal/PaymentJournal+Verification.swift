@@ -137,9 +137,8 @@ extension PaymentJournal {
                 "now": now.journalTime, "id": current.id.rawValue, "revision": current.revision,
             ]
             arguments += verdict.arguments
-            guard try db.run(JournalSQL.verification(verdict.verdict), arguments) == 1 else {
-                return ((current, false), commit: false)
-            }
+            guard let verified = try PaymentJournal.returning(db, JournalSQL.verification(verdict.verdict), arguments)
+            else { return ((current, false), commit: false) }
             try PaymentJournal.recordEvent(
                 db,
                 current.id,
@@ -149,7 +148,7 @@ extension PaymentJournal {
                 to: current.state,
                 note: history
             )
-            return ((try PaymentJournal.requireEntry(db, current.id), true), commit: true)
+            return ((verified, true), commit: true)
         case .unknown, .pending:
             // A pending payment still waits for its callback until it expires.
             guard current.state == .unknown || current.expiresAt <= now else {

@@ -498,7 +498,4 @@ extension Date {
     init(journalTime: Int64) {
         self.init(timeIntervalSince1970: TimeInterval(journalTime) / 1000)
     }
-
-    /// The time as the journal stores and reads it back: to the millisecond, rounded down.
-    var inJournal: Date { Date(journalTime: journalTime) }
 }
