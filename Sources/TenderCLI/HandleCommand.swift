@@ -34,7 +34,7 @@ struct HandleCommand: AsyncParsableCommand {
         // The journal must exist: a callback belongs to a payment written ahead in it, and a mistyped path is an
         // error, not a new journal in which every callback would be unsolicited.
         try await journal.withJournal(.existing) { journal in
-            let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
+            let coordinator = HandoffCoordinator(journal: journal)
             for _ in 0..<deliveries {
                 guard let receipt = try await coordinator.handle(url) else {
                     throw CLIError(

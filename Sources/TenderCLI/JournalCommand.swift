@@ -312,7 +312,7 @@ struct JournalResolveCommand: AsyncParsableCommand {
             if entry.state == .completed, !force {
                 throw CLIError(PaymentJournal.completedRefusal(entry, override: "pass --force"))
             }
-            let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
+            let coordinator = HandoffCoordinator(journal: journal)
             let resolved = try coordinator.resolve(
                 entry.id,
                 as: status,
@@ -504,7 +504,7 @@ struct JournalRecordCallbacksCommand: AsyncParsableCommand {
             throw CLIError("Cannot read '\(file)'.")
         }
         try await journal.withJournal(.existing) { journal in
-            let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
+            let coordinator = HandoffCoordinator(journal: journal)
             FileHandle.standardOutput.write(Data("ready\n".utf8))
             for line in text.split(separator: "\n") {
                 guard let receipt = try await coordinator.handle(String(line)) else { continue }

@@ -42,7 +42,7 @@ struct JournalVerifyCommand: AsyncParsableCommand {
             let id = self.id
             let entry = try await journal.offloaded { try JournalCommand.find(id, in: journal) }
             let verifier = try ProviderCredentials.fromEnvironment().verifier(baseURL: base, for: entry.provider)
-            return try await HandoffCoordinator(journal: journal, opener: PrintingOpener())
+            return try await HandoffCoordinator(journal: journal)
                 .reconcile(entry.id, using: verifier, squareLocationID: location)
         }
         let verification = reconciliation.verification
@@ -114,7 +114,7 @@ struct JournalReconcileCommand: AsyncParsableCommand {
         let verifier = credentials.reconcilingVerifier(baseURL: base)
         var counts = (examined: 0, recorded: 0, failed: 0)
         try await journal.withJournal(.existing) { journal in
-            let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
+            let coordinator = HandoffCoordinator(journal: journal)
             try await coordinator.reconcile(using: verifier, squareLocationID: location) { reconciliation in
                 counts.examined += 1
                 if reconciliation.recorded { counts.recorded += 1 }

@@ -25,7 +25,7 @@ struct PayCommand: AsyncParsableCommand {
         // A command that starts a payment is the one kind that makes a new journal where nothing exists.
         let journal = try options.journal.open(.create)
         defer { try? journal.close() }
-        let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
+        let coordinator = HandoffCoordinator(journal: journal)
         let id = try options.paymentID.map { text in
             do { return try PaymentID(validating: text) } catch let error as HandoffError {
                 throw CLIError("--payment-id: \(error.message)")

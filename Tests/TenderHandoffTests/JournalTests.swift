@@ -284,11 +284,9 @@ struct JournalTests {
         #expect(recorded.state == .completed && recorded.revision == 3)
         #expect(recorded.outcome?.transactionID == "TX-REOPENED")
         #expect(try stored(recorded) == recorded)
-        let verified = try journal.recordVerification(
-            of: recorded,
-            .scripted(.contradicted, "the server has no such payment")
-        )
-        #expect(try stored(verified) == verified)
+        let verified = try journal.record(.scripted(.contradicted, "the server has no such payment"), of: recorded)
+        #expect(verified.recorded && verified.entry.verification?.verdict == .contradicted)
+        #expect(try stored(verified.entry) == verified.entry)
         clock.advance(by: 3)
         // A note by hand with a NUL, which SQLite would cut the text at: kept whole, as U+FFFD.
         let resolved = try coordinator.resolve(

@@ -1,4 +1,4 @@
-/// What became of one callback delivered to ``HandoffCoordinator/handle(_:)-(URL)->CallbackReceipt?``.
+/// What became of one callback delivered to ``HandoffCoordinator/handle(_:)-(URL)``.
 public enum CallbackDisposition: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// The callback was the payment's answer and is now in the journal (state ``PaymentState/completed``).
     case recorded

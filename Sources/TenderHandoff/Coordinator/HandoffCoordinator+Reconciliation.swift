@@ -152,10 +152,7 @@ extension HandoffCoordinator {
         squareLocationID: String? = nil
     ) async throws -> PaymentReconciliation {
         try Self.checkLocation(squareLocationID)
-        let journal = self.journal
-        guard let entry = try await journal.offloaded({ try journal.entry(id) }) else {
-            throw HandoffError(.paymentNotFound, "No payment has the ID \(id); run 'tender journal list' to see them.")
-        }
+        let entry = try await payment(id)
         return try await reconcile(entry, using: verifier, squareLocationID: squareLocationID, reportingFailures: false)
     }
 
@@ -175,7 +172,7 @@ extension HandoffCoordinator {
 
     /// - Parameter reportingFailures: whether a failure of the verifier that is this payment's
     ///   (``HandoffError/Code/verificationFailed``) is returned as the payment's reconciliation instead of thrown.
-    private func reconcile(
+    func reconcile(
         _ entry: JournalEntry,
         using verifier: some PaymentVerifier,
         squareLocationID: String?,

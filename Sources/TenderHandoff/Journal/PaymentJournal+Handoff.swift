@@ -268,29 +268,7 @@ extension PaymentJournal {
     /// them (``encodeEndpoints(_:)``).
     /// - Throws: ``HandoffError/Code/journalCorrupt`` when the stored endpoints cannot be read.
     static func issued(_ endpoint: String, stored text: String?, of id: PaymentID) throws -> Bool {
-        // The common case without parsing: the stored text is exactly what ``encodeEndpoints(_:)`` writes for the
-        // one endpoint received (`["…"]` around it, as its text has nothing to escape), so the issued endpoints are
-        // [endpoint]; and identical text matches once it splits as a URL (``CallbackEndpoint/matches(_:anyOf:)``).
-        if let text, storesExactly(text, endpoint), URLParts.splits(endpoint) { return true }
-        return CallbackEndpoint.matches(endpoint, anyOf: try decodeEndpoints(text, of: id))
-    }
-
-    /// Whether `text` is `["`, the bytes of `endpoint`, `"]`, and ``encodeEndpoints(_:)`` writes `endpoint` as it is:
-    /// then `text` is what it writes for `[endpoint]`.
-    private static func storesExactly(_ text: String, _ endpoint: String) -> Bool {
-        var text = text
-        var endpoint = endpoint
-        return text.withUTF8 { stored in
-            endpoint.withUTF8 { received in
-                guard stored.count == received.count + 4, let storedBase = stored.baseAddress,
-                    stored[0] == UInt8(ascii: "["), stored[1] == UInt8(ascii: "\""),
-                    stored[stored.count - 2] == UInt8(ascii: "\""), stored[stored.count - 1] == UInt8(ascii: "]")
-                else { return false }
-                guard let receivedBase = received.baseAddress else { return true }  // `[""]`: the empty endpoint
-                return memcmp(storedBase + 2, receivedBase, received.count) == 0
-                    && !received.contains(where: { JSONValue.needsEscape($0, escapingSlashes: false) })
-            }
-        }
+        CallbackEndpoint.matches(endpoint, anyOf: try decodeEndpoints(text, of: id))
     }
 
     /// SEC-5: every field the POS app echoes must equal what was sent. Of the provider-independent fields,

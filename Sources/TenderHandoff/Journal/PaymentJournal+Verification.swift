@@ -203,22 +203,4 @@ extension PaymentJournal {
             source: .provider
         )
     }
-
-    /// Records a verdict on a completed payment's callback: ``record(_:of:)``, which must record it unless it found
-    /// the record to be another payment's (then the entry is returned as it is).
-    /// - Throws: ``HandoffError`` with ``HandoffError/Code/notVerifiable`` when nothing was recorded: the entry
-    ///   changed meanwhile, or is not a completed payment with a callback's outcome and no verdict yet.
-    func recordVerification(of entry: JournalEntry, _ verification: PaymentVerification) throws -> JournalEntry {
-        let (verified, recorded, answer) = try record(verification, of: entry)
-        // A record a search found that is another payment's proves nothing: as for any unverifiable answer, the entry
-        // comes back as it was.
-        if answer.verdict == .unverifiable { return verified }
-        guard recorded else {
-            throw HandoffError(
-                .notVerifiable,
-                "Payment \(entry.id) changed while it was being verified; nothing was recorded. Verify it again."
-            )
-        }
-        return verified
-    }
 }

@@ -46,9 +46,8 @@ public final class PaymentJournal: Sendable {
 
     let storage: Storage
     let faults: StorageFaults?
-    /// Where ``offloaded(_:)`` runs the journal's blocking work: a serial queue of the journal's own, and the task
-    /// executor `HandoffCoordinator.pay` prefers.
-    let queue = JournalQueue()
+    /// Where ``offloaded(_:)`` runs the journal's blocking work: a serial queue of the journal's own.
+    private let queue = DispatchQueue(label: "tender.journal")
     /// Whether ``close()`` ran: later calls say so, instead of GRDB's error about a closed connection.
     private let closed = Locked(false)
 
@@ -347,10 +346,11 @@ public final class PaymentJournal: Sendable {
     /// A journal call can wait: on `fsync` (`synchronous=FULL`), on another process's write lock (up to the busy
     /// time-out), on a slow disk. Run from async code, such a wait would hold one of the few threads of Swift's
     /// cooperative pool (one a core) and stall every other task of the app; run here, it holds a thread of the
-    /// journal's queue only. Every async API of the hand-off goes through it. Called from the queue already (in
-    /// `pay`, whose task prefers the queue as its executor), `work` runs in place.
+    /// journal's queue only. Every async API of the hand-off goes through it, one hop to the queue and back per call.
     package func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await queue.run(work)
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result(catching: work)) }
+        }
     }
 
     /// The pool of a journal opened for writing.

@@ -183,12 +183,6 @@ func finished<T: Sendable>(_ task: Task<T, any Error>, within seconds: Double) a
     return nil
 }
 
-/// The synchronous `HandoffCoordinator.handle(_:) -> Bool`, as an app delegate calls it: async code calling `handle`
-/// gets the `async` overload instead.
-func handleSynchronously(_ coordinator: HandoffCoordinator, _ url: URL) -> Bool {
-    coordinator.handle(url)
-}
-
 /// A journal as a development build of Tender left it, before the schema was fixed: the tables, the application ID, and
 /// GRDB's table of migration steps `v1` to `v8` instead of a schema version; one pending payment.
 func makeDevelopmentJournal(at path: String) throws {
