@@ -53,7 +53,7 @@ struct HandleCommand: AsyncParsableCommand {
         output.set("disposition", receipt.disposition.rawValue)
         output.set("payment_id", receipt.paymentID?.rawValue)
         output.set("provider", receipt.provider.rawValue)
-        output.set("outcome", receipt.entry.flatMap(EntryJSON.acceptedOutcome)?.rawValue)
+        output.set("outcome", receipt.entry?.acceptedStatus?.rawValue)
         output.set("reported_outcome", receipt.reportedOutcome.status.rawValue)
         output.set("state", receipt.entry?.state.rawValue)
         output.set("needs_reconciliation", receipt.entry?.needsReconciliation)

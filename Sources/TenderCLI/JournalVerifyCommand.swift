@@ -53,7 +53,7 @@ struct JournalVerifyCommand: AsyncParsableCommand {
             output.set("provider", entry.provider.rawValue)
             output.set("verdict", verification.verdict.rawValue)
             output.set("reason", verification.reason.rawValue)
-            output["evidence"] = VerificationJSON.evidence(verification.evidence)
+            output["evidence"] = verification.evidence.jsonValue
             output.set("message", verification.message)
             output.set("state", entry.state.rawValue)
             output.set("recorded", reconciliation.recorded)
@@ -280,16 +280,6 @@ struct ProviderCredentials {
 
 /// The JSON and text forms of verifications and reconciliations.
 enum VerificationJSON {
-    /// The evidence as JSON: its own `Codable` form (snake-case keys, RFC 3339 times, amounts in minor units).
-    static func evidence(_ evidence: PaymentVerificationEvidence) -> JSONValue {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(evidence),
-            let value = try? JSONValue.parse(String(decoding: data, as: UTF8.self))
-        else { return .null }
-        return value
-    }
-
     /// `tender journal reconcile --json`'s line for one payment.
     static func line(_ reconciliation: PaymentReconciliation) -> String {
         let verification = reconciliation.verification
@@ -298,11 +288,11 @@ enum VerificationJSON {
         output.set("before", reconciliation.before.state.rawValue)
         output.set("after", reconciliation.after.state.rawValue)
         output.set("verdict", verification.verdict.rawValue)
-        output["evidence"] = evidence(verification.evidence)
+        output["evidence"] = verification.evidence.jsonValue
         output.set("provider", reconciliation.after.provider.rawValue)
         output.set("reason", verification.reason.rawValue)
         output.set("message", verification.message)
-        output.set("outcome", EntryJSON.acceptedOutcome(reconciliation.after)?.rawValue)
+        output.set("outcome", reconciliation.after.acceptedStatus?.rawValue)
         output.set("recorded", reconciliation.recorded)
         output.set("needs_reconciliation", reconciliation.after.needsReconciliation)
         if let failure = reconciliation.failure {
@@ -319,7 +309,7 @@ enum VerificationJSON {
         let (before, after) = (reconciliation.before, reconciliation.after)
         let verification = reconciliation.verification
         var line = "\(after.id) (\(after.provider)): \(before.state) → \(after.state)"
-        if let outcome = EntryJSON.acceptedOutcome(after), before.state != after.state { line += " (\(outcome))" }
+        if let outcome = after.acceptedStatus, before.state != after.state { line += " (\(outcome))" }
         line += ", \(verification.verdict) (\(verification.reason))"
         if after.needsReconciliation, verification.verdict == .contradicted { line += ", needs reconciliation" }
         if let failure = reconciliation.failure { line += ": " + failure.message }
@@ -330,7 +320,7 @@ enum VerificationJSON {
     static func standing(_ reconciliation: PaymentReconciliation) -> String {
         let entry = reconciliation.after
         var line = "journal: \(entry.state)"
-        if let outcome = EntryJSON.acceptedOutcome(entry) { line += ", \(outcome)" }
+        if let outcome = entry.acceptedStatus { line += ", \(outcome)" }
         if let verification = entry.verification { line += ", \(verification.verdict) by the provider" }
         if entry.needsReconciliation { line += ", needs reconciliation" }
         line += reconciliation.recorded ? " (recorded now)" : " (nothing recorded now)"

@@ -365,6 +365,14 @@ struct JournalCLITests {
             try JSONValue.parse(completed.stdout).arrayValue?.compactMap { $0.objectValue?["payment_id"]?.stringValue }
                 == Array(paid.prefix(3).map(\.id))
         )
+        // show --json is list's object with the payment's history; list --json has none.
+        let shown = try await CLIRunner.run(["journal", "show", paid[1].id, "--json", "--journal", path])
+        let shownObject = try #require(try JSONValue.parse(shown.stdout).objectValue)
+        var withoutHistory = shownObject
+        withoutHistory["history"] = nil
+        #expect(array[1].objectValue == withoutHistory)
+        let kinds = shownObject["history"]?.arrayValue?.compactMap { $0.objectValue?["kind"]?.stringValue }
+        #expect(kinds == ["begun", "recorded"])
         let recent = try await CLIRunner.run(["journal", "list", "--json", "--since", "1h", "--journal", path])
         #expect(try JSONValue.parse(recent.stdout).arrayValue?.count == 4)
         let future = try await CLIRunner.run(["journal", "list", "--since", "2999-01-01", "--journal", path])

@@ -39,7 +39,7 @@ struct JournalFileTests {
             "pending": "payment_pending", "overdue": "payment_pending", "undelivered": "payment_undelivered",
             "prune": "payment_prunable", "list": "payment_by_creation", "listState": "payment_by_state",
             "entryByToken": "handoff_token USING PRIMARY KEY", "unreconciled": "payment_unreconciled",
-            "claimedTransaction": "payment_by_transaction",
+            "claimedTransaction": "payment_by_transaction", "history": "payment_event_by_payment",
         ]
         try await journal.pool.read { db in
             for (name, sql) in JournalSQL.all {

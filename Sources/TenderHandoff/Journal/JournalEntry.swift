@@ -3,7 +3,9 @@ public import Tender
 public import TenderProviderAPI
 
 /// One payment as the journal records it. Never holds a token, a URL or a card number.
-public struct JournalEntry: Sendable, Hashable, Codable {
+///
+/// Its JSON form is ``encodeJSON(history:)``'s.
+public struct JournalEntry: Sendable, Hashable {
     /// The payment's identifier.
     public var id: PaymentID
     /// The idempotency key (REL-4): a UUID written before the first hand-off and never changed. Send it
@@ -51,7 +53,7 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var squareTenderTypes: SquareTenderTypes?
 
     /// A check of the payment with the provider's server (SEC-7).
-    public struct Verification: Sendable, Hashable, Codable {
+    public struct Verification: Sendable, Hashable {
         /// What the server said: `confirmed` or `contradicted` (an `unverifiable` answer is not recorded).
         public var verdict: PaymentVerdict
         /// When it was recorded.
@@ -79,14 +81,6 @@ public struct JournalEntry: Sendable, Hashable, Codable {
             self.reason = reason
             self.evidence = evidence
         }
-
-        private enum CodingKeys: String, CodingKey {
-            case verdict
-            case verifiedAt = "verified_at"
-            case note
-            case reason
-            case evidence
-        }
     }
 
     /// Whether a person has to find out what happened: the state needs reconciliation
@@ -100,7 +94,7 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     /// A payment resolved again (a correction) keeps the state it was in and what the POS app reported before it
     /// was first resolved; the time, the note and the payment's outcome are the latest resolution's. Every
     /// resolution is also in the payment's history.
-    public struct Resolution: Sendable, Hashable, Codable {
+    public struct Resolution: Sendable, Hashable {
         /// When it was entered (the latest resolution).
         public var resolvedAt: Date
         /// The state the payment was in before it was first resolved: never ``PaymentState/resolved``.
@@ -123,13 +117,6 @@ public struct JournalEntry: Sendable, Hashable, Codable {
             self.previousState = previousState
             self.note = note
             self.reportedOutcome = reportedOutcome
-        }
-
-        private enum CodingKeys: String, CodingKey {
-            case resolvedAt = "resolved_at"
-            case previousState = "previous_state"
-            case note
-            case reportedOutcome = "reported_outcome"
         }
     }
 
@@ -180,25 +167,5 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         self.verification = verification
         self.foreignTransactionID = foreignTransactionID
         self.squareTenderTypes = squareTenderTypes
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case id = "payment_id"
-        case idempotencyKey = "idempotency_key"
-        case provider
-        case amount
-        case state
-        case outcome
-        case revision
-        case handoffCount = "handoff_count"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-        case expiresAt = "expires_at"
-        case openedAt = "opened_at"
-        case acknowledgedAt = "acknowledged_at"
-        case resolution
-        case verification
-        case foreignTransactionID = "foreign_transaction_id"
-        case squareTenderTypes = "square_tender_types"
     }
 }

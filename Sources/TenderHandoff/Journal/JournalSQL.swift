@@ -28,6 +28,11 @@ enum JournalSQL {
         VALUES (:id, :at, :kind, :from, :to, :note)
         """
 
+    /// A payment's history rows, oldest first, through `payment_event_by_payment`.
+    static let history = """
+        SELECT kind, at, from_state, to_state, note FROM payment_event WHERE payment_id = :id ORDER BY id
+        """
+
     /// The entry with an ID.
     static let entryByID = "SELECT \(JournalEntry.columns) FROM payment WHERE id = :id"
 
@@ -181,7 +186,8 @@ enum JournalSQL {
     static var all: [(name: String, sql: String)] {
         var all: [(name: String, sql: String)] = [
             ("insertPayment", insertPayment), ("insertToken", insertToken), ("insertEvent", insertEvent),
-            ("entryByID", entryByID), ("entryByToken", entryByToken), ("markTokenAnswered", markTokenAnswered),
+            ("entryByID", entryByID), ("history", history), ("entryByToken", entryByToken),
+            ("markTokenAnswered", markTokenAnswered),
             ("endpointsByID", endpointsByID), ("markOpened", markOpened), ("acknowledge", acknowledge),
             ("verification confirmed", verification(.confirmed)),
             ("verification contradicted", verification(.contradicted)), ("prune", prune), ("overdue", overdue),

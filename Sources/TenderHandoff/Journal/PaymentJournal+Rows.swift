@@ -8,6 +8,24 @@ extension PaymentJournal {
         try PaymentRecord.fetchOne(db.cachedStatement(sql: JournalSQL.entryByID), arguments: ["id": id.rawValue])?.entry
     }
 
+    /// A payment's history rows, oldest first.
+    static func fetchHistory(_ db: Database, _ id: PaymentID) throws -> [PaymentEvent] {
+        try Row.fetchAll(db.cachedStatement(sql: JournalSQL.history), arguments: ["id": id.rawValue]).map { row in
+            func state(_ column: String) throws -> PaymentState? {
+                guard let text: String = try JournalEntry.column(row, column) else { return nil }
+                guard let state = PaymentState(rawValue: text) else { throw JournalEntry.damaged(column) }
+                return state
+            }
+            return PaymentEvent(
+                kind: HandoffEvent.Kind(rawValue: try JournalEntry.required(row, "kind")),
+                at: Date(journalTime: try JournalEntry.required(row, "at")),
+                fromState: try state("from_state"),
+                toState: try state("to_state"),
+                note: try JournalEntry.column(row, "note")
+            )
+        }
+    }
+
     /// The entry with an ID.
     /// - Throws: ``HandoffError/Code/paymentNotFound``.
     static func requireEntry(_ db: Database, _ id: PaymentID) throws -> JournalEntry {

@@ -129,6 +129,20 @@ public final class PaymentJournal: Sendable {
         try read(retrying: false) { db in try PaymentJournal.forEachEntry(db, filter, body) }
     }
 
+    /// The payment's history, oldest first: a row for each change the journal recorded about it, in the transaction
+    /// that made the change. Empty when no payment has the ID. Read through an index of each payment's rows.
+    public func history(of id: PaymentID) throws -> [PaymentEvent] {
+        try read { db in try PaymentJournal.fetchHistory(db, id) }
+    }
+
+    /// The payment with this ID and its history, read together (one read transaction), or `nil`.
+    package func entryWithHistory(_ id: PaymentID) throws -> (entry: JournalEntry, history: [PaymentEvent])? {
+        try read { db in
+            guard let entry = try PaymentJournal.fetchEntry(db, id) else { return nil }
+            return (entry, try PaymentJournal.fetchHistory(db, id))
+        }
+    }
+
     /// Payments the app has not acknowledged since they left ``PaymentState/pending``: what to deliver at launch.
     /// Read through an index of those payments only.
     public func undeliveredEntries() throws -> [JournalEntry] {
@@ -492,8 +506,11 @@ public struct JournalFilter: Sendable, Hashable {
 }
 
 extension Date {
-    /// Milliseconds since 1970, as the journal stores times.
-    var journalTime: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+    /// Milliseconds since 1970, rounded down, as the journal stores times. Ten microseconds are allowed for: a time
+    /// read back from the journal (``init(journalTime:)``) is its milliseconds divided by 1,000 in floating point, a
+    /// little below them at times (less than 8 µs until the year 3000), and must give back the millisecond it was
+    /// stored with (a page cursor, a guard, its JSON).
+    var journalTime: Int64 { Int64((timeIntervalSince1970 * 1000 + 0.01).rounded(.down)) }
 
     init(journalTime: Int64) {
         self.init(timeIntervalSince1970: TimeInterval(journalTime) / 1000)
