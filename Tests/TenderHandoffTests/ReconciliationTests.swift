@@ -47,18 +47,22 @@ final class AnsweringVerifier: PaymentVerifier, @unchecked Sendable {
 @Suite("Reconciling payments with the provider's server")
 struct ReconciliationTests {
     /// Evidence of Square's order `ORDER-1` with one `COMPLETED` card payment `PAY-1` of `amount` at `L1`.
-    static func evidence(amount: Money) -> PaymentVerificationEvidence {
+    static func evidence(
+        amount: Money,
+        orderID: String = "ORDER-1",
+        paymentID: String = "PAY-1"
+    ) -> PaymentVerificationEvidence {
         PaymentVerificationEvidence(
             server: "http://stand-in.example",
             endpoints: ["GET /v2/orders/{order_id}", "GET /v2/payments/{payment_id}"],
             askedAt: Date(timeIntervalSince1970: 1_800_000_100),
-            orderID: "ORDER-1",
+            orderID: orderID,
             orderLocationID: "L1",
             orderState: "COMPLETED",
             records: [
                 PaymentVerificationEvidence.Record(
                     kind: PaymentVerificationEvidence.Record.squarePayment,
-                    id: "PAY-1",
+                    id: paymentID,
                     status: "COMPLETED",
                     amount: amount,
                     locationID: "L1",
@@ -251,12 +255,18 @@ struct ReconciliationTests {
                     attempts: 4
                 )
             }
+            // Each payment's own order: one record confirms one payment.
+            let order = "ORDER-\(request.idempotencyKey)"
             return PaymentVerification(
                 verdict: .confirmed,
                 reason: .found,
                 message: "found",
                 provenOutcome: .approved,
-                evidence: ReconciliationTests.evidence(amount: request.amount)
+                evidence: ReconciliationTests.evidence(
+                    amount: request.amount,
+                    orderID: order,
+                    paymentID: "PAY-" + order
+                )
             )
         }
         var seen: [PaymentID] = []

@@ -255,7 +255,8 @@ public final class HandoffCoordinator: Sendable {
             tokenDigest: token.digest,
             lifetime: expiry,
             foreignTransactionID: foreignTransactionID,
-            squareTenderTypes: (request as? SquareRequest)?.supportedTenderTypes
+            squareTenderTypes: (request as? SquareRequest)?.supportedTenderTypes,
+            squareLocationID: (request as? SquareRequest)?.locationID.flatMap { $0.isEmpty ? nil : $0 }
         )
         do {
             let (entry, reopened) = try journal.begin(draft, reopening: reopening)

@@ -12,7 +12,8 @@ extension JournalEntry {
     /// `currency`, `outcome_amount` and `outcome_currency` (what the POS app echoed), `transaction_id`,
     /// `client_transaction_id`, `error_code` and `message` (the payment's outcome's: the one decided by hand once
     /// resolved, the server's for one the server proved), `foreign_transaction_id` (SumUp's lookup key, no secret),
-    /// `square_tender_types` (wire strings, or `null`), `outcome_source`, `assurance` (`null` for an outcome decided
+    /// `square_tender_types` (wire strings, or `null`), `square_location_id` (the Square location the payment was
+    /// requested at, or `null`), `outcome_source`, `assurance` (`null` for an outcome decided
     /// by hand), `idempotency_key`, `handoff_count`, `created_at`, `updated_at`, `expires_at`, `opened_at`,
     /// `acknowledged_at`, `resolution` (`null`, or `resolved_at`, `previous_state`, `note` and `reported`: the
     /// callback's `outcome`, `transaction_id`, `error_code` and `message` a resolution replaced) and `verification`
@@ -43,6 +44,7 @@ extension JournalEntry {
             "client_transaction_id": text(outcome?.clientTransactionID),
             "foreign_transaction_id": text(foreignTransactionID),
             "square_tender_types": squareTenderTypes.map { .array($0.wireNames.map(JSONValue.string)) } ?? .null,
+            "square_location_id": text(squareLocationID),
             "error_code": text(outcome?.errorCode),
             "message": text(outcome?.message),
             "outcome_source": text(outcome?.source.rawValue),

@@ -51,6 +51,11 @@ public struct JournalEntry: Sendable, Hashable {
     /// verifier's search does not take a cash payment for a card-only request: those of its first hand-off, widened
     /// by each reopened one. `nil` for the other providers.
     public var squareTenderTypes: SquareTenderTypes?
+    /// The Square location the payment was requested at: the request's `location_id`, or the one the coordinator
+    /// filled in from its `SquareAuthorizationManager`. A verifier confirms the payment only with a record of that
+    /// location. `nil` for the other providers, and for a Square request that named no location (Point of Sale then
+    /// takes it at the location logged in).
+    public var squareLocationID: String?
 
     /// A check of the payment with the provider's server (SEC-7).
     public struct Verification: Sendable, Hashable {
@@ -148,7 +153,8 @@ public struct JournalEntry: Sendable, Hashable {
         resolution: Resolution?,
         verification: Verification? = nil,
         foreignTransactionID: String? = nil,
-        squareTenderTypes: SquareTenderTypes? = nil
+        squareTenderTypes: SquareTenderTypes? = nil,
+        squareLocationID: String? = nil
     ) {
         self.id = id
         self.idempotencyKey = idempotencyKey
@@ -167,5 +173,6 @@ public struct JournalEntry: Sendable, Hashable {
         self.verification = verification
         self.foreignTransactionID = foreignTransactionID
         self.squareTenderTypes = squareTenderTypes
+        self.squareLocationID = squareLocationID
     }
 }

@@ -9,9 +9,9 @@ enum JournalSQL {
     /// A new payment, returned as written; nothing when its ID exists.
     static let insertPayment = """
         INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints, state,
-            created_at, updated_at, expires_at, foreign_transaction_id, square_tender_types)
+            created_at, updated_at, expires_at, foreign_transaction_id, square_tender_types, square_location_id)
         VALUES (:id, :idempotencyKey, :provider, :amount, :currency, :endpoints, 'pending', :now, :now, :expiresAt,
-            :foreignTransactionID, :squareTenderTypes)
+            :foreignTransactionID, :squareTenderTypes, :squareLocationID)
         ON CONFLICT (id) DO NOTHING
         RETURNING \(JournalEntry.columns)
         """
@@ -95,6 +95,19 @@ enum JournalSQL {
             RETURNING \(JournalEntry.columns)
             """
     }
+
+    /// The payment other than `:id` that holds `:provider`'s record `:recordID`, if one does.
+    static let recordHolder = """
+        SELECT payment_id FROM provider_record
+        WHERE provider = :provider AND record_id = :recordID AND payment_id <> :id
+        """
+
+    /// `:provider`'s record `:recordID` claimed for payment `:id`, confirmed by it; nothing when the payment holds it
+    /// already (``recordHolder`` was asked first, in the same transaction).
+    static let claimRecord = """
+        INSERT INTO provider_record (provider, record_id, payment_id) VALUES (:provider, :recordID, :id)
+        ON CONFLICT (provider, record_id) DO NOTHING
+        """
 
     /// Another payment of `:provider` than `:id` whose outcome's transaction ID is `:transactionID`, through
     /// `payment_by_transaction`: whether a record a search found is already another payment's.
@@ -192,6 +205,7 @@ enum JournalSQL {
             ("verification confirmed", verification(.confirmed)),
             ("verification contradicted", verification(.contradicted)), ("prune", prune), ("overdue", overdue),
             ("unreconciled", unreconciled), ("claimedTransaction", claimedTransaction),
+            ("recordHolder", recordHolder), ("claimRecord", claimRecord),
             ("contradictLateAnswer", contradictLateAnswer),
             ("pending", pending), ("undelivered", undelivered), ("list", list), ("listState", listState),
         ]

@@ -20,6 +20,9 @@ struct HandoffDraft: Sendable {
     /// The tender types a Square request allows (``SquareRequest/supportedTenderTypes``), kept with the payment for
     /// its verification. `nil` for the other providers.
     var squareTenderTypes: SquareTenderTypes? = nil
+    /// The Square location the request names (its own `location_id`, or the authorized seller's), kept with the
+    /// payment for its verification. `nil` for the other providers.
+    var squareLocationID: String? = nil
 }
 
 /// What the journal needs to know about a callback: never the token itself.
@@ -75,6 +78,7 @@ extension PaymentJournal {
                     "now": now.journalTime, "expiresAt": expiresAt.journalTime,
                     "foreignTransactionID": draft.foreignTransactionID,
                     "squareTenderTypes": JournalEntry.journalText(draft.squareTenderTypes),
+                    "squareLocationID": draft.squareLocationID,
                 ]
             )
             if let created {
@@ -83,10 +87,12 @@ extension PaymentJournal {
                 return (created, false)
             }
             if let existing = try PaymentJournal.fetchEntry(db, draft.id) {
-                guard existing.provider == draft.provider, existing.amount == draft.amount else {
+                guard existing.provider == draft.provider, existing.amount == draft.amount,
+                    existing.squareLocationID == draft.squareLocationID
+                else {
                     throw HandoffError(
                         .paymentMismatch,
-                        "Payment \(draft.id) exists for another provider or amount; use a new payment ID for a different payment."
+                        "Payment \(draft.id) exists for another provider, amount or Square location; use a new payment ID for a different payment."
                     )
                 }
                 switch existing.state {

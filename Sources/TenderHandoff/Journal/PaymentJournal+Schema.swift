@@ -60,6 +60,7 @@ extension PaymentJournal {
             answered_token BLOB,
             foreign_transaction_id TEXT,
             square_tender_types TEXT,
+            square_location_id TEXT,
             CHECK ((outcome_status IS NULL) = (outcome_source IS NULL)),
             CHECK (
                 (state <> 'completed' AND state <> 'tampered' AND state <> 'late' AND state <> 'resolved')
@@ -93,12 +94,19 @@ extension PaymentJournal {
             note TEXT
         );
         CREATE INDEX payment_event_by_payment ON payment_event (payment_id, id);
+        CREATE TABLE provider_record (
+            provider TEXT NOT NULL,
+            record_id TEXT NOT NULL,
+            payment_id TEXT NOT NULL REFERENCES payment (id) ON DELETE CASCADE,
+            PRIMARY KEY (provider, record_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX provider_record_by_payment ON provider_record (payment_id);
         PRAGMA application_id = 1414415442;
         PRAGMA user_version = 1;
         """
 
     /// The tables every journal has.
-    private static let tables: Set = ["payment", "handoff_token", "payment_event"]
+    private static let tables: Set = ["payment", "handoff_token", "payment_event", "provider_record"]
 
     /// Whether `path` holds nothing yet, read in constant time (the header's application ID and schema version, and the
     /// schema's table names); throws when it holds something that is not a journal this Tender can use.
