@@ -221,7 +221,8 @@ struct JournalShowCommand: AsyncParsableCommand {
         abstract: "Show one payment, one field a line (read-only).",
         discussion: """
             With --json: one object, as 'tender journal list --json' prints each payment, with its history: \
-            history, an array of {kind, at, from_state, to_state, note}, oldest first.
+            history, an array of {kind, at, from_state, to_state, note} (a callback's note is its redacted report, \
+            as JSON), oldest first.
             """
     )
 
@@ -242,7 +243,7 @@ struct JournalShowCommand: AsyncParsableCommand {
         if json {
             Output.line(entry.encodeJSON(history: history))
         } else {
-            for line in JournalShowCommand.fields(entry.jsonObject(history: history)) { Output.line(line) }
+            for line in JournalShowCommand.fields(entry.jsonObject()) { Output.line(line) }
         }
     }
 

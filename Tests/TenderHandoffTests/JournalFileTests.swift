@@ -327,8 +327,7 @@ struct JournalFileTests {
 
     /// The condition of `payment_prunable`, as a query must write it to use the index.
     static let prunable = """
-        acknowledged_at IS NOT NULL AND (state = 'completed' OR state = 'tampered' OR state = 'late' \
-        OR state = 'resolved')
+        acknowledged_at IS NOT NULL AND (state = 'completed' OR state = 'late' OR state = 'resolved')
         """
 
     @Test("prune deletes in batches of 500, the oldest first; recover() prunes one batch a launch (issue 23)")

@@ -38,7 +38,7 @@ struct JournalJSONTests {
                 "client_transaction_id", "foreign_transaction_id", "square_tender_types", "square_location_id",
                 "error_code", "message",
                 "outcome_source", "assurance", "idempotency_key", "handoff_count", "created_at", "updated_at",
-                "expires_at", "opened_at", "acknowledged_at", "resolution", "verification", "history",
+                "expires_at", "opened_at", "acknowledged_at", "disputed_at", "resolution", "verification", "history",
             ]
         )
         #expect(object["payment_id"]?.stringValue == prepared.entry.id.rawValue)

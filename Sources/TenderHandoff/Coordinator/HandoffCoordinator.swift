@@ -105,7 +105,8 @@ public final class HandoffCoordinator: Sendable {
     /// is thrown.
     ///
     /// Returns the journal entry once the callback is recorded (``PaymentState/completed``, or
-    /// ``PaymentState/tampered`` or ``PaymentState/late``: check ``JournalEntry/state``), or when
+    /// ``PaymentState/tampered`` or ``PaymentState/late``: check ``JournalEntry/state``; a tampered payment's genuine
+    /// answer, if it comes later, still completes it, and ``recover()`` delivers it again), or when
     /// ``Configuration/handoffTimeout`` passes without one: the payment is then ``PaymentState/unknown``, and
     /// the POS app is not opened again (REL-5). If the payment was handed off again meanwhile (another call with
     /// `reopening`), this call's time-out changes nothing: it returns the entry as it stands, and the newer call

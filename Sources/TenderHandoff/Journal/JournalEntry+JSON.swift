@@ -15,7 +15,7 @@ extension JournalEntry {
     /// `square_tender_types` (wire strings, or `null`), `square_location_id` (the Square location the payment was
     /// requested at, or `null`), `outcome_source`, `assurance` (`null` for an outcome decided
     /// by hand), `idempotency_key`, `handoff_count`, `created_at`, `updated_at`, `expires_at`, `opened_at`,
-    /// `acknowledged_at`, `resolution` (`null`, or `resolved_at`, `previous_state`, `note` and `reported`: the
+    /// `acknowledged_at`, `disputed_at` (when an answer first disagreed, or `null`), `resolution` (`null`, or `resolved_at`, `previous_state`, `note` and `reported`: the
     /// callback's `outcome`, `transaction_id`, `error_code` and `message` a resolution replaced) and `verification`
     /// (`null`, or the provider's server's `verdict`, `at`, `reason`, `note` and `evidence`). Absent values are
     /// `null`. Times are RFC 3339 in UTC with milliseconds, as the journal keeps them (`2026-11-27T10:15:30.123Z`).
@@ -57,6 +57,7 @@ extension JournalEntry {
             "expires_at": .string(JournalEntry.timestamp(expiresAt)),
             "opened_at": text(openedAt.map(JournalEntry.timestamp)),
             "acknowledged_at": text(acknowledgedAt.map(JournalEntry.timestamp)),
+            "disputed_at": text(disputedAt.map(JournalEntry.timestamp)),
             "resolution": resolution.map { .object($0.jsonObject) } ?? .null,
             "verification": verification.map { .object($0.jsonObject) } ?? .null,
         ]

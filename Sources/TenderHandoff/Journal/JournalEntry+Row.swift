@@ -19,7 +19,7 @@ extension JournalEntry {
         "outcome_error_code", "outcome_message", "outcome_assurance", "outcome_source", "resolved_at",
         "resolved_from_state", "resolution_note", "resolution_reported_outcome", "verification", "verified_at",
         "verification_note", "verification_reason", "verification_evidence", "foreign_transaction_id",
-        "square_tender_types", "square_location_id",
+        "square_tender_types", "square_location_id", "disputed_at",
     ]
 
     /// Square tender types as the journal keeps them in `square_tender_types`: their wire strings joined by commas
@@ -159,7 +159,8 @@ extension JournalEntry {
             verification: verification,
             foreignTransactionID: try optional("foreign_transaction_id"),
             squareTenderTypes: JournalEntry.squareTenderTypes(journalText: try optional("square_tender_types")),
-            squareLocationID: try optional("square_location_id")
+            squareLocationID: try optional("square_location_id"),
+            disputedAt: try time("disputed_at")
         )
     }
 }

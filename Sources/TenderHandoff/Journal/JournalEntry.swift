@@ -18,7 +18,7 @@ public struct JournalEntry: Sendable, Hashable {
     /// Where the payment stands.
     public var state: PaymentState
     /// The outcome: the callback's (redacted) for ``PaymentState/completed``, ``PaymentState/late`` and
-    /// ``PaymentState/tampered`` — check ``state`` before trusting it — or the one entered for
+    /// ``PaymentState/tampered`` (the latest tampered answer's) — check ``state`` before trusting it — or the one entered for
     /// ``PaymentState/resolved``, or, for a payment that no callback answered and the provider's server proved
     /// (``RecordedOutcome/Source/provider``), the server's. `nil` while none has been recorded.
     public var outcome: RecordedOutcome?
@@ -51,6 +51,11 @@ public struct JournalEntry: Sendable, Hashable {
     /// verifier's search does not take a cash payment for a card-only request: those of its first hand-off, widened
     /// by each reopened one. `nil` for the other providers.
     public var squareTenderTypes: SquareTenderTypes?
+    /// When an answer carrying the payment's token first disagreed: one that did not match the request (tampered,
+    /// SEC-5), or, once the payment had its answer, a second, different answer to the same hand-off. Each is kept in
+    /// the payment's history. The payment needs reconciliation (``needsReconciliation``) until the provider's server
+    /// confirms its outcome or a person resolves it. `nil` while its answers agree.
+    public var disputedAt: Date?
     /// The Square location the payment was requested at: the request's `location_id`, or the one the coordinator
     /// filled in from its `SquareAuthorizationManager`. A verifier confirms the payment only with a record of that
     /// location. `nil` for the other providers, and for a Square request that named no location (Point of Sale then
@@ -88,10 +93,15 @@ public struct JournalEntry: Sendable, Hashable {
         }
     }
 
-    /// Whether a person has to find out what happened: the state needs reconciliation
-    /// (``PaymentState/needsReconciliation``), or the provider's server contradicted what the journal holds.
+    /// Whether someone has to find out what happened, until a person resolves the payment: its state needs
+    /// reconciliation (``PaymentState/needsReconciliation``), the provider's server contradicted what the journal
+    /// holds, or its answers disagree (``disputedAt``) and the server has not confirmed its outcome.
+    /// ``HandoffCoordinator/reconcile(using:squareLocationID:)`` asks the server about every such payment it can
+    /// settle: unknown, tampered and disputed ones (a `late` or contradicted one needs a person).
     public var needsReconciliation: Bool {
-        state.needsReconciliation || (state != .resolved && verification?.verdict == .contradicted)
+        guard state != .resolved else { return false }
+        return state.needsReconciliation || verification?.verdict == .contradicted
+            || (disputedAt != nil && verification?.verdict != .confirmed)
     }
 
     /// A manual resolution, kept with the payment.
@@ -154,7 +164,8 @@ public struct JournalEntry: Sendable, Hashable {
         verification: Verification? = nil,
         foreignTransactionID: String? = nil,
         squareTenderTypes: SquareTenderTypes? = nil,
-        squareLocationID: String? = nil
+        squareLocationID: String? = nil,
+        disputedAt: Date? = nil
     ) {
         self.id = id
         self.idempotencyKey = idempotencyKey
@@ -174,5 +185,6 @@ public struct JournalEntry: Sendable, Hashable {
         self.foreignTransactionID = foreignTransactionID
         self.squareTenderTypes = squareTenderTypes
         self.squareLocationID = squareLocationID
+        self.disputedAt = disputedAt
     }
 }

@@ -36,17 +36,29 @@ enum JournalSQL {
     /// The entry with an ID.
     static let entryByID = "SELECT \(JournalEntry.columns) FROM payment WHERE id = :id"
 
-    /// The entry a token digest was issued for, with its callback endpoints, the token's own expiry, when the token
-    /// gave an extra answer, and the digest of the token that answered the payment (``TokenMatch``).
+    /// The entry a token digest was issued for, with its callback endpoints, the token's own expiry, and the digest
+    /// of the token whose answer the payment took (``TokenMatch``).
     static let entryByToken = """
         SELECT \(JournalEntry.columns(of: "payment")), payment.callback_endpoints, payment.answered_token,
-            handoff_token.expires_at AS token_expires_at, handoff_token.answered_at AS token_answered_at
+            handoff_token.expires_at AS token_expires_at
         FROM handoff_token JOIN payment ON payment.id = handoff_token.payment_id
         WHERE handoff_token.token_hash = :tokenHash
         """
 
-    /// A token's extra answer noted (its payment had ended).
-    static let markTokenAnswered = "UPDATE handoff_token SET answered_at = :now WHERE token_hash = :tokenHash"
+    /// An answer the journal keeps (``CallbackFacts/answerKey(tokenDigest:)``); nothing when it has it already.
+    static let insertAnswer = """
+        INSERT INTO callback_answer (answer_hash, payment_id, at) VALUES (:answer, :id, :now)
+        ON CONFLICT (answer_hash) DO NOTHING
+        """
+
+    /// An ended payment whose answers disagree: flagged (from the first disagreement on) and delivered again; its
+    /// state and outcome stay (REL-2).
+    static let dispute = """
+        UPDATE payment SET disputed_at = coalesce(disputed_at, :now), revision = revision + 1, updated_at = :now,
+            acknowledged_at = NULL
+        WHERE id = :id AND revision = :revision
+        RETURNING \(JournalEntry.columns)
+        """
 
     /// A payment's callback endpoints.
     static let endpointsByID = "SELECT callback_endpoints FROM payment WHERE id = :id"
@@ -128,17 +140,19 @@ enum JournalSQL {
         """
 
     /// The payments ``HandoffCoordinator/reconcile(using:squareLocationID:)`` asks the provider's server about, as
-    /// the partial index `payment_unreconciled` selects them: not verified yet, and unknown, pending,
-    /// or completed by a callback of a provider that has a lookup API. SQLite uses a partial index only for a query
+    /// the partial index `payment_unreconciled` selects them: not verified yet, and unknown, pending, tampered,
+    /// completed by a callback of a provider that has a lookup API, or disputed (answers that disagree) and not
+    /// resolved. SQLite uses a partial index only for a query
     /// whose `WHERE` holds the index's condition term for term (the query-plan test checks that it does).
     static let unreconciledCondition = """
-        verification IS NULL AND (state = 'unknown' OR state = 'pending' OR (state = 'completed' \
-        AND outcome_source = 'callback' AND (provider = 'square' OR provider = 'sumup')))
+        verification IS NULL AND (state = 'unknown' OR state = 'pending' OR state = 'tampered' OR (state = 'completed' \
+        AND outcome_source = 'callback' AND (provider = 'square' OR provider = 'sumup')) \
+        OR (disputed_at IS NOT NULL AND state <> 'resolved'))
         """
 
     /// The next payments to reconcile after `(:afterCreated, :afterID)` in creation order, at most `:limit`, through
-    /// `payment_unreconciled`: unknown ones, pending ones whose expiry has passed by `:now`, and completed ones whose
-    /// callback no server has checked. Read page by page, since each one's server is asked between pages.
+    /// `payment_unreconciled`: unknown and tampered ones, pending ones whose expiry has passed by `:now`, completed ones
+    /// whose callback no server has checked, and disputed ones. Read page by page, since each one's server is asked between pages.
     static let unreconciled = """
         SELECT \(JournalEntry.columns) FROM payment INDEXED BY payment_unreconciled
         WHERE \(unreconciledCondition)
@@ -156,7 +170,7 @@ enum JournalSQL {
         DELETE FROM payment WHERE id IN (
             SELECT id FROM payment INDEXED BY payment_prunable
             WHERE acknowledged_at IS NOT NULL
-              AND (state = 'completed' OR state = 'tampered' OR state = 'late' OR state = 'resolved')
+              AND (state = 'completed' OR state = 'late' OR state = 'resolved')
               AND updated_at < :cutoff
             ORDER BY updated_at, id LIMIT :limit)
         """
@@ -200,7 +214,7 @@ enum JournalSQL {
         var all: [(name: String, sql: String)] = [
             ("insertPayment", insertPayment), ("insertToken", insertToken), ("insertEvent", insertEvent),
             ("entryByID", entryByID), ("history", history), ("entryByToken", entryByToken),
-            ("markTokenAnswered", markTokenAnswered),
+            ("insertAnswer", insertAnswer), ("dispute", dispute),
             ("endpointsByID", endpointsByID), ("markOpened", markOpened), ("acknowledge", acknowledge),
             ("verification confirmed", verification(.confirmed)),
             ("verification contradicted", verification(.contradicted)), ("prune", prune), ("overdue", overdue),
@@ -226,9 +240,10 @@ enum TransitionChange {
     /// the Square tender types every hand-off of it allowed (as stored). A server's verdict is cleared: it was about
     /// the payment before this hand-off.
     case reopening(expiresAt: Date, endpoints: String, squareTenderTypes: String?)
-    /// A callback's answer: the digest of the token it carried, noted as the payment's answering token. A server's
-    /// verdict is cleared: it was about the payment before its answer came, and the answer is checked anew.
-    case answer(tokenDigest: [UInt8])
+    /// A callback's answer: the digest of the token it carried, noted as the payment's answering token; `disputes`, an
+    /// answer that disagrees with the request (tampered), which flags the payment from then on (`disputed_at`). A
+    /// server's verdict is cleared: it was about the payment before its answer came, and the answer is checked anew.
+    case answer(tokenDigest: [UInt8], disputes: Bool)
     /// A decision by hand: resolved at the change's time, with the change's note. The state the payment was in and
     /// what its POS app reported are kept from before the first resolution.
     case resolution
@@ -237,7 +252,8 @@ enum TransitionChange {
 
     /// One change of each shape, for the tests that read every statement's plan.
     static let shapes: [TransitionChange] = [
-        .none, .reopening(expiresAt: Date(), endpoints: "[]", squareTenderTypes: nil), .answer(tokenDigest: []),
+        .none, .reopening(expiresAt: Date(), endpoints: "[]", squareTenderTypes: nil),
+        .answer(tokenDigest: [], disputes: false), .answer(tokenDigest: [], disputes: true),
         .resolution,
         .verification(ServerVerdict(verdict: .confirmed, reason: "", note: nil, evidence: "{}")),
     ]
@@ -247,7 +263,7 @@ enum TransitionChange {
         switch self {
         case .none: "none"
         case .reopening: "reopening"
-        case .answer: "answer"
+        case .answer(_, let disputes): disputes ? "disputing answer" : "answer"
         case .resolution: "resolution"
         case .verification: "verification"
         }
@@ -266,7 +282,9 @@ enum TransitionChange {
         case .reopening:
             "handoff_count = handoff_count + 1, expires_at = :expiresAt, callback_endpoints = :endpoints, "
                 + "square_tender_types = :squareTenderTypes, " + Self.verificationCleared
-        case .answer: "answered_token = :answeredToken, " + Self.verificationCleared
+        case .answer(_, let disputes):
+            "answered_token = :answeredToken, " + (disputes ? "disputed_at = coalesce(disputed_at, :now), " : "")
+                + Self.verificationCleared
         case .resolution:
             // Resolved again (a correction): the state and the report from before the first resolution stay.
             "resolved_at = :now, resolved_from_state = coalesce(resolved_from_state, state), "
@@ -283,7 +301,7 @@ enum TransitionChange {
             return [:]
         case .reopening(let expiresAt, let endpoints, let tenderTypes):
             return ["expiresAt": expiresAt.journalTime, "endpoints": endpoints, "squareTenderTypes": tenderTypes]
-        case .answer(let digest):
+        case .answer(let digest, _):
             return ["answeredToken": Data(digest)]
         case .resolution:
             let reported =
@@ -360,8 +378,6 @@ struct TokenMatch: FetchableRecord {
     var endpoints: String?
     /// When the token's own hand-off expires.
     var tokenExpiresAt: Int64
-    /// When the token gave an extra answer, if it did.
-    var tokenAnsweredAt: Int64?
     /// The digest of the token whose callback ended the payment.
     var answeredToken: Data?
 
@@ -369,7 +385,6 @@ struct TokenMatch: FetchableRecord {
         entry = try JournalEntry(row: row)
         endpoints = try JournalEntry.column(row, "callback_endpoints")
         tokenExpiresAt = try JournalEntry.required(row, "token_expires_at")
-        tokenAnsweredAt = try JournalEntry.column(row, "token_answered_at")
         answeredToken = try JournalEntry.column(row, "answered_token")
     }
 }

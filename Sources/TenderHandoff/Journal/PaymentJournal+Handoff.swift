@@ -59,6 +59,29 @@ struct CallbackFacts: Sendable {
     }
 }
 
+extension CallbackFacts {
+    /// What tells one answer from another: the SHA-256 of the token's digest, the endpoint it came on, its redacted
+    /// report and the `foreign-tx-id` it echoes. The same callback again, in whatever bytes, has the same key.
+    func answerKey(tokenDigest: [UInt8]) -> [UInt8] {
+        let report = (try? reported.journalJSON()) ?? ""
+        let parts: [JSONValue] = [
+            .string(Data(tokenDigest).base64EncodedString()), .string(endpoint),
+            .string(report), echoedForeignTransactionID.map(JSONValue.string) ?? .null,
+        ]
+        return SHA256.hash(JSONValue.array(parts).serialized(escapingSlashes: false))
+    }
+}
+
+extension RecordedOutcome {
+    /// Whether `other` reports what this does (status, amount, IDs, error code, message); `nil` reports nothing.
+    func sameReport(as other: RecordedOutcome?) -> Bool {
+        guard let other else { return false }
+        return status == other.status && amount == other.amount && transactionID == other.transactionID
+            && clientTransactionID == other.clientTransactionID && errorCode == other.errorCode
+            && message == other.message
+    }
+}
+
 extension PaymentJournal {
     /// Writes the payment ahead of opening the POS app (REL-1): a new payment, or a new hand-off of an
     /// existing one when the rules allow it. One transaction; nothing is written if it fails.
@@ -106,7 +129,12 @@ extension PaymentJournal {
                         .outcomeUnknown,
                         "Payment \(draft.id) timed out and may have been charged; check the POS app or the provider first, then resolve it or pass reopening: true (--reopen)."
                     )
-                case .completed, .tampered, .late, .resolved:
+                case .tampered where !reopening:
+                    throw HandoffError(
+                        .outcomeUnknown,
+                        "Payment \(draft.id) had an answer that does not match its request (tampered) and may have been charged; check with the provider first (tender journal reconcile), then resolve it or pass reopening: true (--reopen)."
+                    )
+                case .completed, .late, .resolved:
                     throw HandoffError(
                         .paymentFinished,
                         "Payment \(draft.id) already ended (\(existing.state)); start a new payment with a new ID."
@@ -191,62 +219,94 @@ extension PaymentJournal {
         }
     }
 
-    /// Records a callback: one guarded transition of the payment its token belongs to (SEC-2), or nothing.
+    /// Records a callback whose token was issued: every such answer is kept, in one transaction (SEC-2).
     ///
-    /// One transaction: the lookup by token, then the change decided from what it read. A callback that changes
-    /// nothing (forged, replayed) ends its transaction without a commit, so nothing is written or synced for it.
+    /// * An answer the journal has already (``CallbackFacts/answerKey(tokenDigest:)``: the same token, endpoint, report
+    ///   and echo) is a duplicate: nothing changes, and the transaction ends without a commit (a replay writes nothing).
+    /// * A payment still waiting for its answer (``PaymentState/acceptsCallback``) takes it: ``PaymentState/completed``,
+    ///   ``PaymentState/late``, or ``PaymentState/tampered`` for an answer that does not match the request (SEC-5),
+    ///   which flags it (``JournalEntry/disputedAt``) and leaves it waiting for its genuine answer.
+    /// * A payment that ended keeps its state and outcome (REL-2); the answer goes into its history. A tampered answer,
+    ///   or a second, different answer to the hand-off whose answer the payment took, flags it and delivers it again
+    ///   (its answers disagree); another hand-off's answer (a reopened payment's, a possible second charge) does not,
+    ///   but is compared with an outcome the provider's server proved (``compareLateAnswer(_:_:with:at:)``). An answer
+    ///   that repeats the payment's own answer in other bytes is a duplicate.
+    ///
+    /// Every answer kept has its redacted report as the note of its history row.
     func recordCallback(_ facts: CallbackFacts) throws -> (disposition: CallbackDisposition, entry: JournalEntry?) {
         guard let digest = facts.tokenDigest else { return (.unsolicited, nil) }
         let now = clock.now()
+        let answer = facts.answerKey(tokenDigest: digest)
         return try transaction("callback") { db in
             guard let found = try PaymentJournal.tokenMatch(db, digest) else {
                 return ((.unsolicited, nil), commit: false)
             }
-            guard found.entry.state.acceptsCallback else {
-                // The payment has ended. Its token answered before (it is the payment's answering token, or an extra
-                // answer noted): a replay (SEC-2). Never answered: another hand-off's own answer, after the payment
-                // ended with the first (or by hand). The payment stays as it is (REL-2); the answer is noted in its
-                // history and its token marked, so that a replay of it is a duplicate.
-                guard found.tokenAnsweredAt == nil, found.answeredToken.map(Array.init) != digest else {
-                    return ((.duplicate, found.entry), commit: false)
-                }
-                try db.run(
-                    JournalSQL.markTokenAnswered,
-                    ["now": now.journalTime, "tokenHash": Data(digest)],
-                    blob: "tokenHash"
-                )
-                try PaymentJournal.recordEvent(
-                    db,
-                    found.entry.id,
-                    at: now,
-                    kind: .extraAnswer,
-                    from: found.entry.state,
-                    to: found.entry.state,
-                    note: try facts.reported.journalJSON()  // redacted; its transaction ID, for a refund
-                )
-                // The payment's own answer, after the provider's server completed it: compared with what it proved.
-                let checked = try PaymentJournal.compareLateAnswer(db, facts, with: found.entry, at: now)
-                return ((.extraAnswer, checked ?? found.entry), commit: true)
-            }
-            let issued = try PaymentJournal.issued(facts.endpoint, stored: found.endpoints, of: found.entry.id)
-            let expiresAt = Date(journalTime: found.tokenExpiresAt)
+            let entry = found.entry
+            let kept = try db.run(
+                JournalSQL.insertAnswer,
+                ["answer": Data(answer), "id": entry.id.rawValue, "now": now.journalTime],
+                blob: "answer"
+            )
+            guard kept == 1 else { return ((.duplicate, entry), commit: false) }
+            let issued = try PaymentJournal.issued(facts.endpoint, stored: found.endpoints, of: entry.id)
             let decided = PaymentJournal.decide(
                 facts,
-                for: found.entry,
+                for: entry,
                 endpointIssued: issued,
-                expiresAt: expiresAt,
+                expiresAt: Date(journalTime: found.tokenExpiresAt),
                 at: facts.receivedAt.map { min($0, now) } ?? now
             )
-            let entry = try PaymentJournal.transition(
+            let tampered = decided.disposition == .tampered
+            // Redacted; its transaction ID kept, for a refund.
+            let report = try decided.outcome.journalJSON()
+            if entry.state.acceptsCallback {
+                let updated = try PaymentJournal.transition(
+                    db,
+                    entry,
+                    to: decided.state,
+                    outcome: decided.outcome,
+                    at: now,
+                    kind: HandoffEvent.Kind(decided.disposition),
+                    note: report,
+                    change: .answer(tokenDigest: digest, disputes: tampered)
+                )
+                return ((decided.disposition, updated), commit: true)
+            }
+            // The payment has ended. Another answer with the token its answer came with: the same answer in other
+            // bytes is a duplicate; a different one disagrees with it.
+            let sameHandoff = found.answeredToken.map(Array.init) == digest
+            if sameHandoff, !tampered, decided.outcome.sameReport(as: entry.reportedOutcome) {
+                return ((.duplicate, entry), commit: false)
+            }
+            var updated = entry
+            if entry.state != .resolved, tampered || sameHandoff {
+                let arguments: StatementArguments = [
+                    "now": now.journalTime, "id": entry.id.rawValue, "revision": entry.revision,
+                ]
+                guard let disputed = try PaymentJournal.returning(db, JournalSQL.dispute, arguments) else {
+                    throw HandoffError(
+                        .storageFailed,
+                        "Payment \(entry.id) changed while it was being updated; nothing was changed. Try again."
+                    )
+                }
+                updated = disputed
+            }
+            let disposition: CallbackDisposition = tampered ? .tampered : .extraAnswer
+            try PaymentJournal.recordEvent(
                 db,
-                found.entry,
-                to: decided.state,
-                outcome: decided.outcome,
+                entry.id,
                 at: now,
-                kind: HandoffEvent.Kind(decided.disposition),
-                change: .answer(tokenDigest: digest)
+                kind: HandoffEvent.Kind(disposition),
+                from: entry.state,
+                to: entry.state,
+                note: report
             )
-            return ((decided.disposition, entry), commit: true)
+            if !tampered, !sameHandoff,
+                let checked = try PaymentJournal.compareLateAnswer(db, facts, with: updated, at: now)
+            {
+                updated = checked
+            }
+            return ((disposition, updated), commit: true)
         }
     }
 

@@ -58,6 +58,7 @@ extension PaymentJournal {
             verification_reason TEXT,
             verification_evidence TEXT,
             answered_token BLOB,
+            disputed_at INTEGER,
             foreign_transaction_id TEXT,
             square_tender_types TEXT,
             square_location_id TEXT,
@@ -71,17 +72,16 @@ extension PaymentJournal {
         CREATE INDEX payment_pending ON payment (created_at, id) WHERE state = 'pending';
         CREATE INDEX payment_undelivered ON payment (updated_at, id) WHERE acknowledged_at IS NULL AND state <> 'pending';
         CREATE INDEX payment_prunable ON payment (updated_at, id) WHERE acknowledged_at IS NOT NULL
-            AND (state = 'completed' OR state = 'tampered' OR state = 'late' OR state = 'resolved');
+            AND (state = 'completed' OR state = 'late' OR state = 'resolved');
         CREATE INDEX payment_unreconciled ON payment (created_at, id) WHERE verification IS NULL AND (state = 'unknown'
-            OR state = 'pending' OR (state = 'completed' AND outcome_source = 'callback'
-            AND (provider = 'square' OR provider = 'sumup')));
+            OR state = 'pending' OR state = 'tampered' OR (state = 'completed' AND outcome_source = 'callback'
+            AND (provider = 'square' OR provider = 'sumup')) OR (disputed_at IS NOT NULL AND state <> 'resolved'));
         CREATE INDEX payment_by_transaction ON payment (outcome_transaction_id) WHERE outcome_transaction_id IS NOT NULL;
         CREATE TABLE handoff_token (
             token_hash BLOB PRIMARY KEY NOT NULL CHECK (length(token_hash) = 32),
             payment_id TEXT NOT NULL REFERENCES payment (id) ON DELETE CASCADE,
             issued_at INTEGER NOT NULL,
-            expires_at INTEGER NOT NULL,
-            answered_at INTEGER
+            expires_at INTEGER NOT NULL
         ) WITHOUT ROWID;
         CREATE INDEX handoff_token_by_payment ON handoff_token (payment_id);
         CREATE TABLE payment_event (
@@ -94,6 +94,12 @@ extension PaymentJournal {
             note TEXT
         );
         CREATE INDEX payment_event_by_payment ON payment_event (payment_id, id);
+        CREATE TABLE callback_answer (
+            answer_hash BLOB PRIMARY KEY NOT NULL CHECK (length(answer_hash) = 32),
+            payment_id TEXT NOT NULL REFERENCES payment (id) ON DELETE CASCADE,
+            at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX callback_answer_by_payment ON callback_answer (payment_id);
         CREATE TABLE provider_record (
             provider TEXT NOT NULL,
             record_id TEXT NOT NULL,
@@ -106,7 +112,9 @@ extension PaymentJournal {
         """
 
     /// The tables every journal has.
-    private static let tables: Set = ["payment", "handoff_token", "payment_event", "provider_record"]
+    private static let tables: Set = [
+        "payment", "handoff_token", "payment_event", "callback_answer", "provider_record",
+    ]
 
     /// Whether `path` holds nothing yet, read in constant time (the header's application ID and schema version, and the
     /// schema's table names); throws when it holds something that is not a journal this Tender can use.

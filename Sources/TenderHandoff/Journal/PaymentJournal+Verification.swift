@@ -28,7 +28,7 @@ extension PaymentJournal {
     /// | payment | confirmed | contradicted |
     /// |---|---|---|
     /// | completed, by a callback | assurance `verified_with_provider` | flagged; delivered again |
-    /// | unknown, or pending past its expiry | `completed` with the outcome the server proves (source `provider`) | `unknown`, flagged; delivered again |
+    /// | unknown, tampered, or pending past its expiry | `completed` with the outcome the server proves (source `provider`) | `unknown` (or `tampered`), flagged; delivered again |
     /// | anything else | nothing | nothing |
     ///
     /// The verdict, its reason and the evidence go on the payment's row (``JournalEntry/verification``), and the
@@ -164,9 +164,9 @@ extension PaymentJournal {
                 note: history
             )
             return ((verified, true), commit: true)
-        case .unknown, .pending:
+        case .unknown, .tampered, .pending:
             // A pending payment still waits for its callback until it expires.
-            guard current.state == .unknown || current.expiresAt <= now else {
+            guard current.state != .pending || current.expiresAt <= now else {
                 return ((current, false), commit: false)
             }
             let changed: JournalEntry?
@@ -183,10 +183,11 @@ extension PaymentJournal {
                     change: .verification(verdict)
                 )
             } else {
+                // Contradicted, an expired pending payment is unknown; an unknown or tampered one stays as it is.
                 changed = try PaymentJournal.transitionIfUnchanged(
                     db,
                     current,
-                    to: .unknown,
+                    to: current.state == .pending ? .unknown : current.state,
                     outcome: nil,
                     at: now,
                     kind: .contradicted,
