@@ -267,6 +267,82 @@ struct JournalCLITests {
         try queue.close()
     }
 
+    /// A read of the CLI that failed, with what it said.
+    struct ReadFailure: Error {
+        var message: String
+    }
+
+    @Test(
+        "readers never fail because writers exist: 1,000 reads (CLI and library) beside four paying processes, 0 failures (issue 32)"
+    )
+    func readsBesideWriters() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("journal.sqlite").path
+        let first = try await JournalCLITests.pay(1, into: path)
+        // Four processes pay and answer, one command after another: each opens the journal, writes, and closes it
+        // (copying its -wal into the journal file), so the side files come and go all the time.
+        let stop = Locked(false)
+        let writers = (0..<4).map { _ in
+            Task {
+                var failures: [String] = []
+                while !stop.withLock({ $0 }) {
+                    let paid = try await CLIRunner.run(
+                        ["pay", "square", "--amount", "100", "--json", "--journal", path] + JournalCLITests.square
+                    )
+                    guard paid.status == 0 else {
+                        failures.append(paid.stderr)
+                        continue
+                    }
+                    let object = try await jsonObject(Substring(paid.stdout.trimmingCharacters(in: .newlines)))
+                    let url = try #require(object["request_url"]?.stringValue)
+                    let handled = try await CLIRunner.run(["handle", try await squareReply(to: url), "--journal", path])
+                    if handled.status != 0 { failures.append(handled.stderr) }
+                }
+                return failures
+            }
+        }
+        var failures: [String] = []
+        let backup = directory.appendingPathComponent("backup.sqlite").path
+        for index in 0..<1_000 {
+            let read: Result<Void, any Error>
+            switch index % 16 {
+            case 0..<12:
+                // The library's read-only opening and reads, in this process (three reads in four).
+                read = Result {
+                    let journal = try PaymentJournal(path: path, mode: .readOnly)
+                    switch index % 4 {
+                    case 0: try journal.forEachEntry(matching: JournalFilter(states: [.completed, .pending])) { _ in }
+                    case 1: _ = try journal.entry(try PaymentID(validating: first[0].id))
+                    case 2: _ = try journal.check(full: false)
+                    default: _ = try journal.history(of: try PaymentID(validating: first[0].id))
+                    }
+                }
+            default:
+                let command: [String]
+                switch index % 16 {
+                case 12: command = ["journal", "list", "--json"]
+                case 13: command = ["journal", "show", first[0].id, "--json"]
+                case 14: command = ["journal", "check"]
+                default:
+                    try? FileManager.default.removeItem(atPath: backup)
+                    command = ["journal", "backup", backup]
+                }
+                let result = try await CLIRunner.run(command + ["--journal", path])
+                read = result.status == 0 ? .success(()) : .failure(ReadFailure(message: result.stderr))
+            }
+            if case .failure(let error) = read { failures.append("read \(index): \(error)") }
+        }
+        stop.withLock { $0 = true }
+        var writerFailures: [String] = []
+        for writer in writers { writerFailures += try await writer.value }
+        #expect(failures.isEmpty, "\(failures.count) of 1,000 reads failed: \(failures.prefix(5))")
+        #expect(writerFailures.isEmpty, "\(writerFailures.prefix(5))")
+        let journal = try PaymentJournal(path: path, mode: .readOnly)
+        #expect(try journal.check(full: true) == ["ok"])
+        #expect(try journal.entries().count > 1, "the writers paid meanwhile")
+    }
+
     @Test("a backup made while another process pays is one checked file with every payment made before it")
     func backupWhileAnotherProcessPays() async throws {
         let directory = try await temporaryDirectory()

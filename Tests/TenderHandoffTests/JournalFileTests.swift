@@ -58,6 +58,37 @@ struct JournalFileTests {
         }
     }
 
+    @Test("a listing reads in pages: every payment once, in creation order, for one state, several, a limit, a date")
+    func listingInPages() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        let clock = ManualClock()
+        let journal = try PaymentJournal(path: path, clock: clock)
+        // 1,200 payments, half answered (completed), a few at the same millisecond: more than two pages.
+        try await fill(journal, payments: 1_200)
+        let all = try await journal.pool.read { db in
+            try PaymentRecord.fetchAll(db, sql: "SELECT \(JournalEntry.columns) FROM payment ORDER BY created_at, id")
+                .map(\.entry)
+        }
+        #expect(all.count == 1_200)
+        let reader = try PaymentJournal(path: path, clock: clock, mode: .readOnly)
+        for listed in [journal, reader] {
+            func ids(_ filter: JournalFilter) throws -> [PaymentID] {
+                var ids: [PaymentID] = []
+                try listed.forEachEntry(matching: filter) { ids.append($0.id) }
+                return ids
+            }
+            #expect(try ids(JournalFilter()) == all.map(\.id))
+            #expect(try ids(JournalFilter(states: [.completed])) == all.filter { $0.state == .completed }.map(\.id))
+            #expect(try ids(JournalFilter(states: [.pending, .completed])) == all.map(\.id))
+            #expect(try ids(JournalFilter(states: [.pending, .completed], limit: 700)) == all.prefix(700).map(\.id))
+            #expect(try ids(JournalFilter(limit: 500)) == all.prefix(500).map(\.id))
+            let since = all[900].createdAt
+            #expect(try ids(JournalFilter(createdSince: since)) == all.filter { $0.createdAt >= since }.map(\.id))
+            #expect(try ids(JournalFilter(states: [.unknown])).isEmpty)
+        }
+    }
+
     @Test("opening does constant-time work: a damaged page that opening does not read is found by check(full:) only")
     func openingDoesNotCheckEverything() async throws {
         let directory = TemporaryDirectory()

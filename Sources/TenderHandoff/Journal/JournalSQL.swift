@@ -195,18 +195,20 @@ enum JournalSQL {
         WHERE acknowledged_at IS NULL AND state <> 'pending' ORDER BY updated_at, id
         """
 
-    /// Every payment created at or after a time, oldest first, at most `:limit` (`-1`: all), through
-    /// `payment_by_creation`.
+    /// The payments created at or after `:since`, and after `(:afterCreated, :afterID)` in creation order, oldest
+    /// first, at most `:limit`, through `payment_by_creation`: a page of a listing.
     static let list = """
         SELECT \(JournalEntry.columns) FROM payment
-        WHERE created_at >= :since ORDER BY created_at, id LIMIT :limit
+        WHERE created_at >= :since AND (created_at > :afterCreated OR (created_at = :afterCreated AND id > :afterID))
+        ORDER BY created_at, id LIMIT :limit
         """
 
-    /// The payments of one state created at or after a time, oldest first, at most `:limit`, through
-    /// `payment_by_state`.
+    /// ``list`` for the payments of one state, through `payment_by_state`.
     static let listState = """
         SELECT \(JournalEntry.columns) FROM payment
-        WHERE state = :state AND created_at >= :since ORDER BY created_at, id LIMIT :limit
+        WHERE state = :state AND created_at >= :since
+          AND (created_at > :afterCreated OR (created_at = :afterCreated AND id > :afterID))
+        ORDER BY created_at, id LIMIT :limit
         """
 
     /// Every query and change above, named, with each shape of the transition: what the tests read the plans of.

@@ -35,46 +35,33 @@ extension PaymentJournal {
         return entry
     }
 
-    /// Calls `body` with each entry `filter` selects, oldest first (by creation time, then ID). One state, or none, is
-    /// one query through its index in that order; several states are one query each, merged as they are read, so that
-    /// nothing is sorted and memory stays constant.
-    static func forEachEntry(_ db: Database, _ filter: JournalFilter, _ body: (JournalEntry) throws -> Void) throws {
-        let since = filter.createdSince?.journalTime ?? Int64.min
-        let limit = filter.limit.map { max(0, $0) } ?? -1
+    /// At most `limit` entries `filter` selects after `cursor` (creation time and ID), oldest first (by creation time,
+    /// then ID). One state, or none, is one query through its index in that order; several states are one query each,
+    /// merged, so that nothing is sorted by SQLite and nothing more than a page is read of each.
+    static func entries(
+        _ db: Database,
+        _ filter: JournalFilter,
+        after cursor: (createdAt: Date, id: PaymentID)?,
+        limit: Int
+    ) throws -> [JournalEntry] {
+        let arguments: StatementArguments = [
+            "since": filter.createdSince?.journalTime ?? Int64.min, "limit": limit,
+            "afterCreated": cursor?.createdAt.journalTime ?? Int64.min, "afterID": cursor?.id.rawValue ?? "",
+        ]
         guard let states = filter.states else {
-            let cursor = try PaymentRecord.fetchCursor(
-                db.cachedStatement(sql: JournalSQL.list),
-                arguments: ["since": since, "limit": limit]
-            )
-            while let record = try cursor.next() { try body(record.entry) }
-            return
-        }
-        // One cursor per state, each in (created_at, id) order: the next entry is the least of their heads. Each has
-        // a statement of its own (not the cached one), since they are stepped side by side.
-        let cursors = try states.sorted { $0.rawValue < $1.rawValue }.map { state in
-            try PaymentRecord.fetchCursor(
-                db.makeStatement(sql: JournalSQL.listState),
-                arguments: ["state": state.rawValue, "since": since, "limit": limit]
+            return try PaymentRecord.fetchAll(db.cachedStatement(sql: JournalSQL.list), arguments: arguments).map(
+                \.entry
             )
         }
-        var heads = try cursors.indices.map { try cursors[$0].next()?.entry }
-        var remaining = limit < 0 ? Int.max : limit
-        while remaining > 0 {
-            var least: Int?
-            for index in heads.indices {
-                guard let head = heads[index] else { continue }
-                if let current = least, let leastHead = heads[current],
-                    (leastHead.createdAt, leastHead.id) <= (head.createdAt, head.id)
-                {
-                    continue
-                }
-                least = index
-            }
-            guard let index = least, let entry = heads[index] else { return }
-            try body(entry)
-            remaining -= 1
-            heads[index] = try cursors[index].next()?.entry
+        var merged: [JournalEntry] = []
+        for state in states {
+            merged += try PaymentRecord.fetchAll(
+                db.cachedStatement(sql: JournalSQL.listState),
+                arguments: arguments &+ ["state": state.rawValue]
+            ).map(\.entry)
         }
+        merged.sort { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        return Array(merged.prefix(limit))
     }
 
     /// The one way a payment's state changes: one `UPDATE … RETURNING` guarded by the state and revision just read, so

@@ -114,20 +114,33 @@ public final class PaymentJournal: Sendable {
         return entries
     }
 
-    /// Calls `body` with each payment that `filter` selects, oldest first, one at a time: memory stays constant
-    /// however many there are. Each state is read through an index in creation order, so `body` sees the payments of a
-    /// state without the others being read.
+    /// Calls `body` with each payment that `filter` selects, oldest first (by creation, then ID), one at a time:
+    /// memory stays constant however many there are. Each state is read through an index in creation order, so `body`
+    /// sees the payments of a state without the others being read.
     ///
-    /// The payments are read in one read transaction: a consistent snapshot, which changes made meanwhile do not
-    /// enter. A read-only journal read without side files is read without locks, and checked afterwards not to have
-    /// changed: if another process wrote it meanwhile, this throws ``HandoffError/Code/storageFailed`` after `body`
-    /// saw some payments (read again).
+    /// The payments are read in pages of ``listingPageSize``, each in one read transaction (a consistent snapshot),
+    /// the next one after the last payment of the one before: no payment is seen twice or skipped, and a payment that
+    /// changes while the listing goes on is seen as it was when its page was read. A page is read again while other
+    /// processes' writing is in its way (``OpenMode/readOnly``), before `body` sees any of it.
     public func forEachEntry(
         matching filter: JournalFilter = JournalFilter(),
         _ body: (JournalEntry) throws -> Void
     ) throws {
-        try read(retrying: false) { db in try PaymentJournal.forEachEntry(db, filter, body) }
+        var remaining = filter.limit.map { max(0, $0) } ?? Int.max
+        var after: (createdAt: Date, id: PaymentID)?
+        while remaining > 0 {
+            let cursor = after
+            let size = min(remaining, PaymentJournal.listingPageSize)
+            let page = try read { db in try PaymentJournal.entries(db, filter, after: cursor, limit: size) }
+            for entry in page { try body(entry) }
+            remaining -= page.count
+            guard page.count == size, let last = page.last else { return }
+            after = (last.createdAt, last.id)
+        }
     }
+
+    /// How many payments ``forEachEntry(matching:_:)`` reads at a time.
+    public static let listingPageSize = 500
 
     /// The payment's history, oldest first: a row for each change the journal recorded about it, in the transaction
     /// that made the change. Empty when no payment has the ID. Read through an index of each payment's rows.
@@ -409,10 +422,10 @@ public final class PaymentJournal: Sendable {
         }
     }
 
-    /// Runs `body` in one read transaction: on the pool's readers, or on a read-only connection of its own.
-    /// - Parameter retrying: whether a read-only journal read without locks is read again when another process
-    ///   changed it meanwhile (`false` for a body that hands out what it reads as it goes).
-    func read<T>(retrying: Bool = true, _ body: (Database) throws -> T) throws -> T {
+    /// Runs `body` in one read transaction: on the pool's readers, or on a read-only connection of its own, made again
+    /// while other processes' writing is in its way (``ReadOnlyJournal``). `body` may run more than once: it must hand
+    /// nothing out as it reads.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
         try checkOpen()
         switch storage {
         case .pool(let pool):
@@ -424,7 +437,7 @@ public final class PaymentJournal: Sendable {
                 throw PaymentJournal.storageError(error, writing: false, path: path)
             }
         case .readOnly(let files):
-            return try ReadOnlyJournal.read(files, attempts: retrying ? 3 : 1, body)
+            return try ReadOnlyJournal.read(files, body)
         }
     }
 
