@@ -223,7 +223,7 @@ struct JournalCLITests {
             for result in results { #expect(result.status == 0, "round \(round): \(result.stderr)") }
             let journal = try PaymentJournal(path: path, mode: .readOnly)
             #expect(try journal.entries().count == 8)
-            #expect(try journal.read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == 1)
+            #expect(try journal.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }.map { $0 >> 24 } == 1)
             #expect(try journal.check(full: true) == ["ok"])
         }
     }
@@ -265,6 +265,51 @@ struct JournalCLITests {
             )
         }
         try queue.close()
+    }
+
+    @Test("a journal 'check --full' finds damaged is refused by the commands that write, as check says (issue 32)")
+    func damageFoundRefusesWriters() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("journal.sqlite").path
+        let page: Int
+        do {
+            let journal = try PaymentJournal(path: path)
+            let coordinator = HandoffCoordinator(journal: journal)
+            let request = SquareRequest(
+                applicationID: "sq0idp-CLI",
+                callbackURL: URL(string: "my-app://done")!,
+                amount: Money(minorUnits: 100, currency: .usd)
+            )
+            for _ in 0..<300 { _ = try coordinator.prepare(request) }
+            // A leaf page of the history, which paying never reads.
+            page = try #require(
+                try journal.read { db in
+                    try Int.fetchOne(
+                        db,
+                        sql:
+                            "SELECT pageno FROM dbstat WHERE name = 'payment_event' AND pagetype = 'leaf' LIMIT 1 OFFSET 2"
+                    )
+                }
+            )
+            try journal.close()
+        }
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(page - 1) * 4096)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+        try handle.close()
+        let check = try await CLIRunner.run(["journal", "check", "--full", "--journal", path])
+        #expect(check.status == 1)
+        // The check lists the problems, or meets a page too damaged to go on: either way it says so, and notes it.
+        #expect(check.stderr.contains("new payments are refused"), "\(check.stderr)")
+        #expect(FileManager.default.fileExists(atPath: path + "-damaged"))
+        for command in [["pay", "square", "--amount", "100"] + Self.square, ["journal", "prune"]] {
+            let refused = try await CLIRunner.run(command + ["--journal", path])
+            #expect(refused.status == 1 && refused.stdout.isEmpty, "\(command)")
+            #expect(refused.stderr.contains("was found damaged"), "\(command): \(refused.stderr)")
+        }
+        let list = try await CLIRunner.run(["journal", "list", "--json", "--journal", path])
+        #expect(list.status == 0, "reading goes on: \(list.stderr)")
     }
 
     /// A read of the CLI that failed, with what it said.

@@ -216,6 +216,7 @@ struct JournalFileTests {
                             let journal = try PaymentJournal(path: path, clock: ManualClock())
                             defer { try? journal.close() }
                             return try journal.pool.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
+                                .map { $0 >> 24 }
                         }
                     }
                 }

@@ -41,7 +41,14 @@ extension PaymentJournal {
     /// other failure as a ``HandoffError``.
     private static func openForWritingOnce(_ files: JournalFiles) throws -> DatabasePool {
         _ = try files.requireDatabase()
+        if let finding = files.damageFinding() {
+            throw HandoffError(
+                .journalCorrupt,
+                "\(files.path) was found damaged (\(finding)); new payments are refused. Keep the file and its -wal and -shm for recovery, move them aside with \((files.damageNote as NSString).lastPathComponent), restore the latest backup or start a new journal, and reconcile open payments with the provider."
+            )
+        }
         if let problem = try files.writeProblem() { throw problem }
+        if let problem = try files.walProblem() { throw problem }
         let path = files.path
         do {
             let pool = try DatabasePool(path: path, configuration: configuration(path))
@@ -88,7 +95,12 @@ extension PaymentJournal {
             configuration.label = "TenderJournal.new"
             configuration.journalMode = .wal
             let queue = try DatabaseQueue(path: draft, configuration: configuration)
-            try queue.write { db in try db.execute(sql: schema) }
+            let journalID = UUID()
+            try queue.write { db in
+                try db.execute(sql: schema)
+                try db.execute(sql: "INSERT INTO journal (id) VALUES (?)", arguments: [journalID.journalText])
+                try db.execute(sql: "PRAGMA user_version = \(userVersion(journalID: journalID))")
+            }
             _ = try queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             try queue.close()
         } catch let error as HandoffError {
@@ -132,6 +144,23 @@ extension PaymentJournal {
         return HandoffError(.storageFailed, "The journal cannot be opened. " + storage.message)
     }
 
+    /// Removes what a backup to `destination` that was killed left: its `DEST.partial-<UUID>` files (and their side
+    /// files). Two backups to one destination at once are not supported: the second removes the first's copy, and the
+    /// first then fails, writing nothing at the destination.
+    static func removeLeftovers(of destination: String, in folder: String) {
+        let prefix = (destination as NSString).lastPathComponent + ".partial-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            let id = rest.prefix(36)
+            let suffix = rest.dropFirst(36)
+            guard UUID(journalText: String(id)) != nil, ["", "-wal", "-shm", "-journal"].contains(String(suffix)) else {
+                continue
+            }
+            unlink((folder as NSString).appendingPathComponent(name))
+        }
+    }
+
     /// Copies the journal into a new file at `destination` (see ``backup(to:)``).
     static func backup(from journal: PaymentJournal, to destination: String) throws -> Int {
         if let status = try JournalFiles.status(destination) {
@@ -144,6 +173,7 @@ extension PaymentJournal {
         guard let status = try JournalFiles.status(folder), status.isDirectory else {
             throw HandoffError(.storageFailed, "The folder \(folder) does not exist; make it first, or choose another.")
         }
+        removeLeftovers(of: destination, in: folder)
         let partial = "\(destination).partial-\(UUID().journalText)"
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(partial + suffix) }
@@ -174,7 +204,7 @@ extension PaymentJournal {
         } catch let error as HandoffError {
             throw error
         } catch {
-            let storage = storageError(error, writing: true, path: partial)
+            let storage = storageError(error, writing: true, path: partial, notingDamage: false)
             throw HandoffError(storage.code, "The backup to \(destination) failed. " + storage.message)
         }
         if let code = place(partial, at: destination) {

@@ -2,9 +2,19 @@ import Foundation
 import GRDB
 
 extension PaymentJournal {
-    /// The schema's version, written in the SQLite header's `user_version` (REL-7). A journal with a higher one was
-    /// written by a newer Tender and is refused; the next schema will raise it and say how an older journal moves on.
+    /// The schema's version (REL-7), in the top byte of the SQLite header's `user_version`. A journal with a higher one
+    /// was written by a newer Tender and is refused; the next schema will raise it and say how an older journal moves
+    /// on.
     static let schemaVersion = 1
+
+    /// The header's `user_version` of a journal with this ID: the schema version in its top byte, and the ID's first
+    /// 24 bits below (its journal tag). The header is on the journal's first page, which every writer rewrites when
+    /// the file grows: so the first page's images in a `-wal` carry the tag of the journal they were written for, and a
+    /// `-wal` of another journal is told apart before it is copied in (``JournalFiles/walProblem(userVersion:)``).
+    static func userVersion(journalID: UUID) -> Int {
+        let tag = Int(journalID.uuid.0) << 16 | Int(journalID.uuid.1) << 8 | Int(journalID.uuid.2)
+        return schemaVersion << 24 | tag
+    }
 
     /// The journal's `application_id` in the SQLite header (the bytes `TNDR`): what tells a journal from another
     /// application's database without reading its tables.
@@ -94,6 +104,7 @@ extension PaymentJournal {
             note TEXT
         );
         CREATE INDEX payment_event_by_payment ON payment_event (payment_id, id);
+        CREATE TABLE journal (id TEXT NOT NULL CHECK (length(id) = 36));
         CREATE TABLE callback_answer (
             answer_hash BLOB PRIMARY KEY NOT NULL CHECK (length(answer_hash) = 32),
             payment_id TEXT NOT NULL REFERENCES payment (id) ON DELETE CASCADE,
@@ -108,7 +119,6 @@ extension PaymentJournal {
         ) WITHOUT ROWID;
         CREATE INDEX provider_record_by_payment ON provider_record (payment_id);
         PRAGMA application_id = 1414415442;
-        PRAGMA user_version = 1;
         """
 
     /// The tables every journal has.
@@ -124,7 +134,7 @@ extension PaymentJournal {
     ///   for a journal whose tables or version are gone.
     static func isEmpty(_ db: Database, path: String) throws -> Bool {
         let applicationID = try Int.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-        let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        let version = (try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0) >> 24
         let found = Set(
             try String.fetchAll(
                 db,

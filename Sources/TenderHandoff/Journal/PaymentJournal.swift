@@ -101,6 +101,16 @@ public final class PaymentJournal: Sendable {
 
     // MARK: Reading
 
+    /// The journal's own random ID, made with it: what tells it from every other journal (the fleet sync names the
+    /// journal by it; the first 24 bits are in the file's header, so that another journal's `-wal` is never copied in).
+    public func journalID() throws -> UUID {
+        try read { db in
+            guard let text = try String.fetchOne(db, sql: "SELECT id FROM journal"), let id = UUID(journalText: text)
+            else { throw JournalEntry.damaged("journal.id") }
+            return id
+        }
+    }
+
     /// The payment with this ID, or `nil`.
     public func entry(_ id: PaymentID) throws -> JournalEntry? {
         try read { db in try PaymentJournal.fetchEntry(db, id) }
@@ -172,9 +182,14 @@ public final class PaymentJournal: Sendable {
     /// Checks the whole file on demand (REL-7): SQLite's `PRAGMA integrity_check` (`full`, every page, index and
     /// constraint; seconds for a million payments) or `PRAGMA quick_check` (the same without comparing indexes to their
     /// tables), and with `full`, `PRAGMA foreign_key_check` (every token and event has its payment).
+    ///
+    /// A journal found damaged is refused by writers from then on, as a read that meets damage refuses it: the finding
+    /// is noted beside the journal (``damageNotePath``; the journal and its side files are not touched, and a journal
+    /// opened ``OpenMode/readOnly`` only leaves that note), and opening it for writing throws
+    /// ``HandoffError/Code/journalCorrupt`` until it is moved aside with its note, or the note removed after a repair.
     /// - Returns: `["ok"]` for a sound file; otherwise the problems found, one a line.
     public func check(full: Bool = true) throws -> [String] {
-        try read { db in
+        let problems = try read { db in
             var problems = try String.fetchAll(db, sql: full ? "PRAGMA integrity_check" : "PRAGMA quick_check")
             if problems == ["ok"] { problems = [] }
             if full {
@@ -185,9 +200,19 @@ public final class PaymentJournal: Sendable {
                     problems.append("row \(rowid.map(String.init) ?? "?") of \(table) has no \(parent) row")
                 }
             }
-            return problems.isEmpty ? ["ok"] : problems
+            return problems
         }
+        guard let first = problems.first else { return ["ok"] }
+        let kind = full ? "full check" : "quick check"
+        JournalFiles(path: path).noteDamage(
+            "its \(kind) of \(JournalEntry.timestamp(clock.now())) found \(problems.count) problem(s), the first: \(first)"
+        )
+        return problems
     }
+
+    /// Where a check or a read that found the journal damaged notes it (`journal.sqlite-damaged`): while that file is
+    /// there, the journal is refused by writers.
+    public var damageNotePath: String { JournalFiles(path: path).damageNote }
 
     // MARK: Changes the app makes
 
@@ -448,8 +473,15 @@ public final class PaymentJournal: Sendable {
     }
 
     /// The error to report for a failure of SQLite's or of the file system: what failed, in words that match what
-    /// happened (a read-only or full disk is not called a failure to read), and what to do.
-    static func storageError(_ error: any Error, writing: Bool, path: String) -> HandoffError {
+    /// happened (a read-only or full disk is not called a failure to read), and what to do. A damaged file
+    /// (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) is noted beside the journal at `path` (``JournalFiles/noteDamage(_:)``),
+    /// but when `notingDamage` is `false` (the file is not a journal: a backup's copy).
+    static func storageError(
+        _ error: any Error,
+        writing: Bool,
+        path: String,
+        notingDamage: Bool = true
+    ) -> HandoffError {
         guard let error = error as? DatabaseError else {
             let verb = writing ? "written" : "read"
             return HandoffError(
@@ -461,6 +493,12 @@ public final class PaymentJournal: Sendable {
         let detail = "SQLite error \(error.extendedResultCode.rawValue)" + (error.message.map { ": \($0)" } ?? "")
         switch error.resultCode {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            // Noted beside the journal, so that writers refuse it as this says, whatever pages they touch.
+            if notingDamage {
+                JournalFiles(path: path).noteDamage(
+                    "SQLite found it damaged on \(JournalEntry.timestamp(Date())) (\(detail))"
+                )
+            }
             return HandoffError(
                 .journalCorrupt,
                 "The journal at \(path) is damaged (\(detail)); new payments are refused. Keep the file and its -wal and -shm for recovery, move them aside, and reconcile open payments with the provider.",
