@@ -253,6 +253,8 @@ struct JournalCLITests {
         try queue.write { db in
             try db.execute(sql: PaymentJournal.schema)
             try db.execute(sql: "PRAGMA user_version = 0")
+            // The tables of this schema that development builds did not have.
+            try db.execute(sql: "DROP TABLE journal; DROP TABLE callback_answer; DROP TABLE provider_record")
             try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
             for step in 1...8 { try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v\(step)')") }
             try db.execute(

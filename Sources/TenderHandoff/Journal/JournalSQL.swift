@@ -45,7 +45,7 @@ enum JournalSQL {
         WHERE handoff_token.token_hash = :tokenHash
         """
 
-    /// An answer the journal keeps (``CallbackFacts/answerKey(tokenDigest:)``); nothing when it has it already.
+    /// An answer the journal keeps (``CallbackFacts/answerKey(tokenDigest:report:)``); nothing when it has it already.
     static let insertAnswer = """
         INSERT INTO callback_answer (answer_hash, payment_id, at) VALUES (:answer, :id, :now)
         ON CONFLICT (answer_hash) DO NOTHING

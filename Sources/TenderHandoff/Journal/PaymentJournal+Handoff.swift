@@ -61,9 +61,9 @@ struct CallbackFacts: Sendable {
 
 extension CallbackFacts {
     /// What tells one answer from another: the SHA-256 of the token's digest, the endpoint it came on, its redacted
-    /// report and the `foreign-tx-id` it echoes. The same callback again, in whatever bytes, has the same key.
-    func answerKey(tokenDigest: [UInt8]) -> [UInt8] {
-        let report = (try? reported.journalJSON()) ?? ""
+    /// report (`report`, as the journal keeps it) and the `foreign-tx-id` it echoes. The same callback again, in
+    /// whatever bytes, has the same key.
+    func answerKey(tokenDigest: [UInt8], report: String) -> [UInt8] {
         let parts: [JSONValue] = [
             .string(Data(tokenDigest).base64EncodedString()), .string(endpoint),
             .string(report), echoedForeignTransactionID.map(JSONValue.string) ?? .null,
@@ -221,7 +221,7 @@ extension PaymentJournal {
 
     /// Records a callback whose token was issued: every such answer is kept, in one transaction (SEC-2).
     ///
-    /// * An answer the journal has already (``CallbackFacts/answerKey(tokenDigest:)``: the same token, endpoint, report
+    /// * An answer the journal has already (``CallbackFacts/answerKey(tokenDigest:report:)``: the same token, endpoint, report
     ///   and echo) is a duplicate: nothing changes, and the transaction ends without a commit (a replay writes nothing).
     /// * A payment still waiting for its answer (``PaymentState/acceptsCallback``) takes it: ``PaymentState/completed``,
     ///   ``PaymentState/late``, or ``PaymentState/tampered`` for an answer that does not match the request (SEC-5),
@@ -236,18 +236,11 @@ extension PaymentJournal {
     func recordCallback(_ facts: CallbackFacts) throws -> (disposition: CallbackDisposition, entry: JournalEntry?) {
         guard let digest = facts.tokenDigest else { return (.unsolicited, nil) }
         let now = clock.now()
-        let answer = facts.answerKey(tokenDigest: digest)
         return try transaction("callback") { db in
             guard let found = try PaymentJournal.tokenMatch(db, digest) else {
                 return ((.unsolicited, nil), commit: false)
             }
             let entry = found.entry
-            let kept = try db.run(
-                JournalSQL.insertAnswer,
-                ["answer": Data(answer), "id": entry.id.rawValue, "now": now.journalTime],
-                blob: "answer"
-            )
-            guard kept == 1 else { return ((.duplicate, entry), commit: false) }
             let issued = try PaymentJournal.issued(facts.endpoint, stored: found.endpoints, of: entry.id)
             let decided = PaymentJournal.decide(
                 facts,
@@ -256,9 +249,18 @@ extension PaymentJournal {
                 expiresAt: Date(journalTime: found.tokenExpiresAt),
                 at: facts.receivedAt.map { min($0, now) } ?? now
             )
-            let tampered = decided.disposition == .tampered
             // Redacted; its transaction ID kept, for a refund.
             let report = try decided.outcome.journalJSON()
+            let kept = try db.run(
+                JournalSQL.insertAnswer,
+                [
+                    "answer": Data(facts.answerKey(tokenDigest: digest, report: report)), "id": entry.id.rawValue,
+                    "now": now.journalTime,
+                ],
+                blob: "answer"
+            )
+            guard kept == 1 else { return ((.duplicate, entry), commit: false) }
+            let tampered = decided.disposition == .tampered
             if entry.state.acceptsCallback {
                 let updated = try PaymentJournal.transition(
                     db,

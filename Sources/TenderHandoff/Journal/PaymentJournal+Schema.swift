@@ -148,7 +148,7 @@ extension PaymentJournal {
             )
         }
         if found.isEmpty, applicationID == 0 { return true }
-        if found.contains("grdb_migrations"), tables.isSubset(of: found) {
+        if Set(["payment", "handoff_token", "payment_event", "grdb_migrations"]).isSubset(of: found) {
             // Development builds kept their schema's steps in GRDB's table; none was released.
             throw HandoffError(
                 .journalTooOld,
