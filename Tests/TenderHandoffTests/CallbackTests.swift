@@ -361,8 +361,8 @@ struct CallbackRouterCoordinatorTests {
         let prepared = try harness.coordinator.prepare(SquareFixture.request())
         let reply = try #require(URL(string: try SquareFixture.reply(to: prepared.url)))
         #expect(await router.open(reply))
-        // Recorded in the background (`HandoffCoordinator.receive`): waited for, at most ten seconds.
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Recorded in the background (`HandoffCoordinator.receive`): waited for, at most a minute (a loaded machine).
+        let deadline = ContinuousClock.now + .seconds(60)
         while try harness.journal.entry(prepared.entry.id)?.state == .pending, ContinuousClock.now < deadline {
             try await Task.sleep(nanoseconds: 5_000_000)
         }

@@ -94,6 +94,23 @@ struct DamageAndForeignFilesTests {
         #expect(try reopened.check(full: true) == ["ok"])
     }
 
+    @Test("a -wal other processes have open (its -shm beside it) is theirs: not looked at while it changes")
+    func liveWALNotJudged() async throws {
+        let directory = TemporaryDirectory()
+        let journal = try PaymentJournal(path: directory.path("journal.sqlite"), clock: ManualClock())
+        try await fill(journal, payments: 20)
+        #expect(FileManager.default.fileExists(atPath: journal.path + "-shm"))
+        // Even one that would be refused on its own: a process opening the journal now joins the ones that use it.
+        let other = try PaymentJournal(path: directory.path("other.sqlite"), clock: ManualClock())
+        try await fill(other, payments: 40)
+        let files = JournalFiles(path: journal.path)
+        try FileManager.default.removeItem(atPath: files.wal)
+        try FileManager.default.copyItem(atPath: other.path + "-wal", toPath: files.wal)
+        #expect(try files.walProblem() == nil)
+        try FileManager.default.removeItem(atPath: files.shm)
+        #expect(try files.walProblem()?.code == .journalCorrupt)
+    }
+
     @Test("another journal's -wal beside a journal is refused, and the journal keeps its payments")
     func foreignWALRefused() async throws {
         let directory = TemporaryDirectory()

@@ -18,15 +18,22 @@ import Foundation
 ///   whose last commit leaves the journal shorter than the journal file is now was copied in already, and the journal
 ///   grew since: it is an old one, put back.
 ///
-/// What cannot be known: a `-wal` that never rewrote the first page (a few answers recorded, nothing added that grew
+/// What cannot be known: a `-wal` with a `-shm` beside it (see below); a `-wal` that never rewrote the first page (a few answers recorded, nothing added that grew
 /// the file) carries no tag, and one of another journal the same length as this one is applied as SQLite finds it;
 /// so is an old `-wal` put back after changes that did not grow the journal file. Only frames SQLite would apply are looked at (those up to the last
 /// commit whose checksums and salts are right); a `-wal` whose header is not whole holds nothing SQLite applies.
 ///
-/// A `-wal` that another process has open is checked too: its frames are this journal's, and pass.
+/// A `-wal` is looked at only when its `-shm` is not there: a process that has the journal open keeps both, and its
+/// `-wal` changes under a reader. So a `-wal` put back together with a `-shm` is not looked at either: it is copied in
+/// as SQLite finds it.
 extension JournalFiles {
     /// Why the `-wal` must not be applied to the journal, or `nil` when it may be (or nothing is known against it).
+    ///
+    /// Only a `-wal` without its `-shm` is looked at: that is one no process has open (a connection to a journal in WAL
+    /// mode keeps the `-shm` while it is open), which the next one to open copies in. A `-wal` in use is its
+    /// processes', and changes while it is read: they check it as they go.
     func walProblem() throws -> HandoffError? {
+        guard try JournalFiles.status(shm) == nil else { return nil }
         guard let status = try JournalFiles.status(wal), status.size >= 32 else { return nil }
         guard let log = FileHandle(forReadingAtPath: wal) else { return nil }  // unreadable: writeProblem says why
         defer { try? log.close() }
