@@ -122,7 +122,7 @@ struct OneRecordOnePaymentTests {
     func requestedLocation() async throws {
         let harness = try Harness()
         var request = SquareFixture.request()
-        request.locationID = "L1"
+        request.locationID = SquareLocationID("L1")
         let prepared = try harness.coordinator.prepare(request)
         #expect(prepared.entry.squareLocationID == "L1")
         let object = try #require(try JSONValue.parse(prepared.entry.encodeJSON()).objectValue)
@@ -138,7 +138,7 @@ struct OneRecordOnePaymentTests {
         _ = try await harness.coordinator.reconcile(elsewhere.entry.id, using: verifier, squareLocationID: "L2")
         #expect(verifier.requests.last?.squareLocationID == "L2")
         // A reopened hand-off at another location is another payment.
-        request.locationID = "L9"
+        request.locationID = SquareLocationID("L9")
         expectError(.paymentMismatch) {
             try harness.coordinator.prepare(request, id: prepared.entry.id, reopening: true)
         }

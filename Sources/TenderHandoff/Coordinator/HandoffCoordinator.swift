@@ -257,7 +257,7 @@ public final class HandoffCoordinator: Sendable {
             lifetime: expiry,
             foreignTransactionID: foreignTransactionID,
             squareTenderTypes: (request as? SquareRequest)?.supportedTenderTypes,
-            squareLocationID: (request as? SquareRequest)?.locationID.flatMap { $0.isEmpty ? nil : $0 }
+            squareLocationID: (request as? SquareRequest)?.locationID?.rawValue
         )
         do {
             let (entry, reopened) = try journal.begin(draft, reopening: reopening)
