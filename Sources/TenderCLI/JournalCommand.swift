@@ -21,7 +21,7 @@ struct JournalCommand: AsyncParsableCommand {
             JournalListCommand.self, JournalShowCommand.self, JournalVerifyCommand.self, JournalReconcileCommand.self,
             JournalResolveCommand.self, JournalAcknowledgeCommand.self, JournalPruneCommand.self,
             JournalCheckCommand.self,
-            JournalBackupCommand.self, JournalRecordCallbacksCommand.self,
+            JournalBackupCommand.self, JournalRecordCallbacksCommand.self, JournalSyncCommand.self,
         ]
     )
 
