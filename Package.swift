@@ -125,6 +125,9 @@ let package = Package(
                 "Tender", "TenderCLI", "TenderHandoff", "TenderProviderAPI", "TenderSandbox", "TenderSimulator",
                 // Old journals and the journal's own reads, in the journal's CLI tests.
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The stand-in fleet server of `tender journal sync`'s tests.
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
             ]
         ),
     ]
