@@ -246,4 +246,53 @@ struct SyncTests {
             try Self.expectLedgerEqualsJournal(server, harness.journal)
         }
     }
+
+    @Test("a batch stays under 1 MiB however large its changes: it ends before the change that would pass it")
+    func batchBytes() throws {
+        let big = #"{"payment_id":"p","note":""# + String(repeating: "x", count: 4_000) + #""}"#
+        let changes = (1...500).map { sequence in
+            JournalChange(
+                sequence: Int64(sequence),
+                paymentID: "p",
+                kind: "recorded",
+                at: 1_795_000_000_000,
+                fromState: "pending",
+                toState: "completed",
+                note: nil,
+                payment: big
+            )
+        }
+        let id = UUID()
+        let batch = try SyncBatchBody(journalID: id, changes: changes)
+        #expect(batch.body.count <= PaymentJournal.syncBatchBytes)
+        #expect(batch.first == 1 && batch.count < 500 && batch.last == Int64(batch.count))
+        // The next change would not have fitted, and the body is the contract's object with exactly those changes.
+        let object = try #require(try JSONSerialization.jsonObject(with: batch.body) as? [String: Any])
+        #expect(object["journal_id"] as? String == id.journalText)
+        #expect((object["changes"] as? [Any])?.count == batch.count)
+        #expect(batch.body.count + 4_100 > PaymentJournal.syncBatchBytes)
+    }
+
+    @Test("a server whose out_of_sequence answers keep moving is not followed forever")
+    func outOfSequenceLoopEnds() async throws {
+        try await Self.withServer { server in
+            let harness = try Harness()
+            _ = try await OutboxTests.answeredPayments(harness, 3)
+            for index in 0..<10 {
+                let expected = index % 2 == 0 ? 4 : 2
+                server.fail(
+                    request: index,
+                    with: .answer(
+                        status: 409,
+                        body: #"{"error":{"code":"out_of_sequence","message":"m","expected_sequence":\#(expected)}}"#
+                    )
+                )
+            }
+            await #expect {
+                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+            } throws: { ($0 as? HandoffError)?.code == .syncRefused }
+            #expect(server.requests.count == 4)
+            #expect(try harness.journal.acknowledgedThrough() == 0)
+        }
+    }
 }

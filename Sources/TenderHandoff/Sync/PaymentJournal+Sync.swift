@@ -76,6 +76,8 @@ extension PaymentJournal {
         var through = try await offloaded { try self.acknowledgedThrough() }
         var next = through + 1
         var sent = 0
+        // `409 out_of_sequence` answers in a row: a server that keeps moving its expectation is not followed forever.
+        var detours = 0
         while true {
             let start = next
             let changes = try await offloaded {
@@ -106,13 +108,15 @@ extension PaymentJournal {
                 through = try await offloaded { try self.recordAcknowledged(through: held) }
                 sent += batch.count
                 next = through + 1
+                detours = 0
             case .outOfSequence(let expected):
                 // Another process of this device synced, or the server holds less than it once acknowledged: go on
                 // from the change it expects, if the journal still has it (the loop above says so otherwise).
-                guard expected != start, expected >= 1 else {
+                detours += 1
+                guard expected != start, expected >= 1, detours <= 3 else {
                     throw HandoffError(
                         .syncRefused,
-                        "The server expects change \(expected) of this journal, and refused it when sent; nothing more was sent."
+                        "The server expects change \(expected) of this journal, and refused it when sent (or keeps expecting another); nothing more was sent."
                     )
                 }
                 next = expected
