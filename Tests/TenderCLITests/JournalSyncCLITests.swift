@@ -15,26 +15,35 @@ final class SyncStandIn: Sendable {
     private let server: HTTPServer
     private let task: Task<Void, any Error>
     private let state: Locked<(held: Int64, requests: Int)>
+    /// How many times each sequence was applied.
+    private let applied: Locked<[Int64: Int]>
 
     var held: Int64 { state.withLock { $0.held } }
+    var requestCount: Int { state.withLock { $0.requests } }
+    var applications: [Int64: Int] { applied.withLock { $0 } }
 
     private init(
         baseURL: URL,
         server: HTTPServer,
         task: Task<Void, any Error>,
-        state: Locked<(held: Int64, requests: Int)>
+        state: Locked<(held: Int64, requests: Int)>,
+        applied: Locked<[Int64: Int]>
     ) {
         self.baseURL = baseURL
         self.server = server
         self.task = task
         self.state = state
+        self.applied = applied
     }
 
-    static func start(key: String) async throws -> SyncStandIn {
+    /// - Parameter delay: how long each answer waits after the batch is applied (the window between the server's
+    ///   commit and its answer).
+    static func start(key: String, delay: Duration? = nil) async throws -> SyncStandIn {
         let server = HTTPServer(
             config: HTTPServer.Configuration(address: try sockaddr_in.inet(ip4: "127.0.0.1", port: 0), timeout: 30)
         )
         let state = Locked((held: Int64(0), requests: 0))
+        let applied = Locked([Int64: Int]())
         await server.appendRoute("POST /v1/events") { request in
             let body = try await request.bodyData
             func answer(_ status: Int, _ text: String) -> HTTPResponse {
@@ -51,7 +60,7 @@ final class SyncStandIn: Sendable {
             let sequences = (object?["changes"] as? [[String: Any]] ?? []).compactMap {
                 ($0["sequence"] as? NSNumber)?.int64Value
             }
-            return state.withLock { state in
+            let reply = state.withLock { state in
                 state.requests += 1
                 for sequence in sequences where sequence > state.held {
                     guard sequence == state.held + 1 else {
@@ -61,9 +70,12 @@ final class SyncStandIn: Sendable {
                         )
                     }
                     state.held = sequence
+                    applied.withLock { $0[sequence, default: 0] += 1 }
                 }
                 return answer(200, #"{"acknowledged_through":\#(state.held)}"#)
             }
+            if let delay { try? await Task.sleep(for: delay) }
+            return reply
         }
         let task = Task { try await server.run() }
         let deadline = Date().addingTimeInterval(60)
@@ -80,7 +92,7 @@ final class SyncStandIn: Sendable {
             task.cancel()
             throw CancellationError()
         }
-        return SyncStandIn(baseURL: url, server: server, task: task, state: state)
+        return SyncStandIn(baseURL: url, server: server, task: task, state: state, applied: applied)
     }
 
     func stop() async {
@@ -183,4 +195,65 @@ struct JournalSyncCLITests {
         )
         Self.expectOneLineFailure(notAURL, mentioning: "http")
     }
+
+    @Test(
+        "SIGKILL of journal sync at random points, between the server's commit and its answer too: nothing lost or twice"
+    )
+    func killedMidSync() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("journal.sqlite").path
+        // 2,000 changes: four batches of the sync.
+        do {
+            let journal = try PaymentJournal(path: path)
+            let coordinator = HandoffCoordinator(journal: journal, opener: NeverOpens())
+            for index in 0..<2_000 {
+                _ = try coordinator.prepare(
+                    SquareRequest(
+                        applicationID: "sq0idp-sync",
+                        callbackURL: URL(string: "my-app://done")!,
+                        amount: Money(minorUnits: 100 + index, currency: .usd)
+                    )
+                )
+            }
+            try journal.close()
+        }
+        let total = try Self.changes(path)
+        #expect(total == 2_000)
+        let server = try await SyncStandIn.start(key: Self.key, delay: .milliseconds(150))
+        let arguments = ["journal", "sync", "--server", server.baseURL.absoluteString, "--journal", path, "--json"]
+        var generator = SystemRandomNumberGenerator()
+        var killed = 0
+        for round in 0..<8 where try PaymentJournal(path: path, mode: .readOnly).acknowledgedThrough() < total {
+            let child = try ChildProcess(CLIRunner.executable, arguments, environment: ["TENDER_DEVICE_KEY": Self.key])
+            // Killed once the server has had a request of this sync, at a random point of the 150 ms between its
+            // commit and its answer, or of the next request.
+            let before = server.requestCount
+            let deadline = Date().addingTimeInterval(30)
+            while server.requestCount == before, Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...250, using: &generator)))
+            if child.sigkill() { killed += 1 }
+            _ = await child.finish()
+            let journal = try PaymentJournal(path: path, mode: .readOnly)
+            #expect(try journal.check(full: true) == ["ok"], "round \(round)")
+            // What the journal records as acknowledged the server holds.
+            #expect(try journal.acknowledgedThrough() <= server.held, "round \(round)")
+        }
+        let last = try await CLIRunner.run(arguments, environment: ["TENDER_DEVICE_KEY": Self.key])
+        #expect(last.status == 0, "\(last.stderr)")
+        #expect(server.held == total)
+        #expect(server.applications.keys.sorted() == Array(1...total))
+        #expect(server.applications.values.allSatisfy { $0 == 1 })
+        #expect(try PaymentJournal(path: path, mode: .readOnly).acknowledgedThrough() == total)
+        #expect(killed >= 1, "no sync was killed while running")
+        print(
+            "sync kill test: \(killed) syncs killed while running, \(server.requestCount) requests, \(total) changes once each"
+        )
+        await server.stop()
+    }
+}
+
+/// An opener for journals made in a test, which never opens anything (the test only writes payments ahead).
+private struct NeverOpens: PaymentURLOpener {
+    func open(_ url: URL) async -> Bool { false }
 }
