@@ -1,4 +1,5 @@
 import Foundation
+import TenderTestSupport
 import Testing
 
 /// Runs the real `tender` executable, as a user or a script would.
@@ -67,8 +68,8 @@ struct CLIRunner {
         let (process, out, err) = process(arguments, environment: environment, launcher: launcher)
         try process.run()
         // Read before waiting so a large output cannot fill the pipe and block the child.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        let stdout = out.fileHandleForReading.readToEndRetryingInterrupts()
+        let stderr = err.fileHandleForReading.readToEndRetryingInterrupts()
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus,

@@ -1,4 +1,5 @@
 import Foundation
+import TenderTestSupport
 import Testing
 
 /// A `tender` command as its `--help` describes it to a user: what the tests of the help's truth and of bad input
@@ -124,8 +125,8 @@ extension CLIRunner {
         if ended { process.terminate() }
         return try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                let stdout = out.fileHandleForReading.readDataToEndOfFile()
-                let stderr = err.fileHandleForReading.readDataToEndOfFile()
+                let stdout = out.fileHandleForReading.readToEndRetryingInterrupts()
+                let stderr = err.fileHandleForReading.readToEndRetryingInterrupts()
                 process.waitUntilExit()
                 continuation.resume(
                     returning: Result(

@@ -3,6 +3,7 @@ import Tender
 import TenderHandoff
 import TenderSandbox
 import TenderSimulator
+import TenderTestSupport
 import Testing
 
 /// How to run one command of `tender` successfully, and how to try each option its help lists: what the tests of the
@@ -353,8 +354,8 @@ final class CommandScenarios: @unchecked Sendable {
         if process.isRunning { process.terminate() }
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let rest = output.fileHandleForReading.readDataToEndOfFile()
-                let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+                let rest = output.fileHandleForReading.readToEndRetryingInterrupts()
+                let stderr = errors.fileHandleForReading.readToEndRetryingInterrupts()
                 process.waitUntilExit()
                 // Started: it printed its base URL. It then stops on SIGINT with status 0, or, when the signal came
                 // before it listened for one, is ended by it.

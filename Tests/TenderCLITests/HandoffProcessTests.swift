@@ -1,5 +1,6 @@
 import Foundation
 import TenderHandoff
+import TenderTestSupport
 import Testing
 
 @testable import Tender
@@ -435,7 +436,7 @@ final class ChildProcess: @unchecked Sendable {
                 buffer = Data(buffer[buffer.index(after: newline)...])
                 continue
             }
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.fileHandleForReading.readSomeRetryingInterrupts()
             if chunk.isEmpty { break }
             buffer.append(chunk)
         }
@@ -450,7 +451,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// The remaining complete lines.
     private func readToEnd() -> [String] {
-        buffer.append(output.fileHandleForReading.readDataToEndOfFile())
+        buffer.append(output.fileHandleForReading.readToEndRetryingInterrupts())
         return String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Tender
 import TenderProviderAPI
 import TenderSandbox
+import TenderTestSupport
 import Testing
 
 /// `tender square sign-in`, as the real binary, against a sandbox on loopback. No token may be printed.
@@ -236,8 +237,8 @@ struct SquareSignInCommandTests {
         try input.fileHandleForWriting.close()
         let (rest, stderr) = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let rest = output.fileHandleForReading.readDataToEndOfFile()
-                let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+                let rest = output.fileHandleForReading.readToEndRetryingInterrupts()
+                let stderr = errors.fileHandleForReading.readToEndRetryingInterrupts()
                 process.waitUntilExit()
                 continuation.resume(returning: (rest, stderr))
             }
