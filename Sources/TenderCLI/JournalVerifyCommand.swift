@@ -160,9 +160,9 @@ struct ProviderServerOptions: ParsableArguments {
     /// The Square location given, checked to be Square's ID shape; `nil` when none was.
     func squareLocation() throws -> String? {
         guard let squareLocationID else { return nil }
-        guard SquareID.isValid(squareLocationID) else {
+        guard SquareIDRule.isValid(squareLocationID) else {
             throw CLIError(
-                "--square-location-id must be a Square location ID (\(SquareID.shape)), such as L88917AVBK2S5; got '\(squareLocationID.prefix(80))'."
+                "--square-location-id must be a Square location ID (\(SquareIDRule.shape)), such as L88917AVBK2S5; got '\(squareLocationID.prefix(80))'."
             )
         }
         return squareLocationID
