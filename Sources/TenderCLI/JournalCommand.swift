@@ -21,8 +21,9 @@ struct JournalCommand: AsyncParsableCommand {
             JournalListCommand.self, JournalShowCommand.self, JournalVerifyCommand.self, JournalReconcileCommand.self,
             JournalResolveCommand.self, JournalAcknowledgeCommand.self, JournalPruneCommand.self,
             JournalCheckCommand.self,
-            JournalBackupCommand.self, JournalRecordCallbacksCommand.self,
-        ]
+            JournalBackupCommand.self, JournalRecordCallbacksCommand.self, UnknownCommand<Self>.self,
+        ],
+        defaultSubcommand: UnknownCommand<Self>.self
     )
 
     /// The payment with the ID typed, in `journal`.
@@ -56,34 +57,33 @@ struct JournalListCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Only payments in these states (comma list), such as unknown,tampered,late.",
             valueName: "states"
-        )
+        ),
+        transform: Self.states
     )
-    var state: String?
+    var state: Set<PaymentState>?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Only payments made since then: a duration back from now (90d, 12h, 30m) or a UTC date (2026-11-25, 2026-11-25T14:00:00Z).",
             valueName: "when"
-        )
+        ),
+        transform: Self.date
     )
-    var since: String?
+    var since: Date?
 
-    @Option(help: ArgumentHelp("At most this many payments (the oldest that match).", valueName: "count"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("At most this many payments (the oldest that match).", valueName: "count"),
+        transform: ArgumentValue.count
+    )
     var limit: Int?
 
     @Flag(help: "Print one JSON array.")
     var json = false
 
-    func validate() throws {
-        if let limit, limit < 1 { throw CLIError("--limit must be a whole number of at least 1; got \(limit).") }
-    }
-
     func run() async throws {
-        let filter = JournalFilter(
-            states: try state.map(JournalListCommand.states),
-            createdSince: try since.map(JournalListCommand.date),
-            limit: limit
-        )
+        let filter = JournalFilter(states: state, createdSince: since, limit: limit)
         try await journal.withJournal(.readOnly) { journal in
             var table = EntryTable()
             var count = 0
@@ -114,30 +114,27 @@ struct JournalListCommand: AsyncParsableCommand {
             try text.split(separator: ",", omittingEmptySubsequences: false).map { name in
                 guard let state = PaymentState(rawValue: String(name)) else {
                     let names = PaymentState.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw CLIError("--state: '\(name.prefix(40))' is not a state; use \(names).")
+                    throw CLIError("'\(UntrustedText.safe(name))' is not a state; use \(names).")
                 }
                 return state
             }
         )
     }
 
-    /// `--since`: a duration back from now, or a date.
+    /// `--since`: a duration back from now (``TimeSpan``), or an RFC 3339 date or date and time
+    /// (``InternetDate``), which must name a day and a time that exist: not 2026-02-30, not 25:61.
     static func date(_ text: String) throws -> Date {
-        if let first = text.first, first.isNumber, text.contains(where: { "smhd".contains($0) }), !text.contains("-") {
-            let duration = try DurationParser.parseLong(text, option: "--since")
-            return Date().addingTimeInterval(-Double(duration.components.seconds))
+        if text.first?.isNumber == true, !text.contains("-"), !text.contains(":") {
+            return Date().addingTimeInterval(-Double(try TimeSpan.age(text).seconds))
         }
-        let formatter = ISO8601DateFormatter()
-        for options: ISO8601DateFormatter.Options in [
-            [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate],
-        ] {
-            formatter.formatOptions = options
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            if let date = formatter.date(from: text) { return date }
+        let dateOnly = text.utf8.count == 10
+        guard let date = InternetDate.parseRFC3339(dateOnly ? text + "T00:00:00Z" : text) else {
+            throw CLIError(
+                "it must be a duration back from now (90d, 12h, 30m) or a date that exists, in UTC: 2026-11-25 or "
+                    + "2026-11-25T14:00:00Z."
+            )
         }
-        throw CLIError(
-            "--since must be a duration back from now (90d, 12h, 30m) or a UTC date (2026-11-25 or 2026-11-25T14:00:00Z); got '\(text.prefix(40))'."
-        )
+        return date
     }
 }
 
@@ -283,9 +280,10 @@ struct JournalResolveCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "What happened: approved, declined, cancelled or failed (approve, decline, cancel and fail too).",
             valueName: "outcome"
-        )
+        ),
+        transform: Self.status
     )
-    var outcome: String
+    var outcome: PaymentOutcome.Status
 
     @Option(name: .customLong("transaction-id"), help: "The provider's transaction ID, if you found one.")
     var transactionID: String?
@@ -301,12 +299,20 @@ struct JournalResolveCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object.")
     var json = false
 
-    func run() async throws {
-        guard let status = JournalResolveCommand.status(outcome) else {
+    /// The most characters the journal keeps of each text flag: it would cut longer ones.
+    static let textLimits = [("--note", 1024), ("--transaction-id", 256)]
+
+    func validate() throws {
+        for (flag, text) in zip(Self.textLimits, [note, transactionID]) {
+            guard let text, text.count > flag.1 else { continue }
             throw CLIError(
-                "--outcome must be approved, declined, cancelled or failed (or approve, decline, cancel, fail); got '\(outcome.prefix(40))'."
+                "\(flag.0) is \(text.count) characters; it may have at most \(flag.1): shorten it (nothing is cut)."
             )
         }
+    }
+
+    func run() async throws {
+        let status = outcome
         let (before, resolved) = try await journal.withJournal(.existing) { journal in
             let entry = try JournalCommand.find(id, in: journal)
             if entry.state == .completed, !force {
@@ -330,12 +336,15 @@ struct JournalResolveCommand: AsyncParsableCommand {
     }
 
     /// The outcome named: the status (`approved`) or the verb (`approve`), in any case.
-    static func status(_ text: String) -> PaymentOutcome.Status? {
+    static func status(_ text: String) throws -> PaymentOutcome.Status {
         let verbs: [String: PaymentOutcome.Status] = [
             "approve": .approved, "decline": .declined, "cancel": .cancelled, "canceled": .cancelled, "fail": .failed,
         ]
         let name = text.lowercased()
-        return PaymentOutcome.Status(rawValue: name) ?? verbs[name]
+        guard let status = PaymentOutcome.Status(rawValue: name) ?? verbs[name] else {
+            throw CLIError("it must be approved, declined, cancelled or failed (or approve, decline, cancel, fail).")
+        }
+        return status
     }
 
 }
@@ -389,14 +398,16 @@ struct JournalPruneCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("older-than"),
-        help: ArgumentHelp("How long since their last change: 90d, 12h, 30m (default 90d).", valueName: "duration")
+        parsing: .unconditional,
+        help: ArgumentHelp("How long since their last change: 90d, 12h, 30m (default 90d).", valueName: "duration"),
+        transform: TimeSpan.age
     )
-    var olderThan = "90d"
+    var olderThan = TimeSpan(seconds: 90 * 86_400)
 
     @OptionGroup var journal: JournalLocation
 
     func run() async throws {
-        let retention = try DurationParser.parseLong(olderThan, option: "--older-than")
+        let retention = olderThan.duration
         let pruned = try await journal.withJournal(.existing) { journal in try journal.prune(retention: retention) }
         Output.line("Pruned \(pruned) payment\(pruned == 1 ? "" : "s") ended and acknowledged over \(olderThan) ago.")
     }

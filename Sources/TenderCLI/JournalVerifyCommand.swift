@@ -36,14 +36,17 @@ struct JournalVerifyCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let base = try server.baseURL()
-        let location = try server.squareLocation()
+        let server = self.server
         let reconciliation = try await journal.withJournal(.existing) { journal in
             let id = self.id
             let entry = try await journal.offloaded { try JournalCommand.find(id, in: journal) }
-            let verifier = try ProviderCredentials.fromEnvironment().verifier(baseURL: base, for: entry.provider)
+            let verifier = try ProviderCredentials.fromEnvironment().verifier(server, for: entry.provider)
             return try await HandoffCoordinator(journal: journal, opener: PrintingOpener())
-                .reconcile(entry.id, using: verifier, squareLocationID: location)
+                .reconcile(
+                    entry.id,
+                    using: server.announcing(verifier),
+                    squareLocationID: server.squareLocationID?.rawValue
+                )
         }
         let verification = reconciliation.verification
         let entry = reconciliation.after
@@ -103,15 +106,14 @@ struct JournalReconcileCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let base = try server.baseURL()
         let credentials = try ProviderCredentials.fromEnvironment()
         guard credentials.square != nil || credentials.sumUp != nil else {
             throw CLIError(
                 "No credentials: export SQUARE_ACCESS_TOKEN, or SUMUP_ACCESS_TOKEN and SUMUP_MERCHANT_CODE (they are never read from the command line)."
             )
         }
-        let location = try server.squareLocation()
-        let verifier = credentials.reconcilingVerifier(baseURL: base)
+        let location = server.squareLocationID?.rawValue
+        let verifier = server.announcing(credentials.reconcilingVerifier(server))
         var counts = (examined: 0, recorded: 0, failed: 0)
         try await journal.withJournal(.existing) { journal in
             let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
@@ -137,45 +139,93 @@ struct JournalReconcileCommand: AsyncParsableCommand {
     }
 }
 
-/// `--base-url`: where the providers' APIs are; `--square-location-id`: where Square's payments were taken.
+/// `--base-url`: where the providers' APIs are; `--square-location-id`: where Square's payments were taken;
+/// `--timeout`: how long to wait for each answer.
 struct ProviderServerOptions: ParsableArguments {
     @Option(
         name: .customLong("base-url"),
         help: ArgumentHelp(
             "The providers' API: production (the default: Square's and SumUp's own), or one base URL for both, such as 'tender sandbox' at http://127.0.0.1:8080.",
             valueName: "url"
-        )
+        ),
+        transform: Self.baseURL
     )
-    var url: String?
+    var base: ProviderServer?
 
     @Option(
         name: .customLong("square-location-id"),
         help: ArgumentHelp(
             "The Square location the payments were taken at: Square's searches list that location's payments only, and a payment or order of another location contradicts. Without it, Square lists the seller's main location.",
             valueName: "id"
-        )
+        ),
+        transform: ArgumentValue.squareLocationID
     )
-    var squareLocationID: String?
+    var squareLocationID: SquareLocationID?
 
-    /// The Square location given, checked to be Square's ID shape; `nil` when none was.
-    func squareLocation() throws -> String? {
-        guard let squareLocationID else { return nil }
-        guard SquareIDRule.isValid(squareLocationID) else {
-            throw CLIError(
-                "--square-location-id must be a Square location ID (\(SquareIDRule.shape)), such as L88917AVBK2S5; got '\(squareLocationID.prefix(80))'."
-            )
-        }
-        return squareLocationID
-    }
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds to wait for each answer of a provider's server (default 30); a server that does not answer is asked up to four times.",
+            valueName: "seconds"
+        ),
+        transform: ArgumentValue.timeout
+    )
+    var timeout: Duration?
 
     /// The base URL given, or `nil` for each provider's production API.
-    func baseURL() throws -> URL? {
-        guard let url, url != "production" else { return nil }
-        let problem = CLIError(
-            "--base-url must be production or an http or https URL with a host, such as http://127.0.0.1:8080; got '\(url.prefix(80))'."
-        )
-        guard let parsed = URL(string: url), (try? SquareEnvironment(baseURL: parsed)) != nil else { throw problem }
-        return parsed
+    var baseURL: URL? { base?.url }
+
+    /// `--base-url`'s value.
+    struct ProviderServer {
+        /// `nil` for production.
+        var url: URL?
+    }
+
+    /// `--base-url`: `production`, or an `http` or `https` URL with a host.
+    static func baseURL(_ text: String) throws -> ProviderServer {
+        guard text != "production" else { return ProviderServer(url: nil) }
+        guard let url = URL(string: text), (try? SquareEnvironment(baseURL: url)) != nil else {
+            throw CLIError("it must be production or an http or https URL with a host, such as http://127.0.0.1:8080.")
+        }
+        return ProviderServer(url: url)
+    }
+
+    /// `verifier`, telling on a terminal which payment it asks about, so that a server slow to answer is not silence.
+    func announcing<Verifier: PaymentVerifier>(_ verifier: Verifier) -> AnnouncingVerifier<Verifier> {
+        AnnouncingVerifier(verifier: verifier, timeout: deadline, shown: isatty(2) == 1)
+    }
+
+    /// The deadline of each request: `--timeout`, or 30 seconds, the clients' own default.
+    var deadline: Duration { timeout ?? .seconds(30) }
+}
+
+/// A verifier that says on standard error, before each payment is asked about, which payment and how long each
+/// answer may take: `journal verify` and `journal reconcile` would otherwise be silent while a server is.
+struct AnnouncingVerifier<Verifier: PaymentVerifier>: PaymentVerifier {
+    let verifier: Verifier
+    let timeout: Duration
+    /// Whether standard error is a terminal: a script reading it gets its one error line only.
+    let shown: Bool
+
+    func verify(_ request: PaymentVerificationRequest) async throws -> PaymentVerification {
+        if shown {
+            Output.error(
+                "Asking \(request.provider)'s server about the \(request.amount.decimalString) "
+                    + "\(request.amount.currency.code) payment written at \(InternetDate.rfc3339(request.writtenAheadAt)) "
+                    + "(each answer waited for up to \(Self.seconds(timeout)) s; --timeout)…"
+            )
+        }
+        return try await verifier.verify(request)
+    }
+
+    /// `30`, `2.5`: a duration of whole milliseconds in seconds.
+    static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let whole = "\(milliseconds / 1000)"
+        guard milliseconds % 1000 != 0 else { return whole }
+        var fraction = "\(1000 + milliseconds % 1000)".dropFirst()
+        while fraction.hasSuffix("0") { fraction = fraction.dropLast() }
+        return whole + "." + fraction
     }
 }
 
@@ -209,21 +259,21 @@ struct ProviderCredentials {
         return credentials
     }
 
-    /// The verifier of every provider whose credentials are set, at `baseURL` (each provider's production API when
-    /// `nil`).
-    func verifier(baseURL: URL?) throws -> ProviderPaymentVerifier {
+    /// The verifier of every provider whose credentials are set, at `server`'s base URL (each provider's production
+    /// API when it names none), each request waiting at most `server`'s deadline.
+    func verifier(_ server: ProviderServerOptions) throws -> ProviderPaymentVerifier {
         var verifier = ProviderPaymentVerifier()
         if let square {
-            let environment = try baseURL.map { try SquareEnvironment(baseURL: $0) } ?? .production
+            let environment = try server.baseURL.map { try SquareEnvironment(baseURL: $0) } ?? .production
             verifier.square = SquarePaymentVerifier(
-                client: SquareConnectClient(environment: environment),
+                client: SquareConnectClient(environment: environment, timeout: server.deadline),
                 accessToken: square
             )
         }
         if let sumUp {
-            let environment = try baseURL.map { try SumUpEnvironment(baseURL: $0) } ?? .production
+            let environment = try server.baseURL.map { try SumUpEnvironment(baseURL: $0) } ?? .production
             verifier.sumUp = SumUpPaymentVerifier(
-                client: SumUpAPIClient(environment: environment),
+                client: SumUpAPIClient(environment: environment, timeout: server.deadline),
                 merchantCode: sumUp.merchantCode,
                 accessToken: sumUp.token
             )
@@ -231,9 +281,9 @@ struct ProviderCredentials {
         return verifier
     }
 
-    /// ``verifier(baseURL:)``, for a payment of `provider`.
+    /// ``verifier(_:)``, for a payment of `provider`.
     /// - Throws: ``CLIError`` when the provider has a lookup API and its credentials are not set.
-    func verifier(baseURL: URL?, for provider: PaymentProvider) throws -> ProviderPaymentVerifier {
+    func verifier(_ server: ProviderServerOptions, for provider: PaymentProvider) throws -> ProviderPaymentVerifier {
         if provider == .square, square == nil {
             throw CLIError(
                 "No credentials for Square: export \(Self.squareVariable) (scopes ORDERS_READ and PAYMENTS_READ); it is never read from the command line."
@@ -244,13 +294,13 @@ struct ProviderCredentials {
                 "No credentials for SumUp: export \(Self.sumUpTokenVariable) and \(Self.sumUpMerchantVariable); they are never read from the command line."
             )
         }
-        return try verifier(baseURL: baseURL)
+        return try verifier(server)
     }
 
     /// The verifier `tender journal reconcile` asks: a payment of a provider whose credentials are not set gets
     /// `unverifiable` (`no_credentials`) instead of stopping the run.
-    func reconcilingVerifier(baseURL: URL?) -> some PaymentVerifier {
-        let verifier = (try? verifier(baseURL: baseURL)) ?? ProviderPaymentVerifier()
+    func reconcilingVerifier(_ server: ProviderServerOptions) -> some PaymentVerifier {
+        let verifier = (try? verifier(server)) ?? ProviderPaymentVerifier()
         return WithoutCredentials(verifier: verifier, square: square != nil, sumUp: sumUp != nil)
     }
 

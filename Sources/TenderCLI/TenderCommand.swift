@@ -13,7 +13,8 @@ struct TenderCommand: AsyncParsableCommand {
         subcommands: [
             SquareCommand.self, SwipeCommand.self, SoftPOSCommand.self, SumUpCommand.self, DecodeCommand.self,
             PayCommand.self, HandleCommand.self, JournalCommand.self, SimulateCommand.self, SandboxCommand.self,
-            DoctorCommand.self, DemoCommand.self,
-        ]
+            DoctorCommand.self, DemoCommand.self, HelpCommand.self, UnknownCommand<Self>.self,
+        ],
+        defaultSubcommand: UnknownCommand<Self>.self
     )
 }

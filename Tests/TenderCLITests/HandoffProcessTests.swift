@@ -58,7 +58,8 @@ struct HandoffProcessTests {
             _ = try await expectBadInput(
                 ["pay", "square", "--amount", "99", "--expires-in", tooLong] + HandoffProcessTests.squareFlags
                     + journal,
-                mentioning: "--expires-in must be at most 30 days (30d, 720h); got '\(tooLong)'."
+                mentioning:
+                    "The value '\(tooLong)' is invalid for '--expires-in <duration>': it must be at most 30 days"
             )
         }
         let longest = try await CLIRunner.run(

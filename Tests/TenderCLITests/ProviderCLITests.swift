@@ -98,7 +98,7 @@ struct SwipeCLITests {
         )
         _ = try await expectBadInput(
             ["swipe", "request", "--amount", "5", "--return-app-name", "X"],
-            mentioning: "--return-url"
+            mentioning: "--callback (alias --return-url"
         )
         _ = try await expectBadInput(["swipe", "request", "--decimal-amount", "5.001"], mentioning: "--decimal-amount")
         _ = try await expectBadInput(["swipe", "request", "--amount", "5.00"], mentioning: "--amount 500")
