@@ -54,6 +54,9 @@ let package = Package(
         ),
         // Helpers every test target shares (reading a child process's output); no product, so nothing ships it.
         .target(name: "TenderTestSupport", path: "Tests/TenderTestSupport"),
+        // The CLI tests' child process for what no user of `tender` needs (recording callbacks to be killed at random
+        // points, delivering one callback many times); no product either.
+        .executableTarget(name: "TenderTestHelper", dependencies: ["TenderHandoff"], path: "Tests/TenderTestHelper"),
         .executableTarget(
             name: "TenderCLI",
             dependencies: [
@@ -125,7 +128,7 @@ let package = Package(
             name: "TenderCLITests",
             dependencies: [
                 "Tender", "TenderCLI", "TenderHandoff", "TenderProviderAPI", "TenderSandbox", "TenderSimulator",
-                "TenderTestSupport",
+                "TenderTestHelper", "TenderTestSupport",
                 // Old journals and the journal's own reads, in the journal's CLI tests.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

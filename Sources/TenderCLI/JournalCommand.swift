@@ -21,7 +21,7 @@ struct JournalCommand: AsyncParsableCommand {
             JournalListCommand.self, JournalShowCommand.self, JournalVerifyCommand.self, JournalReconcileCommand.self,
             JournalResolveCommand.self, JournalAcknowledgeCommand.self, JournalPruneCommand.self,
             JournalCheckCommand.self,
-            JournalBackupCommand.self, JournalRecordCallbacksCommand.self, UnknownCommand<Self>.self,
+            JournalBackupCommand.self, UnknownCommand<Self>.self,
         ],
         defaultSubcommand: UnknownCommand<Self>.self
     )
@@ -491,37 +491,6 @@ struct JournalBackupCommand: AsyncParsableCommand {
             Output.line(
                 "Backed up \(count) payment\(count == 1 ? "" : "s") from \(path) to \(destination) (integrity ok)."
             )
-        }
-    }
-}
-
-/// `tender journal record-callbacks FILE` (hidden): records callback URLs, one per line, printing
-/// `ack <payment-id> <disposition>` straight to standard output after each one is committed. The
-/// crash tests kill it at random points and check that every acknowledged outcome survived.
-struct JournalRecordCallbacksCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "record-callbacks",
-        abstract: "Record callback URLs from a file, acknowledging each commit (for crash tests).",
-        shouldDisplay: false
-    )
-
-    @Argument(help: "A file with one callback URL per line.")
-    var file: String
-
-    @OptionGroup var journal: JournalLocation
-
-    func run() async throws {
-        guard let text = FileManager.default.contents(atPath: file).map({ String(decoding: $0, as: UTF8.self) }) else {
-            throw CLIError("Cannot read '\(file)'.")
-        }
-        try await journal.withJournal(.existing) { journal in
-            let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
-            FileHandle.standardOutput.write(Data("ready\n".utf8))
-            for line in text.split(separator: "\n") {
-                guard let receipt = try await coordinator.handle(String(line)) else { continue }
-                let id = receipt.paymentID?.rawValue ?? "-"
-                FileHandle.standardOutput.write(Data("ack \(id) \(receipt.disposition)\n".utf8))
-            }
         }
     }
 }

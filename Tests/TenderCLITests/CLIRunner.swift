@@ -25,6 +25,9 @@ struct CLIRunner {
         return URL(fileURLWithPath: ".build/debug/tender")
     }()
 
+    /// The CLI tests' own child process, `TenderTestHelper`, built next to `tender` (`Tests/TenderTestHelper`).
+    static let helper: URL = executable.deletingLastPathComponent().appendingPathComponent("TenderTestHelper")
+
     /// The data folder (`XDG_DATA_HOME`) of every `tender` run that names none: one for this test process.
     static let isolatedDataHome: String = FileManager.default.temporaryDirectory
         .appendingPathComponent("tender-cli-tests-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
