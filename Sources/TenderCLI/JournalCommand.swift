@@ -477,6 +477,11 @@ struct JournalBackupCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object: path, destination, payments.")
     var json = false
 
+    func validate() throws {
+        guard !destination.isEmpty else { throw CLIError("The backup's destination is empty: give a new file's path.") }
+        try NewFileFolder.check(destination, flag: "<destination>", what: "the backup")
+    }
+
     func run() async throws {
         let (path, count) = try await journal.withJournal(.readOnly) { journal in
             (journal.path, try journal.backup(to: destination))

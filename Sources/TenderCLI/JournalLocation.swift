@@ -10,9 +10,18 @@ struct JournalLocation: ParsableArguments {
         help: ArgumentHelp(
             "The journal file; default $XDG_DATA_HOME/tender/journal.sqlite, else ~/.local/share/tender/journal.sqlite.",
             valueName: "path"
-        )
+        ),
+        transform: Self.journalPath
     )
     var path: String?
+
+    /// `--journal`'s value: a path, not empty.
+    static func journalPath(_ text: String) throws -> String {
+        guard !text.isEmpty else {
+            throw CLIError("it is empty: give the journal file's path, or leave --journal out for the default journal.")
+        }
+        return text
+    }
 
     /// The path given, or the default one.
     func resolvedPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -35,6 +44,13 @@ struct JournalLocation: ParsableArguments {
     /// refused by every command but those that start a payment: a mistyped path is an error, not a new empty journal.
     func open(_ mode: PaymentJournal.OpenMode) throws -> PaymentJournal {
         let path = resolvedPath()
+        // A journal typed is made only in a folder that exists (the default journal's folder is made with it), and
+        // only where this user can write.
+        if mode == .create, !FileManager.default.fileExists(atPath: path),
+            self.path != nil || FileManager.default.fileExists(atPath: (path as NSString).deletingLastPathComponent)
+        {
+            try NewFileFolder.check(path, flag: "--journal", what: "a new journal")
+        }
         do {
             return try PaymentJournal(path: path, mode: mode)
         } catch let error as HandoffError where error.code == .journalNotFound {

@@ -228,4 +228,50 @@ struct FirstHourCLITests {
         #expect(shown.contains("error: ") && shown.contains("timed out"), "\(shown)")
         withExtendedLifetime(server) {}
     }
+
+    @Test(
+        "--journal in a folder that does not exist is refused naming the folder, which is not made; empty names the flag"
+    )
+    func journalFolderMissing() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = directory.appendingPathComponent("no/such/folder").path
+        let pay = ["pay", "swipe", "--amount", "100", "--callback", "my-app://x", "--return-app-name", "Shop"]
+        _ = try await expectBadInput(
+            pay + ["--journal", folder + "/j.sqlite"],
+            mentioning: "--journal: the folder \(folder) does not exist"
+        )
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("no").path))
+        _ = try await expectBadInput(pay + ["--journal", ""], mentioning: "'--journal <path>': it is empty")
+    }
+
+    @Test("a new journal, or a backup, in a folder this user cannot write: the folder is named before SQLite is asked")
+    func unwritableFolder() async throws {
+        let directory = try await openFolder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let journal = directory.appendingPathComponent("j.sqlite").path
+        let pay = ["pay", "swipe", "--amount", "100", "--callback", "my-app://x", "--return-app-name", "Shop"]
+        let paid = try await CLIRunner.run(pay + ["--journal", journal])
+        #expect(paid.status == 0, "\(paid.stderr)")
+        let locked = directory.appendingPathComponent("locked")
+        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked.path) }
+        let new = try await CLIRunner.runUnprivileged(
+            pay + ["--journal", locked.appendingPathComponent("j.sqlite").path]
+        )
+        let backup = try await CLIRunner.runUnprivileged(
+            ["journal", "backup", locked.appendingPathComponent("b.sqlite").path, "--journal", journal]
+        )
+        for (result, subject) in [(new, "--journal"), (backup, "<destination>")] {
+            #expect(result.status == 1 && result.stdout.isEmpty)
+            #expect(
+                result.stderr == "error: \(subject): the folder \(locked.path) cannot be written by this user, so "
+                    + "\(subject == "--journal" ? "a new journal" : "the backup") cannot be made there; choose another "
+                    + "folder, or change its permissions (nothing was written).\n",
+                "\(result.stderr)"
+            )
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: locked.path).isEmpty)
+    }
 }
