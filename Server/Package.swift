@@ -1,0 +1,101 @@
+// swift-tools-version:6.2
+
+import PackageDescription
+
+// tender-server, the fleet ledger (issue 30): a package of its own so that an app depending on Tender resolves none
+// of the server's dependencies. It depends on the root package by path for Tender's types.
+let package = Package(
+    name: "TenderServer",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "TenderServer", targets: ["TenderServer"]),
+        .executable(name: "tender-server", targets: ["TenderServerCLI"]),
+    ],
+    dependencies: [
+        .package(name: "tender", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // The ledger: storage (PostgreSQL and SQLite behind one protocol), ingest, the operator's API and page.
+        .target(
+            name: "TenderServer",
+            dependencies: [
+                .product(name: "Tender", package: "tender"),
+                // PaymentID, PaymentState and HandoffEvent.Kind: the journal's vocabulary, spelled once.
+                .product(name: "TenderHandoff", package: "tender"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The `tender-server` command: serve, devices.
+        .executableTarget(
+            name: "TenderServerCLI",
+            dependencies: [
+                "TenderServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // What the tests and the benchmark share: a PostgreSQL server of their own, simulated devices, an HTTP client.
+        .target(
+            name: "LedgerTestSupport",
+            dependencies: ["TenderServer"],
+            path: "Tests/LedgerTestSupport"
+        ),
+        // Ingest and listing against PostgreSQL and its floor (docs/PERFORMANCE.md, "The fleet server").
+        .executableTarget(
+            name: "TenderServerBenchmark",
+            dependencies: [
+                "TenderServer",
+                "LedgerTestSupport",
+                .product(name: "Tender", package: "tender"),
+                .product(name: "TenderHandoff", package: "tender"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/TenderServerBenchmark"
+        ),
+        .testTarget(
+            name: "TenderServerTests",
+            dependencies: [
+                "TenderServer",
+                "LedgerTestSupport",
+                // The tests run the real `tender-server` binary.
+                "TenderServerCLI",
+                .product(name: "Tender", package: "tender"),
+                .product(name: "TenderHandoff", package: "tender"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
+    ]
+)
+
+// Strict settings for every target (as the root package's).
+for target in package.targets where [.executable, .test, .regular].contains(target.type) {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    settings.append(.enableUpcomingFeature("NonisolatedNonsendingByDefault"))
+    settings.append(.treatWarning("ExplicitSendable", as: .error))
+    settings.append(.treatAllWarnings(as: .error))
+    target.swiftSettings = settings
+}

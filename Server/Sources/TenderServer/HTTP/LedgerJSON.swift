@@ -1,0 +1,85 @@
+import Foundation
+import Tender
+
+/// The JSON the server answers with: payments, pages, history, errors.
+enum LedgerJSON {
+    /// A payment as the operator's API shows it: the contract's fields (`amount` in minor units, `verification`
+    /// null or `{"verdict", "at", "evidence"}`), and beside them what else the ledger keeps.
+    static func payment(_ payment: LedgerPayment) -> JSONTree {
+        var verification = JSONTree.null
+        if let verdict = payment.verdict {
+            verification = .object([
+                "verdict": .string(verdict),
+                "at": payment.verifiedAt.map { .string(Timestamp.text($0)) } ?? .null,
+                "evidence": payment.evidence.flatMap { try? JSONTree(text: $0) } ?? .null,
+            ])
+        }
+        func text(_ value: String?) -> JSONTree { value.map(JSONTree.string) ?? .null }
+        func time(_ value: Int64?) -> JSONTree { value.map { .string(Timestamp.text($0)) } ?? .null }
+        return .object([
+            "device_id": .string(payment.deviceID),
+            "payment_id": .string(payment.paymentID),
+            "provider": .string(payment.provider),
+            "state": .string(payment.state),
+            "outcome": text(payment.outcome),
+            "amount": .integer(payment.amountMinorUnits),
+            "currency": .string(payment.currency),
+            "transaction_id": text(payment.transactionID),
+            "client_transaction_id": text(payment.clientTransactionID),
+            "foreign_transaction_id": text(payment.foreignTransactionID),
+            "verification": verification,
+            "created_at": time(payment.createdAt),
+            "updated_at": time(payment.updatedAt),
+            "expires_at": time(payment.expiresAt),
+            "needs_reconciliation": .bool(payment.needsReconciliation),
+            "attention": text(payment.attention),
+            "pruned_on_device_at": time(payment.prunedOnDeviceAt),
+            "last_sequence": .integer(payment.lastSequence),
+            // The server's own verification (central reconciliation, issue 31): none yet.
+            "server_verification": .null,
+        ])
+    }
+
+    /// A page: `{"payments": [...], "next_cursor"}`.
+    static func page(_ page: PaymentPage) -> JSONTree {
+        .object([
+            "payments": .array(page.payments.map(payment)),
+            "next_cursor": page.nextCursor.map { .string($0.text) } ?? .null,
+        ])
+    }
+
+    /// One payment with its history and the device's snapshot as received.
+    static func detail(_ payment: LedgerPayment, history: [LedgerChange]) -> JSONTree {
+        guard case .object(var object) = self.payment(payment) else { return .null }
+        object["history"] = .array(history.map(change))
+        object["snapshot"] = (try? JSONTree(text: payment.snapshot)) ?? .null
+        return .object(object)
+    }
+
+    static func change(_ change: LedgerChange) -> JSONTree {
+        .object([
+            "sequence": .integer(change.sequence),
+            "kind": .string(change.kind),
+            "at": .string(Timestamp.text(change.at)),
+            "from_state": change.fromState.map(JSONTree.string) ?? .null,
+            "to_state": change.toState.map(JSONTree.string) ?? .null,
+            "note": change.note.map(JSONTree.string) ?? .null,
+            "received_at": .string(Timestamp.text(change.receivedAt)),
+        ])
+    }
+
+    /// `{"error": {"code", "message"}}`, with `expected_sequence` for `out_of_sequence`.
+    static func error(_ error: LedgerError) -> JSONTree {
+        var object: [String: JSONTree] = ["code": .string(error.code.rawValue), "message": .string(error.message)]
+        if let expected = error.expectedSequence { object["expected_sequence"] = .integer(expected) }
+        return .object(["error": .object(object)])
+    }
+
+    /// An amount as decimal text in its currency (`12.50 USD`); minor units and the code if the code is unknown.
+    static func amount(_ minorUnits: Int64, _ code: String) -> String {
+        guard let currency = try? Currency(code: code), let units = Int(exactly: minorUnits) else {
+            return "\(minorUnits) \(code)"
+        }
+        return Money(minorUnits: units, currency: currency).description
+    }
+}

@@ -1,0 +1,274 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import TenderHandoff
+
+/// The operator's page, rendered on the server: no script, one stylesheet inline, every value from a device
+/// escaped (``HTML/escape(_:)``). Laid out for a phone (390 px) and a desktop window (1280 px).
+enum OperatorPage {
+    /// How many payments of each kind the needs-a-person section lists.
+    static let attentionLimit = 100
+
+    /// What the ledger's page shows.
+    struct Content {
+        var query: PaymentQuery
+        var attention: [LedgerPayment]
+        var page: PaymentPage
+        var totals: [DailyTotal]
+        var totalsQuery: TotalsQuery
+        var devices: [Device]
+        var now: Int64
+    }
+
+    static func html(_ body: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status,
+            headers: [
+                .contentType: "text/html; charset=utf-8",
+                .cacheControl: "no-store",
+                .contentSecurityPolicy:
+                    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+                .init("X-Content-Type-Options")!: "nosniff",
+                .init("Referrer-Policy")!: "no-referrer",
+            ],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: body))
+        )
+    }
+
+    static let style = """
+        *{box-sizing:border-box}
+        body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#eef0f3}
+        main{max-width:1200px;margin:0 auto;padding:16px;background:#fff;min-height:100vh}
+        main *{overflow-wrap:anywhere}
+        header{display:flex;flex-wrap:wrap;gap:8px;align-items:center;justify-content:space-between}
+        h1{font-size:1.35rem;margin:0}
+        h2{font-size:1.1rem;margin:20px 0 8px}
+        p{margin:6px 0}
+        a{color:#0a4fbf}
+        .muted{color:#50555c}
+        #attention{background:#fff6e0;border:1px solid #c98a00;border-radius:8px;padding:4px 12px 12px}
+        ul.rows{list-style:none;margin:0;padding:0}
+        ul.rows>li{border-bottom:1px solid #d8dbe0;padding:8px 0;display:grid;gap:2px 12px;
+          grid-template-columns:minmax(0,2fr) minmax(0,1.2fr) minmax(0,1fr) minmax(0,1.2fr) minmax(0,1.3fr)}
+        ul.totals>li{grid-template-columns:minmax(0,1fr) minmax(0,1fr) minmax(0,2fr)}
+        .id{font-weight:600}
+        .state{font-weight:600}
+        form.filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(160px,1fr));gap:8px;align-items:end}
+        label{display:flex;flex-direction:column;font-size:.85rem;color:#3d4148;gap:2px}
+        select,input{font:inherit;padding:6px;min-width:0;width:100%;border:1px solid #8a9099;border-radius:4px;background:#fff;color:#1a1a1a}
+        button{font:inherit;padding:8px 14px;background:#0a4fbf;color:#fff;border:0;border-radius:6px;cursor:pointer}
+        dl{display:grid;grid-template-columns:minmax(0,max-content) minmax(0,1fr);gap:4px 16px;margin:0}
+        dt{color:#50555c}
+        dd{margin:0}
+        pre{white-space:pre-wrap;background:#f4f6f8;padding:8px;font-size:.8rem;border-radius:4px}
+        @media (max-width:720px){
+          ul.rows>li{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}
+          ul.rows>li>.id{grid-column:1/-1}
+          ul.totals>li{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}
+        }
+        """
+
+    static func document(title: String, body: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(HTML.escape(title))</title><style>\(style)</style></head>
+        <body><main>\(body)</main></body></html>
+        """
+    }
+
+    static func login(failed: Bool) -> String {
+        document(
+            title: "Sign in: Tender fleet",
+            body: """
+                <header><h1>Tender fleet</h1></header>
+                <h2>Sign in</h2>
+                \(failed ? "<p id=\"login-error\">That is not the operator token.</p>" : "")
+                <p class="muted">Enter the operator token (TENDER_OPERATOR_TOKEN, or the one serve printed when it started).</p>
+                <form method="post" action="/login" class="filters">
+                <label for="token">Operator token<input id="token" name="token" type="password" autocomplete="current-password" required></label>
+                <button type="submit">Sign in</button>
+                </form>
+                """
+        )
+    }
+
+    static func refused(_ message: String) -> String {
+        document(
+            title: "Tender fleet",
+            body:
+                "<header><h1>Tender fleet</h1></header><p>\(HTML.escape(message))</p><p><a href=\"/\">The ledger</a></p>"
+        )
+    }
+
+    static func ledger(_ content: Content) -> String {
+        let names = Dictionary(content.devices.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        var body = """
+            <header><h1>Tender fleet</h1>
+            <form method="post" action="/logout"><button type="submit">Sign out</button></form></header>
+            """
+        body += "<section id=\"attention\"><h2>Needs a person (\(content.attention.count))</h2>"
+        if content.attention.isEmpty {
+            body +=
+                "<p>Nothing: no payment is unknown, contradicted, waiting for reconciliation or pending past its expiry.</p>"
+        } else {
+            body += "<ul class=\"rows\">"
+            for payment in content.attention {
+                body += row(payment, deviceName: names[payment.deviceID], now: content.now, reason: true)
+            }
+            body += "</ul>"
+        }
+        body += "</section>"
+        body +=
+            "<section id=\"payments\"><h2>Payments</h2>" + filters(content) + "<ul class=\"rows\" id=\"payment-list\">"
+        for payment in content.page.payments {
+            body += row(payment, deviceName: names[payment.deviceID], now: content.now, reason: false)
+        }
+        body += "</ul>"
+        if content.page.payments.isEmpty { body += "<p>No payment matches.</p>" }
+        if let next = content.page.nextCursor {
+            body += "<p><a id=\"older\" href=\"/?\(queryString(content.query, cursor: next))\">Older payments</a></p>"
+        }
+        body += "</section>"
+        body += "<section id=\"totals\"><h2>Totals per day, provider and currency</h2>"
+        body += "<p class=\"muted\">Payments created from \(Timestamp.day(content.totalsQuery.since)) "
+        body += "to \(Timestamp.day(content.totalsQuery.until - 1)) (UTC)"
+        if content.query.deviceID != nil || content.query.provider != nil {
+            body += ", for the device and provider chosen"
+        }
+        body += ".</p><ul class=\"rows totals\">"
+        for total in content.totals {
+            body += "<li><span>\(Timestamp.day(total.day))</span>"
+            body += "<span>\(HTML.escape(total.provider)) \(HTML.escape(total.currency))</span>"
+            body += "<span>\(total.payments) payments, \(total.approved) approved: "
+            body += "\(HTML.escape(LedgerJSON.amount(total.approvedMinorUnits, total.currency)))</span></li>"
+        }
+        body += "</ul>"
+        if content.totals.isEmpty { body += "<p>No payments in these days.</p>" }
+        body += "</section>"
+        return document(title: "Tender fleet", body: body)
+    }
+
+    static func row(_ payment: LedgerPayment, deviceName: String?, now: Int64, reason: Bool) -> String {
+        let link = "/payments/\(HTML.component(payment.deviceID))/\(HTML.component(payment.paymentID))"
+        var html = "<li><span class=\"id\"><a href=\"\(HTML.escape(link))\">\(HTML.escape(payment.paymentID))</a>"
+        html += " <span class=\"muted\">on \(HTML.escape(deviceName ?? payment.deviceID))</span></span>"
+        var state = HTML.escape(payment.state)
+        if let outcome = payment.outcome { state += ", " + HTML.escape(outcome) }
+        html += "<span class=\"state\">\(state)</span>"
+        html += "<span>\(HTML.escape(LedgerJSON.amount(payment.amountMinorUnits, payment.currency)))</span>"
+        html += "<span>\(HTML.escape(payment.provider))"
+        if let verdict = payment.verdict { html += ", " + HTML.escape(verdict) }
+        html += "</span><span class=\"muted\">\(time(payment.createdAt))</span>"
+        if reason { html += "<span class=\"reason\">\(HTML.escape(attentionReason(payment, now: now)))</span>" }
+        return html + "</li>"
+    }
+
+    static func attentionReason(_ payment: LedgerPayment, now: Int64) -> String {
+        switch payment.attention {
+        case "unknown": "unknown: no answer came; ask the provider"
+        case "contradicted": "contradicted by the provider's server"
+        case "needs_reconciliation": "needs reconciliation"
+        default:
+            payment.state == PaymentState.pending.rawValue && (payment.expiresAt ?? .max) < now
+                ? "pending past its expiry" : "needs a person"
+        }
+    }
+
+    static func filters(_ content: Content) -> String {
+        let query = content.query
+        func options(_ values: [(String, String)], selected: String?) -> String {
+            var html = "<option value=\"\">any</option>"
+            for (value, label) in values {
+                let isSelected = value == selected ? " selected" : ""
+                html += "<option value=\"\(HTML.escape(value))\"\(isSelected)>\(HTML.escape(label))</option>"
+            }
+            return html
+        }
+        let states = PaymentState.allCases.map { ($0.rawValue, $0.rawValue) }
+        let verdicts = ["confirmed", "contradicted", "unverifiable", PaymentQuery.unverified].map { ($0, $0) }
+        let devices = content.devices.map { ($0.id, $0.name) }
+        let providers = ["square", "sumup", "swipe", "softpos"].map { ($0, $0) }
+        let since = query.since.map(Timestamp.day) ?? ""
+        let until = query.until.map { Timestamp.day($0 - 1) } ?? ""
+        return """
+            <form method="get" action="/" class="filters" id="filters">
+            <label for="f-state">State<select id="f-state" name="state">\(options(states, selected: query.state))</select></label>
+            <label for="f-verdict">Verdict<select id="f-verdict" name="verdict">\(options(verdicts, selected: query.verdict))</select></label>
+            <label for="f-device">Device<select id="f-device" name="device">\(options(devices, selected: query.deviceID))</select></label>
+            <label for="f-provider">Provider<select id="f-provider" name="provider">\(options(providers, selected: query.provider))</select></label>
+            <label for="f-since">From (UTC)<input id="f-since" name="since" type="date" value="\(HTML.escape(since))"></label>
+            <label for="f-until">To (UTC)<input id="f-until" name="until" type="date" value="\(HTML.escape(until))"></label>
+            <button type="submit">Filter</button>
+            </form>
+            """
+    }
+
+    static func queryString(_ query: PaymentQuery, cursor: PaymentCursor) -> String {
+        var pairs: [(String, String)] = []
+        if let state = query.state { pairs.append(("state", state)) }
+        if let verdict = query.verdict { pairs.append(("verdict", verdict)) }
+        if let device = query.deviceID { pairs.append(("device", device)) }
+        if let provider = query.provider { pairs.append(("provider", provider)) }
+        if let since = query.since { pairs.append(("since", Timestamp.text(since))) }
+        if let until = query.until { pairs.append(("until", Timestamp.text(until))) }
+        if query.limit != PaymentQuery.defaultLimit { pairs.append(("limit", String(query.limit))) }
+        pairs.append(("cursor", cursor.text))
+        return HTML.escape(pairs.map { "\($0)=\(HTML.component($1))" }.joined(separator: "&"))
+    }
+
+    static func time(_ milliseconds: Int64) -> String {
+        let text = Timestamp.text(milliseconds)
+        return String(text.prefix(19)).replacingOccurrences(of: "T", with: " ") + " UTC"
+    }
+
+    static func payment(_ payment: LedgerPayment, deviceName: String?, history: [LedgerChange], now: Int64) -> String {
+        func field(_ name: String, _ value: String?) -> String {
+            "<dt>\(name)</dt><dd>\(value.map(HTML.escape) ?? "<span class=\"muted\">none</span>")</dd>"
+        }
+        var body = "<header><h1>Payment \(HTML.escape(payment.paymentID))</h1><a href=\"/\">All payments</a></header>"
+        if payment.attention != nil
+            || (payment.state == PaymentState.pending.rawValue && (payment.expiresAt ?? .max) < now)
+        {
+            body +=
+                "<section id=\"attention\"><p>Needs a person: \(HTML.escape(attentionReason(payment, now: now))).</p></section>"
+        }
+        body += "<h2>Latest</h2><dl>"
+        body += field("Device", (deviceName.map { "\($0) (\(payment.deviceID))" }) ?? payment.deviceID)
+        body += field("Provider", payment.provider)
+        body += field("State", payment.state)
+        body += field("Outcome", payment.outcome)
+        body += field("Amount", LedgerJSON.amount(payment.amountMinorUnits, payment.currency))
+        body += field("Transaction ID", payment.transactionID)
+        body += field("Client transaction ID", payment.clientTransactionID)
+        body += field("Foreign transaction ID", payment.foreignTransactionID)
+        body += field(
+            "Verdict (from the device)",
+            payment.verdict.map { verdict in
+                verdict + (payment.verifiedAt.map { " at " + time($0) } ?? "")
+            }
+        )
+        body += field("Needs reconciliation", payment.needsReconciliation ? "yes" : "no")
+        body += field("Created", time(payment.createdAt))
+        body += field("Updated", time(payment.updatedAt))
+        body += field("Expires", payment.expiresAt.map(time))
+        if let pruned = payment.prunedOnDeviceAt { body += field("Pruned on the device", time(pruned)) }
+        body += "</dl><h2>History</h2><ul class=\"rows history\">"
+        for change in history {
+            var states = ""
+            if change.fromState != nil || change.toState != nil {
+                states = "\(change.fromState ?? "—") → \(change.toState ?? "—")"
+            }
+            body += "<li><span class=\"id\">\(change.sequence). \(HTML.escape(change.kind))</span>"
+            body += "<span>\(HTML.escape(states))</span><span class=\"muted\">\(time(change.at))</span>"
+            body += "<span>\(change.note.map(HTML.escape) ?? "")</span><span></span></li>"
+        }
+        body += "</ul>"
+        if let evidence = payment.evidence {
+            body += "<h2>The provider's evidence (from the device)</h2><pre>\(HTML.escape(evidence))</pre>"
+        }
+        body += "<h2>As the device sent it</h2><pre id=\"snapshot\">\(HTML.escape(payment.snapshot))</pre>"
+        return document(title: "Payment \(payment.paymentID): Tender fleet", body: body)
+    }
+}

@@ -1,0 +1,78 @@
+public import Tender
+
+/// An error of the fleet server's: a stable code (the `code` of the JSON error object), a message for people, and the
+/// HTTP status it is answered with.
+///
+/// Match a code in a `catch` pattern, such as `catch LedgerError.Code.outOfSequence`. Messages say what was wrong and
+/// what to do, and never contain a key, a token or a request body.
+public struct LedgerError: TenderError {
+    /// What went wrong: an open set of stable strings.
+    public struct Code: TenderErrorCode {
+        /// The error type whose codes these are.
+        public typealias Failure = LedgerError
+        /// The code's string, as in `{"error": {"code": …}}`.
+        public let rawValue: String
+        /// Creates a code from its string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// 400: the body is not JSON, or not the shape of the request.
+        public static let malformedJSON = Code(rawValue: "malformed_json")
+        /// 400: a change does not parse; the message names the field and the sequence.
+        public static let invalidChange = Code(rawValue: "invalid_change")
+        /// 400: a change's `kind` is not one of the journal's history kinds.
+        public static let unknownChangeKind = Code(rawValue: "unknown_change_kind")
+        /// 400: a query parameter of the operator's API is not valid.
+        public static let invalidQuery = Code(rawValue: "invalid_query")
+        /// 401: a missing, unknown or revoked device key, or a missing or wrong operator token.
+        public static let unauthorized = Code(rawValue: "unauthorized")
+        /// 403: a device key on the operator's API, or the operator token on the devices' API.
+        public static let forbidden = Code(rawValue: "forbidden")
+        /// 404: no such payment or device.
+        public static let notFound = Code(rawValue: "not_found")
+        /// 409: the batch does not start right after what the server holds (`expected_sequence` says where).
+        public static let outOfSequence = Code(rawValue: "out_of_sequence")
+        /// 409: the device is bound to another journal.
+        public static let anotherJournal = Code(rawValue: "another_journal")
+        /// 413: a body over 1 MiB or over 500 changes.
+        public static let tooLarge = Code(rawValue: "too_large")
+        /// 503: the database cannot be reached; retry.
+        public static let unavailable = Code(rawValue: "unavailable")
+        /// A configuration that cannot work: a bad database URL, a port that is not one.
+        public static let invalidConfiguration = Code(rawValue: "invalid_configuration")
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// What was wrong and what to do about it.
+    public let message: String
+    /// For ``Code/outOfSequence``: the sequence the server expects next (its highest held plus one).
+    public let expectedSequence: Int64?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, expectedSequence: Int64? = nil) {
+        self.code = code
+        self.message = message
+        self.expectedSequence = expectedSequence
+    }
+
+    /// The HTTP status the error is answered with.
+    public var status: Int {
+        switch code {
+        case .malformedJSON, .invalidChange, .unknownChangeKind, .invalidQuery: 400
+        case .unauthorized: 401
+        case .forbidden: 403
+        case .notFound: 404
+        case .outOfSequence, .anotherJournal: 409
+        case .tooLarge: 413
+        case .unavailable: 503
+        default: 500
+        }
+    }
+
+    static func unavailable(_ error: any Error) -> LedgerError {
+        LedgerError(
+            .unavailable,
+            "The ledger's database cannot be reached or did not answer (\(StorageFailure.describe(error))); retry later."
+        )
+    }
+}

@@ -1,0 +1,268 @@
+/// Where the ledger lives: PostgreSQL for fleets (``PostgresLedgerStore``), SQLite as the embedded default
+/// (``SQLiteLedgerStore``). Both pass one conformance suite, and every query of the ingest path, the listing and the
+/// filters reads an index (``queryPlans()``).
+///
+/// Times are milliseconds since 1970 (UTC). A store throws ``LedgerError`` for what the caller did
+/// (`another_journal`, `out_of_sequence`, `not_found`); anything else it throws means the database failed or cannot be
+/// reached, which the server answers with 503.
+public protocol LedgerStore: Sendable {
+    /// Creates or upgrades the schema; safe to call from several processes at once.
+    func migrate() async throws
+
+    /// Adds a device holding only its key's digest.
+    func addDevice(id: String, name: String, keyDigest: String, at: Int64) async throws -> Device
+    /// Every device, oldest first.
+    func devices() async throws -> [Device]
+    /// Revokes a device: its key is refused from the next request on. `nil` if there is no such device.
+    func revokeDevice(id: String, at: Int64) async throws -> Device?
+    /// The device whose key has this digest (revoked or not), if any.
+    func device(keyDigest: String) async throws -> Device?
+
+    /// Applies a batch of a device's changes in one transaction (the sync contract) and returns the highest sequence
+    /// the server now holds for the device.
+    /// - Throws: ``LedgerError`` `another_journal`, `out_of_sequence` (with the expected sequence), `unauthorized`
+    ///   for a device revoked meanwhile.
+    func ingest(_ batch: SyncBatch, deviceID: String, receivedAt: Int64) async throws -> Int64
+
+    /// A page of payments, newest first (by `created_at`), filtered.
+    func payments(_ query: PaymentQuery) async throws -> PaymentPage
+    /// One payment.
+    func payment(deviceID: String, paymentID: String) async throws -> LedgerPayment?
+    /// A payment's history, oldest first.
+    func history(deviceID: String, paymentID: String) async throws -> [LedgerChange]
+    /// The payments that need a person: unknown, contradicted or flagged for reconciliation (most recently changed
+    /// first), then pending ones whose hand-off expired before `now` (longest expired first); at most `limit` of each.
+    func attention(now: Int64, limit: Int) async throws -> [LedgerPayment]
+    /// Totals per day, provider and currency.
+    func totals(_ query: TotalsQuery) async throws -> [DailyTotal]
+
+    /// Succeeds when the database answers.
+    func ping() async throws
+    /// How the database runs each query of the ingest path, the listing and the filters.
+    func queryPlans() async throws -> [QueryPlan]
+}
+
+/// A device of the fleet.
+public struct Device: Sendable, Hashable {
+    /// The device's ID, a lowercase UUID.
+    public var id: String
+    /// The name given when it was added.
+    public var name: String
+    /// When it was added.
+    public var createdAt: Int64
+    /// When it was revoked, if it was.
+    public var revokedAt: Int64?
+    /// The journal it is bound to (the first it synced), if any.
+    public var journalID: String?
+    /// The highest sequence the server holds for it (0 if none).
+    public var heldSequence: Int64
+    /// When it last synced.
+    public var lastSeen: Int64?
+
+    /// Creates a device record.
+    public init(
+        id: String,
+        name: String,
+        createdAt: Int64,
+        revokedAt: Int64?,
+        journalID: String?,
+        heldSequence: Int64,
+        lastSeen: Int64?
+    ) {
+        self.id = id
+        self.name = name
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+        self.journalID = journalID
+        self.heldSequence = heldSequence
+        self.lastSeen = lastSeen
+    }
+
+    /// Whether the device's key is refused.
+    public var isRevoked: Bool { revokedAt != nil }
+}
+
+/// A payment of the ledger: the latest snapshot a device sent, and what the ledger keeps beside it.
+public struct LedgerPayment: Sendable, Hashable {
+    /// The device that holds the payment.
+    public var deviceID: String
+    /// The payment's ID in its device's journal.
+    public var paymentID: String
+    /// The provider's stable name.
+    public var provider: String
+    /// The state on the device.
+    public var state: String
+    /// The accepted outcome, if any.
+    public var outcome: String?
+    /// Whether the device flags it for reconciliation.
+    public var needsReconciliation: Bool
+    /// Why a person must look at it (see ``PaymentSnapshot/attention``), if they must.
+    public var attention: String?
+    /// The amount in minor units.
+    public var amountMinorUnits: Int64
+    /// The ISO 4217 code.
+    public var currency: String
+    /// The provider's IDs.
+    public var transactionID: String?
+    /// The POS app's client-side transaction ID.
+    public var clientTransactionID: String?
+    /// SumUp's `foreign-tx-id`.
+    public var foreignTransactionID: String?
+    /// The provider's verdict as the device recorded it: `confirmed`, `contradicted`, `unverifiable`, or `nil`.
+    public var verdict: String?
+    /// When the device recorded the verdict.
+    public var verifiedAt: Int64?
+    /// The verdict's evidence as JSON text.
+    public var evidence: String?
+    /// When the payment was written ahead on the device.
+    public var createdAt: Int64
+    /// When it last changed on the device.
+    public var updatedAt: Int64
+    /// When its hand-off expires.
+    public var expiresAt: Int64?
+    /// When the device pruned it (the ledger keeps it).
+    public var prunedOnDeviceAt: Int64?
+    /// The sequence of the last change applied to it.
+    public var lastSequence: Int64
+    /// The device's snapshot as received (JSON text).
+    public var snapshot: String
+
+    /// Creates a payment record.
+    public init(
+        deviceID: String,
+        paymentID: String,
+        provider: String,
+        state: String,
+        outcome: String?,
+        needsReconciliation: Bool,
+        attention: String?,
+        amountMinorUnits: Int64,
+        currency: String,
+        transactionID: String?,
+        clientTransactionID: String?,
+        foreignTransactionID: String?,
+        verdict: String?,
+        verifiedAt: Int64?,
+        evidence: String?,
+        createdAt: Int64,
+        updatedAt: Int64,
+        expiresAt: Int64?,
+        prunedOnDeviceAt: Int64?,
+        lastSequence: Int64,
+        snapshot: String
+    ) {
+        self.deviceID = deviceID
+        self.paymentID = paymentID
+        self.provider = provider
+        self.state = state
+        self.outcome = outcome
+        self.needsReconciliation = needsReconciliation
+        self.attention = attention
+        self.amountMinorUnits = amountMinorUnits
+        self.currency = currency
+        self.transactionID = transactionID
+        self.clientTransactionID = clientTransactionID
+        self.foreignTransactionID = foreignTransactionID
+        self.verdict = verdict
+        self.verifiedAt = verifiedAt
+        self.evidence = evidence
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.expiresAt = expiresAt
+        self.prunedOnDeviceAt = prunedOnDeviceAt
+        self.lastSequence = lastSequence
+        self.snapshot = snapshot
+    }
+}
+
+/// A row of a payment's history: one change a device sent.
+public struct LedgerChange: Sendable, Hashable {
+    /// The device.
+    public var deviceID: String
+    /// The change's sequence in the device's journal.
+    public var sequence: Int64
+    /// The payment.
+    public var paymentID: String
+    /// The history kind.
+    public var kind: String
+    /// When it happened on the device.
+    public var at: Int64
+    /// The state before.
+    public var fromState: String?
+    /// The state after.
+    public var toState: String?
+    /// The device's note.
+    public var note: String?
+    /// When the server received it.
+    public var receivedAt: Int64
+
+    /// Creates a history row.
+    public init(
+        deviceID: String,
+        sequence: Int64,
+        paymentID: String,
+        kind: String,
+        at: Int64,
+        fromState: String?,
+        toState: String?,
+        note: String?,
+        receivedAt: Int64
+    ) {
+        self.deviceID = deviceID
+        self.sequence = sequence
+        self.paymentID = paymentID
+        self.kind = kind
+        self.at = at
+        self.fromState = fromState
+        self.toState = toState
+        self.note = note
+        self.receivedAt = receivedAt
+    }
+}
+
+/// Totals of one day, provider and currency (of payments created that day, UTC).
+public struct DailyTotal: Sendable, Hashable {
+    /// The day's start, in milliseconds since 1970.
+    public var day: Int64
+    /// The provider.
+    public var provider: String
+    /// The currency.
+    public var currency: String
+    /// How many payments.
+    public var payments: Int64
+    /// How many of them were approved.
+    public var approved: Int64
+    /// The approved amount, in minor units.
+    public var approvedMinorUnits: Int64
+
+    /// Creates a total.
+    public init(
+        day: Int64,
+        provider: String,
+        currency: String,
+        payments: Int64,
+        approved: Int64,
+        approvedMinorUnits: Int64
+    ) {
+        self.day = day
+        self.provider = provider
+        self.currency = currency
+        self.payments = payments
+        self.approved = approved
+        self.approvedMinorUnits = approvedMinorUnits
+    }
+}
+
+/// How a database runs one named query: its plan as the database prints it.
+public struct QueryPlan: Sendable, Hashable {
+    /// The query's name, such as `ingest: lock the device`.
+    public var name: String
+    /// The plan (`EXPLAIN QUERY PLAN` or `EXPLAIN`), one step a line.
+    public var plan: String
+
+    /// Creates a plan record.
+    public init(name: String, plan: String) {
+        self.name = name
+        self.plan = plan
+    }
+}

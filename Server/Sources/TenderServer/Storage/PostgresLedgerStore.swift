@@ -1,0 +1,605 @@
+public import Logging
+import PostgresNIO
+public import ServiceLifecycle
+import Tender
+import TenderHandoff
+
+/// The ledger in PostgreSQL, through postgres-nio's `PostgresClient` (a connection pool): for fleets.
+///
+/// Plain SQL with bound parameters. A batch is one transaction that first locks its device's row
+/// (`SELECT … FOR UPDATE`), so a device's concurrent requests apply one after the other and no change is applied
+/// twice; devices never wait on each other. Run the store (``run()``) as a service for as long as it is used; a
+/// database that goes away makes calls throw (the server answers 503) and the pool reconnects when it is back.
+public final class PostgresLedgerStore: LedgerStore, Service {
+    private let client: PostgresClient
+    private let logger: Logger
+
+    /// A store for the database `url` names (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB`).
+    public init(url: DatabaseURL.Postgres, logger: Logger) {
+        var configuration = PostgresClient.Configuration(
+            host: url.host,
+            port: url.port,
+            username: url.user,
+            password: url.password,
+            database: url.database,
+            tls: .disable
+        )
+        configuration.options.maximumConnections = 20
+        configuration.options.connectTimeout = .seconds(5)
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+    }
+
+    /// Runs the connection pool until the task is cancelled or the service group stops.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await self.client.run()
+        }
+    }
+
+    /// Creates the schema if it is not there yet (every statement `IF NOT EXISTS`).
+    public func migrate() async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            // One migration at a time across processes; released at the end of the transaction.
+            try await connection.query("SELECT pg_advisory_xact_lock(7305)", logger: logger)
+            for statement in LedgerSchema.version1 {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+        }
+    }
+
+    /// Adds a device holding only its key's digest.
+    public func addDevice(id: String, name: String, keyDigest: String, at: Int64) async throws -> Device {
+        try await bounded { [self] in
+            let rows = try await client.query(
+                """
+                INSERT INTO device (device_id, name, key_digest, created_at) VALUES (\(id), \(name), \(keyDigest), \(at)) \
+                RETURNING device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen
+                """,
+                logger: logger
+            )
+            guard let device = try await Self.devices(rows).first else {
+                throw LedgerError(.notFound, "The device was not added.")
+            }
+            return device
+        }
+    }
+
+    /// Every device, oldest first.
+    public func devices() async throws -> [Device] {
+        try await bounded { [self] in
+            try await Self.devices(
+                client.query(
+                    """
+                    SELECT device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen FROM device \
+                    ORDER BY created_at, device_id
+                    """,
+                    logger: logger
+                )
+            )
+        }
+    }
+
+    /// Revokes a device (keeping the first revocation's time).
+    public func revokeDevice(id: String, at: Int64) async throws -> Device? {
+        try await bounded { [self] in
+            try await Self.devices(
+                client.query(
+                    """
+                    UPDATE device SET revoked_at = COALESCE(revoked_at, \(at)) WHERE device_id = \(id) \
+                    RETURNING device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen
+                    """,
+                    logger: logger
+                )
+            ).first
+        }
+    }
+
+    /// The device whose key has this digest, revoked or not.
+    public func device(keyDigest: String) async throws -> Device? {
+        try await bounded { [self] in
+            try await Self.devices(
+                client.query(
+                    """
+                    SELECT device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen FROM device \
+                    WHERE key_digest = \(keyDigest)
+                    """,
+                    logger: logger
+                )
+            ).first
+        }
+    }
+
+    /// Applies a batch in one transaction; see ``LedgerStore/ingest(_:deviceID:receivedAt:)``.
+    public func ingest(_ batch: SyncBatch, deviceID: String, receivedAt: Int64) async throws -> Int64 {
+        try await bounded { [self] in
+            let logger = self.logger
+            return try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
+                do {
+                    let held = try await Self.apply(
+                        batch,
+                        deviceID: deviceID,
+                        receivedAt: receivedAt,
+                        on: connection,
+                        logger
+                    )
+                    try await connection.query("COMMIT", logger: logger)
+                    return held
+                } catch {
+                    // A connection that cannot even roll back (the database went away, the call timed out) is closed, so
+                    // that the pool never lends a connection inside a transaction.
+                    do { try await connection.query("ROLLBACK", logger: logger) } catch {
+                        try? await connection.close()
+                    }
+                    throw error
+                }
+            }
+        }
+    }
+
+    private static func apply(
+        _ batch: SyncBatch,
+        deviceID: String,
+        receivedAt: Int64,
+        on connection: PostgresConnection,
+        _ logger: Logger
+    ) async throws -> Int64 {
+        let locked = try await connection.query(
+            """
+            SELECT device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen FROM device \
+            WHERE device_id = \(deviceID) FOR UPDATE
+            """,
+            logger: logger
+        )
+        guard let device = try await devices(locked).first else {
+            throw LedgerError(.unauthorized, "This device does not exist any more.")
+        }
+        let plan = try IngestPlan(
+            batch: batch,
+            boundJournal: device.journalID,
+            held: device.heldSequence,
+            revoked: device.isRevoked
+        )
+        if !plan.changes.isEmpty {
+            var bindings = PostgresBindings(capacity: plan.changes.count * 9)
+            var rows: [String] = []
+            for change in plan.changes {
+                let first = bindings.count
+                bindings.append(deviceID)
+                bindings.append(change.sequence)
+                bindings.append(change.paymentID.rawValue)
+                bindings.append(change.kind.rawValue)
+                bindings.append(change.at)
+                bindings.append(change.fromState?.rawValue)
+                bindings.append(change.toState?.rawValue)
+                bindings.append(change.note)
+                bindings.append(receivedAt)
+                rows.append(placeholders(from: first + 1, count: 9))
+            }
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO payment_change (device_id, sequence, payment_id, kind, at, from_state, to_state, \
+                        note, received_at) VALUES \(rows.joined(separator: ", "))
+                        """,
+                    binds: bindings
+                ),
+                logger: logger
+            )
+        }
+        let snapshotted = plan.payments.filter { $0.snapshot != nil }.map(\.paymentID)
+        var previous: [String: TotalsContribution] = [:]
+        if !snapshotted.isEmpty {
+            let rows = try await connection.query(
+                """
+                SELECT payment_id, created_at, provider, currency, outcome, amount_minor_units FROM payment \
+                WHERE device_id = \(deviceID) AND payment_id = ANY(\(snapshotted))
+                """,
+                logger: logger
+            )
+            for try await (id, created, provider, currency, outcome, amount) in rows.decode(
+                (String, Int64, String, String, String?, Int64).self
+            ) {
+                previous[id] = TotalsContribution(
+                    createdAt: created,
+                    provider: provider,
+                    currency: currency,
+                    outcome: outcome,
+                    amountMinorUnits: amount
+                )
+            }
+        }
+        var upserts: [String] = []
+        var bindings = PostgresBindings()
+        for update in plan.payments {
+            guard let snapshot = update.snapshot else {
+                try await connection.query(
+                    """
+                    UPDATE payment SET pruned_on_device_at = \(update.prunedAt), last_sequence = \(update.lastSequence), \
+                    received_at = \(receivedAt) WHERE device_id = \(deviceID) AND payment_id = \(update.paymentID)
+                    """,
+                    logger: logger
+                )
+                continue
+            }
+            let first = bindings.count
+            bindings.append(deviceID)
+            bindings.append(snapshot.paymentID.rawValue)
+            bindings.append(snapshot.provider.rawValue)
+            bindings.append(snapshot.state.rawValue)
+            bindings.append(snapshot.outcome)
+            bindings.append(snapshot.needsReconciliation)
+            bindings.append(snapshot.attention)
+            bindings.append(Int64(snapshot.amount.minorUnits))
+            bindings.append(snapshot.amount.currency.code)
+            bindings.append(snapshot.transactionID)
+            bindings.append(snapshot.clientTransactionID)
+            bindings.append(snapshot.foreignTransactionID)
+            bindings.append(snapshot.verification?.verdict)
+            bindings.append(snapshot.verification?.at)
+            bindings.append(snapshot.verification?.evidence.text)
+            bindings.append(snapshot.createdAt)
+            bindings.append(snapshot.updatedAt)
+            bindings.append(snapshot.expiresAt)
+            bindings.append(update.prunedAt)
+            bindings.append(update.lastSequence)
+            bindings.append(receivedAt)
+            bindings.append(snapshot.json.text)
+            upserts.append(placeholders(from: first + 1, count: 22))
+        }
+        if !upserts.isEmpty {
+            try await connection.query(
+                PostgresQuery(unsafeSQL: upsertPayments(upserts.joined(separator: ", ")), binds: bindings),
+                logger: logger
+            )
+        }
+        let deltas = plan.totalsDeltas(previous: previous)
+        if !deltas.isEmpty {
+            var bindings = PostgresBindings(capacity: deltas.count * 7)
+            var rows: [String] = []
+            for (key, delta) in deltas {
+                let first = bindings.count
+                bindings.append(key.day)
+                bindings.append(deviceID)
+                bindings.append(key.provider)
+                bindings.append(key.currency)
+                bindings.append(delta.payments)
+                bindings.append(delta.approved)
+                bindings.append(delta.approvedMinorUnits)
+                rows.append(placeholders(from: first + 1, count: 7))
+            }
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO daily_total AS total (day, device_id, provider, currency, payments, approved, \
+                        approved_minor_units) VALUES \(rows.joined(separator: ", ")) \
+                        ON CONFLICT (day, device_id, provider, currency) DO UPDATE SET \
+                        payments = total.payments + excluded.payments, approved = total.approved + excluded.approved, \
+                        approved_minor_units = total.approved_minor_units + excluded.approved_minor_units
+                        """,
+                    binds: bindings
+                ),
+                logger: logger
+            )
+        }
+        let updated = try await connection.query(
+            """
+            UPDATE device SET journal_id = \(batch.journalID), held_sequence = \(plan.acknowledgedThrough), \
+            last_seen = \(receivedAt) WHERE device_id = \(deviceID) RETURNING held_sequence
+            """,
+            logger: logger
+        )
+        for try await held in updated.decode(Int64.self) { return held }
+        return plan.acknowledgedThrough
+    }
+
+    /// A page of payments, newest first, filtered.
+    public func payments(_ query: PaymentQuery) async throws -> PaymentPage {
+        try await bounded { [self] in
+            let (sql, values) = LedgerSchema.listing(query) { "$\($0)" }
+            let rows = try await client.query(
+                PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)),
+                logger: logger
+            )
+            return PaymentPage(rows: try await Self.payments(rows), limit: query.limit)
+        }
+    }
+
+    /// One payment.
+    public func payment(deviceID: String, paymentID: String) async throws -> LedgerPayment? {
+        try await bounded { [self] in
+            try await Self.payments(
+                client.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT \(LedgerSchema.paymentColumns) FROM payment WHERE device_id = $1 AND payment_id = $2
+                            """,
+                        binds: Self.bindings([.text(deviceID), .text(paymentID)])
+                    ),
+                    logger: logger
+                )
+            ).first
+        }
+    }
+
+    /// A payment's history, oldest first.
+    public func history(deviceID: String, paymentID: String) async throws -> [LedgerChange] {
+        try await bounded { [self] in
+            let rows = try await client.query(
+                """
+                SELECT device_id, sequence, payment_id, kind, at, from_state, to_state, note, received_at \
+                FROM payment_change WHERE device_id = \(deviceID) AND payment_id = \(paymentID) ORDER BY sequence
+                """,
+                logger: logger
+            )
+            var changes: [LedgerChange] = []
+            for try await (device, sequence, payment, kind, at, from, to, note, received) in rows.decode(
+                (String, Int64, String, String, Int64, String?, String?, String?, Int64).self
+            ) {
+                changes.append(
+                    LedgerChange(
+                        deviceID: device,
+                        sequence: sequence,
+                        paymentID: payment,
+                        kind: kind,
+                        at: at,
+                        fromState: from,
+                        toState: to,
+                        note: note,
+                        receivedAt: received
+                    )
+                )
+            }
+            return changes
+        }
+    }
+
+    /// The payments that need a person.
+    public func attention(now: Int64, limit: Int) async throws -> [LedgerPayment] {
+        try await bounded { [self] in
+            let flagged = try await Self.payments(
+                client.query(
+                    PostgresQuery(unsafeSQL: Self.attentionFlagged, binds: Self.bindings([.integer(Int64(limit))])),
+                    logger: logger
+                )
+            )
+            let expired = try await Self.payments(
+                client.query(
+                    PostgresQuery(
+                        unsafeSQL: Self.attentionExpired,
+                        binds: Self.bindings([.integer(now), .integer(Int64(limit))])
+                    ),
+                    logger: logger
+                )
+            )
+            return flagged + expired
+        }
+    }
+
+    /// Totals per day, provider and currency.
+    public func totals(_ query: TotalsQuery) async throws -> [DailyTotal] {
+        try await bounded { [self] in
+            let (sql, values) = LedgerSchema.totals(query) { "$\($0)" }
+            let rows = try await client.query(
+                PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)),
+                logger: logger
+            )
+            var totals: [DailyTotal] = []
+            for try await (day, provider, currency, payments, approved, amount) in rows.decode(
+                (Int64, String, String, Int64, Int64, Int64).self
+            ) {
+                totals.append(
+                    DailyTotal(
+                        day: day,
+                        provider: provider,
+                        currency: currency,
+                        payments: payments,
+                        approved: approved,
+                        approvedMinorUnits: amount
+                    )
+                )
+            }
+            return totals
+        }
+    }
+
+    /// Succeeds when the database answers.
+    public func ping() async throws {
+        try await bounded { [self] in
+            _ = try await client.query("SELECT 1", logger: logger)
+        }
+    }
+
+    /// How the database runs each query of the ingest path, the listing and the filters.
+    public func queryPlans() async throws -> [QueryPlan] {
+        var named: [(String, String, [SQLValue])] = [
+            (
+                "ingest: find the device by its key",
+                "SELECT device_id FROM device WHERE key_digest = $1", [.text("k")]
+            ),
+            (
+                "ingest: lock the device", "SELECT held_sequence FROM device WHERE device_id = $1 FOR UPDATE",
+                [.text("d")]
+            ),
+            (
+                "ingest: read the payments' previous totals",
+                """
+                SELECT payment_id, created_at, provider, currency, outcome, amount_minor_units FROM payment \
+                WHERE device_id = $1 AND payment_id = ANY(ARRAY[$2, $3])
+                """,
+                [.text("d"), .text("p"), .text("q")]
+            ),
+            (
+                "ingest: mark a payment pruned",
+                "UPDATE payment SET pruned_on_device_at = 1 WHERE device_id = $1 AND payment_id = $2",
+                [.text("d"), .text("p")]
+            ),
+            ("ingest: hold the sequence", "UPDATE device SET held_sequence = 1 WHERE device_id = $1", [.text("d")]),
+            (
+                "payment: history",
+                """
+                SELECT \(LedgerSchema.changeColumns) FROM payment_change WHERE device_id = $1 AND payment_id = $2 \
+                ORDER BY sequence
+                """,
+                [.text("d"), .text("p")]
+            ),
+            ("attention: flagged", Self.attentionFlagged, [.integer(10)]),
+            ("attention: expired", Self.attentionExpired, [.integer(0), .integer(10)]),
+        ]
+        for (name, query) in LedgerSchema.plannedListings {
+            let (sql, values) = LedgerSchema.listing(query) { "$\($0)" }
+            named.append((name, sql, values))
+        }
+        let (totals, values) = LedgerSchema.totals(TotalsQuery(since: 0, until: 1, provider: "square")) { "$\($0)" }
+        named.append(("totals", totals, values))
+        let logger = self.logger
+        // Sequential scans and sorts priced out for these plans only: on a small table PostgreSQL rightly prefers
+        // reading it whole, which says nothing about 10^6 rows; priced out, a Seq Scan or a Sort still shows where no
+        // index can serve the query.
+        return try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SET LOCAL enable_seqscan = off", logger: logger)
+            try await connection.query("SET LOCAL enable_sort = off", logger: logger)
+            var plans: [QueryPlan] = []
+            for (name, sql, values) in named {
+                let rows = try await connection.query(
+                    PostgresQuery(unsafeSQL: "EXPLAIN " + sql, binds: Self.bindings(values)),
+                    logger: logger
+                )
+                var lines: [String] = []
+                for try await line in rows.decode(String.self) { lines.append(line) }
+                plans.append(QueryPlan(name: name, plan: lines.joined(separator: "\n")))
+            }
+            return plans
+        }
+    }
+
+    /// How long a call waits for the database before it gives up, and the server answers 503.
+    static let patience: Duration = .seconds(10)
+
+    /// Runs `body`, or throws `unavailable` after ``patience``: a pool waiting for a database that went away would
+    /// otherwise wait for ever (postgres-nio keeps trying to connect, and a lease has no time limit of its own).
+    private func bounded<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result
+    {
+        try await withThrowingTaskGroup(of: Result.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: Self.patience)
+                throw LedgerError(.unavailable, "The ledger's database did not answer within 10 seconds; retry later.")
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else {
+                throw LedgerError(.unavailable, "The ledger's database did not answer; retry later.")
+            }
+            return first
+        }
+    }
+
+    // MARK: SQL and rows
+
+    static let attentionFlagged = """
+        SELECT \(LedgerSchema.paymentColumns) FROM payment WHERE attention IS NOT NULL \
+        ORDER BY updated_at DESC LIMIT $1
+        """
+
+    static let attentionExpired = """
+        SELECT \(LedgerSchema.paymentColumns) FROM payment WHERE state = 'pending' AND expires_at < $1 \
+        ORDER BY expires_at LIMIT $2
+        """
+
+    static func upsertPayments(_ values: String) -> String {
+        """
+        INSERT INTO payment (device_id, payment_id, provider, state, outcome, needs_reconciliation, attention, \
+        amount_minor_units, currency, transaction_id, client_transaction_id, foreign_transaction_id, verdict, \
+        verified_at, evidence, created_at, updated_at, expires_at, pruned_on_device_at, last_sequence, received_at, \
+        snapshot) VALUES \(values) \
+        ON CONFLICT (device_id, payment_id) DO UPDATE SET provider = excluded.provider, state = excluded.state, \
+        outcome = excluded.outcome, needs_reconciliation = excluded.needs_reconciliation, \
+        attention = excluded.attention, amount_minor_units = excluded.amount_minor_units, \
+        currency = excluded.currency, transaction_id = excluded.transaction_id, \
+        client_transaction_id = excluded.client_transaction_id, \
+        foreign_transaction_id = excluded.foreign_transaction_id, verdict = excluded.verdict, \
+        verified_at = excluded.verified_at, evidence = excluded.evidence, created_at = excluded.created_at, \
+        updated_at = excluded.updated_at, expires_at = excluded.expires_at, \
+        pruned_on_device_at = excluded.pruned_on_device_at, last_sequence = excluded.last_sequence, \
+        received_at = excluded.received_at, snapshot = excluded.snapshot
+        """
+    }
+
+    /// `($first, $first+1, …)` for one row of a multi-row `VALUES`.
+    static func placeholders(from first: Int, count: Int) -> String {
+        "(" + (first..<(first + count)).map { "$\($0)" }.joined(separator: ", ") + ")"
+    }
+
+    static func bindings(_ values: [SQLValue]) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .text(let text): bindings.append(text)
+            case .integer(let number): bindings.append(number)
+            }
+        }
+        return bindings
+    }
+
+    static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
+        var devices: [Device] = []
+        for try await (id, name, created, revoked, journal, held, seen) in rows.decode(
+            (String, String, Int64, Int64?, String?, Int64, Int64?).self
+        ) {
+            devices.append(
+                Device(
+                    id: id,
+                    name: name,
+                    createdAt: created,
+                    revokedAt: revoked,
+                    journalID: journal,
+                    heldSequence: held,
+                    lastSeen: seen
+                )
+            )
+        }
+        return devices
+    }
+
+    static func payments(_ rows: PostgresRowSequence) async throws -> [LedgerPayment] {
+        var payments: [LedgerPayment] = []
+        for try await row in rows {
+            let (
+                device, payment, provider, state, outcome, needs, attention, amount, currency, transaction, client,
+                foreign, verdict, verified, evidence, created, updated, expires, pruned, sequence, snapshot
+            ) = try row.decode(
+                (
+                    String, String, String, String, String?, Bool, String?, Int64, String, String?, String?, String?,
+                    String?, Int64?, String?, Int64, Int64, Int64?, Int64?, Int64, String
+                ).self
+            )
+            payments.append(
+                LedgerPayment(
+                    deviceID: device,
+                    paymentID: payment,
+                    provider: provider,
+                    state: state,
+                    outcome: outcome,
+                    needsReconciliation: needs,
+                    attention: attention,
+                    amountMinorUnits: amount,
+                    currency: currency,
+                    transactionID: transaction,
+                    clientTransactionID: client,
+                    foreignTransactionID: foreign,
+                    verdict: verdict,
+                    verifiedAt: verified,
+                    evidence: evidence,
+                    createdAt: created,
+                    updatedAt: updated,
+                    expiresAt: expires,
+                    prunedOnDeviceAt: pruned,
+                    lastSequence: sequence,
+                    snapshot: snapshot
+                )
+            )
+        }
+        return payments
+    }
+}

@@ -1,0 +1,420 @@
+import GRDB
+import Tender
+import TenderHandoff
+
+/// The ledger in a SQLite file, through GRDB: the embedded default, so that `serve` works on a fresh machine.
+///
+/// WAL, `synchronous=FULL`, foreign keys on. One writer at a time (SQLite's rule), so a device's batches are applied
+/// one after the other; reads run beside writes.
+public final class SQLiteLedgerStore: LedgerStore {
+    private let pool: DatabasePool
+
+    /// Opens (or creates) the ledger at `path`.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+    }
+
+    /// Creates the schema if it is not there yet.
+    public func migrate() async throws {
+        // Every statement is `IF NOT EXISTS`: running them again, from several processes, changes nothing.
+        try await pool.write { db in
+            for statement in LedgerSchema.version1 { try db.execute(sql: statement) }
+        }
+    }
+
+    /// Adds a device holding only its key's digest.
+    public func addDevice(id: String, name: String, keyDigest: String, at: Int64) async throws -> Device {
+        try await pool.write { db in
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        INSERT INTO device (device_id, name, key_digest, created_at) VALUES (:id, :name, :digest, :at) \
+                        RETURNING \(Self.deviceColumns)
+                        """
+                ),
+                arguments: ["id": id, "name": name, "digest": keyDigest, "at": at]
+            )
+            guard let row else { throw LedgerError(.notFound, "The device was not added.") }
+            return Self.device(row)
+        }
+    }
+
+    /// Every device, oldest first.
+    public func devices() async throws -> [Device] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(Self.deviceColumns) FROM device ORDER BY created_at, device_id")
+                .map(Self.device)
+        }
+    }
+
+    /// Revokes a device (keeping the first revocation's time).
+    public func revokeDevice(id: String, at: Int64) async throws -> Device? {
+        try await pool.write { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    UPDATE device SET revoked_at = COALESCE(revoked_at, :at) WHERE device_id = :id \
+                    RETURNING \(Self.deviceColumns)
+                    """,
+                arguments: ["id": id, "at": at]
+            ).map(Self.device)
+        }
+    }
+
+    /// The device whose key has this digest, revoked or not.
+    public func device(keyDigest: String) async throws -> Device? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(Self.deviceColumns) FROM device WHERE key_digest = :digest"),
+                arguments: ["digest": keyDigest]
+            ).map(Self.device)
+        }
+    }
+
+    /// Applies a batch in one transaction; see ``LedgerStore/ingest(_:deviceID:receivedAt:)``.
+    public func ingest(_ batch: SyncBatch, deviceID: String, receivedAt: Int64) async throws -> Int64 {
+        try await pool.write { db in
+            guard
+                let device = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT \(Self.deviceColumns) FROM device WHERE device_id = :id"),
+                    arguments: ["id": deviceID]
+                ).map(Self.device)
+            else {
+                throw LedgerError(.unauthorized, "This device does not exist any more.")
+            }
+            let plan = try IngestPlan(
+                batch: batch,
+                boundJournal: device.journalID,
+                held: device.heldSequence,
+                revoked: device.isRevoked
+            )
+            let insertChange = try db.cachedStatement(
+                sql: """
+                    INSERT INTO payment_change (device_id, sequence, payment_id, kind, at, from_state, to_state, note, \
+                    received_at) VALUES (:device, :sequence, :payment, :kind, :at, :from, :to, :note, :received)
+                    """
+            )
+            for change in plan.changes {
+                try insertChange.execute(arguments: [
+                    "device": deviceID, "sequence": change.sequence, "payment": change.paymentID.rawValue,
+                    "kind": change.kind.rawValue, "at": change.at, "from": change.fromState?.rawValue,
+                    "to": change.toState?.rawValue, "note": change.note, "received": receivedAt,
+                ])
+            }
+            var previous: [String: TotalsContribution] = [:]
+            let readPrevious = try db.cachedStatement(
+                sql: """
+                    SELECT created_at, provider, currency, outcome, amount_minor_units FROM payment \
+                    WHERE device_id = :device AND payment_id = :payment
+                    """
+            )
+            for update in plan.payments where update.snapshot != nil {
+                if let row = try Row.fetchOne(
+                    readPrevious,
+                    arguments: ["device": deviceID, "payment": update.paymentID]
+                ) {
+                    previous[update.paymentID] = TotalsContribution(
+                        createdAt: row["created_at"],
+                        provider: row["provider"],
+                        currency: row["currency"],
+                        outcome: row["outcome"],
+                        amountMinorUnits: row["amount_minor_units"]
+                    )
+                }
+            }
+            let upsert = try db.cachedStatement(sql: Self.upsertPayment)
+            let markPruned = try db.cachedStatement(
+                sql: """
+                    UPDATE payment SET pruned_on_device_at = :pruned, last_sequence = :sequence, \
+                    received_at = :received WHERE device_id = :device AND payment_id = :payment
+                    """
+            )
+            for update in plan.payments {
+                if let snapshot = update.snapshot {
+                    var arguments = Self.snapshotArguments(snapshot)
+                    // updateValue, not a subscript: assigning nil through a subscript would remove the argument.
+                    arguments.updateValue(deviceID, forKey: "device")
+                    arguments.updateValue(update.prunedAt, forKey: "pruned")
+                    arguments.updateValue(update.lastSequence, forKey: "sequence")
+                    arguments.updateValue(receivedAt, forKey: "received")
+                    try upsert.execute(arguments: StatementArguments(arguments))
+                } else {
+                    try markPruned.execute(arguments: [
+                        "pruned": update.prunedAt, "sequence": update.lastSequence, "received": receivedAt,
+                        "device": deviceID, "payment": update.paymentID,
+                    ])
+                }
+            }
+            let addTotal = try db.cachedStatement(
+                sql: """
+                    INSERT INTO daily_total (day, device_id, provider, currency, payments, approved, \
+                    approved_minor_units) VALUES (:day, :device, :provider, :currency, :payments, :approved, :amount) \
+                    ON CONFLICT (day, device_id, provider, currency) DO UPDATE SET \
+                    payments = payments + excluded.payments, approved = approved + excluded.approved, \
+                    approved_minor_units = approved_minor_units + excluded.approved_minor_units
+                    """
+            )
+            for (key, delta) in plan.totalsDeltas(previous: previous) {
+                try addTotal.execute(arguments: [
+                    "day": key.day, "device": deviceID, "provider": key.provider, "currency": key.currency,
+                    "payments": delta.payments, "approved": delta.approved, "amount": delta.approvedMinorUnits,
+                ])
+            }
+            let held = try Int64.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        UPDATE device SET journal_id = :journal, held_sequence = :held, last_seen = :seen \
+                        WHERE device_id = :device RETURNING held_sequence
+                        """
+                ),
+                arguments: [
+                    "journal": batch.journalID, "held": plan.acknowledgedThrough, "seen": receivedAt,
+                    "device": deviceID,
+                ]
+            )
+            return held ?? plan.acknowledgedThrough
+        }
+    }
+
+    /// A page of payments, newest first, filtered.
+    public func payments(_ query: PaymentQuery) async throws -> PaymentPage {
+        let (sql, values) = LedgerSchema.listing(query) { _ in "?" }
+        let rows = try await pool.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: Self.arguments(values)).map(Self.payment)
+        }
+        return PaymentPage(rows: rows, limit: query.limit)
+    }
+
+    /// One payment.
+    public func payment(deviceID: String, paymentID: String) async throws -> LedgerPayment? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT \(LedgerSchema.paymentColumns) FROM payment WHERE device_id = ? AND payment_id = ?",
+                arguments: [deviceID, paymentID]
+            ).map(Self.payment)
+        }
+    }
+
+    /// A payment's history, oldest first.
+    public func history(deviceID: String, paymentID: String) async throws -> [LedgerChange] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(LedgerSchema.changeColumns) FROM payment_change WHERE device_id = ? AND payment_id = ? \
+                    ORDER BY sequence
+                    """,
+                arguments: [deviceID, paymentID]
+            ).map { row in
+                LedgerChange(
+                    deviceID: row["device_id"],
+                    sequence: row["sequence"],
+                    paymentID: row["payment_id"],
+                    kind: row["kind"],
+                    at: row["at"],
+                    fromState: row["from_state"],
+                    toState: row["to_state"],
+                    note: row["note"],
+                    receivedAt: row["received_at"]
+                )
+            }
+        }
+    }
+
+    /// The payments that need a person.
+    public func attention(now: Int64, limit: Int) async throws -> [LedgerPayment] {
+        try await pool.read { db in
+            let flagged = try Row.fetchAll(
+                db.cachedStatement(sql: Self.attentionFlagged),
+                arguments: [limit]
+            )
+            let expired = try Row.fetchAll(
+                db.cachedStatement(sql: Self.attentionExpired),
+                arguments: [now, limit]
+            )
+            return (flagged + expired).map(Self.payment)
+        }
+    }
+
+    /// Totals per day, provider and currency.
+    public func totals(_ query: TotalsQuery) async throws -> [DailyTotal] {
+        let (sql, values) = LedgerSchema.totals(query) { _ in "?" }
+        return try await pool.read { db in
+            try Row.fetchAll(db, sql: sql, arguments: Self.arguments(values)).map { row in
+                DailyTotal(
+                    day: row[0],
+                    provider: row[1],
+                    currency: row[2],
+                    payments: row[3],
+                    approved: row[4],
+                    approvedMinorUnits: row[5]
+                )
+            }
+        }
+    }
+
+    /// Succeeds when the database answers.
+    public func ping() async throws {
+        _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
+    /// How the database runs each query of the ingest path, the listing and the filters.
+    public func queryPlans() async throws -> [QueryPlan] {
+        var named: [(String, String, StatementArguments)] = [
+            (
+                "ingest: find the device by its key", "SELECT \(Self.deviceColumns) FROM device WHERE key_digest = ?",
+                ["k"]
+            ),
+            ("ingest: read the device", "SELECT \(Self.deviceColumns) FROM device WHERE device_id = ?", ["d"]),
+            (
+                "ingest: read a payment's previous totals",
+                "SELECT created_at, provider, currency, outcome, amount_minor_units FROM payment WHERE device_id = ? AND payment_id = ?",
+                ["d", "p"]
+            ),
+            (
+                "ingest: mark a payment pruned",
+                "UPDATE payment SET pruned_on_device_at = 1 WHERE device_id = ? AND payment_id = ?", ["d", "p"]
+            ),
+            ("ingest: hold the sequence", "UPDATE device SET held_sequence = 1 WHERE device_id = ?", ["d"]),
+            (
+                "payment: history",
+                "SELECT \(LedgerSchema.changeColumns) FROM payment_change WHERE device_id = ? AND payment_id = ? ORDER BY sequence",
+                ["d", "p"]
+            ),
+            ("attention: flagged", Self.attentionFlagged, [10]),
+            ("attention: expired", Self.attentionExpired, [0, 10]),
+        ]
+        for (name, query) in LedgerSchema.plannedListings {
+            let (sql, values) = LedgerSchema.listing(query) { _ in "?" }
+            named.append((name, sql, Self.arguments(values)))
+        }
+        let (totals, values) = LedgerSchema.totals(TotalsQuery(since: 0, until: 1, provider: "square")) { _ in "?" }
+        named.append(("totals", totals, Self.arguments(values)))
+        let queries = named
+        return try await pool.read { db in
+            try queries.map { name, sql, arguments in
+                let steps = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments)
+                return QueryPlan(name: name, plan: steps.map { $0["detail"] as String }.joined(separator: "\n"))
+            }
+        }
+    }
+
+    /// Lets go of the database.
+    public func close() throws {
+        try pool.close()
+    }
+
+    // MARK: SQL and rows
+
+    static let deviceColumns = "device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen"
+
+    static let attentionFlagged = """
+        SELECT \(LedgerSchema.paymentColumns) FROM payment WHERE attention IS NOT NULL \
+        ORDER BY updated_at DESC LIMIT ?
+        """
+
+    static let attentionExpired = """
+        SELECT \(LedgerSchema.paymentColumns) FROM payment INDEXED BY payment_pending_expiry \
+        WHERE state = 'pending' AND expires_at < ? ORDER BY expires_at LIMIT ?
+        """
+
+    static let upsertPayment = """
+        INSERT INTO payment (device_id, payment_id, provider, state, outcome, needs_reconciliation, attention, \
+        amount_minor_units, currency, transaction_id, client_transaction_id, foreign_transaction_id, verdict, \
+        verified_at, evidence, created_at, updated_at, expires_at, pruned_on_device_at, last_sequence, received_at, \
+        snapshot) VALUES (:device, :payment, :provider, :state, :outcome, :needs, :attention, :amount, :currency, \
+        :transaction, :client, :foreign, :verdict, :verified, :evidence, :created, :updated, :expires, :pruned, \
+        :sequence, :received, :snapshot) \
+        ON CONFLICT (device_id, payment_id) DO UPDATE SET provider = excluded.provider, state = excluded.state, \
+        outcome = excluded.outcome, needs_reconciliation = excluded.needs_reconciliation, \
+        attention = excluded.attention, amount_minor_units = excluded.amount_minor_units, \
+        currency = excluded.currency, transaction_id = excluded.transaction_id, \
+        client_transaction_id = excluded.client_transaction_id, \
+        foreign_transaction_id = excluded.foreign_transaction_id, verdict = excluded.verdict, \
+        verified_at = excluded.verified_at, evidence = excluded.evidence, created_at = excluded.created_at, \
+        updated_at = excluded.updated_at, expires_at = excluded.expires_at, \
+        pruned_on_device_at = excluded.pruned_on_device_at, last_sequence = excluded.last_sequence, \
+        received_at = excluded.received_at, snapshot = excluded.snapshot
+        """
+
+    static func snapshotArguments(_ snapshot: PaymentSnapshot) -> [String: (any DatabaseValueConvertible)?] {
+        [
+            "payment": snapshot.paymentID.rawValue, "provider": snapshot.provider.rawValue,
+            "state": snapshot.state.rawValue, "outcome": snapshot.outcome, "needs": snapshot.needsReconciliation,
+            "attention": snapshot.attention, "amount": Int64(snapshot.amount.minorUnits),
+            "currency": snapshot.amount.currency.code, "transaction": snapshot.transactionID,
+            "client": snapshot.clientTransactionID, "foreign": snapshot.foreignTransactionID,
+            "verdict": snapshot.verification?.verdict, "verified": snapshot.verification?.at,
+            "evidence": snapshot.verification?.evidence.text, "created": snapshot.createdAt,
+            "updated": snapshot.updatedAt, "expires": snapshot.expiresAt, "snapshot": snapshot.json.text,
+        ]
+    }
+
+    static func arguments(_ values: [SQLValue]) -> StatementArguments {
+        StatementArguments(
+            values.map { value -> (any DatabaseValueConvertible)? in
+                switch value {
+                case .text(let text): text
+                case .integer(let number): number
+                }
+            }
+        )
+    }
+
+    static func device(_ row: Row) -> Device {
+        Device(
+            id: row["device_id"],
+            name: row["name"],
+            createdAt: row["created_at"],
+            revokedAt: row["revoked_at"],
+            journalID: row["journal_id"],
+            heldSequence: row["held_sequence"],
+            lastSeen: row["last_seen"]
+        )
+    }
+
+    static func payment(_ row: Row) -> LedgerPayment {
+        LedgerPayment(
+            deviceID: row["device_id"],
+            paymentID: row["payment_id"],
+            provider: row["provider"],
+            state: row["state"],
+            outcome: row["outcome"],
+            needsReconciliation: row["needs_reconciliation"],
+            attention: row["attention"],
+            amountMinorUnits: row["amount_minor_units"],
+            currency: row["currency"],
+            transactionID: row["transaction_id"],
+            clientTransactionID: row["client_transaction_id"],
+            foreignTransactionID: row["foreign_transaction_id"],
+            verdict: row["verdict"],
+            verifiedAt: row["verified_at"],
+            evidence: row["evidence"],
+            createdAt: row["created_at"],
+            updatedAt: row["updated_at"],
+            expiresAt: row["expires_at"],
+            prunedOnDeviceAt: row["pruned_on_device_at"],
+            lastSequence: row["last_sequence"],
+            snapshot: row["snapshot"]
+        )
+    }
+}
+
+extension PaymentPage {
+    /// A page from up to `limit + 1` rows: the extra row says another page follows.
+    init(rows: [LedgerPayment], limit: Int) {
+        let page = Array(rows.prefix(limit))
+        let next =
+            rows.count > limit
+            ? page.last.map { PaymentCursor(createdAt: $0.createdAt, deviceID: $0.deviceID, paymentID: $0.paymentID) }
+            : nil
+        self.init(payments: page, nextCursor: next)
+    }
+}

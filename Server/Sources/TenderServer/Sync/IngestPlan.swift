@@ -1,0 +1,145 @@
+import Tender
+import TenderHandoff
+
+/// What a batch does to the ledger, given what the server holds for its device: the rules of the sync contract,
+/// written once and used by both stores inside their transaction.
+struct IngestPlan {
+    /// The changes not held yet, in order.
+    var changes: [SyncChange]
+    /// For each payment the new changes touch: what its row becomes.
+    var payments: [PaymentUpdate]
+    /// The sequence the server holds once the plan is applied.
+    var acknowledgedThrough: Int64
+
+    /// What one payment's row becomes: its latest snapshot (if the batch carries one), whether it ends pruned on the
+    /// device, and the last change's sequence.
+    struct PaymentUpdate {
+        var paymentID: String
+        var snapshot: PaymentSnapshot?
+        var prunedAt: Int64?
+        var lastSequence: Int64
+    }
+
+    /// Checks the batch against the device's state (inside the transaction that locked the device) and plans it.
+    /// - Throws: ``LedgerError`` `unauthorized` (revoked meanwhile), `another_journal`, `out_of_sequence`.
+    init(batch: SyncBatch, boundJournal: String?, held: Int64, revoked: Bool) throws {
+        guard !revoked else {
+            throw LedgerError(.unauthorized, "This device's key was revoked; add the device again to sync.")
+        }
+        if let boundJournal, boundJournal != batch.journalID {
+            throw LedgerError(
+                .anotherJournal,
+                "This device is bound to another journal; a new journal needs a new device (tender-server devices add)."
+            )
+        }
+        let fresh = batch.changes.filter { $0.sequence > held }
+        if let first = fresh.first, first.sequence != held + 1 {
+            throw LedgerError(
+                .outOfSequence,
+                "The batch's first new change is sequence \(first.sequence); the server holds up to \(held) and expects "
+                    + "sequence \(held + 1) next.",
+                expectedSequence: held + 1
+            )
+        }
+        var order: [String] = []
+        var updates: [String: PaymentUpdate] = [:]
+        for change in fresh {
+            let id = change.paymentID.rawValue
+            var update = updates[id] ?? PaymentUpdate(paymentID: id, snapshot: nil, prunedAt: nil, lastSequence: 0)
+            if updates[id] == nil { order.append(id) }
+            if let snapshot = change.payment {
+                update.snapshot = snapshot
+                update.prunedAt = nil
+            } else {
+                update.prunedAt = change.at
+            }
+            update.lastSequence = change.sequence
+            updates[id] = update
+        }
+        changes = fresh
+        payments = order.compactMap { updates[$0] }
+        acknowledgedThrough = fresh.last?.sequence ?? held
+    }
+
+    /// What the snapshots add to the daily totals, less what the payments' previous rows added: one delta per day,
+    /// provider and currency that changes.
+    func totalsDeltas(previous: [String: TotalsContribution]) -> [TotalsKey: TotalsContribution] {
+        var deltas: [TotalsKey: TotalsContribution] = [:]
+        for update in payments {
+            guard let snapshot = update.snapshot else { continue }
+            if let old = previous[update.paymentID] {
+                deltas[old.key, default: .zero(old.key)].subtract(old)
+            }
+            let new = TotalsContribution(snapshot)
+            deltas[new.key, default: .zero(new.key)].add(new)
+        }
+        return deltas.filter { !$0.value.isZero }
+    }
+}
+
+/// The totals row a payment counts in.
+struct TotalsKey: Hashable {
+    var day: Int64
+    var provider: String
+    var currency: String
+}
+
+/// What one payment adds to its day's totals (or, as a delta, what changes).
+struct TotalsContribution: Hashable {
+    var key: TotalsKey
+    var payments: Int64
+    var approved: Int64
+    var approvedMinorUnits: Int64
+
+    static let millisecondsPerDay: Int64 = 86_400_000
+
+    /// The start of a time's UTC day.
+    static func day(_ milliseconds: Int64) -> Int64 {
+        let remainder = milliseconds % millisecondsPerDay
+        return milliseconds - (remainder < 0 ? remainder + millisecondsPerDay : remainder)
+    }
+
+    static func zero(_ key: TotalsKey) -> TotalsContribution {
+        TotalsContribution(key: key, payments: 0, approved: 0, approvedMinorUnits: 0)
+    }
+
+    /// A payment's contribution from its row's columns.
+    init(createdAt: Int64, provider: String, currency: String, outcome: String?, amountMinorUnits: Int64) {
+        key = TotalsKey(day: Self.day(createdAt), provider: provider, currency: currency)
+        payments = 1
+        let isApproved = outcome == "approved"
+        approved = isApproved ? 1 : 0
+        approvedMinorUnits = isApproved ? amountMinorUnits : 0
+    }
+
+    init(_ snapshot: PaymentSnapshot) {
+        self.init(
+            createdAt: snapshot.createdAt,
+            provider: snapshot.provider.rawValue,
+            currency: snapshot.amount.currency.code,
+            outcome: snapshot.outcome,
+            amountMinorUnits: Int64(snapshot.amount.minorUnits)
+        )
+    }
+
+    init(key: TotalsKey, payments: Int64, approved: Int64, approvedMinorUnits: Int64) {
+        self.key = key
+        self.payments = payments
+        self.approved = approved
+        self.approvedMinorUnits = approvedMinorUnits
+    }
+
+    var isZero: Bool { payments == 0 && approved == 0 && approvedMinorUnits == 0 }
+
+    mutating func add(_ other: TotalsContribution) {
+        payments += other.payments
+        approved += other.approved
+        approvedMinorUnits &+= other.approvedMinorUnits
+    }
+
+    mutating func subtract(_ other: TotalsContribution) {
+        payments -= other.payments
+        approved -= other.approved
+        approvedMinorUnits &-= other.approvedMinorUnits
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+public import Tender
+public import TenderHandoff
+
+/// A payment as a device's journal shows it (`tender journal show ID --json`, without its `history`): the fields
+/// the ledger reads, and the whole object as received.
+///
+/// The one place where the server reads a device's payment. Every field the ledger stores is checked here; the rest
+/// of the object is kept in ``json`` untouched, for the payment's page.
+public struct PaymentSnapshot: Sendable, Hashable, Decodable {
+    /// The payment's ID.
+    public var paymentID: PaymentID
+    /// The provider's stable name (`square`, `sumup`, …): an open set.
+    public var provider: PaymentProvider
+    /// The payment's state on the device.
+    public var state: PaymentState
+    /// The accepted outcome (`approved`, `declined`, `cancelled`, `failed`), for completed and resolved payments.
+    public var outcome: String?
+    /// Whether the device flags the payment for reconciliation.
+    public var needsReconciliation: Bool
+    /// The amount asked for.
+    public var amount: Money
+    /// The POS app's or the provider's transaction ID.
+    public var transactionID: String?
+    /// The POS app's client-side transaction ID.
+    public var clientTransactionID: String?
+    /// SumUp's `foreign-tx-id` for the payment.
+    public var foreignTransactionID: String?
+    /// When the payment was written ahead, in milliseconds since 1970.
+    public var createdAt: Int64
+    /// When the payment last changed on the device.
+    public var updatedAt: Int64
+    /// When the payment's hand-off expires.
+    public var expiresAt: Int64?
+    /// The provider's verdict as the device recorded it.
+    public var verification: Verification?
+    /// The whole object, as received.
+    public var json: JSONTree
+
+    /// A verdict of the provider's server, as a device recorded it.
+    public struct Verification: Sendable, Hashable {
+        /// `confirmed`, `contradicted` or `unverifiable` (an open set).
+        public var verdict: String
+        /// When it was recorded, in milliseconds since 1970.
+        public var at: Int64
+        /// The provider's evidence, as received (or `null`).
+        public var evidence: JSONTree
+    }
+
+    /// A field that does not hold what it must: the field's name and the rule.
+    struct Problem: Error {
+        var field: String
+        var rule: String
+    }
+
+    /// The longest text kept for an identifier from a device.
+    static let maximumIdentifierLength = 255
+
+    /// Reads and checks the object.
+    public init(from decoder: any Decoder) throws {
+        let json = try JSONTree(from: decoder)
+        guard case .object(let members) = json else { throw Problem(field: "", rule: "is not an object") }
+        func string(_ key: String, required: Bool = true) throws -> String? {
+            switch members[key] {
+            case .string(let text)?:
+                guard !text.isEmpty, text.utf8.count <= Self.maximumIdentifierLength else {
+                    throw Problem(field: key, rule: "must be 1 to \(Self.maximumIdentifierLength) bytes")
+                }
+                return text
+            case .null?, nil:
+                if required { throw Problem(field: key, rule: "is missing") }
+                return nil
+            default: throw Problem(field: key, rule: "is not a string")
+            }
+        }
+        func time(_ key: String, required: Bool = true) throws -> Int64? {
+            guard let text = try string(key, required: required) else { return nil }
+            guard let milliseconds = Timestamp.milliseconds(text) else {
+                throw Problem(field: key, rule: "is not an RFC 3339 time in UTC")
+            }
+            return milliseconds
+        }
+        guard let id = try string("payment_id").flatMap(PaymentID.init(rawValue:)) else {
+            throw Problem(field: "payment_id", rule: "is not a payment ID")
+        }
+        guard let provider = try string("provider"),
+            provider.utf8.count <= 32,
+            provider.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F })
+        else {
+            throw Problem(field: "provider", rule: "is not a provider's name (lowercase letters, digits, '_')")
+        }
+        guard let stateText = try string("state"), let state = PaymentState(rawValue: stateText) else {
+            throw Problem(field: "state", rule: "is not a payment state")
+        }
+        let outcome = try string("outcome", required: false)
+        if let outcome, !["approved", "declined", "cancelled", "failed"].contains(outcome) {
+            throw Problem(field: "outcome", rule: "is not approved, declined, cancelled, failed or null")
+        }
+        guard case .bool(let needsReconciliation)? = members["needs_reconciliation"] else {
+            throw Problem(field: "needs_reconciliation", rule: "is not true or false")
+        }
+        guard case .integer(let minorUnits)? = members["amount_minor_units"], let units = Int(exactly: minorUnits)
+        else {
+            throw Problem(field: "amount_minor_units", rule: "is not an integer")
+        }
+        guard let code = try string("currency"), let currency = try? Currency(code: code) else {
+            throw Problem(field: "currency", rule: "is not an ISO 4217 currency code")
+        }
+        var verification: Verification?
+        switch members["verification"] {
+        case .null?, nil: verification = nil
+        case .object(let fields)?:
+            guard case .string(let verdict)? = fields["verdict"], !verdict.isEmpty, verdict.utf8.count <= 32 else {
+                throw Problem(field: "verification.verdict", rule: "is not a verdict")
+            }
+            guard case .string(let atText)? = fields["at"], let at = Timestamp.milliseconds(atText) else {
+                throw Problem(field: "verification.at", rule: "is not an RFC 3339 time in UTC")
+            }
+            verification = Verification(verdict: verdict, at: at, evidence: fields["evidence"] ?? .null)
+        default: throw Problem(field: "verification", rule: "is not an object or null")
+        }
+        self.paymentID = id
+        self.provider = PaymentProvider(rawValue: provider)
+        self.state = state
+        self.outcome = outcome
+        self.needsReconciliation = needsReconciliation
+        self.amount = Money(minorUnits: units, currency: currency)
+        self.transactionID = try string("transaction_id", required: false)
+        self.clientTransactionID = try string("client_transaction_id", required: false)
+        self.foreignTransactionID = try string("foreign_transaction_id", required: false)
+        guard let createdAt = try time("created_at"), let updatedAt = try time("updated_at") else {
+            throw Problem(field: "created_at", rule: "is missing")
+        }
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.expiresAt = try time("expires_at", required: false)
+        self.verification = verification
+        self.json = json
+    }
+
+    /// Why a person must look at the payment, if they must: `unknown` (no answer came), `contradicted` (the provider's
+    /// server says otherwise), `needs_reconciliation` (tampered, late, or flagged by the device); `nil` otherwise.
+    /// A pending payment past its expiry needs a person too; the ledger finds those by their expiry.
+    public var attention: String? {
+        if state == .unknown { return "unknown" }
+        if verification?.verdict == "contradicted" { return "contradicted" }
+        if needsReconciliation || state.needsReconciliation { return "needs_reconciliation" }
+        return nil
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+public import TenderServer
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A PostgreSQL server of its own, in a temporary folder, on a free loopback port: `initdb` and `pg_ctl` as the
+/// `postgres` user when run as root (PostgreSQL refuses to run as root), as the current user otherwise.
+///
+/// The binaries are looked for in `TENDER_POSTGRES_BIN`, then `/usr/lib/postgresql/{17,16,15}/bin`, then `PATH`.
+/// Every server started is stopped when the process exits normally (and by ``destroy()``).
+public final class TemporaryPostgres: @unchecked Sendable {
+    /// The folder holding `initdb`, `pg_ctl` and `psql`, if PostgreSQL is installed.
+    public static let binaries: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        var candidates = [environment["TENDER_POSTGRES_BIN"]].compactMap { $0 }
+        candidates += ["/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin"]
+        candidates += (environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0 + "/pg_ctl") }
+    }()
+
+    /// Whether tests must run against PostgreSQL (`TENDER_REQUIRE_POSTGRES=1`, as CI sets), failing without it.
+    public static let isRequired = ProcessInfo.processInfo.environment["TENDER_REQUIRE_POSTGRES"] == "1"
+
+    /// Whether the PostgreSQL half of the tests runs: installed, or required (then a missing one fails).
+    public static let shouldRun = isRequired || binaries != nil
+
+    /// The server's folder (data, socket, log).
+    public let directory: String
+    /// The loopback port it listens on.
+    public let port: Int
+    private let bin: String
+    private let lock = NSLock()
+    private var databases = 0
+
+    private init(directory: String, port: Int, bin: String) {
+        self.directory = directory
+        self.port = port
+        self.bin = bin
+    }
+
+    /// Makes a new cluster and starts it. `durable` keeps PostgreSQL's default `fsync` (for benchmarks); tests turn
+    /// it off, which changes nothing they check (they kill the ledger's server, never the machine).
+    public static func start(durable: Bool = false) throws -> TemporaryPostgres {
+        guard let bin = binaries else {
+            throw TestSupportError(
+                "PostgreSQL is not installed: `apt-get install postgresql` (CI does), or set TENDER_POSTGRES_BIN."
+            )
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tender-pg-\(UUID().uuidString.prefix(8))"
+        ).path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if getuid() == 0 {
+            try run("/bin/chown", ["postgres:postgres", directory])
+        }
+        let server = TemporaryPostgres(directory: directory, port: try freePort(), bin: bin)
+        try server.asPostgres(
+            bin + "/initdb",
+            ["-D", server.data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"]
+        )
+        var settings = [
+            "listen_addresses = '127.0.0.1'", "port = \(server.port)", "unix_socket_directories = '\(directory)'",
+            "max_connections = 200", "shared_buffers = 256MB",
+        ]
+        if !durable { settings += ["fsync = off", "synchronous_commit = off", "full_page_writes = off"] }
+        let configuration = server.data + "/postgresql.conf"
+        let existing = (try? String(contentsOfFile: configuration, encoding: .utf8)) ?? ""
+        try (existing + "\n" + settings.joined(separator: "\n") + "\n").write(
+            toFile: configuration,
+            atomically: false,
+            encoding: .utf8
+        )
+        try server.startServer()
+        Registry.shared.add(server)
+        return server
+    }
+
+    private var data: String { directory + "/data" }
+
+    /// Starts the server (again), waiting until it accepts connections.
+    public func startServer() throws {
+        try asPostgres(bin + "/pg_ctl", ["-D", data, "-l", directory + "/log", "-w", "-t", "60", "start"])
+    }
+
+    /// Stops the server (`fast`: connections are closed, as when the database goes away).
+    public func stopServer() throws {
+        try asPostgres(bin + "/pg_ctl", ["-D", data, "-w", "-t", "60", "-m", "fast", "stop"])
+    }
+
+    /// A new, empty database on the server, and its URL.
+    public func createDatabase() throws -> DatabaseURL {
+        let name = lock.withLock {
+            databases += 1
+            return "ledger_\(databases)"
+        }
+        try asPostgres(
+            bin + "/psql",
+            ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-q", "-c", "CREATE DATABASE \(name)"]
+        )
+        return .postgres(.init(user: "postgres", password: nil, host: "127.0.0.1", port: port, database: name))
+    }
+
+    /// Runs SQL with psql and returns what it printed (unaligned, tuples only).
+    public func psql(_ database: DatabaseURL, _ sql: String) throws -> String {
+        guard case .postgres(let url) = database else { return "" }
+        return try asPostgres(
+            bin + "/psql",
+            ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", url.database, "-At", "-c", sql]
+        )
+    }
+
+    /// Stops the server and removes its folder.
+    public func destroy() {
+        _ = try? asPostgres(bin + "/pg_ctl", ["-D", data, "-w", "-m", "immediate", "stop"])
+        try? FileManager.default.removeItem(atPath: directory)
+        Registry.shared.remove(self)
+    }
+
+    @discardableResult
+    private func asPostgres(_ executable: String, _ arguments: [String]) throws -> String {
+        if getuid() == 0 {
+            return try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", executable] + arguments)
+        }
+        return try Self.run(executable, arguments)
+    }
+
+    /// Runs a program to its end, its output in a file, and returns that output; throws if it fails.
+    ///
+    /// `posix_spawn` and `waitpid`, not Foundation's `Process`: `pg_ctl start` leaves a server running that inherits
+    /// whatever the child inherited, and `Process` learns that its child ended only when every holder of its
+    /// descriptors has closed them; `waitpid` waits for the child alone.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tender-run-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw TestSupportError("\(executable) could not start (errno \(spawned))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let text = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        // Exited normally with 0: the low 7 bits (the signal) and the exit code (bits 8–15) are all zero.
+        guard status == 0 else {
+            throw TestSupportError("\(executable) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
+        }
+        return text
+    }
+
+    /// A port nothing listens on now: bound to port 0 and released.
+    public static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestSupportError("socket() failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else { throw TestSupportError("bind() failed") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard named == 0 else { throw TestSupportError("getsockname() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// The servers still running, stopped at exit.
+    final class Registry: @unchecked Sendable {
+        static let shared: Registry = {
+            atexit { Registry.shared.stopAll() }
+            return Registry()
+        }()
+        private let lock = NSLock()
+        private var servers: [ObjectIdentifier: TemporaryPostgres] = [:]
+
+        func add(_ server: TemporaryPostgres) { lock.withLock { servers[ObjectIdentifier(server)] = server } }
+        func remove(_ server: TemporaryPostgres) {
+            _ = lock.withLock { servers.removeValue(forKey: ObjectIdentifier(server)) }
+        }
+        func stopAll() {
+            for server in lock.withLock({ Array(servers.values) }) { server.destroy() }
+        }
+    }
+
+    /// One server shared by the tests of a process, started the first time it is asked for.
+    public static func shared() throws -> TemporaryPostgres {
+        try sharedServer.get()
+    }
+
+    private static let sharedServer = Result { try TemporaryPostgres.start() }
+}
+
+/// A test-support failure with its explanation.
+public struct TestSupportError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
+    /// Creates an error.
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import LedgerTestSupport
+import TenderServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `tender-server` command, run as a real process (issue 30's "Contract"): `devices add|list|revoke`, `serve`
+/// printing its base URL first, an operator token made and printed once, configuration errors in one line, graceful
+/// stop on SIGTERM.
+@Suite("tender-server command")
+struct CommandTests {
+    @Test("devices add --json prints {device_id, key} once; list --json and revoke follow; the key is never stored")
+    func devices() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let database = "sqlite:\(folder.path)/ledger.sqlite"
+        let added = try ServerProcess.run(["devices", "add", "front counter", "--database", database, "--json"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])
+        #expect(Set(object.keys) == ["device_id", "key"])
+        let id = try #require(object["device_id"] as? String)
+        let key = try #require(object["key"] as? String)
+        #expect(UUID(uuidString: id) != nil && id == id.lowercased())
+        // 256 bits: 43 base64url characters after the prefix.
+        #expect(key.hasPrefix("tdk_") && key.count == 4 + 43)
+
+        let file = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/ledger.sqlite"))
+        #expect(file.range(of: Data(key.utf8)) == nil, "the database holds no key")
+        #expect(file.range(of: Data(DeviceKey.digest(of: key).utf8)) != nil, "only its digest")
+
+        let listed = try ServerProcess.run(["devices", "list", "--database", database, "--json"])
+        #expect(listed.status == 0)
+        let devices = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        #expect(devices.count == 1)
+        let device = try #require(devices.first)
+        #expect(["device_id", "name", "revoked", "last_seen"].allSatisfy { device.keys.contains($0) })
+        #expect(device["device_id"] as? String == id)
+        #expect(device["name"] as? String == "front counter")
+        #expect(device["revoked"] as? Bool == false)
+        #expect(device["last_seen"] is NSNull)
+        #expect(!listed.stdout.contains(key))
+
+        let revoked = try ServerProcess.run(["devices", "revoke", id, "--database", database])
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+        let after = try ServerProcess.run(["devices", "list", "--database", database, "--json"])
+        #expect(after.stdout.contains("\"revoked\":true"))
+        let unknown = try ServerProcess.run(["devices", "revoke", "no-such-device", "--database", database])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.split(separator: "\n").count == 1, "one line: \(unknown.stderr)")
+    }
+
+    @Test(
+        "configuration errors: one line on standard error, exit 1",
+        arguments: [
+            ["serve", "--database", "mysql://x"],
+            ["serve", "--database", "sqlite:"],
+            ["serve", "--database", "postgres://user@host"],
+            ["serve", "--port", "70000"],
+            ["serve", "--database", "sqlite:/nonexistent-folder/x/ledger.sqlite"],
+            ["devices", "add", "", "--database", "sqlite:/tmp/unused.sqlite"],
+            ["serve", "--no-such-flag"],
+        ]
+    )
+    func configurationErrors(arguments: [String]) throws {
+        let result = try ServerProcess.run(arguments)
+        #expect(result.status == 1, "\(arguments): \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(arguments): \(result.stderr)")
+    }
+
+    @Test("serve prints its base URL first, makes an operator token and prints it once, and stops on SIGTERM")
+    func serve() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(["serve", "--database", "sqlite:\(folder.path)/ledger.sqlite", "--port", "0"])
+        let base = try server.baseURL()
+        #expect(base.hasPrefix("http://127.0.0.1:"))
+        let port = try #require(Int(base.split(separator: ":").last ?? ""))
+        #expect(port > 0)
+        let tokenLines = server.standardError.split(separator: "\n").filter { $0.contains("operator token") }
+        #expect(tokenLines.count == 1)
+        let token = try #require(tokenLines.first?.split(separator: " ").last.map(String.init))
+        #expect(token.hasPrefix("top_"))
+
+        let client = HTTPClient()
+        let health = try await client.send("GET", base + "/health")
+        #expect(health.status == 200)
+        let list = try await client.send("GET", base + "/v1/payments", headers: ["Authorization": "Bearer \(token)"])
+        #expect(list.status == 200)
+        server.signal(SIGTERM)
+        #expect(server.wait() == 0, "a graceful stop exits 0: \(server.standardError)")
+        // The token appears once: where serve announced it, never in a log line.
+        #expect(server.standardError.components(separatedBy: token).count == 2)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import LedgerTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `tender-server` binary, run as a child process: its standard output and error kept, its base URL read
+/// from the first line it prints.
+final class ServerProcess: @unchecked Sendable {
+    /// The built binary, beside the test bundle.
+    static let executable: URL = {
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            let sibling = bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("tender-server")
+            if FileManager.default.isExecutableFile(atPath: sibling.path) { return sibling }
+        }
+        var directory = Bundle.main.bundleURL
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("tender-server")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: ".build/debug/tender-server")
+    }()
+
+    let process = Process()
+    private let output = Output()
+    private let errors = Output()
+
+    /// What the process printed on standard output so far.
+    var standardOutput: String { output.text }
+    /// What the process printed on standard error so far (its logs).
+    var standardError: String { errors.text }
+
+    /// Starts `tender-server` with `arguments`.
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        merged["TENDER_OPERATOR_TOKEN"] = nil
+        for (name, value) in environment { merged[name] = value }
+        process.environment = merged
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        output.read(stdout.fileHandleForReading)
+        errors.read(stderr.fileHandleForReading)
+    }
+
+    /// Runs a command to its end and returns its status and output.
+    static func run(
+        _ arguments: [String],
+        environment: [String: String] = [:]
+    ) throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
+        let server = try ServerProcess(arguments, environment: environment)
+        server.process.waitUntilExit()
+        server.output.waitForEnd()
+        server.errors.waitForEnd()
+        return (server.process.terminationStatus, server.standardOutput, server.standardError)
+    }
+
+    /// Waits (up to `timeout` seconds) for the base URL, the first line of standard output.
+    func baseURL(timeout: TimeInterval = 120) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let line = standardOutput.split(separator: "\n", omittingEmptySubsequences: false).first,
+                standardOutput.contains("\n")
+            {
+                return String(line)
+            }
+            guard process.isRunning else {
+                throw TestSupportError("tender-server exited (\(process.terminationStatus)): \(standardError)")
+            }
+            usleep(10_000)
+        }
+        throw TestSupportError("tender-server printed no base URL within \(timeout) s: \(standardError)")
+    }
+
+    /// Sends a signal.
+    func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    /// Kills the process if it still runs (for a test that failed half-way).
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// Waits for the process to end and returns its status.
+    @discardableResult
+    func wait() -> Int32 {
+        process.waitUntilExit()
+        output.waitForEnd()
+        errors.waitForEnd()
+        return process.terminationStatus
+    }
+
+    /// Standard output or error, read on a thread of its own until it closes.
+    final class Output: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data = Data()
+        private var ended = false
+
+        var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+
+        func read(_ handle: FileHandle) {
+            Thread.detachNewThread {
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    self.lock.withLock { self.data.append(chunk) }
+                }
+                self.lock.withLock { self.ended = true }
+            }
+        }
+
+        func waitForEnd() {
+            let deadline = Date().addingTimeInterval(30)
+            while !lock.withLock({ ended }), Date() < deadline { usleep(5_000) }
+        }
+    }
+}
