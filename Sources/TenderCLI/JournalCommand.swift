@@ -484,7 +484,11 @@ struct JournalBackupCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (path, count) = try await journal.withJournal(.readOnly) { journal in
-            (journal.path, try journal.backup(to: destination))
+            do {
+                return (journal.path, try journal.backup(to: destination))
+            } catch let error as HandoffError {
+                throw FullDisk.explained(error, writing: destination)  // the copy is what is written
+            }
         }
         if json {
             var output = JSONOutput()

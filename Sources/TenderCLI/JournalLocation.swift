@@ -58,7 +58,7 @@ struct JournalLocation: ParsableArguments {
                 "No journal at \(path); check --journal (only 'tender pay' and 'tender demo' make a new journal)."
             )
         } catch let error as HandoffError {
-            throw error.cliError
+            throw FullDisk.explained(error, writing: path)
         }
     }
 
@@ -73,7 +73,7 @@ struct JournalLocation: ParsableArguments {
         do {
             return try await body(journal)
         } catch let error as HandoffError {
-            throw error.cliError
+            throw FullDisk.explained(error, writing: journal.path)
         }
     }
 }

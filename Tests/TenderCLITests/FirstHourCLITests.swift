@@ -274,4 +274,57 @@ struct FirstHourCLITests {
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: locked.path).isEmpty)
     }
+
+    @Test(
+        "on a full disk a backup and a payment name the file they could not write and say the disk is full",
+        .enabled(if: getuid() == 0, "mounting a small tmpfs needs root; CI runs as root")
+    )
+    func fullDisk() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let disk = directory.appendingPathComponent("disk")
+        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: false)
+        #expect(try await Self.system("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", disk.path]) == 0)
+        defer { _ = try? Self.systemBlocking("/bin/umount", [disk.path]) }
+        let pay = ["pay", "swipe", "--amount", "100", "--callback", "my-app://x", "--return-app-name", "Shop"]
+        let journal = directory.appendingPathComponent("j.sqlite").path
+        #expect(try await CLIRunner.run(pay + ["--journal", journal]).status == 0)
+        let full = disk.appendingPathComponent("j.sqlite").path
+        #expect(try await CLIRunner.run(pay + ["--journal", full]).status == 0)
+        Self.fill(disk.appendingPathComponent("filler"))
+        let backup = disk.appendingPathComponent("b.sqlite").path
+        _ = try await expectBadInput(
+            ["journal", "backup", backup, "--journal", journal],
+            mentioning: "error: \(backup) could not be written: the disk holding \(disk.path) is full ("
+        )
+        _ = try await expectBadInput(
+            pay + ["--journal", full],
+            mentioning: "error: \(full) could not be written: the disk holding \(disk.path) is full ("
+        )
+    }
+
+    /// Writes to `file` until the disk is full.
+    static func fill(_ file: URL) {
+        guard FileManager.default.createFile(atPath: file.path, contents: nil),
+            let handle = try? FileHandle(forWritingTo: file)
+        else { return }
+        defer { try? handle.close() }
+        let block = Data(count: 4096)
+        while (try? handle.write(contentsOf: block)) != nil {}
+    }
+
+    /// Runs a program to its end and returns its exit status; blocks the calling thread.
+    static func systemBlocking(_ program: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// ``systemBlocking(_:_:)`` off the cooperative pool.
+    static func system(_ program: String, _ arguments: [String]) async throws -> Int32 {
+        try await offCooperativePool { Result { try systemBlocking(program, arguments) } }.get()
+    }
 }
