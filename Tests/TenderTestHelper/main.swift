@@ -27,10 +27,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch (arguments.first, arguments.count) {
 case ("record-callbacks", 3):
     let text = try String(contentsOfFile: arguments[1], encoding: .utf8)
-    let coordinator = HandoffCoordinator(
-        journal: try PaymentJournal(path: arguments[2], mode: .existing),
-        opener: PrintingOpener()
-    )
+    let coordinator = HandoffCoordinator(journal: try PaymentJournal(path: arguments[2], mode: .existing))
     say("ready")
     for line in text.split(separator: "\n") {
         guard let receipt = try await coordinator.handle(String(line)) else { continue }
@@ -38,10 +35,7 @@ case ("record-callbacks", 3):
     }
 case ("deliver", 4):
     guard let count = Int(arguments[2]), count >= 1 else { usage("COUNT must be a whole number of at least 1") }
-    let coordinator = HandoffCoordinator(
-        journal: try PaymentJournal(path: arguments[3], mode: .existing),
-        opener: PrintingOpener()
-    )
+    let coordinator = HandoffCoordinator(journal: try PaymentJournal(path: arguments[3], mode: .existing))
     for _ in 0..<count {
         let receipt = try await coordinator.handle(arguments[1])
         say(receipt.map { "\($0.disposition)" } ?? "not-a-callback")
