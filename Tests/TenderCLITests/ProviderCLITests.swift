@@ -236,7 +236,7 @@ struct SumUpCLITests {
     func tags() async throws {
         let base = ["--amount", "450", "--currency", "EUR", "--affiliate-key", "K"]
         for command in [["sumup", "request"], ["pay", "sumup"]] {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tags-\(UUID().uuidString)")
+            let directory = try await temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let extra =
                 command[0] == "pay"
