@@ -5,9 +5,10 @@ import TenderHandoff
 import TenderProviderAPI
 
 /// A verifier that says on standard error, before each payment is asked about, which payment and how long each
-/// answer may take: `journal verify` and `journal reconcile` would otherwise be silent while a server is.
-struct AnnouncingVerifier<Verifier: PaymentVerifier>: PaymentVerifier {
-    let verifier: Verifier
+/// answer may take: `journal verify` and `journal reconcile` would otherwise be silent while a server is. It wraps any
+/// verifier (the providers' or another server's), so that each command picks its verifier in one place.
+struct AnnouncingVerifier: PaymentVerifier {
+    let verifier: any PaymentVerifier
     let timeout: Duration
     /// Whether standard error is a terminal: a script reading it gets its one error line only.
     let shown: Bool

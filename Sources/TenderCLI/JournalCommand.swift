@@ -17,11 +17,19 @@ struct JournalCommand: AsyncParsableCommand {
             journal.sqlite, journal.sqlite-wal and journal.sqlite-shm are one journal. Copy it with 'tender journal \
             backup DEST', never by copying journal.sqlite alone.
             """,
+        // One a line, in the order of the help; each command's file is named after it.
         subcommands: [
-            JournalListCommand.self, JournalShowCommand.self, JournalVerifyCommand.self, JournalReconcileCommand.self,
-            JournalResolveCommand.self, JournalAcknowledgeCommand.self, JournalPruneCommand.self,
+            JournalListCommand.self,
+            JournalShowCommand.self,
+            JournalVerifyCommand.self,
+            JournalReconcileCommand.self,
+            JournalResolveCommand.self,
+            JournalAcknowledgeCommand.self,
+            JournalPruneCommand.self,
             JournalCheckCommand.self,
-            JournalBackupCommand.self, UnknownCommand<Self>.self,
+            JournalBackupCommand.self,
+            // Last: refuses a word that is no journal command, naming the ones above.
+            UnknownCommand<Self>.self,
         ],
         defaultSubcommand: UnknownCommand<Self>.self
     )

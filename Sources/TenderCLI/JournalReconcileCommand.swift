@@ -43,14 +43,8 @@ struct JournalReconcileCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let credentials = try ProviderCredentials.fromEnvironment()
-        guard credentials.square != nil || credentials.sumUp != nil else {
-            throw CLIError(
-                "No credentials: export SQUARE_ACCESS_TOKEN, or SUMUP_ACCESS_TOKEN and SUMUP_MERCHANT_CODE (they are never read from the command line)."
-            )
-        }
         let location = server.squareLocationID?.rawValue
-        let verifier = server.announcing(credentials.reconcilingVerifier(server))
+        let verifier = try server.announcing(self.verifier())
         var counts = (examined: 0, recorded: 0, failed: 0)
         try await journal.withJournal(.existing) { journal in
             let coordinator = HandoffCoordinator(journal: journal)
@@ -73,5 +67,19 @@ struct JournalReconcileCommand: AsyncParsableCommand {
                         + failures
             )
         }
+    }
+
+    /// Who is asked about the payments: the providers' servers, with the credentials in the environment (at least
+    /// one provider's). The one place the verifier is chosen, so that another source of verdicts is one more case
+    /// here.
+    /// - Throws: ``CLIError`` when no provider's credentials are set.
+    func verifier() throws -> any PaymentVerifier {
+        let credentials = try ProviderCredentials.fromEnvironment()
+        guard credentials.square != nil || credentials.sumUp != nil else {
+            throw CLIError(
+                "No credentials: export SQUARE_ACCESS_TOKEN, or SUMUP_ACCESS_TOKEN and SUMUP_MERCHANT_CODE (they are never read from the command line)."
+            )
+        }
+        return credentials.reconcilingVerifier(server)
     }
 }

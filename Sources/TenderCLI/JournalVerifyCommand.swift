@@ -44,11 +44,10 @@ struct JournalVerifyCommand: AsyncParsableCommand {
         let reconciliation = try await journal.withJournal(.existing) { journal in
             let id = self.id
             let entry = try await journal.offloaded { try JournalCommand.find(id, in: journal) }
-            let verifier = try ProviderCredentials.fromEnvironment().verifier(server, for: entry.provider)
             return try await HandoffCoordinator(journal: journal)
                 .reconcile(
                     entry.id,
-                    using: server.announcing(verifier),
+                    using: server.announcing(verifier(for: entry)),
                     squareLocationID: server.squareLocationID?.rawValue
                 )
         }
@@ -73,5 +72,12 @@ struct JournalVerifyCommand: AsyncParsableCommand {
             Output.line(VerificationJSON.standing(reconciliation))
         }
         if verification.verdict != .confirmed { throw ExitCode(2) }
+    }
+
+    /// Who is asked about `entry`: its provider's server, with the credentials in the environment. The one place
+    /// the verifier is chosen, so that another source of verdicts is one more case here.
+    /// - Throws: ``CLIError`` when the provider has a lookup API and its credentials are not set.
+    func verifier(for entry: JournalEntry) throws -> any PaymentVerifier {
+        try ProviderCredentials.fromEnvironment().verifier(server, for: entry.provider)
     }
 }

@@ -56,7 +56,7 @@ struct ProviderServerOptions: ParsableArguments {
     }
 
     /// `verifier`, telling on a terminal which payment it asks about, so that a server slow to answer is not silence.
-    func announcing<Verifier: PaymentVerifier>(_ verifier: Verifier) -> AnnouncingVerifier<Verifier> {
+    func announcing(_ verifier: any PaymentVerifier) -> AnnouncingVerifier {
         AnnouncingVerifier(verifier: verifier, timeout: deadline, shown: isatty(2) == 1)
     }
 
