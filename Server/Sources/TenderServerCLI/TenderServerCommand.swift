@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import TenderServer
+import UnixSignals
 
 #if canImport(Glibc)
 import Glibc
@@ -88,7 +89,15 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         logger.info("serving", metadata: ["database": "\(url)"])
-        try await application.runService()
+        // SIGTERM or SIGINT: stop accepting, let the requests in flight finish; whatever still runs after 30 seconds
+        // (a request waiting on a database that went away) is cancelled, so that the server always ends.
+        var group = ServiceGroupConfiguration(
+            services: [.init(service: application)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        group.maximumGracefulShutdownDuration = .seconds(30)
+        try await ServiceGroup(configuration: group).run()
     }
 }
 

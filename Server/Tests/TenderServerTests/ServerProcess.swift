@@ -58,10 +58,8 @@ final class ServerProcess: @unchecked Sendable {
         status: Int32, stdout: String, stderr: String
     ) {
         let server = try ServerProcess(arguments, environment: environment)
-        server.process.waitUntilExit()
-        server.output.waitForEnd()
-        server.errors.waitForEnd()
-        return (server.process.terminationStatus, server.standardOutput, server.standardError)
+        let status = server.wait()
+        return (status, server.standardOutput, server.standardError)
     }
 
     /// Waits (up to `timeout` seconds) for the base URL, the first line of standard output.
@@ -94,9 +92,13 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
-    /// Waits for the process to end and returns its status.
+    /// Waits for the process to end and returns its status; after `timeout` seconds it is killed (a server that does
+    /// not stop fails its test, with SIGKILL's status, instead of holding up the run).
     @discardableResult
-    func wait() -> Int32 {
+    func wait(timeout: TimeInterval = 90) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         output.waitForEnd()
         errors.waitForEnd()
