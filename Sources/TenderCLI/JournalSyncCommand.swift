@@ -18,8 +18,11 @@ struct JournalSyncCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The fleet server's base URL, such as http://127.0.0.1:8080.", valueName: "url"))
-    var server: String
+    @Option(
+        help: ArgumentHelp("The fleet server's base URL, such as http://127.0.0.1:8080.", valueName: "url"),
+        transform: JournalSyncCommand.serverURL
+    )
+    var server: URL
 
     @OptionGroup var journal: JournalLocation
 
@@ -27,30 +30,32 @@ struct JournalSyncCommand: AsyncParsableCommand {
     var json = false
 
     @Option(
-        help: ArgumentHelp("Seconds each request may take before the sync fails (default 30).", valueName: "seconds")
+        parsing: .unconditional,
+        help: ArgumentHelp("Seconds to wait for each answer of the server (default 30).", valueName: "seconds"),
+        transform: ArgumentValue.timeout
     )
-    var timeout = 30
+    var timeout: Duration = .seconds(30)
 
-    func validate() throws {
-        if timeout < 1 { throw CLIError("--timeout must be a whole number of seconds of at least 1; got \(timeout).") }
-    }
-
-    func run() async throws {
-        guard let url = URL(string: server), let scheme = url.scheme?.lowercased(),
-            scheme == "http" || scheme == "https",
+    /// `--server`: an `http` or `https` URL with a host.
+    static func serverURL(_ text: String) throws -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host?.isEmpty == false
         else {
             throw CLIError(
-                "--server: '\(server.prefix(80))' is not an http or https URL with a host, such as http://127.0.0.1:8080."
+                "it must be the fleet server's base URL, an http or https URL such as http://127.0.0.1:8080."
             )
         }
+        return url
+    }
+
+    func run() async throws {
         guard let key = ProcessInfo.processInfo.environment["TENDER_DEVICE_KEY"], !key.isEmpty else {
             throw CLIError(
                 "TENDER_DEVICE_KEY is not set: set it to the device key 'tender-server devices add' printed for this journal."
             )
         }
         let result = try await journal.withJournal(.existing) { journal in
-            try await journal.sync(to: url, deviceKey: key, timeout: .seconds(timeout))
+            try await journal.sync(to: server, deviceKey: key, timeout: timeout)
         }
         if json {
             Output.line("{\"sent\":\(result.sent),\"acknowledged_through\":\(result.acknowledgedThrough)}")

@@ -332,6 +332,7 @@ final class CommandScenarios: @unchecked Sendable {
         )
         let fleet = try await SyncStandIn.start(key: Self.deviceKey)
         self.fleet = fleet
+        samples["--server"] = fleet.baseURL.absoluteString
         let deviceEnvironment = environment.merging(["TENDER_DEVICE_KEY": Self.deviceKey]) { $1 }
         let sync = CommandScenario(
             base: { ["--server", fleet.baseURL.absoluteString] },
