@@ -295,4 +295,20 @@ struct SyncTests {
             #expect(try harness.journal.acknowledgedThrough() == 0)
         }
     }
+
+    @Test("a server acknowledging changes the journal never made is refused: later changes are not taken as sent")
+    func acknowledgedBeyondTheJournal() async throws {
+        try await Self.withServer { server in
+            let harness = try Harness()
+            _ = try await OutboxTests.answeredPayments(harness, 2)
+            server.fail(request: 0, with: .answer(status: 200, body: #"{"acknowledged_through":1000000}"#))
+            await #expect {
+                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+            } throws: { ($0 as? HandoffError)?.code == .syncRefused }
+            #expect(try harness.journal.acknowledgedThrough() == 0)
+            #expect(try harness.journal.changes(from: 0, limit: 100).count == 6)
+            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+            try Self.expectLedgerEqualsJournal(server, harness.journal)
+        }
+    }
 }

@@ -87,6 +87,14 @@ extension PaymentJournal {
         }
     }
 
+    /// The highest sequence number the journal has given a change (0 before the first): the outbox's
+    /// `AUTOINCREMENT` counter, which acknowledged and pruned changes leave as it is.
+    package func lastSequence() throws -> Int64 {
+        try read { db in
+            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'outbox'") ?? 0
+        }
+    }
+
     static func acknowledgedThrough(_ db: Database) throws -> Int64 {
         guard let through = try Int64.fetchOne(db, sql: "SELECT acknowledged_through FROM journal") else {
             throw JournalEntry.damaged("journal.acknowledged_through")

@@ -105,6 +105,15 @@ extension PaymentJournal {
                         "The server acknowledged this journal's changes through \(held) only, after it was sent \(batch.first)…\(batch.last); it is not a Tender fleet server, or it lost what it held. Nothing more was sent."
                     )
                 }
+                // More than the batch: another sync of this journal sent later changes. Never more than the journal
+                // ever made, or its next changes would be taken as acknowledged and never sent.
+                let made = try await offloaded { try self.lastSequence() }
+                guard held <= made else {
+                    throw HandoffError(
+                        .syncRefused,
+                        "The server acknowledged this journal's changes through \(held), but the journal has made \(made) only; it holds another journal's changes under this device, or is not a Tender fleet server. Nothing was recorded."
+                    )
+                }
                 through = try await offloaded { try self.recordAcknowledged(through: held) }
                 sent += batch.count
                 next = through + 1
