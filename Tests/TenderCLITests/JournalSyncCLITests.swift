@@ -134,7 +134,9 @@ struct JournalSyncCLITests {
         #expect(total >= 2)
         let server = try await SyncStandIn.start(key: Self.key)
         defer { Task { await server.stop() } }
-        let arguments = ["journal", "sync", "--server", server.baseURL.absoluteString, "--journal", path]
+        let arguments = [
+            "journal", "sync", "--server", server.baseURL.absoluteString, "--journal", path, "--timeout", "120",
+        ]
 
         let first = try await CLIRunner.run(arguments + ["--json"], environment: ["TENDER_DEVICE_KEY": Self.key])
         #expect(first.status == 0, "\(first.stderr)")
@@ -221,7 +223,10 @@ struct JournalSyncCLITests {
         let total = try Self.changes(path)
         #expect(total == 2_000)
         let server = try await SyncStandIn.start(key: Self.key, delay: .milliseconds(150))
-        let arguments = ["journal", "sync", "--server", server.baseURL.absoluteString, "--journal", path, "--json"]
+        let arguments = [
+            "journal", "sync", "--server", server.baseURL.absoluteString, "--journal", path, "--json", "--timeout",
+            "120",
+        ]
         var generator = SystemRandomNumberGenerator()
         var killed = 0
         for round in 0..<8 where try PaymentJournal(path: path, mode: .readOnly).acknowledgedThrough() < total {

@@ -10,6 +10,10 @@ import Testing
 /// `tender-server` live in the Server package.
 @Suite("Sync: every change reaches the fleet server once, in order, whatever fails")
 struct SyncTests {
+    /// How long a sync waits for each answer of the stand-in: it serves from this process's cooperative threads,
+    /// which the whole suite's other tests can keep busy for tens of seconds on a loaded machine.
+    static let patience: Duration = .seconds(120)
+
     /// How many changes the journal recorded (history rows and prunings): what a full sync must deliver.
     static func changeCount(_ journal: PaymentJournal) throws -> Int64 {
         try journal.pool.read { db in
@@ -54,7 +58,11 @@ struct SyncTests {
             let total = try Self.changeCount(harness.journal)
             #expect(total > 500)
 
-            let result = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+            let result = try await harness.journal.sync(
+                to: server.baseURL,
+                deviceKey: server.key,
+                timeout: Self.patience
+            )
             #expect(result == JournalSyncResult(sent: Int(total), acknowledgedThrough: total))
             let requests = server.requests
             #expect(requests.allSatisfy { $0.sequences.count <= PaymentJournal.syncBatchSize })
@@ -66,13 +74,17 @@ struct SyncTests {
             try Self.expectLedgerEqualsJournal(server, harness.journal)
 
             // Nothing left: the next sync sends nothing.
-            let again = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+            let again = try await harness.journal.sync(
+                to: server.baseURL,
+                deviceKey: server.key,
+                timeout: Self.patience
+            )
             #expect(again == JournalSyncResult(sent: 0, acknowledgedThrough: total))
             #expect(server.requests.count == requests.count)
 
             // New changes go on from where the server is.
             _ = try harness.coordinator.prepare(SquareFixture.request())
-            let more = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+            let more = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
             #expect(more == JournalSyncResult(sent: 1, acknowledgedThrough: total + 1))
             #expect(server.requests.last?.sequences == [total + 1])
             try Self.expectLedgerEqualsJournal(server, harness.journal)
@@ -88,13 +100,17 @@ struct SyncTests {
             server.fail(request: 1, with: .loseAnswer)
 
             await #expect {
-                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
             } throws: { ($0 as? HandoffError)?.code == .syncUnavailable }
             // The first batch's answer came and is recorded; the second's was lost, after the server applied it.
             #expect(try harness.journal.acknowledgedThrough() == 500)
             #expect(server.ledger.held == total)
 
-            let result = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+            let result = try await harness.journal.sync(
+                to: server.baseURL,
+                deviceKey: server.key,
+                timeout: Self.patience
+            )
             #expect(result == JournalSyncResult(sent: Int(total - 500), acknowledgedThrough: total))
             #expect(server.requests.last?.sequences == Array(501...total))
             try Self.expectLedgerEqualsJournal(server, harness.journal)
@@ -111,14 +127,14 @@ struct SyncTests {
                 with: .answer(status: 503, body: #"{"error":{"code":"unavailable","message":"db"}}"#)
             )
             await #expect {
-                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
             } throws: { error in
                 let error = error as? HandoffError
                 return error?.code == .syncUnavailable && error?.message.contains("503") == true
             }
             #expect(try harness.journal.acknowledgedThrough() == 0)
             #expect(server.ledger.held == 0)
-            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
             try Self.expectLedgerEqualsJournal(server, harness.journal)
         }
     }
@@ -138,7 +154,11 @@ struct SyncTests {
                     body: #"{"error":{"code":"out_of_sequence","message":"m","expected_sequence":4}}"#
                 )
             )
-            let result = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+            let result = try await harness.journal.sync(
+                to: server.baseURL,
+                deviceKey: server.key,
+                timeout: Self.patience
+            )
             #expect(result.acknowledgedThrough == total)
             let firsts = server.requests.map { $0.sequences.first }
             #expect(Array(firsts.prefix(3)) == [1, 4, 1])
@@ -152,12 +172,12 @@ struct SyncTests {
             let harness = try Harness()
             _ = try await OutboxTests.answeredPayments(harness, 2)
             let total = try Self.changeCount(harness.journal)
-            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
             server.forget(from: 1)
             _ = try harness.coordinator.prepare(SquareFixture.request())
             let before = server.requests.count
             await #expect {
-                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
             } throws: { error in
                 let error = error as? HandoffError
                 return error?.code == .syncRefused && error?.message.contains("lost changes 1…\(total)") == true
@@ -177,7 +197,7 @@ struct SyncTests {
             _ = try harness.journal.prune()
             let first = try #require(try harness.journal.changes(from: 0, limit: 1).first).sequence
             await #expect {
-                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
             } throws: { error in
                 let error = error as? HandoffError
                 return error?.code == .syncRefused && error?.message.contains("1…\(first - 1) were pruned") == true
@@ -193,7 +213,7 @@ struct SyncTests {
             _ = try await OutboxTests.answeredPayments(harness, 1)
             let wrongKey = "not-the-key-\(UUID().uuidString)"
             await #expect {
-                try await harness.journal.sync(to: server.baseURL, deviceKey: wrongKey)
+                try await harness.journal.sync(to: server.baseURL, deviceKey: wrongKey, timeout: Self.patience)
             } throws: { error in
                 let error = error as? HandoffError
                 return error?.code == .syncRefused && error?.message.contains("401") == true
@@ -201,11 +221,11 @@ struct SyncTests {
             }
             #expect(server.ledger.held == 0)
 
-            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
             let other = try Harness()
             _ = try await OutboxTests.answeredPayments(other, 1)
             await #expect {
-                try await other.journal.sync(to: server.baseURL, deviceKey: server.key)
+                try await other.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
             } throws: { error in
                 let error = error as? HandoffError
                 return error?.code == .syncRefused && error?.message.contains("another journal") == true
@@ -237,12 +257,12 @@ struct SyncTests {
             }
             var syncs = 0
             while !done.isSet || syncs == 0 {
-                _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+                _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
                 syncs += 1
                 try await Task.sleep(for: .milliseconds(2))
             }
             _ = try await writer.value
-            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
             try Self.expectLedgerEqualsJournal(server, harness.journal)
         }
     }
@@ -289,7 +309,7 @@ struct SyncTests {
                 )
             }
             await #expect {
-                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
             } throws: { ($0 as? HandoffError)?.code == .syncRefused }
             #expect(server.requests.count == 4)
             #expect(try harness.journal.acknowledgedThrough() == 0)
@@ -303,11 +323,11 @@ struct SyncTests {
             _ = try await OutboxTests.answeredPayments(harness, 2)
             server.fail(request: 0, with: .answer(status: 200, body: #"{"acknowledged_through":1000000}"#))
             await #expect {
-                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
             } throws: { ($0 as? HandoffError)?.code == .syncRefused }
             #expect(try harness.journal.acknowledgedThrough() == 0)
             #expect(try harness.journal.changes(from: 0, limit: 100).count == 6)
-            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key)
+            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
             try Self.expectLedgerEqualsJournal(server, harness.journal)
         }
     }
