@@ -310,3 +310,83 @@ struct WebhookTests {
         }
     }
 }
+
+/// Square's official Python SDK (`squareup`, installed by the root package's `scripts/python-clients`) beside the
+/// server: a signature the server accepts is the one Square's own `verify_signature` accepts, and no other.
+///
+/// CI sets `TENDER_REQUIRE_PYTHON_CLIENTS=1`, so there a missing SDK fails the test; elsewhere it is skipped, naming
+/// the script to run.
+@Suite("Square's official SDK and the server's signatures")
+struct SquareSDKTests {
+    /// The root package (this file is `Server/Tests/TenderServerTests/WebhookTests.swift`).
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let isRequired = ProcessInfo.processInfo.environment["TENDER_REQUIRE_PYTHON_CLIENTS"] == "1"
+    static let python: URL? = {
+        let given = ProcessInfo.processInfo.environment["TENDER_PYTHON_CLIENTS"].flatMap { $0.isEmpty ? nil : $0 }
+        let path = given ?? root.appendingPathComponent(".build/python-clients/venv/bin/python").path
+        return FileManager.default.isExecutableFile(atPath: path) ? URL(fileURLWithPath: path) : nil
+    }()
+    static let shouldRun = isRequired || python != nil
+
+    @Test(
+        "every signature the server makes and accepts verifies with squareup's verify_signature; a wrong key or URL does not",
+        .enabled(if: shouldRun, "squareup is not installed: run scripts/python-clients in the root package (.ci/run does)")
+    )
+    func squareHelper() async throws {
+        let python = try #require(Self.python, "run scripts/python-clients in the root package")
+        let now = Date()
+        let bodies = [
+            SquareEvents.payment("payment.created", id: SquareEvents.id("PAY"), amount: 1250, orderID: "ORD1", createdAt: now),
+            SquareEvents.payment(id: SquareEvents.id("PAY"), amount: 99, orderID: nil, createdAt: now, sourceType: "CASH"),
+            SquareEvents.order("order.created", id: "ORD1", state: "OPEN", version: 1, createdAt: now),
+            // Text the JSON writer escapes, and characters outside ASCII: the bytes signed are the bytes sent.
+            SquareEvents.body(
+                "webhooks.test_notification",
+                eventID: "é-\u{1F600}-\"quoted\"",
+                merchantID: SquareEvents.merchantID,
+                dataType: "webhooks",
+                id: "x/y",
+                object: [:]
+            ),
+        ]
+        let events = bodies.map { body -> JSONTree in
+            .object([
+                "body": .string(String(decoding: body, as: UTF8.self)),
+                "signature": .string(WebhookTests.webhooks.signature(for: body)),
+            ])
+        }
+        let input = JSONTree.object([
+            "notification_url": .string(WebhookTests.notificationURL),
+            "signature_key": .string(WebhookTests.signatureKey),
+            "events": .array(events),
+        ])
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("PythonClients/square_signature.py")
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [script.path, input.text]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let answer = try JSONDecoder().decode(JSONTree.self, from: data)
+        guard case .array(let read)? = answer["events"] else {
+            Issue.record("the script printed no events: \(String(decoding: data, as: UTF8.self))")
+            return
+        }
+        #expect(read.count == bodies.count)
+        for (body, result) in zip(bodies, read) {
+            #expect(result["verified"] == .bool(true), "\(String(decoding: body, as: UTF8.self))")
+            #expect(result["verified_with_wrong_key"] == .bool(false))
+            #expect(result["verified_with_another_url"] == .bool(false))
+            #expect(WebhookTests.webhooks.isSigned(body, signature: WebhookTests.webhooks.signature(for: body)))
+        }
+    }
+}
