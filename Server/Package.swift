@@ -47,6 +47,7 @@ let package = Package(
             name: "TenderServerCLI",
             dependencies: [
                 "TenderServer",
+                "TenderServerDemo",
                 .product(name: "Tender", package: "tender"),
                 .product(name: "TenderHandoff", package: "tender"),
                 .product(name: "TenderProviderAPI", package: "tender"),
@@ -54,6 +55,22 @@ let package = Package(
                 .product(name: "TenderSandbox", package: "tender"),
                 .product(name: "TenderSimulator", package: "tender"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // `tender-server demo`'s devices and providers, which the tests use too: journals paying through the
+        // sandbox's simulated POS apps, the sandbox's Square and SumUp with their webhooks.
+        .target(
+            name: "TenderServerDemo",
+            dependencies: [
+                "TenderServer",
+                .product(name: "Tender", package: "tender"),
+                .product(name: "TenderHandoff", package: "tender"),
+                .product(name: "TenderProviderAPI", package: "tender"),
+                .product(name: "TenderSandbox", package: "tender"),
+                .product(name: "TenderSimulator", package: "tender"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -83,6 +100,7 @@ let package = Package(
             name: "TenderServerTests",
             dependencies: [
                 "TenderServer",
+                "TenderServerDemo",
                 "LedgerTestSupport",
                 // The tests run the real `tender-server` binary, and the real `tender` (a device verifying through
                 // the server: `tender journal verify --server`).

@@ -19,8 +19,10 @@ struct JournalVerifyCommand: AsyncParsableCommand {
             confirms the payment, 2 when it contradicts it or cannot settle it (not found yet, ambiguous, no \
             lookup API), 1 on errors (no network, no credentials, a refused token, unknown payment). \
             --square-location-id narrows Square's search to the location the payment was taken at, and a payment \
-            or order of another location contradicts. With --json: one object with payment_id, provider, verdict \
-            (confirmed, contradicted or unverifiable), reason, evidence, then message, state, recorded and \
+            or order of another location contradicts. With --server URL, the merchant's fleet server is asked \
+            instead (its verdict, reached with its own provider credentials), with this device's key from \
+            TENDER_DEVICE_KEY: no provider token is needed. With --json: one object with payment_id, provider, \
+            verdict (confirmed, contradicted or unverifiable), reason, evidence, then message, state, recorded and \
             needs_reconciliation.
             """
     )
@@ -30,6 +32,8 @@ struct JournalVerifyCommand: AsyncParsableCommand {
 
     @OptionGroup var server: ProviderServerOptions
 
+    @OptionGroup var fleet: FleetServerOption
+
     @OptionGroup var journal: JournalLocation
 
     @Flag(help: "Print one JSON object.")
@@ -38,12 +42,14 @@ struct JournalVerifyCommand: AsyncParsableCommand {
     func run() async throws {
         let base = try server.baseURL()
         let location = try server.squareLocation()
+        let fleetVerifier = try fleet.verifier(besides: server)
         let reconciliation = try await journal.withJournal(.existing) { journal in
             let id = self.id
             let entry = try await journal.offloaded { try JournalCommand.find(id, in: journal) }
+            let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
+            if let fleetVerifier { return try await coordinator.reconcile(entry.id, using: fleetVerifier) }
             let verifier = try ProviderCredentials.fromEnvironment().verifier(baseURL: base, for: entry.provider)
-            return try await HandoffCoordinator(journal: journal, opener: PrintingOpener())
-                .reconcile(entry.id, using: verifier, squareLocationID: location)
+            return try await coordinator.reconcile(entry.id, using: verifier, squareLocationID: location)
         }
         let verification = reconciliation.verification
         let entry = reconciliation.after
@@ -91,11 +97,15 @@ struct JournalReconcileCommand: AsyncParsableCommand {
             the payments were taken at. Prints one line per payment as it is done; with --json one object per \
             line: payment_id, before, after (the states; after = before when nothing was proven), verdict, \
             evidence, then provider, reason, message, outcome, recorded, needs_reconciliation and, for a failure, \
-            error (code and message). Exits 0 unless an error stopped it.
+            error (code and message). Exits 0 unless an error stopped it. With --server URL, the merchant's fleet \
+            server is asked about each payment instead, with this device's key from TENDER_DEVICE_KEY: no provider \
+            credentials are needed.
             """
     )
 
     @OptionGroup var server: ProviderServerOptions
+
+    @OptionGroup var fleet: FleetServerOption
 
     @OptionGroup var journal: JournalLocation
 
@@ -104,14 +114,19 @@ struct JournalReconcileCommand: AsyncParsableCommand {
 
     func run() async throws {
         let base = try server.baseURL()
-        let credentials = try ProviderCredentials.fromEnvironment()
-        guard credentials.square != nil || credentials.sumUp != nil else {
-            throw CLIError(
-                "No credentials: export SQUARE_ACCESS_TOKEN, or SUMUP_ACCESS_TOKEN and SUMUP_MERCHANT_CODE (they are never read from the command line)."
-            )
-        }
         let location = try server.squareLocation()
-        let verifier = credentials.reconcilingVerifier(baseURL: base)
+        let verifier: any PaymentVerifier
+        if let fleetVerifier = try fleet.verifier(besides: server) {
+            verifier = fleetVerifier
+        } else {
+            let credentials = try ProviderCredentials.fromEnvironment()
+            guard credentials.square != nil || credentials.sumUp != nil else {
+                throw CLIError(
+                    "No credentials: export SQUARE_ACCESS_TOKEN, or SUMUP_ACCESS_TOKEN and SUMUP_MERCHANT_CODE (they are never read from the command line), or ask the merchant's server with --server URL."
+                )
+            }
+            verifier = credentials.reconcilingVerifier(baseURL: base)
+        }
         var counts = (examined: 0, recorded: 0, failed: 0)
         try await journal.withJournal(.existing) { journal in
             let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
@@ -134,6 +149,50 @@ struct JournalReconcileCommand: AsyncParsableCommand {
                         + failures
             )
         }
+    }
+}
+
+/// `--server URL`: ask the merchant's fleet server (`tender-server`) instead of the providers, with this device's key
+/// from `TENDER_DEVICE_KEY`.
+struct FleetServerOption: ParsableArguments {
+    static let keyVariable = "TENDER_DEVICE_KEY"
+
+    @Option(
+        name: .customLong("server"),
+        help: ArgumentHelp(
+            "Ask the merchant's tender-server at this URL (its own verdict; the device key from TENDER_DEVICE_KEY) instead of the providers.",
+            valueName: "url"
+        )
+    )
+    var url: String?
+
+    /// The fleet server's verifier, or `nil` when `--server` was not given.
+    /// - Throws: ``CLIError`` for a URL that is not one, no `TENDER_DEVICE_KEY`, or `--base-url` or
+    ///   `--square-location-id` beside it (the server asks the providers itself).
+    func verifier(
+        besides providers: ProviderServerOptions,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> FleetServerVerifier? {
+        guard let url else { return nil }
+        guard providers.url == nil, providers.squareLocationID == nil else {
+            throw CLIError(
+                "--server asks the merchant's server, which asks the providers itself: leave out --base-url and --square-location-id."
+            )
+        }
+        guard let key = environment[Self.keyVariable], !key.isEmpty else {
+            throw CLIError(
+                "No device key: export \(Self.keyVariable) (the key 'tender-server devices add' printed for this device); it is never read from the command line."
+            )
+        }
+        guard let parsed = URL(string: url), let verifier = try? FleetServerVerifier(
+            baseURL: parsed,
+            deviceKey: FleetDeviceKey(key)
+        ) else {
+            throw CLIError(
+                "--server must be the merchant's server as an http or https URL with a host, such as https://tender.example.com; got '\(url.prefix(80))'."
+            )
+        }
+        return verifier
     }
 }
 
