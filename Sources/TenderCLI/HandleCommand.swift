@@ -34,7 +34,7 @@ struct HandleCommand: AsyncParsableCommand {
         // The journal must exist: a callback belongs to a payment written ahead in it, and a mistyped path is an
         // error, not a new journal in which every callback would be unsolicited.
         try await journal.withJournal(.existing) { journal in
-            let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
+            let coordinator = HandoffCoordinator(journal: journal)
             for _ in 0..<deliveries {
                 guard let receipt = try await coordinator.handle(url) else {
                     throw CLIError(
@@ -53,7 +53,7 @@ struct HandleCommand: AsyncParsableCommand {
         output.set("disposition", receipt.disposition.rawValue)
         output.set("payment_id", receipt.paymentID?.rawValue)
         output.set("provider", receipt.provider.rawValue)
-        output.set("outcome", receipt.entry.flatMap(EntryJSON.acceptedOutcome)?.rawValue)
+        output.set("outcome", receipt.entry?.acceptedStatus?.rawValue)
         output.set("reported_outcome", receipt.reportedOutcome.status.rawValue)
         output.set("state", receipt.entry?.state.rawValue)
         output.set("needs_reconciliation", receipt.entry?.needsReconciliation)

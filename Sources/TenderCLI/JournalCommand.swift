@@ -27,13 +27,22 @@ struct JournalCommand: AsyncParsableCommand {
 
     /// The payment with the ID typed, in `journal`.
     static func find(_ text: String, in journal: PaymentJournal) throws -> JournalEntry {
+        let id = try paymentID(text)
+        guard let entry = try journal.entry(id) else { throw notFound(id, in: journal) }
+        return entry
+    }
+
+    /// The payment ID typed.
+    static func paymentID(_ text: String) throws -> PaymentID {
         guard let id = PaymentID(rawValue: text) else {
             throw CLIError("'\(text.prefix(80))' is not a payment ID; run 'tender journal list' to see them.")
         }
-        guard let entry = try journal.entry(id) else {
-            throw CLIError("No payment has the ID \(id) in \(journal.path); run 'tender journal list' to see them.")
-        }
-        return entry
+        return id
+    }
+
+    /// No payment has the ID in `journal`.
+    static func notFound(_ id: PaymentID, in journal: PaymentJournal) -> CLIError {
+        CLIError("No payment has the ID \(id) in \(journal.path); run 'tender journal list' to see them.")
     }
 }
 
@@ -91,7 +100,7 @@ struct JournalListCommand: AsyncParsableCommand {
             try journal.forEachEntry(matching: filter) { entry in
                 count += 1
                 if json {
-                    let element = JSONValue.object(EntryJSON.object(entry)).serialized(escapingSlashes: false)
+                    let element = entry.encodeJSON()
                     Output.line(count == 1 ? element : "," + element)
                 } else {
                     table.add(entry)
@@ -184,7 +193,7 @@ struct EntryTable {
             } ?? "-"
         return [
             entry.id.rawValue, entry.provider.rawValue, entry.state.rawValue, outcome,
-            "\(entry.amount.decimalString) \(entry.amount.currency.code)", EntryJSON.timestamp(entry.createdAt),
+            "\(entry.amount.decimalString) \(entry.amount.currency.code)", JournalEntry.timestamp(entry.createdAt),
         ]
     }
 
@@ -210,7 +219,11 @@ struct JournalShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show one payment, one field a line (read-only).",
-        discussion: "With --json: one object, as 'tender journal list --json' prints each payment."
+        discussion: """
+            With --json: one object, as 'tender journal list --json' prints each payment, with its history: \
+            history, an array of {kind, at, from_state, to_state, note} (a callback's note is its redacted report, \
+            as JSON), oldest first.
+            """
     )
 
     @Argument(help: "The payment ID.")
@@ -222,11 +235,15 @@ struct JournalShowCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let entry = try await journal.withJournal(.readOnly) { try JournalCommand.find(id, in: $0) }
+        let id = try JournalCommand.paymentID(self.id)
+        let (entry, history) = try await journal.withJournal(.readOnly) { journal in
+            guard let read = try journal.entryWithHistory(id) else { throw JournalCommand.notFound(id, in: journal) }
+            return read
+        }
         if json {
-            Output.line(JSONValue.object(EntryJSON.object(entry)).serialized(escapingSlashes: false))
+            Output.line(entry.encodeJSON(history: history))
         } else {
-            for line in JournalShowCommand.fields(EntryJSON.object(entry)) { Output.line(line) }
+            for line in JournalShowCommand.fields(entry.jsonObject()) { Output.line(line) }
         }
     }
 
@@ -312,7 +329,7 @@ struct JournalResolveCommand: AsyncParsableCommand {
             if entry.state == .completed, !force {
                 throw CLIError(PaymentJournal.completedRefusal(entry, override: "pass --force"))
             }
-            let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
+            let coordinator = HandoffCoordinator(journal: journal)
             let resolved = try coordinator.resolve(
                 entry.id,
                 as: status,
@@ -323,7 +340,7 @@ struct JournalResolveCommand: AsyncParsableCommand {
             return (entry, resolved)
         }
         if json {
-            Output.line(JSONValue.object(EntryJSON.object(resolved)).serialized(escapingSlashes: false))
+            Output.line(resolved.encodeJSON())
         } else {
             Output.line("\(resolved.id): resolved as \(status) (was \(before.state)).")
         }
@@ -363,7 +380,7 @@ struct JournalAcknowledgeCommand: AsyncParsableCommand {
                 throw CLIError("Payment \(entry.id) is pending: it has no outcome to acknowledge yet.")
             }
             if let acknowledged = entry.acknowledgedAt {
-                return "\(entry.id): already acknowledged (\(entry.state)) at \(EntryJSON.timestamp(acknowledged))."
+                return "\(entry.id): already acknowledged (\(entry.state)) at \(JournalEntry.timestamp(acknowledged))."
             }
             guard try journal.acknowledge(entry) else {
                 throw CLIError(
@@ -409,7 +426,9 @@ struct JournalCheckCommand: AsyncParsableCommand {
         abstract: "Check the journal file: SQLite's quick check, or with --full every index and reference (read-only).",
         discussion: """
             Opening a journal checks only its header and schema, so that it costs the same at any size; this reads \
-            every page (a million payments take seconds). Exits 1 when a problem is found.
+            every page (a million payments take seconds). Exits 1 when a problem is found, and notes it beside the \
+            journal (JOURNAL-damaged, the one file this command may write): commands that write refuse the \
+            journal from then on.
             """
     )
 
@@ -422,8 +441,8 @@ struct JournalCheckCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (path, report) = try await journal.withJournal(.readOnly) { journal in
-            (journal.path, try journal.check(full: full))
+        let (path, report, note) = try await journal.withJournal(.readOnly) { journal in
+            (journal.path, try journal.check(full: full), journal.damageNotePath)
         }
         let sound = report == ["ok"]
         let kind = full ? "full check" : "quick check"
@@ -438,8 +457,12 @@ struct JournalCheckCommand: AsyncParsableCommand {
             return
         }
         guard sound else {
+            let refused =
+                FileManager.default.fileExists(atPath: note)
+                ? "new payments are refused (noted in \(note))"
+                : "\(note) could not be written to note it (check the folder's permissions): writers that do not meet the damage will not refuse the journal"
             throw CLIError(
-                "\(path) failed its \(kind) with \(report.count) problem(s), the first: \(report[0].prefix(200)). Keep the file and its -wal and -shm; restore the latest backup, or reconcile open payments with the provider."
+                "\(path) failed its \(kind) with \(report.count) problem(s), the first: \(report[0].prefix(200)); \(refused). Keep the file and its -wal and -shm; restore the latest backup, or reconcile open payments with the provider."
             )
         }
         Output.line("\(path): ok (\(kind)).")
@@ -504,7 +527,7 @@ struct JournalRecordCallbacksCommand: AsyncParsableCommand {
             throw CLIError("Cannot read '\(file)'.")
         }
         try await journal.withJournal(.existing) { journal in
-            let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
+            let coordinator = HandoffCoordinator(journal: journal)
             FileHandle.standardOutput.write(Data("ready\n".utf8))
             for line in text.split(separator: "\n") {
                 guard let receipt = try await coordinator.handle(String(line)) else { continue }

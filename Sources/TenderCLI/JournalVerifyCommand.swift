@@ -15,7 +15,9 @@ struct JournalVerifyCommand: AsyncParsableCommand {
             payments with SUMUP_ACCESS_TOKEN and SUMUP_MERCHANT_CODE: by the payment's foreign-tx-id, else the \
             callback's smp-tx-code. Swipe and SoftPOS publish no lookup API: unverifiable. Credentials are read \
             from the environment, never from the command line. What the server proves is recorded as 'tender \
-            journal reconcile' records it; a payment with a verdict recorded keeps it. Exits 0 when the server \
+            journal reconcile' records it; a payment with a verdict recorded keeps it. One record confirms one \
+            payment: an order or transaction another payment of the journal was confirmed with contradicts a \
+            payment whose callback named it (claimed_by_another_payment, naming the other payment). Exits 0 when the server \
             confirms the payment, 2 when it contradicts it or cannot settle it (not found yet, ambiguous, no \
             lookup API), 1 on errors (no network, no credentials, a refused token, unknown payment). \
             --square-location-id narrows Square's search to the location the payment was taken at, and a payment \
@@ -46,7 +48,7 @@ struct JournalVerifyCommand: AsyncParsableCommand {
         let reconciliation = try await journal.withJournal(.existing) { journal in
             let id = self.id
             let entry = try await journal.offloaded { try JournalCommand.find(id, in: journal) }
-            let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
+            let coordinator = HandoffCoordinator(journal: journal)
             if let fleetVerifier { return try await coordinator.reconcile(entry.id, using: fleetVerifier) }
             let verifier = try ProviderCredentials.fromEnvironment().verifier(baseURL: base, for: entry.provider)
             return try await coordinator.reconcile(entry.id, using: verifier, squareLocationID: location)
@@ -59,7 +61,7 @@ struct JournalVerifyCommand: AsyncParsableCommand {
             output.set("provider", entry.provider.rawValue)
             output.set("verdict", verification.verdict.rawValue)
             output.set("reason", verification.reason.rawValue)
-            output["evidence"] = VerificationJSON.evidence(verification.evidence)
+            output["evidence"] = verification.evidence.jsonValue
             output.set("message", verification.message)
             output.set("state", entry.state.rawValue)
             output.set("recorded", reconciliation.recorded)
@@ -81,9 +83,11 @@ struct JournalReconcileCommand: AsyncParsableCommand {
         commandName: "reconcile",
         abstract: "Ask the providers' servers about every payment still in doubt, and record what they prove.",
         discussion: """
-            Examines every payment that is unknown, pending past its expiry, or completed but not verified yet \
-            (Square and SumUp: Swipe and SoftPOS publish no lookup API), oldest first. An unknown or expired \
-            payment the server shows approved, declined or cancelled becomes completed with that outcome; a \
+            Examines every payment that is unknown, tampered, pending past its expiry, completed but not verified \
+            yet (Square and SumUp: Swipe and SoftPOS publish no lookup API), or disputed (answers that disagree; \
+            Swipe's and SoftPOS's are listed unverifiable until a person resolves them), oldest first. An unknown, \
+            tampered or expired payment the server shows approved, declined or cancelled becomes completed with \
+            that outcome; a \
             completed payment's callback is confirmed or contradicted; a contradiction flags the payment \
             (needs_reconciliation) and delivers it to the app again. Not found yet, ambiguous and pending change \
             nothing, and a completed payment never changes its outcome here ('tender journal resolve --force' \
@@ -92,9 +96,10 @@ struct JournalReconcileCommand: AsyncParsableCommand {
             credentials are not set are listed as unverifiable (no_credentials). Only a server that cannot be \
             reached (no network, time-outs, errors after the retries) stops the run; any other failure is listed \
             with its payment as unverifiable (verification_failed), with an error object under --json, and the \
-            run goes on. A record Square's search finds that is already another payment's transaction proves \
-            nothing (claimed_by_another_payment). --square-location-id narrows Square's searches to the location \
-            the payments were taken at. Prints one line per payment as it is done; with --json one object per \
+            run goes on. One record confirms one payment: a record another payment holds contradicts a payment \
+            whose callback named it, and proves nothing for one a search found it for (claimed_by_another_payment). \
+            A Square payment is asked about at the location it was requested at; --square-location-id narrows \
+            Square's searches for payments written without one. Prints one line per payment as it is done; with --json one object per \
             line: payment_id, before, after (the states; after = before when nothing was proven), verdict, \
             evidence, then provider, reason, message, outcome, recorded, needs_reconciliation and, for a failure, \
             error (code and message). Exits 0 unless an error stopped it. With --server URL, the merchant's fleet \
@@ -129,7 +134,7 @@ struct JournalReconcileCommand: AsyncParsableCommand {
         }
         var counts = (examined: 0, recorded: 0, failed: 0)
         try await journal.withJournal(.existing) { journal in
-            let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
+            let coordinator = HandoffCoordinator(journal: journal)
             try await coordinator.reconcile(using: verifier, squareLocationID: location) { reconciliation in
                 counts.examined += 1
                 if reconciliation.recorded { counts.recorded += 1 }
@@ -144,7 +149,7 @@ struct JournalReconcileCommand: AsyncParsableCommand {
             let failures = failed == 0 ? "" : " \(failed) could not be verified (see above)."
             Output.line(
                 examined == 0
-                    ? "Nothing to reconcile: no payment is unknown, pending past its expiry, or completed but unverified."
+                    ? "Nothing to reconcile: no payment is unknown, tampered, disputed, pending past its expiry, or completed but unverified. (A late or contradicted payment needs a person: tender journal resolve.)"
                     : "Examined \(examined) payment\(examined == 1 ? "" : "s"); recorded what the server proved for \(recorded)."
                         + failures
             )
@@ -184,10 +189,12 @@ struct FleetServerOption: ParsableArguments {
                 "No device key: export \(Self.keyVariable) (the key 'tender-server devices add' printed for this device); it is never read from the command line."
             )
         }
-        guard let parsed = URL(string: url), let verifier = try? FleetServerVerifier(
-            baseURL: parsed,
-            deviceKey: FleetDeviceKey(key)
-        ) else {
+        guard let parsed = URL(string: url),
+            let verifier = try? FleetServerVerifier(
+                baseURL: parsed,
+                deviceKey: FleetDeviceKey(key)
+            )
+        else {
             throw CLIError(
                 "--server must be the merchant's server as an http or https URL with a host, such as https://tender.example.com; got '\(url.prefix(80))'."
             )
@@ -339,16 +346,6 @@ struct ProviderCredentials {
 
 /// The JSON and text forms of verifications and reconciliations.
 enum VerificationJSON {
-    /// The evidence as JSON: its own `Codable` form (snake-case keys, RFC 3339 times, amounts in minor units).
-    static func evidence(_ evidence: PaymentVerificationEvidence) -> JSONValue {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(evidence),
-            let value = try? JSONValue.parse(String(decoding: data, as: UTF8.self))
-        else { return .null }
-        return value
-    }
-
     /// `tender journal reconcile --json`'s line for one payment.
     static func line(_ reconciliation: PaymentReconciliation) -> String {
         let verification = reconciliation.verification
@@ -357,11 +354,11 @@ enum VerificationJSON {
         output.set("before", reconciliation.before.state.rawValue)
         output.set("after", reconciliation.after.state.rawValue)
         output.set("verdict", verification.verdict.rawValue)
-        output["evidence"] = evidence(verification.evidence)
+        output["evidence"] = verification.evidence.jsonValue
         output.set("provider", reconciliation.after.provider.rawValue)
         output.set("reason", verification.reason.rawValue)
         output.set("message", verification.message)
-        output.set("outcome", EntryJSON.acceptedOutcome(reconciliation.after)?.rawValue)
+        output.set("outcome", reconciliation.after.acceptedStatus?.rawValue)
         output.set("recorded", reconciliation.recorded)
         output.set("needs_reconciliation", reconciliation.after.needsReconciliation)
         if let failure = reconciliation.failure {
@@ -378,7 +375,7 @@ enum VerificationJSON {
         let (before, after) = (reconciliation.before, reconciliation.after)
         let verification = reconciliation.verification
         var line = "\(after.id) (\(after.provider)): \(before.state) → \(after.state)"
-        if let outcome = EntryJSON.acceptedOutcome(after), before.state != after.state { line += " (\(outcome))" }
+        if let outcome = after.acceptedStatus, before.state != after.state { line += " (\(outcome))" }
         line += ", \(verification.verdict) (\(verification.reason))"
         if after.needsReconciliation, verification.verdict == .contradicted { line += ", needs reconciliation" }
         if let failure = reconciliation.failure { line += ": " + failure.message }
@@ -389,7 +386,7 @@ enum VerificationJSON {
     static func standing(_ reconciliation: PaymentReconciliation) -> String {
         let entry = reconciliation.after
         var line = "journal: \(entry.state)"
-        if let outcome = EntryJSON.acceptedOutcome(entry) { line += ", \(outcome)" }
+        if let outcome = entry.acceptedStatus { line += ", \(outcome)" }
         if let verification = entry.verification { line += ", \(verification.verdict) by the provider" }
         if entry.needsReconciliation { line += ", needs reconciliation" }
         line += reconciliation.recorded ? " (recorded now)" : " (nothing recorded now)"

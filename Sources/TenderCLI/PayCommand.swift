@@ -25,7 +25,7 @@ struct PayCommand: AsyncParsableCommand {
         // A command that starts a payment is the one kind that makes a new journal where nothing exists.
         let journal = try options.journal.open(.create)
         defer { try? journal.close() }
-        let coordinator = HandoffCoordinator(journal: journal, opener: PrintingOpener())
+        let coordinator = HandoffCoordinator(journal: journal)
         let id = try options.paymentID.map { text in
             do { return try PaymentID(validating: text) } catch let error as HandoffError {
                 throw CLIError("--payment-id: \(error.message)")
@@ -72,7 +72,7 @@ struct PayCommand: AsyncParsableCommand {
         output.set("amount", prepared.entry.amount.decimalString)
         output.set("amount_minor_units", prepared.entry.amount.minorUnits)
         output.set("currency", prepared.entry.amount.currency.code)
-        output.set("expires_at", EntryJSON.timestamp(prepared.entry.expiresAt))
+        output.set("expires_at", JournalEntry.timestamp(prepared.entry.expiresAt))
         output.set("idempotency_key", prepared.entry.idempotencyKey.uuidString.lowercased())
         output.set("handoff_count", prepared.entry.handoffCount)
         if let foreign = prepared.entry.foreignTransactionID { output.set("foreign_transaction_id", foreign) }

@@ -3,7 +3,7 @@ import GRDB
 import Tender
 import Testing
 
-@testable import TenderHandoff
+@_spi(Benchmarks) @testable import TenderHandoff
 
 #if canImport(Glibc)
 import Glibc
@@ -223,44 +223,40 @@ struct JournalCLITests {
             for result in results { #expect(result.status == 0, "round \(round): \(result.stderr)") }
             let journal = try PaymentJournal(path: path, mode: .readOnly)
             #expect(try journal.entries().count == 8)
-            #expect(
-                try journal.read { try PaymentJournal.appliedMigrations($0) }
-                    == PaymentJournal.migrations.map(\.identifier)
-            )
+            #expect(try journal.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }.map { $0 >> 24 } == 1)
             #expect(try journal.check(full: true) == ["ok"])
         }
     }
 
-    @Test("eight processes opening an old journal at once migrate it once and keep its payments")
-    func eightProcessesMigrateAnOldJournal() async throws {
-        for round in 0..<4 {
-            let directory = try await temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let path = directory.appendingPathComponent("journal.sqlite").path
-            try makeOldJournal(at: path)
-            let results = try await withThrowingTaskGroup(of: CLIRunner.Result.self) { group in
-                for _ in 0..<8 {
-                    group.addTask { try await CLIRunner.run(["journal", "prune", "--journal", path]) }
-                }
-                var all: [CLIRunner.Result] = []
-                for try await result in group { all.append(result) }
-                return all
-            }
-            for result in results { #expect(result.status == 0, "round \(round): \(result.stderr)") }
-            let journal = try PaymentJournal(path: path, mode: .readOnly)
-            #expect(try journal.entries().map(\.id.rawValue) == ["order-1"])
-            #expect(
-                try journal.read { try PaymentJournal.appliedMigrations($0) }
-                    == PaymentJournal.migrations.map(\.identifier)
-            )
+    @Test("every command refuses a journal of a development build, says to move it aside, and leaves it as it was")
+    func developmentJournalRefused() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("journal.sqlite").path
+        try makeDevelopmentJournal(at: path)
+        let before = filesOfJournal(path)
+        for arguments in [
+            ["journal", "list"], ["journal", "prune"], ["pay", "square", "--amount", "100"] + Self.square,
+        ] {
+            let result = try await CLIRunner.run(arguments + ["--journal", path])
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.stderr.contains("development build of Tender"), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("Move it aside"), "\(arguments): \(result.stderr)")
         }
+        #expect(filesOfJournal(path) == before)
     }
 
-    /// A journal as the first release wrote it: only migration v1, one pending payment.
-    func makeOldJournal(at path: String) throws {
+    /// A journal as a development build of Tender left it, before the schema was fixed: GRDB's table of migration steps
+    /// `v1` to `v8` instead of a schema version; one pending payment.
+    func makeDevelopmentJournal(at path: String) throws {
         let queue = try DatabaseQueue(path: path)
-        _ = try queue.writeWithoutTransaction { db in try PaymentJournal.migrate(db, path: path, upTo: "v1") }
         try queue.write { db in
+            try db.execute(sql: PaymentJournal.schema)
+            try db.execute(sql: "PRAGMA user_version = 0")
+            // The tables of this schema that development builds did not have.
+            try db.execute(sql: "DROP TABLE journal; DROP TABLE callback_answer; DROP TABLE provider_record")
+            try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            for step in 1...8 { try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v\(step)')") }
             try db.execute(
                 sql: """
                     INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints,
@@ -271,6 +267,127 @@ struct JournalCLITests {
             )
         }
         try queue.close()
+    }
+
+    @Test("a journal 'check --full' finds damaged is refused by the commands that write, as check says (issue 32)")
+    func damageFoundRefusesWriters() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("journal.sqlite").path
+        let page: Int
+        do {
+            let journal = try PaymentJournal(path: path)
+            let coordinator = HandoffCoordinator(journal: journal)
+            let request = SquareRequest(
+                applicationID: "sq0idp-CLI",
+                callbackURL: URL(string: "my-app://done")!,
+                amount: Money(minorUnits: 100, currency: .usd)
+            )
+            for _ in 0..<300 { _ = try coordinator.prepare(request) }
+            // A leaf page of the history, which paying never reads.
+            page = try #require(
+                try journal.read { db in
+                    try Int.fetchOne(
+                        db,
+                        sql:
+                            "SELECT pageno FROM dbstat WHERE name = 'payment_event' AND pagetype = 'leaf' LIMIT 1 OFFSET 2"
+                    )
+                }
+            )
+            try journal.close()
+        }
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(page - 1) * 4096)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+        try handle.close()
+        let check = try await CLIRunner.run(["journal", "check", "--full", "--journal", path])
+        #expect(check.status == 1)
+        // The check lists the problems, or meets a page too damaged to go on: either way it says so, and notes it.
+        #expect(check.stderr.contains("new payments are refused"), "\(check.stderr)")
+        #expect(FileManager.default.fileExists(atPath: path + "-damaged"))
+        for command in [["pay", "square", "--amount", "100"] + Self.square, ["journal", "prune"]] {
+            let refused = try await CLIRunner.run(command + ["--journal", path])
+            #expect(refused.status == 1 && refused.stdout.isEmpty, "\(command)")
+            #expect(refused.stderr.contains("was found damaged"), "\(command): \(refused.stderr)")
+        }
+        let list = try await CLIRunner.run(["journal", "list", "--json", "--journal", path])
+        #expect(list.status == 0, "reading goes on: \(list.stderr)")
+    }
+
+    /// A read of the CLI that failed, with what it said.
+    struct ReadFailure: Error {
+        var message: String
+    }
+
+    @Test(
+        "readers never fail because writers exist: 1,000 reads (CLI and library) beside four paying processes, 0 failures (issue 32)"
+    )
+    func readsBesideWriters() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("journal.sqlite").path
+        let first = try await JournalCLITests.pay(1, into: path)
+        // Four processes pay and answer, one command after another: each opens the journal, writes, and closes it
+        // (copying its -wal into the journal file), so the side files come and go all the time.
+        let stop = Locked(false)
+        let writers = (0..<4).map { _ in
+            Task {
+                var failures: [String] = []
+                while !stop.withLock({ $0 }) {
+                    let paid = try await CLIRunner.run(
+                        ["pay", "square", "--amount", "100", "--json", "--journal", path] + JournalCLITests.square
+                    )
+                    guard paid.status == 0 else {
+                        failures.append(paid.stderr)
+                        continue
+                    }
+                    let object = try await jsonObject(Substring(paid.stdout.trimmingCharacters(in: .newlines)))
+                    let url = try #require(object["request_url"]?.stringValue)
+                    let handled = try await CLIRunner.run(["handle", try await squareReply(to: url), "--journal", path])
+                    if handled.status != 0 { failures.append(handled.stderr) }
+                }
+                return failures
+            }
+        }
+        var failures: [String] = []
+        let backup = directory.appendingPathComponent("backup.sqlite").path
+        for index in 0..<1_000 {
+            let read: Result<Void, any Error>
+            switch index % 16 {
+            case 0..<12:
+                // The library's read-only opening and reads, in this process (three reads in four).
+                read = Result {
+                    let journal = try PaymentJournal(path: path, mode: .readOnly)
+                    switch index % 4 {
+                    case 0: try journal.forEachEntry(matching: JournalFilter(states: [.completed, .pending])) { _ in }
+                    case 1: _ = try journal.entry(try PaymentID(validating: first[0].id))
+                    case 2: _ = try journal.check(full: false)
+                    default: _ = try journal.history(of: try PaymentID(validating: first[0].id))
+                    }
+                }
+            default:
+                let command: [String]
+                switch index % 16 {
+                case 12: command = ["journal", "list", "--json"]
+                case 13: command = ["journal", "show", first[0].id, "--json"]
+                case 14: command = ["journal", "check"]
+                default:
+                    try? FileManager.default.removeItem(atPath: backup)
+                    command = ["journal", "backup", backup]
+                }
+                let result = try await CLIRunner.run(command + ["--journal", path])
+                read = result.status == 0 ? .success(()) : .failure(ReadFailure(message: result.stderr))
+            }
+            if case .failure(let error) = read { failures.append("read \(index): \(error)") }
+        }
+        stop.withLock { $0 = true }
+        var writerFailures: [String] = []
+        for writer in writers { writerFailures += try await writer.value }
+        #expect(failures.isEmpty, "\(failures.count) of 1,000 reads failed: \(failures.prefix(5))")
+        #expect(writerFailures.isEmpty, "\(writerFailures.prefix(5))")
+        let journal = try PaymentJournal(path: path, mode: .readOnly)
+        #expect(try journal.check(full: true) == ["ok"])
+        #expect(try journal.entries().count > 1, "the writers paid meanwhile")
     }
 
     @Test("a backup made while another process pays is one checked file with every payment made before it")
@@ -371,6 +488,14 @@ struct JournalCLITests {
             try JSONValue.parse(completed.stdout).arrayValue?.compactMap { $0.objectValue?["payment_id"]?.stringValue }
                 == Array(paid.prefix(3).map(\.id))
         )
+        // show --json is list's object with the payment's history; list --json has none.
+        let shown = try await CLIRunner.run(["journal", "show", paid[1].id, "--json", "--journal", path])
+        let shownObject = try #require(try JSONValue.parse(shown.stdout).objectValue)
+        var withoutHistory = shownObject
+        withoutHistory["history"] = nil
+        #expect(array[1].objectValue == withoutHistory)
+        let kinds = shownObject["history"]?.arrayValue?.compactMap { $0.objectValue?["kind"]?.stringValue }
+        #expect(kinds == ["begun", "recorded"])
         let recent = try await CLIRunner.run(["journal", "list", "--json", "--since", "1h", "--journal", path])
         #expect(try JSONValue.parse(recent.stdout).arrayValue?.count == 4)
         let future = try await CLIRunner.run(["journal", "list", "--since", "2999-01-01", "--journal", path])

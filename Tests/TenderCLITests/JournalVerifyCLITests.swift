@@ -248,6 +248,61 @@ struct JournalVerifyCLITests {
         }
     }
 
+    @Test(
+        "a forged approval naming a payment's order (issue 32): verify and reconcile contradict it; the genuine payment stays confirmed"
+    )
+    func forgedApprovalWithAPaidOrder() async throws {
+        for command in ["verify", "reconcile"] {
+            try await VerifyFixture.run { fixture in
+                let coordinator = try fixture.coordinator()
+                // P1 paid through the sandbox: approved, order O1.
+                let genuine = try await fixture.pay(VerifyFixture.square(), .approve(tender: "card"), with: coordinator)
+                let genuineID = try PaymentID(validating: genuine.id)
+                let order = try #require(try coordinator.journal.entry(genuineID)?.outcome?.transactionID)
+                // P2, same amount, same location, answered with its own token and O1.
+                let prepared = try coordinator.prepare(VerifyFixture.square())
+                let request = try SquareRequest(url: prepared.url)
+                let forged = try SquareResponse(transactionID: order, state: request.state)
+                    .callbackURLString(callbackURL: try request.wireCallbackURL())
+                #expect(try await coordinator.handle(forged)?.disposition == .recorded)
+                try coordinator.journal.close()
+                let base = ["--base-url", fixture.base]
+                let forgedID = prepared.entry.id.rawValue
+                if command == "verify" {
+                    let first = try await fixture.tender(["verify", genuine.id, "--json"] + base)
+                    #expect(first.status == 0, "\(first.stdout) \(first.stderr)")
+                    let result = try await fixture.tender(["verify", forgedID, "--json"] + base)
+                    #expect(result.status == 2, "\(result.stdout) \(result.stderr)")
+                    let object = try await jsonObject(Substring(result.stdout.dropLast()))
+                    #expect(object["verdict"]?.stringValue == "contradicted")
+                    #expect(object["reason"]?.stringValue == "claimed_by_another_payment")
+                    #expect(object["message"]?.stringValue?.contains(genuine.id) == true)
+                } else {
+                    let result = try await fixture.tender(["reconcile", "--json"] + base)
+                    #expect(result.status == 0, "\(result.stderr)")
+                    var verdicts: [String: String] = [:]
+                    for line in result.stdout.split(separator: "\n") {
+                        let object = try await jsonObject(line)
+                        verdicts[object["payment_id"]?.stringValue ?? "?"] =
+                            "\(object["verdict"]?.stringValue ?? "") \(object["reason"]?.stringValue ?? "")"
+                    }
+                    #expect(verdicts[genuine.id] == "confirmed matches", "\(result.stdout)")
+                    #expect(verdicts[forgedID] == "contradicted claimed_by_another_payment", "\(result.stdout)")
+                }
+                let shownGenuine = try await fixture.tender(["show", genuine.id, "--json"])
+                let genuineObject = try await jsonObject(Substring(shownGenuine.stdout.dropLast()))
+                #expect(genuineObject["verification"]?.objectValue?["verdict"]?.stringValue == "confirmed")
+                #expect(genuineObject["needs_reconciliation"] == .bool(false))
+                let shownForged = try await fixture.tender(["show", forgedID, "--json"])
+                #expect(
+                    try await jsonObject(Substring(shownForged.stdout.dropLast()))["needs_reconciliation"]
+                        == .bool(true)
+                )
+                VerifyFixture.expectNoSecrets(shownForged, callbacks: [forged, genuine.callback])
+            }
+        }
+    }
+
     @Test("verify: exit 1, one line, nothing on stdout: no credentials, unknown payment, no network, no journal")
     func verifyErrors() async throws {
         try await VerifyFixture.run { fixture in

@@ -58,11 +58,8 @@ struct CallbackTests {
         let second = try #require(try await harness.coordinator.handle(reply))
         #expect(second.disposition == .duplicate)
         #expect(second.entry == first.entry)
-        // A different reply with the same token (an "error" after the "ok") changes nothing either.
-        let contradicting = try SquareFixture.reply(to: prepared.url, errorCode: "payment_canceled")
-        #expect(try await harness.coordinator.handle(contradicting)?.disposition == .duplicate)
-        #expect(try harness.journal.dump() == before)
         // Replays end their transactions without a commit: nothing written, nothing synced.
+        #expect(try harness.journal.dump() == before)
         #expect(faults.writeCount == writes + 1)
         #expect(harness.journal.fileBytes() == bytesBefore)
         #expect(!harness.journal.fileBytes().contains(token))
@@ -77,7 +74,7 @@ struct CallbackTests {
 
         // The first write and the first retry fail, as with a disk full for a while.
         faults.fail(writes: [faults.writeCount + 1, faults.writeCount + 2])
-        #expect(handleSynchronously(harness.coordinator, url))
+        #expect(harness.coordinator.receive(url))
         #expect(try harness.journal.entry(prepared.entry.id)?.state == .pending)
         await harness.clock.waitForSleepers(1)
         harness.clock.advance(by: HandoffCoordinator.recordingRetryDelays[0].timeInterval)
@@ -96,10 +93,10 @@ struct CallbackTests {
         #expect(harness.log.events.filter { $0.kind == .recorded }.count == 1)
 
         // A URL that is no callback, or one that does not parse, is still not Tender's.
-        #expect(!handleSynchronously(harness.coordinator, try #require(URL(string: "my-app://settings"))))
+        #expect(!harness.coordinator.receive(try #require(URL(string: "my-app://settings"))))
         let malformed = "my-app://done/square_request?data=%7B"
         await expectError(.malformedCallback) { try await harness.coordinator.handle(malformed) }
-        #expect(!handleSynchronously(harness.coordinator, try #require(URL(string: malformed))))
+        #expect(!harness.coordinator.receive(try #require(URL(string: malformed))))
     }
 
     @Test(
@@ -112,8 +109,7 @@ struct CallbackTests {
         harness.clock.advance(by: 290)
         faults.fail(writes: [faults.writeCount + 1])
         #expect(
-            handleSynchronously(
-                harness.coordinator,
+            harness.coordinator.receive(
                 try #require(URL(string: try SquareFixture.reply(to: prepared.url)))
             )
         )
@@ -188,11 +184,7 @@ struct CallbackTests {
             #expect(receipt.disposition == .tampered, "\(endpoint)")
             #expect(receipt.entry?.state == .tampered)
             #expect(receipt.entry?.isApproved == false)
-            // The genuine callback afterwards cannot turn it into a completed payment.
-            #expect(
-                try await harness.coordinator.handle(try SquareFixture.reply(to: prepared.url))?.disposition
-                    == .duplicate
-            )
+            #expect(receipt.entry?.needsReconciliation == true && receipt.entry?.disputedAt != nil)
             #expect(try harness.journal.entry(prepared.entry.id)?.state == .tampered)
         }
     }
@@ -211,40 +203,17 @@ struct CallbackTests {
         #expect(!CallbackEndpoint.matches("1x://done", anyOf: ["1x://done"]))
     }
 
-    @Test("the stored endpoints' shortcut answers as parsing and matching them does, for every pair (SEC-5)")
-    func storedEndpoints() {
-        let endpoints = [
-            "tender-test://payment-done/square_request", "TENDER-TEST://Payment-Done/square_request", "my-app:done",
-            "my-app://done/a\"b", "my-app://done/a\\b", "my-app://done/\u{1}", "my-app://dóne/é", "no-scheme", "",
-            "my-app://done/x/y", "1x://done",
-        ]
+    @Test("stored endpoints that are no JSON array are a damaged journal, never a match (SEC-5)")
+    func unreadableStoredEndpoints() throws {
         let id = PaymentID()
-        // Every stored form: Tender's encoding of one or two endpoints, slashes escaped as an older writer might,
-        // each endpoint between `["` and `"]` unescaped, and text that is no JSON array of strings.
-        var stored: [String?] = [nil, "", "[]", "[1]", "not json", #"["a""#]
-        for first in endpoints {
-            stored.append(PaymentJournal.encodeEndpoints([first]))
-            stored.append(PaymentJournal.encodeEndpoints([first]).replacingOccurrences(of: "/", with: "\\/"))
-            stored.append(PaymentJournal.encodeEndpoints(["other://x", first]))
-            stored.append(#"[""# + first + #""]"#)
-        }
-        var shortcuts = 0
-        for endpoint in endpoints {
-            for text in stored {
-                let parsed = Result { try PaymentJournal.decodeEndpoints(text, of: id) }
-                    .map { CallbackEndpoint.matches(endpoint, anyOf: $0) }
-                let answer = Result { try PaymentJournal.issued(endpoint, stored: text, of: id) }
-                switch (parsed, answer) {
-                case (.success(let expected), .success(let actual)):
-                    #expect(actual == expected, "\(endpoint.debugDescription) in \(String(describing: text))")
-                    if actual, text == PaymentJournal.encodeEndpoints([endpoint]) { shortcuts += 1 }
-                case (.failure, .failure): break
-                default:
-                    Issue.record("\(endpoint.debugDescription) in \(String(describing: text)): \(parsed) \(answer)")
-                }
+        let endpoint = "tender-test://payment-done/square_request"
+        #expect(try PaymentJournal.issued(endpoint, stored: PaymentJournal.encodeEndpoints([endpoint]), of: id))
+        #expect(try !PaymentJournal.issued(endpoint, stored: PaymentJournal.encodeEndpoints(["other://x"]), of: id))
+        for text in [nil, "", "not json", #"["a""#, #"{"a":1}"#] {
+            expectError(.journalCorrupt, "\(String(describing: text))") {
+                try PaymentJournal.issued(endpoint, stored: text, of: id)
             }
         }
-        #expect(shortcuts >= 4)
     }
 
     @Test("an echoed amount or currency that differs from the request is tampered (SEC-5)")
@@ -361,7 +330,7 @@ struct CallbackTests {
             "tender-test://payment-done?x=%ZZ",
         ] {
             #expect(try await harness.coordinator.handle(url) == nil)
-            if let parsed = URL(string: url) { #expect(handleSynchronously(harness.coordinator, parsed) == false) }
+            if let parsed = URL(string: url) { #expect(harness.coordinator.receive(parsed) == false) }
         }
         let token = try SquareFixture.token(in: prepared.url)
         let malformed = [
@@ -374,7 +343,7 @@ struct CallbackTests {
         ]
         for url in malformed {
             await expectError(.malformedCallback, "\(url.suffix(12))") { try await harness.coordinator.handle(url) }
-            if let parsed = URL(string: url) { #expect(handleSynchronously(harness.coordinator, parsed) == false) }
+            if let parsed = URL(string: url) { #expect(harness.coordinator.receive(parsed) == false) }
         }
         #expect(try harness.journal.dump() == before)
     }
@@ -392,6 +361,11 @@ struct CallbackRouterCoordinatorTests {
         let prepared = try harness.coordinator.prepare(SquareFixture.request())
         let reply = try #require(URL(string: try SquareFixture.reply(to: prepared.url)))
         #expect(await router.open(reply))
+        // Recorded in the background (`HandoffCoordinator.receive`): waited for, at most a minute (a loaded machine).
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try harness.journal.entry(prepared.entry.id)?.state == .pending, ContinuousClock.now < deadline {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
         #expect(try harness.journal.entry(prepared.entry.id)?.state == .completed)
         #expect(!(await router.open(URL(string: "tender-test://settings")!)))
         #expect(!(await router.open(URL(string: "https://example.com/?data=%7B%7D")!)))

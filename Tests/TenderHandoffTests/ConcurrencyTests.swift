@@ -45,7 +45,7 @@ struct ConcurrencyTests {
         let box = CoordinatorBox()
         let opener = ScriptedOpener { url in
             guard let reply = try? SquareFixture.reply(to: url) else { return false }
-            Task { box.coordinator?.handle(URL(string: reply)!) }
+            box.coordinator?.receive(URL(string: reply)!)
             return true
         }
         let harness = try Harness(opener: opener)

@@ -18,7 +18,7 @@ struct CoordinatorTests {
             box.sawPendingAtOpen = pending == 1
             // Point of Sale answers: the app receives the callback.
             guard let reply = try? SquareFixture.reply(to: url) else { return false }
-            Task { box.coordinator?.handle(URL(string: reply)!) }
+            box.coordinator?.receive(URL(string: reply)!)
             return true
         }
         let harness = try Harness(opener: opener)
@@ -349,21 +349,16 @@ struct CoordinatorTests {
         #expect(longest.entry.expiresAt.timeIntervalSince(longest.entry.createdAt) == 30 * 86_400)
     }
 
-    @Test(
-        "pay works alike with the journal's queue as its executor or without task executors (iOS 17 and earlier): answered during the opening, after it, not opened, timed out",
-        arguments: [true, false]
-    )
-    func payOnJournalQueueOrNot(onQueue: Bool) async throws {
-        /// How the stand-in POS app answers each request, and whether its opener ran on the journal's queue.
+    @Test("pay's four endings: answered during the opening, after it, not opened, timed out")
+    func payEndings() async throws {
+        /// How the stand-in POS app answers each request.
         final class Script: @unchecked Sendable {
             let answers = Locked<[String]>(["during", "after", "unopened", "never"])
-            let openedOnQueue = Locked<[Bool]>([])
             weak var coordinator: HandoffCoordinator?
         }
         let script = Script()
         let opener = ScriptedOpener { url in
             guard let coordinator = script.coordinator else { return false }
-            script.openedOnQueue.withLock { $0.append(coordinator.journal.queue.isCurrent) }
             let answer = script.answers.withLock { $0.removeFirst() }
             guard let reply = try? SquareFixture.reply(to: url) else { return false }
             switch answer {
@@ -380,8 +375,7 @@ struct CoordinatorTests {
                 return true
             }
         }
-        var configuration = HandoffCoordinator.Configuration(expiry: .seconds(900), handoffTimeout: .seconds(60))
-        configuration.paysOnJournalQueue = onQueue
+        let configuration = HandoffCoordinator.Configuration(expiry: .seconds(900), handoffTimeout: .seconds(60))
         let harness = try Harness(configuration: configuration, opener: opener)
         script.coordinator = harness.coordinator
 
@@ -406,10 +400,20 @@ struct CoordinatorTests {
         let timedOut = try #require(try await finished(never, within: 120))
         #expect(timedOut.state == .unknown)
         #expect(try harness.journal.entry(timedOut.id) == timedOut)
+    }
 
-        // With task executors, the whole payment runs on the journal's queue, the opener included (which then calls
-        // the journal in place); without, nothing of it does, and each journal call hops there and back.
-        #expect(script.openedOnQueue.withLock { $0 } == Array(repeating: onQueue, count: 4))
+    @Test("a coordinator without an opener records callbacks; its pay says it has none and writes nothing")
+    func noOpener() async throws {
+        let harness = try Harness()
+        let reader = HandoffCoordinator(journal: harness.journal)
+        let prepared = try reader.prepare(SquareFixture.request())
+        let receipt = try #require(try await reader.handle(try SquareFixture.reply(to: prepared.url)))
+        #expect(receipt.disposition == .recorded)
+        let before = try harness.journal.dump()
+        let error = await #expect(throws: HandoffError.self) { try await reader.pay(SquareFixture.request()) }
+        #expect(error?.code == .cannotOpenPOSApp)
+        #expect(error?.message.contains("no opener") == true)
+        #expect(try harness.journal.dump() == before)
     }
 }
 

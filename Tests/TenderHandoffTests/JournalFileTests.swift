@@ -39,7 +39,7 @@ struct JournalFileTests {
             "pending": "payment_pending", "overdue": "payment_pending", "undelivered": "payment_undelivered",
             "prune": "payment_prunable", "list": "payment_by_creation", "listState": "payment_by_state",
             "entryByToken": "handoff_token USING PRIMARY KEY", "unreconciled": "payment_unreconciled",
-            "claimedTransaction": "payment_by_transaction",
+            "claimedTransaction": "payment_by_transaction", "history": "payment_event_by_payment",
         ]
         try await journal.pool.read { db in
             for (name, sql) in JournalSQL.all {
@@ -55,6 +55,37 @@ struct JournalFileTests {
                     #expect(plan.contains { $0.contains(index) }, "\(name): \(plan)")
                 }
             }
+        }
+    }
+
+    @Test("a listing reads in pages: every payment once, in creation order, for one state, several, a limit, a date")
+    func listingInPages() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        let clock = ManualClock()
+        let journal = try PaymentJournal(path: path, clock: clock)
+        // 1,200 payments, half answered (completed), a few at the same millisecond: more than two pages.
+        try await fill(journal, payments: 1_200)
+        let all = try await journal.pool.read { db in
+            try PaymentRecord.fetchAll(db, sql: "SELECT \(JournalEntry.columns) FROM payment ORDER BY created_at, id")
+                .map(\.entry)
+        }
+        #expect(all.count == 1_200)
+        let reader = try PaymentJournal(path: path, clock: clock, mode: .readOnly)
+        for listed in [journal, reader] {
+            func ids(_ filter: JournalFilter) throws -> [PaymentID] {
+                var ids: [PaymentID] = []
+                try listed.forEachEntry(matching: filter) { ids.append($0.id) }
+                return ids
+            }
+            #expect(try ids(JournalFilter()) == all.map(\.id))
+            #expect(try ids(JournalFilter(states: [.completed])) == all.filter { $0.state == .completed }.map(\.id))
+            #expect(try ids(JournalFilter(states: [.pending, .completed])) == all.map(\.id))
+            #expect(try ids(JournalFilter(states: [.pending, .completed], limit: 700)) == all.prefix(700).map(\.id))
+            #expect(try ids(JournalFilter(limit: 500)) == all.prefix(500).map(\.id))
+            let since = all[900].createdAt
+            #expect(try ids(JournalFilter(createdSince: since)) == all.filter { $0.createdAt >= since }.map(\.id))
+            #expect(try ids(JournalFilter(states: [.unknown])).isEmpty)
         }
     }
 
@@ -178,22 +209,23 @@ struct JournalFileTests {
         for _ in 0..<10 {
             let directory = TemporaryDirectory()
             let path = directory.path("journal.sqlite")
-            let results = await withTaskGroup(of: Result<[String], any Error>.self) { group in
+            let results = await withTaskGroup(of: Result<Int?, any Error>.self) { group in
                 for _ in 0..<8 {
                     group.addTask {
                         Result {
                             let journal = try PaymentJournal(path: path, clock: ManualClock())
                             defer { try? journal.close() }
-                            return try journal.pool.read { try PaymentJournal.appliedMigrations($0) }
+                            return try journal.pool.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
+                                .map { $0 >> 24 }
                         }
                     }
                 }
-                var all: [Result<[String], any Error>] = []
+                var all: [Result<Int?, any Error>] = []
                 for await result in group { all.append(result) }
                 return all
             }
             for result in results {
-                #expect(try result.get() == PaymentJournal.migrations.map(\.identifier))
+                #expect(try result.get() == PaymentJournal.schemaVersion)
             }
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
                 .filter { $0.contains(".new-") }
@@ -276,46 +308,20 @@ struct JournalFileTests {
         }
     }
 
-    @Test("an old journal opened by many connections at once is migrated once, and keeps its payments")
-    func concurrentMigrationOfAnOldJournal() async throws {
-        for _ in 0..<5 {
-            let directory = TemporaryDirectory()
-            let path = directory.path("journal.sqlite")
-            let queue = try DatabaseQueue(path: path)
-            _ = try await queue.writeWithoutTransaction { db in
-                try PaymentJournal.migrate(db, path: path, upTo: "v2")
+    @Test("a journal of a development build (GRDB's migration rows v1…v8) is refused, named, and left as it was")
+    func developmentJournalRefused() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        try makeDevelopmentJournal(at: path)
+        let before = journalFiles(path)
+        for mode in [PaymentJournal.OpenMode.create, .existing, .readOnly] {
+            let error = #expect(throws: HandoffError.self, "\(mode)") {
+                try PaymentJournal(path: path, clock: ManualClock(), mode: mode)
             }
-            try await queue.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency,
-                            callback_endpoints, state, created_at, updated_at, expires_at)
-                        VALUES ('order-1', ?, 'square', 1250, 'USD', '["my-app://done"]', 'pending', 0, 0, 1)
-                        """,
-                    arguments: [UUID().uuidString.lowercased()]
-                )
-            }
-            try queue.close()
-            let results = await withTaskGroup(of: Result<Int, any Error>.self) { group in
-                for _ in 0..<8 {
-                    group.addTask {
-                        Result {
-                            let journal = try PaymentJournal(path: path, clock: ManualClock(), mode: .existing)
-                            defer { try? journal.close() }
-                            return try journal.entries().count
-                        }
-                    }
-                }
-                var all: [Result<Int, any Error>] = []
-                for await result in group { all.append(result) }
-                return all
-            }
-            for result in results { #expect(try result.get() == 1) }
-            let journal = try PaymentJournal(path: path, clock: ManualClock(), mode: .readOnly)
-            #expect(
-                try journal.read { try PaymentJournal.appliedMigrations($0) }
-                    == PaymentJournal.migrations.map(\.identifier)
-            )
+            #expect(error?.code == .journalTooOld, "\(mode): \(String(describing: error))")
+            #expect(error?.message.contains(path) == true)
+            #expect(error?.message.contains("Move it aside") == true)
+            #expect(journalFiles(path) == before, "\(mode): the file was changed")
         }
     }
 
@@ -353,8 +359,7 @@ struct JournalFileTests {
 
     /// The condition of `payment_prunable`, as a query must write it to use the index.
     static let prunable = """
-        acknowledged_at IS NOT NULL AND (state = 'completed' OR state = 'tampered' OR state = 'late' \
-        OR state = 'resolved')
+        acknowledged_at IS NOT NULL AND (state = 'completed' OR state = 'late' OR state = 'resolved')
         """
 
     @Test("prune deletes in batches of 500, the oldest first; recover() prunes one batch a launch (issue 23)")

@@ -14,7 +14,7 @@ struct LogRedactionTests {
         let box = CoordinatorBox()
         let opener = ScriptedOpener { url in
             guard let reply = try? SquareFixture.reply(to: url) else { return false }
-            _ = box.coordinator?.handle(URL(string: reply)!)
+            box.coordinator?.receive(URL(string: reply)!)
             return true
         }
         let harness = try Harness(configuration: .init(expiry: .seconds(60)), opener: opener)

@@ -168,54 +168,6 @@ struct ProviderHandoffTests {
         #expect(prepared.entry.foreignTransactionID?.hasPrefix("tender-") == true)
     }
 
-    @Test(
-        "SumUp: a payment handed off before v8 (token in foreign-tx-id, no ID kept) still gets its answer (REL-5)"
-    )
-    func sumUpBeforeV8() async throws {
-        let harness = try Harness()
-        let prepared = try harness.coordinator.prepare(Self.sumUpRequest())
-        let token = try Self.token(in: try SumUpRequest(url: prepared.url).callbackSuccess?.absoluteString ?? "")
-        // As a journal before v8 has it: no foreign-tx-id kept; the request had carried the token there.
-        try await harness.journal.pool.write { db in
-            try db.execute(sql: "UPDATE payment SET foreign_transaction_id = NULL")
-        }
-        let reply =
-            "my-app://sumup-done?smp-status=success&smp-tx-code=TX1&foreign-tx-id=" + PercentEncoding.encode(token)
-        let receipt = try #require(try await harness.coordinator.handle(reply))
-        #expect(receipt.disposition == .recorded)
-        #expect(receipt.entry?.outcome?.status == .approved)
-    }
-
-    @Test(
-        "SumUp: a payment handed off before v8, reopened after it, still takes its first hand-off's answer, which echoes the token"
-    )
-    func sumUpBeforeV8Reopened() async throws {
-        let harness = try Harness()
-        let first = try harness.coordinator.prepare(Self.sumUpRequest())
-        let token = try Self.token(in: try SumUpRequest(url: first.url).callbackSuccess?.absoluteString ?? "")
-        // As a journal before v8 has it: no foreign-tx-id kept; the request had carried the token there.
-        try await harness.journal.pool.write { db in
-            try db.execute(sql: "UPDATE payment SET foreign_transaction_id = NULL")
-        }
-        _ = try harness.journal.markTimedOut(first.entry.id, handoff: 1)
-        // Reopened after the upgrade: the payment gets a foreign-tx-id of its own.
-        let again = try harness.coordinator.prepare(Self.sumUpRequest(), id: first.entry.id, reopening: true)
-        let kept = try #require(again.entry.foreignTransactionID)
-        #expect(kept != token)
-        // The first hand-off's genuine answer: the token as foreign-tx-id, no token on the callback URL's query.
-        let reply =
-            "my-app://sumup-done?smp-status=success&smp-tx-code=TX1&foreign-tx-id=" + PercentEncoding.encode(token)
-        let receipt = try #require(try await harness.coordinator.handle(reply))
-        #expect(receipt.disposition == .recorded)
-        #expect(receipt.entry?.state == .completed && receipt.entry?.outcome?.status == .approved)
-        #expect(receipt.entry?.foreignTransactionID == kept)
-        // Any other foreign-tx-id on a token's answer is still tampered (SEC-5).
-        let other = try harness.coordinator.prepare(Self.sumUpRequest())
-        #expect(
-            try await harness.coordinator.handle(try Self.sumUpReply(to: other, echo: token))?.disposition == .tampered
-        )
-    }
-
     @Test("the foreign-tx-id generator: tender- and 26 base32 characters, every one of the alphabet reachable")
     func foreignTransactionIDForm() {
         var seen = Set<Character>()

@@ -96,7 +96,7 @@ struct ReconciliationReviewTests {
         #expect(try harness.journal.entry(second.id) == second)
     }
 
-    @Test("SumUp: a payment without a foreign-tx-id whose code is already another payment's is claimed")
+    @Test("SumUp: another payment's answer naming the genuine payment's transaction code is contradicted")
     func sumUpCodeClaimed() async throws {
         let harness = try Harness()
         // The genuine payment, answered with transaction code TX1.
@@ -105,19 +105,14 @@ struct ReconciliationReviewTests {
             try await harness.coordinator.handle(try ProviderHandoffTests.sumUpReply(to: genuine))?.entry
         )
         #expect(answered.outcome?.transactionID == "TX1")
-        // A payment written before v8 (no foreign-tx-id of its own) answered with the same code, replayed.
+        // Another payment answered with the same code (an app that replays a code it saw), echoing no foreign-tx-id.
         harness.clock.advance(by: 1)
-        let old = try harness.coordinator.prepare(ProviderHandoffTests.sumUpRequest())
-        try await harness.journal.pool.write { db in
-            try db.execute(
-                sql: "UPDATE payment SET foreign_transaction_id = NULL WHERE id = ?",
-                arguments: [old.entry.id.rawValue]
-            )
-        }
+        let other = try harness.coordinator.prepare(ProviderHandoffTests.sumUpRequest())
         let replayed = try #require(
-            try await harness.coordinator.handle(try ProviderHandoffTests.sumUpReply(to: old, echo: .some(nil)))?.entry
+            try await harness.coordinator.handle(try ProviderHandoffTests.sumUpReply(to: other, echo: .some(nil)))?
+                .entry
         )
-        #expect(replayed.state == .completed && replayed.foreignTransactionID == nil)
+        #expect(replayed.state == .completed && replayed.outcome?.transactionID == "TX1")
         let foreign = try #require(answered.foreignTransactionID)
         let verifier = AnsweringVerifier { request in
             // SumUp's transaction TX1 is the genuine payment's: it carries its foreign-tx-id.
@@ -138,10 +133,15 @@ struct ReconciliationReviewTests {
             return Self.confirmed(evidence, reported: true)
         }
         let results = try await harness.coordinator.reconcile(using: verifier)
-        #expect(results.map(\.before.id) == [genuine.entry.id, old.entry.id])
-        #expect(results[0].recorded, "found by its own foreign-tx-id: the genuine payment's")
-        #expect(results[1].verification.reason == .claimedByAnotherPayment && !results[1].recorded)
-        #expect(try harness.journal.entry(old.entry.id)?.verification == nil)
+        #expect(results.map(\.before.id) == [genuine.entry.id, other.entry.id])
+        #expect(results[0].recorded && results[0].after.verification?.verdict == .confirmed)
+        let claimed = results[1]
+        #expect(
+            claimed.verification.verdict == .contradicted && claimed.verification.reason == .claimedByAnotherPayment
+        )
+        #expect(claimed.verification.message.contains(genuine.entry.id.rawValue))
+        #expect(claimed.recorded && claimed.after.needsReconciliation)
+        #expect(try harness.journal.entry(genuine.entry.id)?.verification?.verdict == .confirmed)
     }
 
     // MARK: Failures (3)
@@ -240,16 +240,6 @@ struct ReconciliationReviewTests {
         // A SumUp payment has none.
         let sumUp = try harness.coordinator.prepare(ProviderHandoffTests.sumUpRequest())
         #expect(sumUp.entry.squareTenderTypes == nil)
-        // A payment written before v8 has none, and a reopen does not narrow "any type" to the new request's.
-        try await harness.journal.pool.write { db in
-            try db.execute(
-                sql: "UPDATE payment SET square_tender_types = NULL WHERE id = ?",
-                arguments: [prepared.entry.id.rawValue]
-            )
-        }
-        request.supportedTenderTypes = .card
-        let old = try harness.coordinator.prepare(request, id: prepared.entry.id, reopening: true)
-        #expect(old.entry.squareTenderTypes == nil)
     }
 
     // MARK: Stale verdicts (6)

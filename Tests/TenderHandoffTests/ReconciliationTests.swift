@@ -47,18 +47,22 @@ final class AnsweringVerifier: PaymentVerifier, @unchecked Sendable {
 @Suite("Reconciling payments with the provider's server")
 struct ReconciliationTests {
     /// Evidence of Square's order `ORDER-1` with one `COMPLETED` card payment `PAY-1` of `amount` at `L1`.
-    static func evidence(amount: Money) -> PaymentVerificationEvidence {
+    static func evidence(
+        amount: Money,
+        orderID: String = "ORDER-1",
+        paymentID: String = "PAY-1"
+    ) -> PaymentVerificationEvidence {
         PaymentVerificationEvidence(
             server: "http://stand-in.example",
             endpoints: ["GET /v2/orders/{order_id}", "GET /v2/payments/{payment_id}"],
             askedAt: Date(timeIntervalSince1970: 1_800_000_100),
-            orderID: "ORDER-1",
+            orderID: orderID,
             orderLocationID: "L1",
             orderState: "COMPLETED",
             records: [
                 PaymentVerificationEvidence.Record(
                     kind: PaymentVerificationEvidence.Record.squarePayment,
-                    id: "PAY-1",
+                    id: paymentID,
                     status: "COMPLETED",
                     amount: amount,
                     locationID: "L1",
@@ -251,12 +255,18 @@ struct ReconciliationTests {
                     attempts: 4
                 )
             }
+            // Each payment's own order: one record confirms one payment.
+            let order = "ORDER-\(request.idempotencyKey)"
             return PaymentVerification(
                 verdict: .confirmed,
                 reason: .found,
                 message: "found",
                 provenOutcome: .approved,
-                evidence: ReconciliationTests.evidence(amount: request.amount)
+                evidence: ReconciliationTests.evidence(
+                    amount: request.amount,
+                    orderID: order,
+                    paymentID: "PAY-" + order
+                )
             )
         }
         var seen: [PaymentID] = []
@@ -343,47 +353,9 @@ struct ReconciliationTests {
         }
         _ = try await harness.coordinator.reconcile(using: verifier)
         let after = try #require(try harness.journal.entry(entry.id))
-        #expect(after.verification?.evidence?.records.first?.id == "PAY-1")
-        #expect(after.verification?.evidence?.records.first?.amount == nil)
+        #expect(after.verification?.evidence.records.first?.id == "PAY-1")
+        #expect(after.verification?.evidence.records.first?.amount == nil)
         #expect(!harness.journal.fileBytes().contains("4111111111111111"))
         #expect(try harness.journal.check(full: true) == ["ok"])
-    }
-
-    @Test("v8 moves a Square client_transaction_id kept as the transaction ID before v8 to its own column")
-    func migratesClientTransactionIDs() throws {
-        let directory = TemporaryDirectory()
-        let path = directory.path("journal.sqlite")
-        let queue = try DatabaseQueue(path: path)
-        _ = try queue.writeWithoutTransaction { db in try PaymentJournal.migrate(db, path: path, upTo: "v7") }
-        try queue.write { db in
-            for (id, provider, transactionID) in [
-                ("offline", "square", "A4ADC7C5-18C6-7321-8E63-A4580FFFC224"), ("online", "square", "zXypXgXhWmbuoCGL"),
-                ("swipe", "swipe", "A4ADC7C5-18C6-7321-8E63-A4580FFFC224"),
-            ] {
-                try db.execute(
-                    sql: """
-                        INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency,
-                            callback_endpoints, state, created_at, updated_at, expires_at, outcome_status,
-                            outcome_transaction_id, outcome_assurance, outcome_source)
-                        VALUES (?, ?, ?, 1250, 'USD', '["my-app://done"]', 'completed', 0, 0, 1, 'approved', ?,
-                            'reported_by_pos_app', 'callback')
-                        """,
-                    arguments: [id, UUID().uuidString.lowercased(), provider, transactionID]
-                )
-            }
-        }
-        try queue.close()
-        let journal = try PaymentJournal(path: path, clock: ManualClock())
-        func outcome(_ id: String) throws -> RecordedOutcome? {
-            try journal.entry(try PaymentID(validating: id))?.outcome
-        }
-        #expect(try outcome("offline")?.transactionID == nil)
-        #expect(try outcome("offline")?.clientTransactionID == "A4ADC7C5-18C6-7321-8E63-A4580FFFC224")
-        #expect(try outcome("online")?.transactionID == "zXypXgXhWmbuoCGL")
-        #expect(try outcome("swipe")?.transactionID == "A4ADC7C5-18C6-7321-8E63-A4580FFFC224")
-        #expect(try journal.check(full: true) == ["ok"])
-        // Completed before v8 and unverified: in the reconciler's index.
-        let unreconciled = try journal.unreconciledEntries(after: nil, limit: 10).map(\.id.rawValue)
-        #expect(unreconciled.sorted() == ["offline", "online"])
     }
 }

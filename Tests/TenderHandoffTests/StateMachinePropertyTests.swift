@@ -7,7 +7,7 @@ import Testing
 
 /// Drives random sequences of pay / callback / duplicate / forgery / tampering / restart / clock jump /
 /// acknowledge / reopen against a real journal file, and checks each step against a model of the state
-/// machine (SEC-2..5, REL-2, REL-5, REL-6).
+/// machine (SEC-2..5, REL-2, REL-5, REL-6; issue 32: every answer kept, disagreeing answers flagged).
 @Suite("State machine property")
 struct StateMachinePropertyTests {
     /// The model of one payment.
@@ -18,9 +18,14 @@ struct StateMachinePropertyTests {
         var urls: [URL]
         /// When each hand-off (each of ``urls``) expires: its answer is late after that (SEC-4).
         var handoffExpiries: [Date]
-        /// The hand-offs (indices of ``urls``) whose token has been answered: a callback with one again is a replay.
-        var answered: Set<Int> = []
+        /// The answers the journal has (hand-off, and which reply: 0 approved, 1 cancelled, 2 tampered): the same one
+        /// again is a replay.
+        var answers: Set<[Int]> = []
+        /// The hand-off whose answer the payment took last, if any.
+        var answeredBy: Int?
         var outcome: RecordedOutcome?
+        /// Whether answers disagreed (a tampered one, or two to the hand-off the payment took).
+        var disputed = false
     }
 
     static let expiry: TimeInterval = 600
@@ -72,7 +77,7 @@ struct StateMachinePropertyTests {
                     reply,
                     to: &payments[index],
                     handoff: handoff,
-                    tampered: false,
+                    reply: value % 10 == 3 ? 1 : 0,
                     expiresAt: expiresAt,
                     coordinator,
                     clock
@@ -100,7 +105,7 @@ struct StateMachinePropertyTests {
                     reply,
                     to: &payments[index],
                     handoff: 0,
-                    tampered: true,
+                    reply: 2,
                     expiresAt: expiresAt,
                     coordinator,
                     clock
@@ -147,6 +152,7 @@ struct StateMachinePropertyTests {
                 let entry = try #require(try coordinator.journal.entry(payment.id))
                 #expect(entry.state == payment.state)
                 #expect(entry.outcome == payment.outcome)
+                #expect((entry.disputedAt != nil) == payment.disputed)
             }
         }
         #expect(try coordinator.journal.check(full: true) == ["ok"])
@@ -157,22 +163,27 @@ struct StateMachinePropertyTests {
     /// Delivers a callback and checks its disposition against the model, then updates the model.
     /// - Parameters:
     ///   - handoff: the hand-off (index of the payment's URLs) whose token the callback carries.
+    ///   - reply: which reply it is: 0 approved, 1 cancelled, 2 on another endpoint (tampered).
     ///   - expiresAt: when that hand-off expires.
     static func deliver(
         _ reply: String,
         to payment: inout ModelPayment,
         handoff: Int,
-        tampered: Bool,
+        reply variant: Int,
         expiresAt: Date,
         _ coordinator: HandoffCoordinator,
         _ clock: ManualClock
     ) async throws {
         let before = try coordinator.journal.entry(payment.id)
         let receipt = try #require(try await coordinator.handle(reply))
+        let tampered = variant == 2
+        let answer = [handoff, variant]
         let expected: CallbackDisposition
-        if payment.state.isTerminal {
-            // A replay, or another hand-off's answer after the payment ended (SEC-2).
-            expected = payment.answered.contains(handoff) ? .duplicate : .extraAnswer
+        if payment.answers.contains(answer) {
+            expected = .duplicate  // the same answer again (SEC-2)
+        } else if payment.state.isTerminal {
+            // Kept in the history; the payment keeps its state and outcome (REL-2).
+            expected = tampered ? .tampered : .extraAnswer
         } else if tampered {
             expected = .tampered
         } else if clock.now() >= expiresAt {
@@ -181,20 +192,30 @@ struct StateMachinePropertyTests {
             expected = .recorded
         }
         #expect(receipt.disposition == expected)
-        if expected != .duplicate { payment.answered.insert(handoff) }
+        if expected != .duplicate { payment.answers.insert(answer) }
+        if expected != .duplicate, payment.state.isTerminal {
+            let after = try #require(try coordinator.journal.entry(payment.id))
+            #expect(after.state == before?.state && after.outcome == before?.outcome)
+            // A tampered answer, or a second answer to the hand-off the payment took, disagrees.
+            if tampered || payment.answeredBy == handoff { payment.disputed = true }
+            return
+        }
         switch expected {
         case .duplicate, .extraAnswer:
-            // Terminal states never change (REL-2).
             #expect(try coordinator.journal.entry(payment.id) == before)
         case .recorded:
             payment.state = .completed
             payment.outcome = receipt.reportedOutcome
+            payment.answeredBy = handoff
         case .tampered:
             payment.state = .tampered
             payment.outcome = receipt.reportedOutcome
+            payment.answeredBy = handoff
+            payment.disputed = true
         case .late:
             payment.state = .late
             payment.outcome = receipt.reportedOutcome
+            payment.answeredBy = handoff
         case .unsolicited:
             Issue.record("a callback with a payment's token was unsolicited")
         }

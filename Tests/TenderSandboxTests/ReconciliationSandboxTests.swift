@@ -138,7 +138,7 @@ struct ReconciliationSandboxTests {
             )
             #expect(result.verification.evidence.records.first?.locationID == SellerSandbox.locationID)
             #expect(result.recorded && result.after.outcome?.assurance == .verifiedWithProvider)
-            #expect(result.after.verification?.evidence?.orderID == orderID)
+            #expect(result.after.verification?.evidence.orderID == orderID)
             #expect(await shop.seller.square.requests.contains { $0.path == "/v2/orders/\(orderID)" })
         }
     }

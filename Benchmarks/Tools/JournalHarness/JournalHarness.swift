@@ -31,7 +31,7 @@ public enum JournalPayments {
             receipt?.disposition == .recorded,
             "the benchmark payment's answer was \(String(describing: receipt))"
         )
-        try coordinator.markOpenedBlocking(prepared.entry.id, answered: receipt?.entry)
+        try coordinator.markOpenedBlocking(prepared.entry.id)
     }
 
     /// One round: a payment through TenderHandoff's `pay`, one with the journal called in place
@@ -140,8 +140,8 @@ public final class ReplyingOpener: PaymentURLOpener, @unchecked Sendable {
 
 /// The floor: the journal's three commits per payment through SQLite's C API with prepared statements, nothing
 /// else. `one row`: a single table, one insert and two updates of its row. `journal rows`: the journal's own schema
-/// (`PaymentJournal+Schema.swift`, every migration: three tables and their indexes) and the rows it writes — the payment, its token
-/// and an event; the outcome and a second event; the opening.
+/// (`PaymentJournal+Schema.swift`: its tables and their indexes) and the rows it writes — the payment, its token
+/// and an event; the answer kept, the outcome and a second event with the answer's report; the opening.
 public final class SQLiteFloor {
     /// Which rows the floor writes.
     public enum Schema: String, CaseIterable, Sendable {
@@ -177,10 +177,10 @@ public final class SQLiteFloor {
                 """
             )
         case .journalRows:
-            // Every migration of the journal: its tables, indexes and checks, as a new journal has them; and foreign
-            // keys enforced, as GRDB opens every connection (the journal's history rows need it for their cascade).
+            // The journal's schema: its tables, indexes and checks, as a new journal has them; and foreign keys
+            // enforced, as GRDB opens every connection (the journal's history rows need it for their cascade).
             try execute("PRAGMA foreign_keys = ON")
-            for sql in PaymentJournal.schema { try execute(sql) }
+            try execute(PaymentJournal.schema)
         }
     }
 
@@ -196,12 +196,7 @@ public final class SQLiteFloor {
         // decide which pages each insert dirties, and so how many WAL frames each commit writes and syncs.
         let id = uuidText()
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        var token = [UInt8](repeating: 0, count: 32)
-        token.withUnsafeMutableBytes { bytes in
-            for offset in stride(from: 0, to: 32, by: 8) {
-                bytes.storeBytes(of: next(), toByteOffset: offset, as: UInt64.self)
-            }
-        }
+        let token = randomBytes(32)
         switch schema {
         case .oneRow:
             try transaction {
@@ -240,20 +235,39 @@ public final class SQLiteFloor {
                 try event(id, now, "begun", from: nil, to: "pending")
             }
             try transaction {
+                // The answer kept (its digest), the payment answered, and its history row with the answer's report.
+                try run(
+                    "INSERT INTO callback_answer (answer_hash, payment_id, at) VALUES (?, ?, ?)",
+                    [.blob(randomBytes(32)), .text(id), .integer(now)]
+                )
                 try run(
                     """
                     UPDATE payment SET state = 'completed', revision = revision + 1, updated_at = ?, acknowledged_at = NULL,
                         outcome_status = 'approved', outcome_amount_minor_units = NULL, outcome_currency = NULL,
                         outcome_transaction_id = 'TX-BENCHMARK', outcome_error_code = NULL, outcome_message = NULL,
-                        outcome_assurance = 'reported_by_pos_app', outcome_source = 'callback'
+                        outcome_assurance = 'reported_by_pos_app', outcome_source = 'callback', answered_token = ?
                     WHERE id = ? AND state = 'pending' AND revision = 1
                     """,
-                    [.integer(now), .text(id)]
+                    [.integer(now), .blob(token), .text(id)]
                 )
-                try event(id, now, "callback", from: "pending", to: "completed")
+                try event(id, now, "recorded", from: "pending", to: "completed", note: Self.report)
             }
             try transaction { try run("UPDATE payment SET opened_at = ? WHERE id = ?", [.integer(now), .text(id)]) }
         }
+    }
+
+    /// What the journal keeps of the benchmark's answer, as its history row's note.
+    private static let report =
+        #"{"assurance":"reported_by_pos_app","source":"callback","status":"approved","transaction_id":"TX-BENCHMARK"}"#
+
+    /// `count` random bytes (a multiple of 8), as a digest's: their randomness decides which pages an insert dirties.
+    private func randomBytes(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for _ in 0..<(count / 8) {
+            let word = next()
+            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> shift)) }
+        }
+        return bytes
     }
 
     /// SplitMix64's next value.
@@ -283,10 +297,20 @@ public final class SQLiteFloor {
         }
     }
 
-    private func event(_ id: String, _ now: Int64, _ kind: String, from: String?, to: String) throws {
+    private func event(
+        _ id: String,
+        _ now: Int64,
+        _ kind: String,
+        from: String?,
+        to: String,
+        note: String? = nil
+    ) throws {
         try run(
-            "INSERT INTO payment_event (payment_id, at, kind, from_state, to_state, note) VALUES (?, ?, ?, ?, ?, NULL)",
-            [.text(id), .integer(now), .text(kind), from.map(Value.text) ?? .null, .text(to)]
+            "INSERT INTO payment_event (payment_id, at, kind, from_state, to_state, note) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                .text(id), .integer(now), .text(kind), from.map(Value.text) ?? .null, .text(to),
+                note.map(Value.text) ?? .null,
+            ]
         )
     }
 

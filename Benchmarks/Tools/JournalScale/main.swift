@@ -94,7 +94,7 @@ func makeJournal(_ path: String, history: Int) async throws {
                     SELECT answered_token, id, created_at, expires_at FROM payment;
                     INSERT INTO payment_event (payment_id, at, kind, from_state, to_state)
                     SELECT id, created_at, 'begun', NULL, 'pending' FROM payment
-                    UNION ALL SELECT id, updated_at, 'callback', 'pending', state FROM payment;
+                    UNION ALL SELECT id, updated_at, 'recorded', 'pending', state FROM payment;
                     DROP TABLE template;
                     DROP TABLE copies;
                     """,

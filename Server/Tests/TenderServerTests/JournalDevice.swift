@@ -90,7 +90,7 @@ final class JournalDevice: @unchecked Sendable {
         if let recorded = entry.verification {
             verification = .object([
                 "verdict": .string(recorded.verdict.rawValue), "at": time(recorded.verifiedAt),
-                "reason": text(recorded.reason?.rawValue), "note": text(recorded.note), "evidence": .null,
+                "reason": text(recorded.reason.rawValue), "note": text(recorded.note), "evidence": .null,
             ])
         }
         return .object([

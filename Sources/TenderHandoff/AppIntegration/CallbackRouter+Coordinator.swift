@@ -15,8 +15,8 @@ extension CallbackRouter {
     /// ```
     ///
     /// - Parameters:
-    ///   - coordinator: records each payment callback (``HandoffCoordinator/handle(_:)-(URL)->CallbackReceipt?``), and
-    ///     after a storage error goes on trying in the background, as ``HandoffCoordinator/handle(_:)->Bool`` does.
+    ///   - coordinator: records each payment callback in the background with ``HandoffCoordinator/receive(_:)``,
+    ///     which goes on trying after a storage error.
     ///   - callbackURLs: the callback URLs your requests carry; empty to recognise callbacks by their shape.
     ///   - signInRedirectURLs: the redirect URLs of Square seller sign-ins that reach the app as URLs.
     ///   - signIn: completes a sign-in with its redirect URL.
@@ -29,7 +29,7 @@ extension CallbackRouter {
         self.init(
             callbackURLs: callbackURLs,
             signInRedirectURLs: signInRedirectURLs,
-            payments: { url in await coordinator.receive(url) },
+            payments: { url in coordinator.receive(url) },
             signIn: signIn
         )
     }

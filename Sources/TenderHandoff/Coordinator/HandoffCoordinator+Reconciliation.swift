@@ -69,13 +69,13 @@ extension HandoffCoordinator {
     /// delivers it again until it is acknowledged. "Not found yet", "ambiguous" and "pending" change nothing. Terminal
     /// states never change here (REL-2). The verifier's evidence is kept with the payment and in its history.
     ///
-    /// **A record found by a search is nobody's until proven.** Square's ListPayments search (and a SumUp transaction
-    /// found by the callback's code alone, for a payment without a `foreign-tx-id` of its own) finds a payment of the
-    /// right amount, place and time, which may be another payment's: a payment that timed out and was tried again
-    /// under another ID finds the retry's money. So before such a verdict is recorded, the journal is asked (through
-    /// an index) whether any order, payment or transaction ID in the evidence is already the transaction ID of
-    /// another of its payments; if one is, nothing is recorded and the answer is `unverifiable`
-    /// (`claimed_by_another_payment`).
+    /// **One record confirms one payment.** A verdict rests on the provider's records of its evidence (orders, payments,
+    /// transactions). In the transaction that records it, the journal asks whether another payment holds one of them
+    /// (its confirmation claimed it), or, for a record found by a search, whether one is another payment's reported
+    /// transaction ID. If so, the verdict becomes `claimed_by_another_payment`: `contradicted` (recorded, the payment
+    /// flagged) when the payment's callback named the record, `unverifiable` (nothing recorded) when a search found it.
+    /// A recorded confirmation claims its records for its payment. A Square payment is asked about at the location it
+    /// was requested at (``JournalEntry/squareLocationID``), whatever `squareLocationID` says.
     ///
     /// **Failures.** Only a failure to reach the server — no network, a time-out, HTTP 5xx or 429 after the
     /// verifier's retries (`ProviderAPIError.isTransient`), or an error that is no `ProviderAPIError` — stops the
@@ -94,7 +94,8 @@ extension HandoffCoordinator {
     /// after a crash or a failure, finishes the job: a payment with a verdict recorded is not asked about again.
     /// - Parameters:
     ///   - verifier: the verifier of the payments' providers, such as `ProviderPaymentVerifier`.
-    ///   - squareLocationID: the Square location the payments were taken at, to narrow Square's searches.
+    ///   - squareLocationID: the Square location the payments were taken at, to narrow Square's searches, for payments
+    ///     that do not have their own (``JournalEntry/squareLocationID``).
     ///   - body: called with each payment examined, once its verdict is recorded (or found to record nothing), or
     ///     with its failure.
     /// - Throws: ``HandoffError``: ``HandoffError/Code/invalidRequest`` for a `squareLocationID` that is not a Square
@@ -152,10 +153,7 @@ extension HandoffCoordinator {
         squareLocationID: String? = nil
     ) async throws -> PaymentReconciliation {
         try Self.checkLocation(squareLocationID)
-        let journal = self.journal
-        guard let entry = try await journal.offloaded({ try journal.entry(id) }) else {
-            throw HandoffError(.paymentNotFound, "No payment has the ID \(id); run 'tender journal list' to see them.")
-        }
+        let entry = try await payment(id)
         return try await reconcile(entry, using: verifier, squareLocationID: squareLocationID, reportingFailures: false)
     }
 
@@ -175,7 +173,7 @@ extension HandoffCoordinator {
 
     /// - Parameter reportingFailures: whether a failure of the verifier that is this payment's
     ///   (``HandoffError/Code/verificationFailed``) is returned as the payment's reconciliation instead of thrown.
-    private func reconcile(
+    func reconcile(
         _ entry: JournalEntry,
         using verifier: some PaymentVerifier,
         squareLocationID: String?,
@@ -230,7 +228,9 @@ extension HandoffCoordinator {
     ) async throws -> PaymentVerification {
         do {
             return try await verifier.verify(
-                PaymentVerificationRequest(entry: entry, squareLocationID: squareLocationID)
+                // The location the payment was requested at, when the journal has it: a record of another location
+                // never confirms the payment, whatever location the caller names.
+                PaymentVerificationRequest(entry: entry, squareLocationID: entry.squareLocationID ?? squareLocationID)
             )
         } catch {
             if let failure = error as? ProviderAPIError, !failure.isTransient {

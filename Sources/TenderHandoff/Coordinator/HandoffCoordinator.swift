@@ -45,11 +45,6 @@ public final class HandoffCoordinator: Sendable {
             self.handoffTimeout = handoffTimeout
             self.retention = retention
         }
-
-        /// Whether `pay` runs its payment with the journal's queue as its task's preferred executor, where the system
-        /// has task executors (its journal calls then run in place instead of hopping to the queue and back). Always,
-        /// but in tests of the way it works without them (iOS 17 and earlier, macOS 14 and earlier).
-        var paysOnJournalQueue = true
     }
 
     /// The longest a payment may wait for its callback (``Configuration/expiry``, or `prepare`'s `expiresIn`):
@@ -61,7 +56,7 @@ public final class HandoffCoordinator: Sendable {
     /// The configuration.
     public let configuration: Configuration
 
-    private let opener: any PaymentURLOpener
+    private let opener: (any PaymentURLOpener)?
     private let squareAuthorization: SquareAuthorizationManager?
     private let logger: Logger
     private let log: (@Sendable (HandoffEvent) -> Void)?
@@ -72,7 +67,8 @@ public final class HandoffCoordinator: Sendable {
     /// Creates a coordinator.
     /// - Parameters:
     ///   - journal: where payments are written ahead and outcomes recorded; its clock is the coordinator's.
-    ///   - opener: what opens the POS app.
+    ///   - opener: what opens the POS app, for ``pay(_:id:reopening:)``. A coordinator that only records callbacks,
+    ///     prepares hand-offs (``prepare(_:id:reopening:expiresIn:)``), reconciles or resolves needs none.
     ///   - configuration: expiry, time-out and retention.
     ///   - squareAuthorization: when given, every Square request goes through its
     ///     `SquareAuthorizationManager.prepare(_:)` before anything is written: the authorized location becomes
@@ -84,7 +80,7 @@ public final class HandoffCoordinator: Sendable {
     ///   - log: receives the same events as values, for an app that acts on them.
     public init(
         journal: PaymentJournal,
-        opener: any PaymentURLOpener,
+        opener: (any PaymentURLOpener)? = nil,
         configuration: Configuration = Configuration(),
         squareAuthorization: SquareAuthorizationManager? = nil,
         logger: Logger = Logger(label: "tender.handoff", factory: { _ in SwiftLogNoOpLogHandler() }),
@@ -109,7 +105,8 @@ public final class HandoffCoordinator: Sendable {
     /// is thrown.
     ///
     /// Returns the journal entry once the callback is recorded (``PaymentState/completed``, or
-    /// ``PaymentState/tampered`` or ``PaymentState/late``: check ``JournalEntry/state``), or when
+    /// ``PaymentState/tampered`` or ``PaymentState/late``: check ``JournalEntry/state``; a tampered payment's genuine
+    /// answer, if it comes later, still completes it, and ``recover()`` delivers it again), or when
     /// ``Configuration/handoffTimeout`` passes without one: the payment is then ``PaymentState/unknown``, and
     /// the POS app is not opened again (REL-5). If the payment was handed off again meanwhile (another call with
     /// `reopening`), this call's time-out changes nothing: it returns the entry as it stands, and the newer call
@@ -125,29 +122,21 @@ public final class HandoffCoordinator: Sendable {
     ///     Only when you know the POS app did not take it: no provider de-duplicates deep links.
     /// - Throws: ``HandoffError``; `CancellationError` if the task is cancelled while waiting (the payment
     ///   stays pending and its callback is still recorded).
-    public func pay<Request: PaymentRequest>(
+    ///
+    /// `pay` runs off the caller's actor (`@concurrent`): only the opener may need it (`UIApplication.open` runs on
+    /// the main actor). Its three journal calls run on the journal's own queue (`PaymentJournal.offloaded`), never on
+    /// the caller's thread or Swift's cooperative pool, since each can wait on `fsync` or another process's lock.
+    @concurrent public func pay<Request: PaymentRequest>(
         _ request: Request,
         id: PaymentID = PaymentID(),
         reopening: Bool = false
     ) async throws -> JournalEntry {
-        // A payment makes three journal calls, each of which must not block the caller or the cooperative pool: run on
-        // the journal's queue, it makes them in place, and hops there once and back once instead of three times
-        // (docs/PERFORMANCE.md). Where the system has no task executors, each call hops (`PaymentJournal.offloaded`).
-        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *), configuration.paysOnJournalQueue {
-            return try await withTaskExecutorPreference(journal.queue) {
-                try await self.handOff(request, id: id, reopening: reopening)
-            }
+        guard let opener else {
+            throw HandoffError(
+                .cannotOpenPOSApp,
+                "This coordinator has no opener, so it cannot open a POS app; nothing was written. Create it with HandoffCoordinator(journal:opener:) to take payments."
+            )
         }
-        return try await handOff(request, id: id, reopening: reopening)
-    }
-
-    /// `pay`'s work, on the task's preferred executor (the journal's queue) if it has one, else on the global one:
-    /// never on the caller's actor, which the opener alone may need (`UIApplication.open` on the main actor).
-    @concurrent private func handOff<Request: PaymentRequest>(
-        _ request: Request,
-        id: PaymentID,
-        reopening: Bool
-    ) async throws -> JournalEntry {
         let start = clock.now()
         // Expected before the payment is written, so that no answer recorded from then on can be missed.
         let ticket = waiters.expect(id)
@@ -175,8 +164,7 @@ public final class HandoffCoordinator: Sendable {
         emit(.opened, id, Request.provider)
         let opened: JournalEntry?
         do {
-            let answered = waiters.answer(for: ticket)
-            opened = try await journal.offloaded { [journal] in try journal.markOpened(id, answered: answered) }
+            opened = try await journal.offloaded { [journal] in try journal.markOpened(id) }
         } catch {
             emit(.storageFailed, id, Request.provider)
             opened = nil
@@ -268,7 +256,8 @@ public final class HandoffCoordinator: Sendable {
             tokenDigest: token.digest,
             lifetime: expiry,
             foreignTransactionID: foreignTransactionID,
-            squareTenderTypes: (request as? SquareRequest)?.supportedTenderTypes
+            squareTenderTypes: (request as? SquareRequest)?.supportedTenderTypes,
+            squareLocationID: (request as? SquareRequest)?.locationID?.rawValue
         )
         do {
             let (entry, reopened) = try journal.begin(draft, reopening: reopening)
@@ -306,18 +295,18 @@ public final class HandoffCoordinator: Sendable {
     /// waiting ``pay(_:id:reopening:)`` returns once it is recorded.
     ///
     /// Call it from `application(_:open:options:)`, `scene(_:openURLContexts:)`, the URL contexts of
-    /// `scene(_:willConnectTo:options:)` (cold launch) or SwiftUI's `onOpenURL`, in a task; or use the synchronous
-    /// ``handle(_:)->Bool`` (it returns at once and records in the background).
+    /// `scene(_:willConnectTo:options:)` (cold launch) or SwiftUI's `onOpenURL`, in a task; or use ``receive(_:)``,
+    /// which returns at once and records in the background.
     /// - Returns: `nil` when the URL is no POS app's callback; otherwise the receipt, with the disposition.
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/malformedCallback`` when the URL looks like a callback but
-    ///   fails strict parsing (nothing is recorded), or a storage error (nothing is recorded: the URL is the POS app's
-    ///   only copy of its answer, so keep it and call again, or use the synchronous form, which retries).
+    ///   fails strict parsing (nothing is recorded; its `underlyingError` is the parser's), or a storage error
+    ///   (nothing is recorded: the URL is the POS app's only copy of its answer, so keep it and call again, or use
+    ///   ``receive(_:)``, which retries).
     public func handle(_ url: URL) async throws -> CallbackReceipt? {
         try await handle(url.absoluteString)
     }
 
-    /// Records a callback given as text, exactly as received, and returns what became of it; see `handle(_:)` of a
-    /// `URL`.
+    /// Records a callback given as text, exactly as received, and returns what became of it; see ``handle(_:)-(URL)``.
     /// - Parameter urlString: the callback URL as the POS app opened it.
     public func handle(_ urlString: String) async throws -> CallbackReceipt? {
         let received = clock.now()
@@ -327,51 +316,31 @@ public final class HandoffCoordinator: Sendable {
 
     /// Takes a callback URL your app was opened with, without waiting: says at once whether it is a POS app's callback
     /// (`false` for any other URL, or one that cannot be parsed, so your own routing can have it) and records it in
-    /// the background, on the journal's own queue.
+    /// the background, on the journal's own queue. What `CallbackRouter(coordinator:callbackURLs:)` calls.
     ///
     /// For `application(_:open:options:)`, which must answer at once. A POS app answers once, and this URL is the only
     /// copy of its answer: if the journal cannot be written (a full disk, another process holding the write lock),
     /// recording it is tried again after each of ``recordingRetryDelays`` (each failure is logged as
     /// ``HandoffEvent/Kind/storageFailed``), until it is recorded or they run out. The outcome reaches a waiting
-    /// ``pay(_:id:reopening:)``, and ``recover()`` and ``undeliveredEntries()`` once written. Use the `async` form to
-    /// know what became of the callback, or to handle a storage error yourself.
+    /// ``pay(_:id:reopening:)``, and ``recover()`` and ``undeliveredEntries()`` once written. Use
+    /// ``handle(_:)-(URL)`` to know what became of the callback, or to handle a storage error yourself.
     @discardableResult
-    public func handle(_ url: URL) -> Bool {
-        accept(url)
-    }
-
-    /// The synchronous ``handle(_:)->Bool``, under a name that async code can call too.
-    func accept(_ url: URL) -> Bool {
+    public func receive(_ url: URL) -> Bool {
         let received = clock.now()
         guard let callback = try? read(url.absoluteString) else { return false }
         Task { await self.recordRetrying(callback, receivedAt: received) }
         return true
     }
 
-    /// The callback router's way in: says whether `url` is a POS app's callback, once it is recorded; after a storage
-    /// error, it is Tender's all the same and recorded in the background, as ``handle(_:)->Bool`` does.
-    func receive(_ url: URL) async -> Bool {
-        let received = clock.now()
-        guard let callback = try? read(url.absoluteString) else { return false }
-        do {
-            _ = try await record(callback, receivedAt: received)
-        } catch let error as HandoffError where error.code == .storageFailed {
-            Task { await self.recordRetrying(callback, receivedAt: received, tryingAtOnce: false) }
-        } catch {
-            // The journal is damaged: the callback is Tender's, and nothing more can be done with it here.
-        }
-        return true
-    }
-
-    /// The waits between attempts to record a callback whose write failed (the synchronous ``handle(_:)->Bool``):
-    /// about 13 minutes in all, by when a lock or a full disk has usually been dealt with.
+    /// The waits between attempts of ``receive(_:)`` to record a callback whose write failed: about 13 minutes in
+    /// all, by when a lock or a full disk has usually been dealt with.
     public static let recordingRetryDelays: [Duration] = [1, 5, 30, 120, 600].map { .seconds($0) }
 
     /// Records the callback, and again after each of ``recordingRetryDelays`` while the journal cannot be written, as
     /// received at `receivedAt`: a callback that came in time is not late for having waited on the journal.
-    private func recordRetrying(_ callback: ReadCallback, receivedAt: Date, tryingAtOnce: Bool = true) async {
+    private func recordRetrying(_ callback: ReadCallback, receivedAt: Date) async {
         let clock = self.clock
-        for delay in (tryingAtOnce ? [Duration.zero] : []) + HandoffCoordinator.recordingRetryDelays {
+        for delay in [Duration.zero] + HandoffCoordinator.recordingRetryDelays {
             if delay > .zero {
                 try? await clock.sleep(until: clock.now().addingTimeInterval(delay.timeInterval))
             }
@@ -444,11 +413,8 @@ public final class HandoffCoordinator: Sendable {
     /// Notes on the calling thread that a prepared payment's POS app opened, as `pay` does once its opener says so
     /// (off the cooperative pool there): for the benchmark that measures the journal's three writes of a payment in
     /// place, without the hops to the journal's queue.
-    /// - Parameters:
-    ///   - id: the payment.
-    ///   - answered: the entry its callback left, when the answer came while the POS app opened (as `pay` passes it).
-    @_spi(Benchmarks) public func markOpenedBlocking(_ id: PaymentID, answered: JournalEntry? = nil) throws {
-        _ = try journal.markOpened(id, answered: answered)
+    @_spi(Benchmarks) public func markOpenedBlocking(_ id: PaymentID) throws {
+        _ = try journal.markOpened(id)
     }
 
     /// Writes a callback that was read to the journal on the calling thread, and tells a waiting `pay`.
@@ -527,10 +493,7 @@ public final class HandoffCoordinator: Sendable {
     ///   ``HandoffError/Code/verificationUnavailable`` when the server cannot be reached, and
     ///   ``HandoffError/Code/verificationFailed`` when the verifier failed otherwise (nothing is recorded).
     public func verify(_ id: PaymentID, with verifier: some PaymentVerifier) async throws -> JournalEntry {
-        let journal = self.journal
-        guard let entry = try await journal.offloaded({ try journal.entry(id) }) else {
-            throw HandoffError(.paymentNotFound, "No payment has the ID \(id); run 'tender journal list' to see them.")
-        }
+        let entry = try await payment(id)
         guard entry.state == .completed, let outcome = entry.outcome, outcome.source == .callback else {
             throw HandoffError(
                 .notVerifiable,
@@ -538,13 +501,30 @@ public final class HandoffCoordinator: Sendable {
             )
         }
         if outcome.assurance == .verifiedWithProvider || entry.verification != nil { return entry }
-        let verification = try await ask(verifier, about: entry, squareLocationID: nil)
-        guard verification.verdict != .unverifiable else { return entry }
-        let verified = try await journal.offloaded { try journal.recordVerification(of: entry, verification) }
-        // The record the verifier found by searching is another payment's: nothing was recorded.
-        guard verified.revision != entry.revision else { return verified }
-        emit(verification.verdict == .confirmed ? .verified : .contradicted, id, entry.provider)
-        return verified
+        let reconciliation = try await reconcile(
+            entry,
+            using: verifier,
+            squareLocationID: nil,
+            reportingFailures: false
+        )
+        // An unverifiable answer (a record another payment holds included) records nothing, and says so by itself.
+        guard reconciliation.recorded || reconciliation.verification.verdict == .unverifiable else {
+            throw HandoffError(
+                .notVerifiable,
+                "Payment \(id) changed while it was being verified; nothing was recorded. Verify it again."
+            )
+        }
+        return reconciliation.after
+    }
+
+    /// The payment with an ID, read on the journal's queue.
+    /// - Throws: ``HandoffError/Code/paymentNotFound``.
+    func payment(_ id: PaymentID) async throws -> JournalEntry {
+        let journal = self.journal
+        guard let entry = try await journal.offloaded({ try journal.entry(id) }) else {
+            throw HandoffError(.paymentNotFound, "No payment has the ID \(id); run 'tender journal list' to see them.")
+        }
+        return entry
     }
 
     /// Decides a payment's outcome by hand after reconciling it with the POS app or the provider.

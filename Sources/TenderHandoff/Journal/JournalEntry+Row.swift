@@ -15,13 +15,11 @@ extension JournalEntry {
     private static let columnNames = [
         "id", "idempotency_key", "provider", "amount_minor_units", "currency", "state", "revision", "handoff_count",
         "created_at", "updated_at", "expires_at", "opened_at", "acknowledged_at", "outcome_status",
-        "outcome_amount_minor_units", "outcome_currency", "outcome_transaction_id", "outcome_error_code",
-        "outcome_message", "outcome_assurance", "outcome_source", "resolved_at", "resolved_from_state",
-        "resolution_note",
-        "verification", "verified_at", "verification_note", "resolution_reported_outcome",
-        // v8
-        "outcome_client_transaction_id", "foreign_transaction_id", "verification_reason", "verification_evidence",
-        "square_tender_types",
+        "outcome_amount_minor_units", "outcome_currency", "outcome_transaction_id", "outcome_client_transaction_id",
+        "outcome_error_code", "outcome_message", "outcome_assurance", "outcome_source", "resolved_at",
+        "resolved_from_state", "resolution_note", "resolution_reported_outcome", "verification", "verified_at",
+        "verification_note", "verification_reason", "verification_evidence", "foreign_transaction_id",
+        "square_tender_types", "square_location_id", "disputed_at",
     ]
 
     /// Square tender types as the journal keeps them in `square_tender_types`: their wire strings joined by commas
@@ -132,20 +130,14 @@ extension JournalEntry {
             guard let kind = PaymentVerdict(rawValue: verdict), let at = try time("verified_at") else {
                 throw JournalEntry.damaged("verification")
             }
-            var evidence: PaymentVerificationEvidence?
-            if let json: String = try optional("verification_evidence") {
-                guard let read = PaymentVerificationEvidence(journalJSON: json) else {
-                    throw JournalEntry.damaged("verification_evidence")
-                }
-                evidence = read
+            guard let evidence = PaymentVerificationEvidence(journalJSON: try required("verification_evidence")) else {
+                throw JournalEntry.damaged("verification_evidence")
             }
             verification = Verification(
                 verdict: kind,
                 verifiedAt: at,
                 note: try optional("verification_note"),
-                reason: (try optional("verification_reason") as String?).map {
-                    PaymentVerification.Reason(rawValue: $0)
-                },
+                reason: PaymentVerification.Reason(rawValue: try required("verification_reason")),
                 evidence: evidence
             )
         }
@@ -166,7 +158,9 @@ extension JournalEntry {
             resolution: resolution,
             verification: verification,
             foreignTransactionID: try optional("foreign_transaction_id"),
-            squareTenderTypes: JournalEntry.squareTenderTypes(journalText: try optional("square_tender_types"))
+            squareTenderTypes: JournalEntry.squareTenderTypes(journalText: try optional("square_tender_types")),
+            squareLocationID: try optional("square_location_id"),
+            disputedAt: try time("disputed_at")
         )
     }
 }

@@ -3,7 +3,9 @@ public import Tender
 public import TenderProviderAPI
 
 /// One payment as the journal records it. Never holds a token, a URL or a card number.
-public struct JournalEntry: Sendable, Hashable, Codable {
+///
+/// Its JSON form is ``encodeJSON(history:)``'s.
+public struct JournalEntry: Sendable, Hashable {
     /// The payment's identifier.
     public var id: PaymentID
     /// The idempotency key (REL-4): a UUID written before the first hand-off and never changed. Send it
@@ -16,7 +18,7 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     /// Where the payment stands.
     public var state: PaymentState
     /// The outcome: the callback's (redacted) for ``PaymentState/completed``, ``PaymentState/late`` and
-    /// ``PaymentState/tampered`` — check ``state`` before trusting it — or the one entered for
+    /// ``PaymentState/tampered`` (the latest tampered answer's) — check ``state`` before trusting it — or the one entered for
     /// ``PaymentState/resolved``, or, for a payment that no callback answered and the provider's server proved
     /// (``RecordedOutcome/Source/provider``), the server's. `nil` while none has been recorded.
     public var outcome: RecordedOutcome?
@@ -43,38 +45,45 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var verification: Verification?
     /// SumUp's `foreign-tx-id` for this payment: a unique ID the hand-off generated when it first wrote the payment,
     /// sent with every hand-off of it, and the key SumUp looks the transaction up by. It is no secret (the one-time
-    /// token proves the callback), so the journal keeps it in clear. `nil` for the other providers, and for SumUp
-    /// payments written before the journal kept it.
+    /// token proves the callback), so the journal keeps it in clear. `nil` for the other providers.
     public var foreignTransactionID: String?
     /// The tender types the Square request allowed (card only, card and cash, …), kept with the payment so that a
     /// verifier's search does not take a cash payment for a card-only request: those of its first hand-off, widened
-    /// by each reopened one. `nil` for the other providers, and for Square payments written before the journal kept
-    /// them (any tender type then matches).
+    /// by each reopened one. `nil` for the other providers.
     public var squareTenderTypes: SquareTenderTypes?
+    /// When an answer carrying the payment's token first disagreed: one that did not match the request (tampered,
+    /// SEC-5), or, once the payment had its answer, a second, different answer to the same hand-off. Each is kept in
+    /// the payment's history. The payment needs reconciliation (``needsReconciliation``) until the provider's server
+    /// confirms its outcome or a person resolves it. `nil` while its answers agree.
+    public var disputedAt: Date?
+    /// The Square location the payment was requested at: the request's `location_id`, or the one the coordinator
+    /// filled in from its `SquareAuthorizationManager`. A verifier confirms the payment only with a record of that
+    /// location. `nil` for the other providers, and for a Square request that named no location (Point of Sale then
+    /// takes it at the location logged in).
+    public var squareLocationID: String?
 
     /// A check of the payment with the provider's server (SEC-7).
-    public struct Verification: Sendable, Hashable, Codable {
+    public struct Verification: Sendable, Hashable {
         /// What the server said: `confirmed` or `contradicted` (an `unverifiable` answer is not recorded).
         public var verdict: PaymentVerdict
         /// When it was recorded.
         public var verifiedAt: Date
         /// The verifier's message.
         public var note: String?
-        /// The verifier's reason, such as `matches` or `amount_mismatch`; `nil` for a verification recorded before
-        /// the journal kept it.
-        public var reason: PaymentVerification.Reason?
+        /// The verifier's reason, such as `matches` or `amount_mismatch`.
+        public var reason: PaymentVerification.Reason
         /// What the verifier asked and what the server answered: endpoints, order, payment and transaction IDs, the
-        /// server's statuses, amounts and locations, and when it asked. `nil` for a verification recorded before the
-        /// journal kept it. The payment's history keeps it too, with every verdict recorded.
-        public var evidence: PaymentVerificationEvidence?
+        /// server's statuses, amounts and locations, and when it asked. The payment's history keeps it too, with every
+        /// verdict recorded.
+        public var evidence: PaymentVerificationEvidence
 
         /// Creates a verification.
         public init(
             verdict: PaymentVerdict,
             verifiedAt: Date,
             note: String?,
-            reason: PaymentVerification.Reason? = nil,
-            evidence: PaymentVerificationEvidence? = nil
+            reason: PaymentVerification.Reason,
+            evidence: PaymentVerificationEvidence
         ) {
             self.verdict = verdict
             self.verifiedAt = verifiedAt
@@ -82,20 +91,17 @@ public struct JournalEntry: Sendable, Hashable, Codable {
             self.reason = reason
             self.evidence = evidence
         }
-
-        private enum CodingKeys: String, CodingKey {
-            case verdict
-            case verifiedAt = "verified_at"
-            case note
-            case reason
-            case evidence
-        }
     }
 
-    /// Whether a person has to find out what happened: the state needs reconciliation
-    /// (``PaymentState/needsReconciliation``), or the provider's server contradicted what the journal holds.
+    /// Whether someone has to find out what happened, until a person resolves the payment: its state needs
+    /// reconciliation (``PaymentState/needsReconciliation``), the provider's server contradicted what the journal
+    /// holds, or its answers disagree (``disputedAt``) and the server has not confirmed its outcome.
+    /// ``HandoffCoordinator/reconcile(using:squareLocationID:)`` asks the server about every such payment it can
+    /// settle: unknown, tampered and disputed ones (a `late` or contradicted one needs a person).
     public var needsReconciliation: Bool {
-        state.needsReconciliation || (state != .resolved && verification?.verdict == .contradicted)
+        guard state != .resolved else { return false }
+        return state.needsReconciliation || verification?.verdict == .contradicted
+            || (disputedAt != nil && verification?.verdict != .confirmed)
     }
 
     /// A manual resolution, kept with the payment.
@@ -103,7 +109,7 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     /// A payment resolved again (a correction) keeps the state it was in and what the POS app reported before it
     /// was first resolved; the time, the note and the payment's outcome are the latest resolution's. Every
     /// resolution is also in the payment's history.
-    public struct Resolution: Sendable, Hashable, Codable {
+    public struct Resolution: Sendable, Hashable {
         /// When it was entered (the latest resolution).
         public var resolvedAt: Date
         /// The state the payment was in before it was first resolved: never ``PaymentState/resolved``.
@@ -126,13 +132,6 @@ public struct JournalEntry: Sendable, Hashable, Codable {
             self.previousState = previousState
             self.note = note
             self.reportedOutcome = reportedOutcome
-        }
-
-        private enum CodingKeys: String, CodingKey {
-            case resolvedAt = "resolved_at"
-            case previousState = "previous_state"
-            case note
-            case reportedOutcome = "reported_outcome"
         }
     }
 
@@ -164,7 +163,9 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         resolution: Resolution?,
         verification: Verification? = nil,
         foreignTransactionID: String? = nil,
-        squareTenderTypes: SquareTenderTypes? = nil
+        squareTenderTypes: SquareTenderTypes? = nil,
+        squareLocationID: String? = nil,
+        disputedAt: Date? = nil
     ) {
         self.id = id
         self.idempotencyKey = idempotencyKey
@@ -183,25 +184,7 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         self.verification = verification
         self.foreignTransactionID = foreignTransactionID
         self.squareTenderTypes = squareTenderTypes
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case id = "payment_id"
-        case idempotencyKey = "idempotency_key"
-        case provider
-        case amount
-        case state
-        case outcome
-        case revision
-        case handoffCount = "handoff_count"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-        case expiresAt = "expires_at"
-        case openedAt = "opened_at"
-        case acknowledgedAt = "acknowledged_at"
-        case resolution
-        case verification
-        case foreignTransactionID = "foreign_transaction_id"
-        case squareTenderTypes = "square_tender_types"
+        self.squareLocationID = squareLocationID
+        self.disputedAt = disputedAt
     }
 }

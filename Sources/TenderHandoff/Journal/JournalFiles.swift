@@ -13,6 +13,8 @@ struct JournalFiles: Sendable {
     var wal: String { path + "-wal" }
     /// The WAL's shared index.
     var shm: String { path + "-shm" }
+    /// The note a check that found the journal damaged leaves beside it: writers refuse the journal while it is there.
+    var damageNote: String { path + "-damaged" }
     /// The folder the three live in.
     var folder: String {
         let folder = (path as NSString).deletingLastPathComponent
@@ -156,6 +158,24 @@ struct JournalFiles: Sendable {
             )
         }
         return nil
+    }
+
+    /// What ``noteDamage(_:)`` noted, or `nil` when the journal was not found damaged.
+    func damageFinding() -> String? {
+        guard let data = FileManager.default.contents(atPath: damageNote) else { return nil }
+        let text = String(decoding: data.prefix(1024), as: UTF8.self)
+        return text.split(separator: "\n").first.map(String.init) ?? ""
+    }
+
+    /// Notes beside the journal that it was found damaged (`finding`: when, and the first problem), so that writers
+    /// refuse it (``PaymentJournal/OpenMode/create`` and ``PaymentJournal/OpenMode/existing``) until it is moved aside
+    /// or repaired. The journal and its side files are not touched. Returns whether the note could be written (not in
+    /// a folder the process cannot write).
+    @discardableResult
+    func noteDamage(_ finding: String) -> Bool {
+        guard damageFinding() == nil else { return true }
+        let text = Redaction.redact(finding, limit: 1000) ?? ""
+        return (try? Data((text + "\n").utf8).write(to: URL(fileURLWithPath: damageNote), options: .atomic)) != nil
     }
 
     /// Syncs a folder, so that a name just made in it survives a power loss.

@@ -6,13 +6,14 @@ import TenderProviderAPI
 /// (`Database.cachedStatement(sql:)`): prepared once per connection, then only bound and stepped. The tests read each
 /// one's query plan: every query reads an index whose entries are the rows it wants, never the whole table.
 enum JournalSQL {
-    /// A new payment; nothing when its ID exists.
+    /// A new payment, returned as written; nothing when its ID exists.
     static let insertPayment = """
         INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints, state,
-            created_at, updated_at, expires_at, foreign_transaction_id, square_tender_types)
+            created_at, updated_at, expires_at, foreign_transaction_id, square_tender_types, square_location_id)
         VALUES (:id, :idempotencyKey, :provider, :amount, :currency, :endpoints, 'pending', :now, :now, :expiresAt,
-            :foreignTransactionID, :squareTenderTypes)
+            :foreignTransactionID, :squareTenderTypes, :squareLocationID)
         ON CONFLICT (id) DO NOTHING
+        RETURNING \(JournalEntry.columns)
         """
 
     /// A hand-off's token digest, with the hand-off's own expiry (SEC-4).
@@ -27,61 +28,64 @@ enum JournalSQL {
         VALUES (:id, :at, :kind, :from, :to, :note)
         """
 
+    /// A payment's history rows, oldest first, through `payment_event_by_payment`.
+    static let history = """
+        SELECT kind, at, from_state, to_state, note FROM payment_event WHERE payment_id = :id ORDER BY id
+        """
+
     /// The entry with an ID.
     static let entryByID = "SELECT \(JournalEntry.columns) FROM payment WHERE id = :id"
 
-    /// The entry a token digest was issued for, with its callback endpoints, the token's own expiry, when the token
-    /// gave an extra answer, and the digest of the token that answered the payment (``TokenMatch``).
+    /// The entry a token digest was issued for, with its callback endpoints, the token's own expiry, and the digest
+    /// of the token whose answer the payment took (``TokenMatch``).
     static let entryByToken = """
         SELECT \(JournalEntry.columns(of: "payment")), payment.callback_endpoints, payment.answered_token,
-            handoff_token.expires_at AS token_expires_at, handoff_token.answered_at AS token_answered_at
+            handoff_token.expires_at AS token_expires_at
         FROM handoff_token JOIN payment ON payment.id = handoff_token.payment_id
         WHERE handoff_token.token_hash = :tokenHash
         """
 
-    /// A token's extra answer noted (its payment had ended).
-    static let markTokenAnswered = "UPDATE handoff_token SET answered_at = :now WHERE token_hash = :tokenHash"
+    /// An answer the journal keeps (``CallbackFacts/answerKey(tokenDigest:report:)``); nothing when it has it already.
+    static let insertAnswer = """
+        INSERT INTO callback_answer (answer_hash, payment_id, at) VALUES (:answer, :id, :now)
+        ON CONFLICT (answer_hash) DO NOTHING
+        """
+
+    /// An ended payment whose answers disagree: flagged (from the first disagreement on) and delivered again; its
+    /// state and outcome stay (REL-2).
+    static let dispute = """
+        UPDATE payment SET disputed_at = coalesce(disputed_at, :now), revision = revision + 1, updated_at = :now,
+            acknowledged_at = NULL
+        WHERE id = :id AND revision = :revision
+        RETURNING \(JournalEntry.columns)
+        """
 
     /// A payment's callback endpoints.
     static let endpointsByID = "SELECT callback_endpoints FROM payment WHERE id = :id"
 
-    /// The opening noted.
-    static let markOpened = "UPDATE payment SET opened_at = :now WHERE id = :id"
-
-    /// The opening noted on an entry known to be as read: every column of an entry changes with its revision but
-    /// these two (see `PaymentJournal.transitionIfUnchanged`).
-    static let markOpenedIfUnchanged = """
-        UPDATE payment SET opened_at = :now
-        WHERE id = :id AND revision = :revision AND opened_at IS :openedAt AND acknowledged_at IS :acknowledgedAt
+    /// The opening noted: not a change of state, so no revision (the payment's answer may be recorded already).
+    static let markOpened = """
+        UPDATE payment SET opened_at = :now WHERE id = :id RETURNING \(JournalEntry.columns)
         """
 
-    /// The one way a payment's state changes (see `PaymentJournal.transitionIfUnchanged`): guarded by the state,
-    /// revision and opening time read. `outcome` adds the outcome's columns; `extra` what else the change writes.
-    /// Each shape's text is made once.
-    static func transition(outcome: Bool, extra: TransitionExtra) -> String {
-        transitions[outcome ? 1 : 0][extra.index]
-    }
-
-    private static let transitions = [false, true].map { outcome in
-        TransitionExtra.allCases.map { extra in transitionText(outcome: outcome, extra: extra) }
-    }
-
-    private static func transitionText(outcome: Bool, extra: TransitionExtra) -> String {
+    /// The one way a payment's state changes (see `PaymentJournal.transitionIfUnchanged`): guarded by the state and
+    /// revision read, returning the row it leaves. `outcome` adds the outcome's columns; `change` what else it writes.
+    static func transition(outcome: Bool, change: TransitionChange) -> String {
         var sql =
             "UPDATE payment SET state = :state, revision = revision + 1, updated_at = :now, acknowledged_at = NULL"
         if outcome {
             sql += """
                 , outcome_status = :status, outcome_amount_minor_units = :outcomeAmount,
                 outcome_currency = :outcomeCurrency, outcome_transaction_id = :transactionID,
-                outcome_client_transaction_id = :clientTransactionID, outcome_error_code = :errorCode, outcome_message = :message, outcome_assurance = :assurance,
-                outcome_source = :source
+                outcome_client_transaction_id = :clientTransactionID, outcome_error_code = :errorCode,
+                outcome_message = :message, outcome_assurance = :assurance, outcome_source = :source
                 """
         }
-        if let assignments = extra.assignments { sql += ", " + assignments }
-        // `opened_at` is the one column of an entry that changes without a new revision (besides `acknowledged_at`,
-        // which this update clears): guarding it too makes the entry the update leaves exactly the one read plus
-        // what the update writes.
-        return sql + " WHERE id = :id AND state = :fromState AND revision = :revision AND opened_at IS :openedAt"
+        if let assignments = change.assignments { sql += ", " + assignments }
+        return sql + """
+
+            WHERE id = :id AND state = :fromState AND revision = :revision RETURNING \(JournalEntry.columns)
+            """
     }
 
     /// The app's acknowledgement.
@@ -93,19 +97,29 @@ enum JournalSQL {
     /// A verdict of the provider's server on a completed payment's callback, which changes no state: confirmed, the
     /// outcome's assurance rises; contradicted, the payment is delivered again.
     static func verification(_ kind: PaymentVerdict) -> String {
-        verifications[kind == .confirmed ? 0 : 1]
-    }
-
-    private static let verifications = [PaymentVerdict.confirmed, .contradicted].map { kind in
         let assurance = kind == .confirmed ? ", outcome_assurance = 'verified_with_provider'" : ""
         let delivery = kind == .contradicted ? ", acknowledged_at = NULL" : ""
         return """
-            UPDATE payment SET \(TransitionExtra.verificationAssignments), revision = revision + 1,
+            UPDATE payment SET \(TransitionChange.verificationAssignments), revision = revision + 1,
                 updated_at = :now\(assurance)\(delivery)
             WHERE id = :id AND revision = :revision AND state = 'completed' AND outcome_source = 'callback'
                 AND verification IS NULL
+            RETURNING \(JournalEntry.columns)
             """
     }
+
+    /// The payment other than `:id` that holds `:provider`'s record `:recordID`, if one does.
+    static let recordHolder = """
+        SELECT payment_id FROM provider_record
+        WHERE provider = :provider AND record_id = :recordID AND payment_id <> :id
+        """
+
+    /// `:provider`'s record `:recordID` claimed for payment `:id`, confirmed by it; nothing when the payment holds it
+    /// already (``recordHolder`` was asked first, in the same transaction).
+    static let claimRecord = """
+        INSERT INTO provider_record (provider, record_id, payment_id) VALUES (:provider, :recordID, :id)
+        ON CONFLICT (provider, record_id) DO NOTHING
+        """
 
     /// Another payment of `:provider` than `:id` whose outcome's transaction ID is `:transactionID`, through
     /// `payment_by_transaction`: whether a record a search found is already another payment's.
@@ -122,20 +136,23 @@ enum JournalSQL {
             verification_reason = :verificationReason, revision = revision + 1, updated_at = :now,
             acknowledged_at = NULL
         WHERE id = :id AND revision = :revision AND state = 'completed' AND outcome_source = 'provider'
+        RETURNING \(JournalEntry.columns)
         """
 
     /// The payments ``HandoffCoordinator/reconcile(using:squareLocationID:)`` asks the provider's server about, as
-    /// the partial index `payment_unreconciled` of migration v8 selects them: not verified yet, and unknown, pending,
-    /// or completed by a callback of a provider that has a lookup API. SQLite uses a partial index only for a query
+    /// the partial index `payment_unreconciled` selects them: not verified yet, and unknown, pending, tampered,
+    /// completed by a callback of a provider that has a lookup API, or disputed (answers that disagree) and not
+    /// resolved. SQLite uses a partial index only for a query
     /// whose `WHERE` holds the index's condition term for term (the query-plan test checks that it does).
     static let unreconciledCondition = """
-        verification IS NULL AND (state = 'unknown' OR state = 'pending' OR (state = 'completed' \
-        AND outcome_source = 'callback' AND (provider = 'square' OR provider = 'sumup')))
+        verification IS NULL AND (state = 'unknown' OR state = 'pending' OR state = 'tampered' OR (state = 'completed' \
+        AND outcome_source = 'callback' AND (provider = 'square' OR provider = 'sumup')) \
+        OR (disputed_at IS NOT NULL AND state <> 'resolved'))
         """
 
     /// The next payments to reconcile after `(:afterCreated, :afterID)` in creation order, at most `:limit`, through
-    /// `payment_unreconciled`: unknown ones, pending ones whose expiry has passed by `:now`, and completed ones whose
-    /// callback no server has checked. Read page by page, since each one's server is asked between pages.
+    /// `payment_unreconciled`: unknown and tampered ones, pending ones whose expiry has passed by `:now`, completed ones
+    /// whose callback no server has checked, and disputed ones. Read page by page, since each one's server is asked between pages.
     static let unreconciled = """
         SELECT \(JournalEntry.columns) FROM payment INDEXED BY payment_unreconciled
         WHERE \(unreconciledCondition)
@@ -149,14 +166,11 @@ enum JournalSQL {
     /// SQLite's planner, without statistics, would rather read `payment_by_state` for the four states, which is most
     /// of the history. The states are compared one by one, as the index's condition writes them: SQLite uses a
     /// partial index only for a query that holds its condition term for term.
-    ///
-    /// `INDEXED BY` only in statements that run on a journal opened for writing, which is always migrated (a read-only
-    /// journal may be older than the index).
     static let prune = """
         DELETE FROM payment WHERE id IN (
             SELECT id FROM payment INDEXED BY payment_prunable
             WHERE acknowledged_at IS NOT NULL
-              AND (state = 'completed' OR state = 'tampered' OR state = 'late' OR state = 'resolved')
+              AND (state = 'completed' OR state = 'late' OR state = 'resolved')
               AND updated_at < :cutoff
             ORDER BY updated_at, id LIMIT :limit)
         """
@@ -181,36 +195,39 @@ enum JournalSQL {
         WHERE acknowledged_at IS NULL AND state <> 'pending' ORDER BY updated_at, id
         """
 
-    /// Every payment created at or after a time, oldest first, at most `:limit` (`-1`: all), through
-    /// `payment_by_creation`.
+    /// The payments created at or after `:since`, and after `(:afterCreated, :afterID)` in creation order, oldest
+    /// first, at most `:limit`, through `payment_by_creation`: a page of a listing.
     static let list = """
         SELECT \(JournalEntry.columns) FROM payment
-        WHERE created_at >= :since ORDER BY created_at, id LIMIT :limit
+        WHERE created_at >= :since AND (created_at > :afterCreated OR (created_at = :afterCreated AND id > :afterID))
+        ORDER BY created_at, id LIMIT :limit
         """
 
-    /// The payments of one state created at or after a time, oldest first, at most `:limit`, through
-    /// `payment_by_state`.
+    /// ``list`` for the payments of one state, through `payment_by_state`.
     static let listState = """
         SELECT \(JournalEntry.columns) FROM payment
-        WHERE state = :state AND created_at >= :since ORDER BY created_at, id LIMIT :limit
+        WHERE state = :state AND created_at >= :since
+          AND (created_at > :afterCreated OR (created_at = :afterCreated AND id > :afterID))
+        ORDER BY created_at, id LIMIT :limit
         """
 
     /// Every query and change above, named, with each shape of the transition: what the tests read the plans of.
     static var all: [(name: String, sql: String)] {
         var all: [(name: String, sql: String)] = [
             ("insertPayment", insertPayment), ("insertToken", insertToken), ("insertEvent", insertEvent),
-            ("entryByID", entryByID), ("entryByToken", entryByToken), ("markTokenAnswered", markTokenAnswered),
-            ("endpointsByID", endpointsByID), ("markOpened", markOpened),
-            ("markOpenedIfUnchanged", markOpenedIfUnchanged), ("acknowledge", acknowledge),
+            ("entryByID", entryByID), ("history", history), ("entryByToken", entryByToken),
+            ("insertAnswer", insertAnswer), ("dispute", dispute),
+            ("endpointsByID", endpointsByID), ("markOpened", markOpened), ("acknowledge", acknowledge),
             ("verification confirmed", verification(.confirmed)),
             ("verification contradicted", verification(.contradicted)), ("prune", prune), ("overdue", overdue),
             ("unreconciled", unreconciled), ("claimedTransaction", claimedTransaction),
+            ("recordHolder", recordHolder), ("claimRecord", claimRecord),
             ("contradictLateAnswer", contradictLateAnswer),
             ("pending", pending), ("undelivered", undelivered), ("list", list), ("listState", listState),
         ]
         for outcome in [false, true] {
-            for extra in TransitionExtra.allCases {
-                all.append(("transition \(outcome) \(extra)", transition(outcome: outcome, extra: extra)))
+            for change in TransitionChange.shapes {
+                all.append(("transition \(outcome) \(change.name)", transition(outcome: outcome, change: change)))
             }
         }
         return all
@@ -221,99 +238,79 @@ enum JournalSQL {
 enum TransitionChange {
     /// Nothing more.
     case none
-    /// A new hand-off of the payment: one more hand-off, a new expiry, the callback endpoints (JSON, as stored), the
-    /// SumUp foreign-tx-id it sends, kept if the payment had none, and the Square tender types every hand-off of it
-    /// allowed (as stored). A server's verdict is cleared: it was about the payment before this hand-off.
-    case reopening(expiresAt: Date, endpoints: String, foreignTransactionID: String?, squareTenderTypes: String?)
-    /// A callback's answer: the digest of the token it carried, noted as the payment's answering token. A server's
-    /// verdict is cleared: it was about the payment before its answer came, and the answer is checked anew.
-    case answer(tokenDigest: [UInt8])
-    /// A decision by hand: resolved at the change's time, from the state the payment was in, with the change's note.
+    /// A new hand-off of the payment: one more hand-off, a new expiry, the callback endpoints (JSON, as stored), and
+    /// the Square tender types every hand-off of it allowed (as stored). A server's verdict is cleared: it was about
+    /// the payment before this hand-off.
+    case reopening(expiresAt: Date, endpoints: String, squareTenderTypes: String?)
+    /// A callback's answer: the digest of the token it carried, noted as the payment's answering token; `disputes`, an
+    /// answer that disagrees with the request (tampered), which flags the payment from then on (`disputed_at`). A
+    /// server's verdict is cleared: it was about the payment before its answer came, and the answer is checked anew.
+    case answer(tokenDigest: [UInt8], disputes: Bool)
+    /// A decision by hand: resolved at the change's time, with the change's note. The state the payment was in and
+    /// what its POS app reported are kept from before the first resolution.
     case resolution
     /// A verdict of the provider's server, recorded with the change (its time is the change's).
     case verification(ServerVerdict)
 
-    /// The shape of the update that writes it.
-    var extra: TransitionExtra {
+    /// One change of each shape, for the tests that read every statement's plan.
+    static let shapes: [TransitionChange] = [
+        .none, .reopening(expiresAt: Date(), endpoints: "[]", squareTenderTypes: nil),
+        .answer(tokenDigest: [], disputes: false), .answer(tokenDigest: [], disputes: true),
+        .resolution,
+        .verification(ServerVerdict(verdict: .confirmed, reason: "", note: nil, evidence: "{}")),
+    ]
+
+    /// The shape's name.
+    var name: String {
         switch self {
-        case .none: .none
-        case .reopening: .reopening
-        case .answer: .answer
-        case .resolution: .resolution
-        case .verification: .verification
+        case .none: "none"
+        case .reopening: "reopening"
+        case .answer(_, let disputes): disputes ? "disputing answer" : "answer"
+        case .resolution: "resolution"
+        case .verification: "verification"
         }
     }
-}
 
-/// What the journal writes of a verifier's answer that proved something: the verdict, its reason and message, and the
-/// evidence as JSON.
-struct ServerVerdict: Sendable {
-    var verdict: PaymentVerdict
-    var reason: String
-    /// The verifier's message, redacted.
-    var note: String?
-    /// ``PaymentVerificationEvidence`` as the journal keeps it.
-    var evidence: String
-
-    init(_ verification: PaymentVerification) throws {
-        precondition(verification.verdict != .unverifiable, "an unverifiable answer is not recorded")
-        verdict = verification.verdict
-        reason = verification.reason.rawValue
-        note = Redaction.redact(verification.message, limit: 1024)
-        evidence = try verification.evidence.journalJSON()
+    /// Whether the change binds a token digest (`:answeredToken`).
+    var isAnswer: Bool {
+        if case .answer = self { return true }
+        return false
     }
-
-    /// The statement arguments of ``TransitionExtra/verificationAssignments``.
-    var arguments: StatementArguments {
-        [
-            "verdict": verdict.rawValue, "verificationNote": note, "verificationReason": reason,
-            "verificationEvidence": evidence,
-        ]
-    }
-
-    /// The verification as an entry holds it once written at `time`.
-    func entryVerification(at time: Date) -> JournalEntry.Verification {
-        JournalEntry.Verification(
-            verdict: verdict,
-            verifiedAt: time,
-            note: note,
-            reason: PaymentVerification.Reason(rawValue: reason),
-            evidence: PaymentVerificationEvidence(journalJSON: evidence)
-        )
-    }
-}
-
-/// How a state change's update is widened beyond state, revision and outcome: the shapes of
-/// ``JournalSQL/transition(outcome:extra:)``.
-enum TransitionExtra: Int, Hashable, CaseIterable, CustomStringConvertible {
-    /// Nothing more.
-    case none
-    /// A new hand-off of the payment: `handoff_count`, `expires_at`, `callback_endpoints`, `foreign_transaction_id`,
-    /// `square_tender_types`; the verification columns cleared.
-    case reopening
-    /// A callback's answer: `answered_token`; the verification columns cleared.
-    case answer
-    /// A decision by hand: `resolved_at`, `resolved_from_state`, `resolution_note`, `resolution_reported_outcome`.
-    case resolution
-    /// A verdict of the provider's server: ``verificationAssignments``.
-    case verification
-
-    /// The shape's place in ``allCases``.
-    var index: Int { rawValue }
 
     /// The assignments the update adds, after a comma.
     var assignments: String? {
         switch self {
         case .none: nil
         case .reopening:
-            // A SumUp payment written before its foreign-tx-id was kept gets the one its new hand-off sends.
             "handoff_count = handoff_count + 1, expires_at = :expiresAt, callback_endpoints = :endpoints, "
-                + "foreign_transaction_id = coalesce(foreign_transaction_id, :foreignTransactionID), "
                 + "square_tender_types = :squareTenderTypes, " + Self.verificationCleared
-        case .answer: "answered_token = :answeredToken, " + Self.verificationCleared
+        case .answer(_, let disputes):
+            "answered_token = :answeredToken, " + (disputes ? "disputed_at = coalesce(disputed_at, :now), " : "")
+                + Self.verificationCleared
         case .resolution:
-            "resolved_at = :now, resolved_from_state = :previousState, resolution_note = :note, resolution_reported_outcome = :reported"
+            // Resolved again (a correction): the state and the report from before the first resolution stay.
+            "resolved_at = :now, resolved_from_state = coalesce(resolved_from_state, state), "
+                + "resolution_note = :note, resolution_reported_outcome = :reported"
         case .verification: Self.verificationAssignments
+        }
+    }
+
+    /// The values of ``assignments``. `note` is the change's; `entry`, the payment as read (the guard of the update
+    /// makes it the row the update changes).
+    func arguments(note: String?, replacing entry: JournalEntry) throws -> StatementArguments {
+        switch self {
+        case .none:
+            return [:]
+        case .reopening(let expiresAt, let endpoints, let tenderTypes):
+            return ["expiresAt": expiresAt.journalTime, "endpoints": endpoints, "squareTenderTypes": tenderTypes]
+        case .answer(let digest, _):
+            return ["answeredToken": Data(digest)]
+        case .resolution:
+            let reported =
+                entry.resolution?.reportedOutcome ?? entry.outcome.flatMap { $0.source == .callback ? $0 : nil }
+            return ["note": note, "reported": try reported?.journalJSON()]
+        case .verification(let verdict):
+            return verdict.arguments
         }
     }
 
@@ -331,15 +328,39 @@ enum TransitionExtra: Int, Hashable, CaseIterable, CustomStringConvertible {
         verification = :verdict, verified_at = :now, verification_note = :verificationNote, \
         verification_reason = :verificationReason, verification_evidence = :verificationEvidence
         """
+}
 
-    var description: String {
-        switch self {
-        case .none: "none"
-        case .reopening: "reopening"
-        case .answer: "answer"
-        case .resolution: "resolution"
-        case .verification: "verification"
-        }
+/// What the journal writes of a verifier's answer that proved something: the verdict, its reason and message, and the
+/// evidence as JSON.
+struct ServerVerdict: Sendable {
+    var verdict: PaymentVerdict
+    var reason: String
+    /// The verifier's message, redacted.
+    var note: String?
+    /// ``PaymentVerificationEvidence`` as the journal keeps it.
+    var evidence: String
+
+    init(verdict: PaymentVerdict, reason: String, note: String?, evidence: String) {
+        self.verdict = verdict
+        self.reason = reason
+        self.note = note
+        self.evidence = evidence
+    }
+
+    init(_ verification: PaymentVerification) throws {
+        precondition(verification.verdict != .unverifiable, "an unverifiable answer is not recorded")
+        verdict = verification.verdict
+        reason = verification.reason.rawValue
+        note = Redaction.redact(verification.message, limit: 1024)
+        evidence = try verification.evidence.journalJSON()
+    }
+
+    /// The statement arguments of ``TransitionChange/verificationAssignments``.
+    var arguments: StatementArguments {
+        [
+            "verdict": verdict.rawValue, "verificationNote": note, "verificationReason": reason,
+            "verificationEvidence": evidence,
+        ]
     }
 }
 
@@ -357,18 +378,15 @@ struct TokenMatch: FetchableRecord {
     var entry: JournalEntry
     /// The payment's callback endpoints, as stored.
     var endpoints: String?
-    /// When the token's own hand-off expires; `nil` in a row not written by Tender.
-    var tokenExpiresAt: Int64?
-    /// When the token gave an extra answer, if it did.
-    var tokenAnsweredAt: Int64?
+    /// When the token's own hand-off expires.
+    var tokenExpiresAt: Int64
     /// The digest of the token whose callback ended the payment.
     var answeredToken: Data?
 
     init(row: Row) throws {
         entry = try JournalEntry(row: row)
         endpoints = try JournalEntry.column(row, "callback_endpoints")
-        tokenExpiresAt = try JournalEntry.column(row, "token_expires_at")
-        tokenAnsweredAt = try JournalEntry.column(row, "token_answered_at")
+        tokenExpiresAt = try JournalEntry.required(row, "token_expires_at")
         answeredToken = try JournalEntry.column(row, "answered_token")
     }
 }

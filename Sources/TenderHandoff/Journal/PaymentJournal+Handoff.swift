@@ -20,6 +20,9 @@ struct HandoffDraft: Sendable {
     /// The tender types a Square request allows (``SquareRequest/supportedTenderTypes``), kept with the payment for
     /// its verification. `nil` for the other providers.
     var squareTenderTypes: SquareTenderTypes? = nil
+    /// The Square location the request names (its own `location_id`, or the authorized seller's), kept with the
+    /// payment for its verification. `nil` for the other providers.
+    var squareLocationID: String? = nil
 }
 
 /// What the journal needs to know about a callback: never the token itself.
@@ -56,6 +59,29 @@ struct CallbackFacts: Sendable {
     }
 }
 
+extension CallbackFacts {
+    /// What tells one answer from another: the SHA-256 of the token's digest, the endpoint it came on, its redacted
+    /// report (`report`, as the journal keeps it) and the `foreign-tx-id` it echoes. The same callback again, in
+    /// whatever bytes, has the same key.
+    func answerKey(tokenDigest: [UInt8], report: String) -> [UInt8] {
+        let parts: [JSONValue] = [
+            .string(Data(tokenDigest).base64EncodedString()), .string(endpoint),
+            .string(report), echoedForeignTransactionID.map(JSONValue.string) ?? .null,
+        ]
+        return SHA256.hash(JSONValue.array(parts).serialized(escapingSlashes: false))
+    }
+}
+
+extension RecordedOutcome {
+    /// Whether `other` reports what this does (status, amount, IDs, error code, message); `nil` reports nothing.
+    func sameReport(as other: RecordedOutcome?) -> Bool {
+        guard let other else { return false }
+        return status == other.status && amount == other.amount && transactionID == other.transactionID
+            && clientTransactionID == other.clientTransactionID && errorCode == other.errorCode
+            && message == other.message
+    }
+}
+
 extension PaymentJournal {
     /// Writes the payment ahead of opening the POS app (REL-1): a new payment, or a new hand-off of an
     /// existing one when the rules allow it. One transaction; nothing is written if it fails.
@@ -64,48 +90,32 @@ extension PaymentJournal {
         let expiresAt = now.addingTimeInterval(draft.lifetime.timeInterval)
         return try write("begin") { db in
             // A new payment is written at once; the insert does nothing when the ID exists (`ON CONFLICT DO NOTHING`).
-            let created = JournalEntry(
-                id: draft.id,
-                idempotencyKey: UUID(),
-                provider: draft.provider,
-                amount: draft.amount,
-                state: .pending,
-                outcome: nil,
-                revision: 1,
-                handoffCount: 1,
-                createdAt: now.inJournal,
-                updatedAt: now.inJournal,
-                expiresAt: expiresAt.inJournal,
-                openedAt: nil,
-                acknowledgedAt: nil,
-                resolution: nil,
-                verification: nil,
-                foreignTransactionID: draft.foreignTransactionID,
-                squareTenderTypes: draft.squareTenderTypes
-            )
-            let inserted = try db.run(
+            let created = try PaymentJournal.returning(
+                db,
                 JournalSQL.insertPayment,
                 [
-                    "id": created.id.rawValue, "idempotencyKey": created.idempotencyKey.journalText,
-                    "provider": created.provider.rawValue, "amount": created.amount.minorUnits,
-                    "currency": created.amount.currency.code,
+                    "id": draft.id.rawValue, "idempotencyKey": UUID().journalText,
+                    "provider": draft.provider.rawValue, "amount": draft.amount.minorUnits,
+                    "currency": draft.amount.currency.code,
                     "endpoints": PaymentJournal.encodeEndpoints(draft.endpoints.sorted()),
-                    "now": created.createdAt.journalTime, "expiresAt": created.expiresAt.journalTime,
+                    "now": now.journalTime, "expiresAt": expiresAt.journalTime,
                     "foreignTransactionID": draft.foreignTransactionID,
                     "squareTenderTypes": JournalEntry.journalText(draft.squareTenderTypes),
+                    "squareLocationID": draft.squareLocationID,
                 ]
             )
-            if inserted == 1 {
+            if let created {
                 try PaymentJournal.insertToken(db, draft, at: now, expiresAt: expiresAt)
                 try PaymentJournal.recordEvent(db, draft.id, at: now, kind: .begun, from: nil, to: .pending)
-                // The row is what the insert wrote, with the schema's defaults (revision 1, one hand-off).
-                return (PaymentJournal.checked(created, db), false)
+                return (created, false)
             }
             if let existing = try PaymentJournal.fetchEntry(db, draft.id) {
-                guard existing.provider == draft.provider, existing.amount == draft.amount else {
+                guard existing.provider == draft.provider, existing.amount == draft.amount,
+                    existing.squareLocationID == draft.squareLocationID
+                else {
                     throw HandoffError(
                         .paymentMismatch,
-                        "Payment \(draft.id) exists for another provider or amount; use a new payment ID for a different payment."
+                        "Payment \(draft.id) exists for another provider, amount or Square location; use a new payment ID for a different payment."
                     )
                 }
                 switch existing.state {
@@ -119,7 +129,12 @@ extension PaymentJournal {
                         .outcomeUnknown,
                         "Payment \(draft.id) timed out and may have been charged; check the POS app or the provider first, then resolve it or pass reopening: true (--reopen)."
                     )
-                case .completed, .tampered, .late, .resolved:
+                case .tampered where !reopening:
+                    throw HandoffError(
+                        .outcomeUnknown,
+                        "Payment \(draft.id) had an answer that does not match its request (tampered) and may have been charged; check with the provider first (tender journal reconcile), then resolve it or pass reopening: true (--reopen)."
+                    )
+                case .completed, .late, .resolved:
                     throw HandoffError(
                         .paymentFinished,
                         "Payment \(draft.id) already ended (\(existing.state)); start a new payment with a new ID."
@@ -127,7 +142,7 @@ extension PaymentJournal {
                 default:
                     break
                 }
-                if let kept = existing.foreignTransactionID, kept != draft.foreignTransactionID {
+                if existing.foreignTransactionID != draft.foreignTransactionID {
                     // The hand-off read the payment's own foreign-tx-id before it wrote; another process wrote the
                     // payment with another one meanwhile. SumUp must see one ID per payment (it refuses a second charge
                     // with the same one), so nothing is sent with this one.
@@ -137,8 +152,7 @@ extension PaymentJournal {
                     )
                 }
                 let endpoints = Array(Set(try PaymentJournal.endpoints(db, draft.id) + draft.endpoints)).sorted()
-                // Either hand-off may be the one the POS app took: the types any of them allowed. A payment written
-                // before the journal kept them stays without (any type matches).
+                // Either hand-off may be the one the POS app took: the types any of them allowed.
                 let tenderTypes = existing.squareTenderTypes.map { $0.union(draft.squareTenderTypes ?? []) }
                 try PaymentJournal.insertToken(db, draft, at: now, expiresAt: expiresAt)
                 let reopened = try PaymentJournal.transition(
@@ -151,7 +165,6 @@ extension PaymentJournal {
                     change: .reopening(
                         expiresAt: expiresAt,
                         endpoints: PaymentJournal.encodeEndpoints(endpoints),
-                        foreignTransactionID: draft.foreignTransactionID,
                         squareTenderTypes: JournalEntry.journalText(tenderTypes)
                     )
                 )
@@ -167,31 +180,12 @@ extension PaymentJournal {
 
     /// Notes that the opener reported the POS app open: a fact about the hand-off, not a change of state
     /// (the callback may already have been recorded when the opener returns).
-    /// - Parameter answered: the entry the payment's answer left, when this process recorded it during the opening.
-    ///   If the payment is still that entry (same revision, opening and acknowledgement), the note is the only change
-    ///   and the entry is not read again.
     /// - Returns: the entry as it stands after the note, or `nil` if it is gone.
     @discardableResult
-    func markOpened(_ id: PaymentID, answered: JournalEntry? = nil) throws -> JournalEntry? {
+    func markOpened(_ id: PaymentID) throws -> JournalEntry? {
         let now = clock.now()
         return try write("opened") { db in
-            if let answered, answered.id == id {
-                let changed = try db.run(
-                    JournalSQL.markOpenedIfUnchanged,
-                    [
-                        "now": now.journalTime, "id": id.rawValue, "revision": answered.revision,
-                        "openedAt": answered.openedAt?.journalTime,
-                        "acknowledgedAt": answered.acknowledgedAt?.journalTime,
-                    ]
-                )
-                if changed == 1 {
-                    var entry = answered
-                    entry.openedAt = now.inJournal
-                    return PaymentJournal.checked(entry, db)
-                }
-            }
-            try db.run(JournalSQL.markOpened, ["now": now.journalTime, "id": id.rawValue])
-            return try PaymentJournal.fetchEntry(db, id)
+            try PaymentJournal.returning(db, JournalSQL.markOpened, ["now": now.journalTime, "id": id.rawValue])
         }
     }
 
@@ -225,10 +219,20 @@ extension PaymentJournal {
         }
     }
 
-    /// Records a callback: one guarded transition of the payment its token belongs to (SEC-2), or nothing.
+    /// Records a callback whose token was issued: every such answer is kept, in one transaction (SEC-2).
     ///
-    /// One transaction: the lookup by token, then the change decided from what it read. A callback that changes
-    /// nothing (forged, replayed) ends its transaction without a commit, so nothing is written or synced for it.
+    /// * An answer the journal has already (``CallbackFacts/answerKey(tokenDigest:report:)``: the same token, endpoint, report
+    ///   and echo) is a duplicate: nothing changes, and the transaction ends without a commit (a replay writes nothing).
+    /// * A payment still waiting for its answer (``PaymentState/acceptsCallback``) takes it: ``PaymentState/completed``,
+    ///   ``PaymentState/late``, or ``PaymentState/tampered`` for an answer that does not match the request (SEC-5),
+    ///   which flags it (``JournalEntry/disputedAt``) and leaves it waiting for its genuine answer.
+    /// * A payment that ended keeps its state and outcome (REL-2); the answer goes into its history. A tampered answer,
+    ///   or a second, different answer to the hand-off whose answer the payment took, flags it and delivers it again
+    ///   (its answers disagree); another hand-off's answer (a reopened payment's, a possible second charge) does not,
+    ///   but is compared with an outcome the provider's server proved (``compareLateAnswer(_:_:with:at:)``). An answer
+    ///   that repeats the payment's own answer in other bytes is a duplicate.
+    ///
+    /// Every answer kept has its redacted report as the note of its history row.
     func recordCallback(_ facts: CallbackFacts) throws -> (disposition: CallbackDisposition, entry: JournalEntry?) {
         guard let digest = facts.tokenDigest else { return (.unsolicited, nil) }
         let now = clock.now()
@@ -236,52 +240,75 @@ extension PaymentJournal {
             guard let found = try PaymentJournal.tokenMatch(db, digest) else {
                 return ((.unsolicited, nil), commit: false)
             }
-            guard found.entry.state.acceptsCallback else {
-                // The payment has ended. Its token answered before (it is the payment's answering token, or an extra
-                // answer noted): a replay (SEC-2). Never answered: another hand-off's own answer, after the payment
-                // ended with the first (or by hand). The payment stays as it is (REL-2); the answer is noted in its
-                // history and its token marked, so that a replay of it is a duplicate.
-                guard found.tokenAnsweredAt == nil, found.answeredToken.map(Array.init) != digest else {
-                    return ((.duplicate, found.entry), commit: false)
-                }
-                try db.run(
-                    JournalSQL.markTokenAnswered,
-                    ["now": now.journalTime, "tokenHash": Data(digest)],
-                    blob: "tokenHash"
-                )
-                try PaymentJournal.recordEvent(
-                    db,
-                    found.entry.id,
-                    at: now,
-                    kind: .extraAnswer,
-                    from: found.entry.state,
-                    to: found.entry.state,
-                    note: try facts.reported.journalJSON()  // redacted; its transaction ID, for a refund
-                )
-                // The payment's own answer, after the provider's server completed it: compared with what it proved.
-                let checked = try PaymentJournal.compareLateAnswer(db, facts, with: found.entry, at: now)
-                return ((.extraAnswer, checked ?? found.entry), commit: true)
-            }
-            let issued = try PaymentJournal.issued(facts.endpoint, stored: found.endpoints, of: found.entry.id)
-            // The token's own hand-off's expiry; a row without one (not written by Tender) has the payment's.
-            let expiresAt = found.tokenExpiresAt.map(Date.init(journalTime:)) ?? found.entry.expiresAt
+            let entry = found.entry
+            let issued = try PaymentJournal.issued(facts.endpoint, stored: found.endpoints, of: entry.id)
             let decided = PaymentJournal.decide(
                 facts,
-                for: found.entry,
+                for: entry,
                 endpointIssued: issued,
-                expiresAt: expiresAt,
+                expiresAt: Date(journalTime: found.tokenExpiresAt),
                 at: facts.receivedAt.map { min($0, now) } ?? now
             )
-            let entry = try PaymentJournal.transition(
-                db,
-                found.entry,
-                to: decided.state,
-                outcome: decided.outcome,
-                at: now,
-                kind: HandoffEvent.Kind(decided.disposition),
-                change: .answer(tokenDigest: digest)
+            // Redacted; its transaction ID kept, for a refund.
+            let report = try decided.outcome.journalJSON()
+            let kept = try db.run(
+                JournalSQL.insertAnswer,
+                [
+                    "answer": Data(facts.answerKey(tokenDigest: digest, report: report)), "id": entry.id.rawValue,
+                    "now": now.journalTime,
+                ],
+                blob: "answer"
             )
-            return ((decided.disposition, entry), commit: true)
+            guard kept == 1 else { return ((.duplicate, entry), commit: false) }
+            let tampered = decided.disposition == .tampered
+            if entry.state.acceptsCallback {
+                let updated = try PaymentJournal.transition(
+                    db,
+                    entry,
+                    to: decided.state,
+                    outcome: decided.outcome,
+                    at: now,
+                    kind: HandoffEvent.Kind(decided.disposition),
+                    note: report,
+                    change: .answer(tokenDigest: digest, disputes: tampered)
+                )
+                return ((decided.disposition, updated), commit: true)
+            }
+            // The payment has ended. Another answer with the token its answer came with: the same answer in other
+            // bytes is a duplicate; a different one disagrees with it.
+            let sameHandoff = found.answeredToken.map(Array.init) == digest
+            if sameHandoff, !tampered, decided.outcome.sameReport(as: entry.reportedOutcome) {
+                return ((.duplicate, entry), commit: false)
+            }
+            var updated = entry
+            if entry.state != .resolved, tampered || sameHandoff {
+                let arguments: StatementArguments = [
+                    "now": now.journalTime, "id": entry.id.rawValue, "revision": entry.revision,
+                ]
+                guard let disputed = try PaymentJournal.returning(db, JournalSQL.dispute, arguments) else {
+                    throw HandoffError(
+                        .storageFailed,
+                        "Payment \(entry.id) changed while it was being updated; nothing was changed. Try again."
+                    )
+                }
+                updated = disputed
+            }
+            let disposition: CallbackDisposition = tampered ? .tampered : .extraAnswer
+            try PaymentJournal.recordEvent(
+                db,
+                entry.id,
+                at: now,
+                kind: HandoffEvent.Kind(disposition),
+                from: entry.state,
+                to: entry.state,
+                note: report
+            )
+            if !tampered, !sameHandoff,
+                let checked = try PaymentJournal.compareLateAnswer(db, facts, with: updated, at: now)
+            {
+                updated = checked
+            }
+            return ((disposition, updated), commit: true)
         }
     }
 
@@ -309,29 +336,7 @@ extension PaymentJournal {
     /// them (``encodeEndpoints(_:)``).
     /// - Throws: ``HandoffError/Code/journalCorrupt`` when the stored endpoints cannot be read.
     static func issued(_ endpoint: String, stored text: String?, of id: PaymentID) throws -> Bool {
-        // The common case without parsing: the stored text is exactly what ``encodeEndpoints(_:)`` writes for the
-        // one endpoint received (`["…"]` around it, as its text has nothing to escape), so the issued endpoints are
-        // [endpoint]; and identical text matches once it splits as a URL (``CallbackEndpoint/matches(_:anyOf:)``).
-        if let text, storesExactly(text, endpoint), URLParts.splits(endpoint) { return true }
-        return CallbackEndpoint.matches(endpoint, anyOf: try decodeEndpoints(text, of: id))
-    }
-
-    /// Whether `text` is `["`, the bytes of `endpoint`, `"]`, and ``encodeEndpoints(_:)`` writes `endpoint` as it is:
-    /// then `text` is what it writes for `[endpoint]`.
-    private static func storesExactly(_ text: String, _ endpoint: String) -> Bool {
-        var text = text
-        var endpoint = endpoint
-        return text.withUTF8 { stored in
-            endpoint.withUTF8 { received in
-                guard stored.count == received.count + 4, let storedBase = stored.baseAddress,
-                    stored[0] == UInt8(ascii: "["), stored[1] == UInt8(ascii: "\""),
-                    stored[stored.count - 2] == UInt8(ascii: "\""), stored[stored.count - 1] == UInt8(ascii: "]")
-                else { return false }
-                guard let receivedBase = received.baseAddress else { return true }  // `[""]`: the empty endpoint
-                return memcmp(storedBase + 2, receivedBase, received.count) == 0
-                    && !received.contains(where: { JSONValue.needsEscape($0, escapingSlashes: false) })
-            }
-        }
+        CallbackEndpoint.matches(endpoint, anyOf: try decodeEndpoints(text, of: id))
     }
 
     /// SEC-5: every field the POS app echoes must equal what was sent. Of the provider-independent fields,
@@ -341,17 +346,11 @@ extension PaymentJournal {
         return amount == entry.amount
     }
 
-    /// SEC-5 for SumUp: the `foreign-tx-id` a callback echoes must be the one the payment's hand-offs send. An app
-    /// before 1.53.2 echoes none, and a payment written before the journal kept it has none to compare.
-    ///
-    /// A hand-off made before v8 sent its one-time token as the `foreign-tx-id`; if its payment was reopened after
-    /// the upgrade, the payment now has a `foreign-tx-id` of its own, and that first hand-off's genuine answer echoes
-    /// the token. So an echo that is the very token whose digest matched the payment is its hand-off's own.
+    /// SEC-5 for SumUp: the `foreign-tx-id` a callback echoes must be the one the payment's hand-offs send (an app
+    /// before 1.53.2 echoes none).
     static func foreignTransactionIDMatches(_ facts: CallbackFacts, _ entry: JournalEntry) -> Bool {
-        guard let echoed = facts.echoedForeignTransactionID, let sent = entry.foreignTransactionID else { return true }
-        if echoed == sent { return true }
-        guard let digest = facts.tokenDigest else { return false }
-        return OneTimeToken.digest(of: echoed) == digest
+        guard let echoed = facts.echoedForeignTransactionID else { return true }
+        return echoed == entry.foreignTransactionID
     }
 
     /// For a payment the provider's server completed (outcome source `provider`) whose own callback came since: when
@@ -368,7 +367,7 @@ extension PaymentJournal {
         guard entry.state == .completed, let proven = entry.outcome, proven.source == .provider else { return nil }
         let reported = facts.reportedInCurrency(entry.amount.currency).status
         guard (reported == .approved) != (proven.status == .approved) else { return nil }
-        let evidence = entry.verification?.evidence
+        let evidence = entry.verification?.evidence ?? PaymentVerificationEvidence(server: nil, askedAt: now)
         let verification = PaymentVerification(
             verdict: .contradicted,
             reason: .statusMismatch,
@@ -376,18 +375,18 @@ extension PaymentJournal {
                 + "\(proven.status), and it says \(reported): one of them is not what happened, or another attempt "
                 + "charged the customer. Check the payment with the provider, then resolve it.",
             provenOutcome: proven.status,
-            evidence: evidence ?? PaymentVerificationEvidence(server: nil, askedAt: now)
+            evidence: evidence
         )
         let verdict = try ServerVerdict(verification)
-        let time = now.inJournal
-        let changed = try db.run(
+        let changed = try returning(
+            db,
             JournalSQL.contradictLateAnswer,
             [
-                "now": time.journalTime, "id": entry.id.rawValue, "revision": entry.revision,
+                "now": now.journalTime, "id": entry.id.rawValue, "revision": entry.revision,
                 "verificationNote": verdict.note, "verificationReason": verdict.reason,
             ]
         )
-        guard changed == 1 else { return nil }
+        guard let changed else { return nil }
         try recordEvent(
             db,
             entry.id,
@@ -397,18 +396,7 @@ extension PaymentJournal {
             to: entry.state,
             note: try verification.journalJSON()
         )
-        var updated = entry
-        updated.revision += 1
-        updated.updatedAt = time
-        updated.acknowledgedAt = nil
-        updated.verification = JournalEntry.Verification(
-            verdict: .contradicted,
-            verifiedAt: time,
-            note: verdict.note,
-            reason: .statusMismatch,
-            evidence: evidence
-        )
-        return checked(updated, db)
+        return changed
     }
 
     /// Writes a hand-off's token digest, with the hand-off's own expiry (SEC-4).

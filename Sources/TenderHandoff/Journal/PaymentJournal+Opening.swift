@@ -11,14 +11,12 @@ extension PaymentJournal {
         configuration.busyMode = .timeout(30)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
-            if !db.configuration.readonly {
-                guard try !identify(db, path: path).empty else { throw emptyDatabase(path) }
-            }
+            if !db.configuration.readonly, try isEmpty(db, path: path) { throw emptyDatabase(path) }
         }
         return configuration
     }
 
-    /// A journal opened for reading and writing: the file checked, the pool opened, the schema brought up to date.
+    /// A journal opened for reading and writing: the file checked, then the pool opened.
     ///
     /// Opening is tried again for up to 30 s while another process holds a lock SQLite cannot wait for: a journal file
     /// that is not in WAL mode yet (a restored copy) is switched to it under an exclusive lock, and when several
@@ -41,29 +39,21 @@ extension PaymentJournal {
 
     /// One attempt of ``openForWriting(_:)``: a lock it could not wait for is thrown as SQLite's `DatabaseError`, every
     /// other failure as a ``HandoffError``.
-
     private static func openForWritingOnce(_ files: JournalFiles) throws -> DatabasePool {
         _ = try files.requireDatabase()
+        if let finding = files.damageFinding() {
+            throw HandoffError(
+                .journalCorrupt,
+                "\(files.path) was found damaged (\(finding)); new payments are refused. Keep the file and its -wal and -shm for recovery, move them aside with \((files.damageNote as NSString).lastPathComponent), restore the latest backup or start a new journal, and reconcile open payments with the provider."
+            )
+        }
         if let problem = try files.writeProblem() { throw problem }
+        if let problem = try files.walProblem() { throw problem }
         let path = files.path
         do {
             let pool = try DatabasePool(path: path, configuration: configuration(path))
             // GRDB sets synchronous=NORMAL when it switches the writer to WAL; the journal wants FULL (REL-1).
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            let applied = try pool.read { db in try identify(db, path: path).applied }
-            if applied.count < migrations.count {
-                let ran = try pool.writeWithoutTransaction { db in try migrate(db, path: path) }
-                // The full check after a migration, by whichever process ran it (REL-7).
-                if !ran.isEmpty {
-                    let report = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
-                    guard report == ["ok"] else {
-                        throw HandoffError(
-                            .journalCorrupt,
-                            "\(path) failed its integrity check after its migration (\(report.count) problem(s)); new payments are refused. Keep the file and its -wal and -shm for recovery, move them aside, and reconcile open payments with the provider."
-                        )
-                    }
-                }
-            }
             return pool
         } catch let error as HandoffError {
             throw error
@@ -75,8 +65,8 @@ extension PaymentJournal {
         }
     }
 
-    /// Makes a new journal at `files.path`, where nothing is: built in a file of its own beside it (schema, indexes,
-    /// application ID, all committed and copied out of its `-wal`), then linked into place. A journal is at the path
+    /// Makes a new journal at `files.path`, where nothing is: built in a file of its own beside it (``schema``, in one
+    /// transaction, committed and copied out of its `-wal`), then linked into place. A journal is at the path
     /// whole or not at all, so a process that opens it while another makes it never finds a file half made; when two
     /// make one at once, the first link wins and the other opens it.
     static func createJournal(_ files: JournalFiles) throws {
@@ -105,10 +95,13 @@ extension PaymentJournal {
             configuration.label = "TenderJournal.new"
             configuration.journalMode = .wal
             let queue = try DatabaseQueue(path: draft, configuration: configuration)
-            try queue.writeWithoutTransaction { db in
-                try migrate(db, path: path)
-                try db.checkpoint(.truncate)
+            let journalID = UUID()
+            try queue.write { db in
+                try db.execute(sql: schema)
+                try db.execute(sql: "INSERT INTO journal (id) VALUES (?)", arguments: [journalID.journalText])
+                try db.execute(sql: "PRAGMA user_version = \(userVersion(journalID: journalID))")
             }
+            _ = try queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             try queue.close()
         } catch let error as HandoffError {
             throw error
@@ -151,6 +144,23 @@ extension PaymentJournal {
         return HandoffError(.storageFailed, "The journal cannot be opened. " + storage.message)
     }
 
+    /// Removes what a backup to `destination` that was killed left: its `DEST.partial-<UUID>` files (and their side
+    /// files). Two backups to one destination at once are not supported: the second removes the first's copy, and the
+    /// first then fails, writing nothing at the destination.
+    static func removeLeftovers(of destination: String, in folder: String) {
+        let prefix = (destination as NSString).lastPathComponent + ".partial-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            let id = rest.prefix(36)
+            let suffix = rest.dropFirst(36)
+            guard UUID(journalText: String(id)) != nil, ["", "-wal", "-shm", "-journal"].contains(String(suffix)) else {
+                continue
+            }
+            unlink((folder as NSString).appendingPathComponent(name))
+        }
+    }
+
     /// Copies the journal into a new file at `destination` (see ``backup(to:)``).
     static func backup(from journal: PaymentJournal, to destination: String) throws -> Int {
         if let status = try JournalFiles.status(destination) {
@@ -163,6 +173,7 @@ extension PaymentJournal {
         guard let status = try JournalFiles.status(folder), status.isDirectory else {
             throw HandoffError(.storageFailed, "The folder \(folder) does not exist; make it first, or choose another.")
         }
+        removeLeftovers(of: destination, in: folder)
         let partial = "\(destination).partial-\(UUID().journalText)"
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(partial + suffix) }
@@ -193,7 +204,7 @@ extension PaymentJournal {
         } catch let error as HandoffError {
             throw error
         } catch {
-            let storage = storageError(error, writing: true, path: partial)
+            let storage = storageError(error, writing: true, path: partial, notingDamage: false)
             throw HandoffError(storage.code, "The backup to \(destination) failed. " + storage.message)
         }
         if let code = place(partial, at: destination) {
@@ -219,13 +230,19 @@ extension PaymentJournal {
 ///   payment is seen, including those only in the `-wal`, and nothing is written.
 /// * **no `-wal`, or an empty one without `-shm`** (the journal was closed): everything is in the journal file, and
 ///   SQLite can read it with `immutable=1`, which opens nothing beside it and takes no lock. That is safe only while
-///   nothing writes the file, and `immutable` cannot tell: so the files' sizes, times and inodes are compared before and
-///   after the read. A writer that came meanwhile leaves `-wal` and `-shm` there while it is open, and changes the
-///   journal file's times when it copies its `-wal` in; then the read is thrown away and made again, now as a WAL
-///   reader. `immutable=1` is never used while a `-wal` holds data: it would not see it.
-/// * **a `-wal` with data and no `-shm`**: cannot be read without making the `-shm`; reported, with what to do.
+///   nothing writes the journal file itself, and `immutable` cannot tell: so the journal file's size, times and inode
+///   are compared before and after the read. A writer that comes meanwhile writes its `-wal` first, which this read
+///   does not see (it reads the journal as it was); only its copying of the `-wal` into the journal file (a
+///   checkpoint, when it closes) changes the file, and then the read is thrown away and made again. `immutable=1` is
+///   never used while a `-wal` holds data: it would not see it.
+/// * **a `-wal` with data and no `-shm`**: cannot be read without making the `-shm`. A writer that closes deletes its
+///   `-shm` just before its (copied) `-wal`, so it is tried again for a while; past that, it is reported.
 ///
-/// A connection is opened for each read and closed after it, so that no `immutable` connection outlives the check.
+/// Writers come and go while a journal is read (a till paying beside an operator's listing, the fleet sync beside the
+/// app): their side files appear and vanish between a look and an open, SQLite answers busy while one recovers the
+/// `-wal`, a checkpoint rewrites the journal file under an `immutable` read. Each is a reason to read again, not an
+/// error: a read is made again, after a short pause, until it succeeds or ``patience`` has passed. A connection is
+/// opened for each read and closed after it, so that no `immutable` connection outlives the check.
 enum ReadOnlyJournal {
     /// How a read opens the file.
     enum Access: Equatable {
@@ -235,77 +252,114 @@ enum ReadOnlyJournal {
         case walReader
     }
 
+    /// How long a read is made again while writers are in its way: 10 s.
+    static let patience: TimeInterval = 10
+
+    /// A read that met a writer: made again, or reported once ``patience`` has passed.
+    struct WriterInTheWay: Error {
+        /// What to report if it goes on.
+        var error: HandoffError
+    }
+
     /// How to read the journal as its files are now.
+    /// - Throws: ``WriterInTheWay`` when a side file vanished between the look and the check, or a `-wal` holds data
+    ///   without its `-shm`; ``HandoffError/Code/storageFailed`` when a side file cannot be read.
     static func strategy(_ files: JournalFiles, _ snapshot: [JournalFiles.Status?]) throws -> Access {
         let (wal, shm) = (snapshot[1], snapshot[2])
         for (side, status) in [(files.wal, wal), (files.shm, shm)] {
-            if let status, access(side, R_OK) != 0 {
-                throw HandoffError(
-                    .storageFailed,
-                    "\(side) cannot be read (\(String(cString: strerror(errno))); mode \(status.permissions), owner uid \(status.owner)): it is part of the journal, and reading the journal reads it. Run as the journal's owner, or give it read permission."
-                )
-            }
+            guard let status, access(side, R_OK) != 0 else { continue }
+            let code = errno
+            let error = HandoffError(
+                .storageFailed,
+                "\(side) cannot be read (\(String(cString: strerror(code))); mode \(status.permissions), owner uid \(status.owner)): it is part of the journal, and reading the journal reads it. Run as the journal's owner, or give it read permission."
+            )
+            // Gone since the look: a writer closed the journal.
+            if code == ENOENT { throw WriterInTheWay(error: error) }
+            throw error
         }
         guard let wal else { return .immutable }
         if shm != nil { return .walReader }
         guard wal.size == 0 else {
-            throw HandoffError(
-                .storageFailed,
-                "\(files.wal) holds changes that are not in \(files.path) yet, and \(files.shm) is missing: the journal cannot be read without making it. Open the journal once for writing as its owner (the app, or a command that writes such as 'tender journal prune'); do not delete \(files.wal)."
+            throw WriterInTheWay(
+                error: HandoffError(
+                    .storageFailed,
+                    "\(files.wal) holds changes that are not in \(files.path) yet, and \(files.shm) is missing: the journal cannot be read without making it. Open the journal for writing as its owner (the app, or a command that writes such as 'tender journal prune'), which checks that the -wal is this journal's before it copies it in; do not delete \(files.wal)."
+                )
             )
         }
         return .immutable
     }
 
-    /// Checks, in one read, that the file is a journal that can be read without migrating it.
+    /// Checks, in one read, that the file is a journal this Tender reads.
     static func checkReadable(_ files: JournalFiles) throws {
         let path = files.path
-        try read(files, attempts: 3) { db in
-            let contents = try PaymentJournal.identify(db, path: path)
-            if contents.empty { throw PaymentJournal.emptyDatabase(path) }
-            guard contents.applied.contains(PaymentJournal.readableFrom) else {
-                throw HandoffError(
-                    .storageFailed,
-                    "\(path) was written by an older Tender and must be brought up to date before it can be read without writing: open it once for writing (the app, or a command that writes such as 'tender journal prune')."
-                )
+        try read(files) { db in
+            if try PaymentJournal.isEmpty(db, path: path) { throw PaymentJournal.emptyDatabase(path) }
+        }
+    }
+
+    /// Runs `body` in a read transaction of a connection that writes nothing, made again while writers are in its way
+    /// (see ``ReadOnlyJournal``), for up to ``patience`` after the first attempt that met one.
+    static func read<T>(_ files: JournalFiles, _ body: (Database) throws -> T) throws -> T {
+        // Counted from the first failure: a long first read (a large journal's backup) still gets its retries.
+        var deadline: Date?
+        var pause = 0.005
+        while true {
+            do {
+                return try readOnce(files, body)
+            } catch let inTheWay as WriterInTheWay {
+                let giveUp = deadline ?? Date().addingTimeInterval(patience)
+                deadline = giveUp
+                guard Date() < giveUp else { throw inTheWay.error }
+                Thread.sleep(forTimeInterval: pause * Double.random(in: 0.5...1))
+                pause = min(pause * 2, 0.2)
             }
         }
     }
 
-    /// Runs `body` in a read transaction of a connection that writes nothing, made again (up to `attempts` times) when
-    /// a read without locks finds that another process changed the files meanwhile.
-    static func read<T>(_ files: JournalFiles, attempts: Int, _ body: (Database) throws -> T) throws -> T {
-        var attempt = 0
-        while true {
-            attempt += 1
-            let before = try files.snapshot()
-            let access = try strategy(files, before)
-            let result: Result<T, any Error>
-            do {
-                let queue = try DatabaseQueue(path: uri(files.path, access), configuration: configuration())
-                defer { try? queue.close() }
-                result = .success(try queue.read(body))
-            } catch {
-                result = .failure(error)
-            }
-            if access == .immutable, try files.snapshot() != before {
-                // Written meanwhile: what was read may mix two states of the file (or failed for it).
-                guard attempt < attempts else {
-                    throw HandoffError(
-                        .storageFailed,
-                        "\(files.path) was changed by another process while it was being read; read it again."
-                    )
-                }
-                continue
-            }
-            switch result {
-            case .success(let value):
-                return value
-            case .failure(let error as HandoffError):
-                throw error
-            case .failure(let error):
-                throw PaymentJournal.storageError(error, writing: false, path: files.path)
-            }
+    /// One attempt of ``read(_:_:)``.
+    /// - Throws: ``WriterInTheWay`` for what a writer can cause (a side file gone or not there yet, SQLite busy, a
+    ///   journal file rewritten under an `immutable` read); any other error as the read's error.
+    private static func readOnce<T>(_ files: JournalFiles, _ body: (Database) throws -> T) throws -> T {
+        let before = try files.snapshot()
+        let access = try strategy(files, before)
+        let result: Result<T, any Error>
+        do {
+            let queue = try DatabaseQueue(path: uri(files.path, access), configuration: configuration())
+            defer { try? queue.close() }
+            result = .success(try queue.read(body))
+        } catch {
+            result = .failure(error)
+        }
+        if access == .immutable, try JournalFiles.status(files.path) != before[0] {
+            // Rewritten meanwhile (a checkpoint): what was read may mix two states of the file, or failed for it.
+            throw WriterInTheWay(
+                error: HandoffError(
+                    .storageFailed,
+                    "\(files.path) was changed by other processes all the time it was being read, for \(Int(patience)) s; read it again."
+                )
+            )
+        }
+        switch result {
+        case .success(let value):
+            return value
+        case .failure(let error as HandoffError):
+            throw error
+        case .failure(let error as DatabaseError) where writerMayCause(error):
+            throw WriterInTheWay(error: PaymentJournal.storageError(error, writing: false, path: files.path))
+        case .failure(let error):
+            throw PaymentJournal.storageError(error, writing: false, path: files.path)
+        }
+    }
+
+    /// Whether a writer can cause the error of a read: SQLite busy or locked (a writer recovering the `-wal`), a file
+    /// it could not open (a side file gone between the look and the open), a `-shm` it cannot use read-only yet, or the
+    /// `-wal`'s protocol changing under it.
+    static func writerMayCause(_ error: DatabaseError) -> Bool {
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_CANTOPEN, .SQLITE_PROTOCOL: true
+        case .SQLITE_READONLY: error.extendedResultCode != .SQLITE_READONLY
+        default: false
         }
     }
 

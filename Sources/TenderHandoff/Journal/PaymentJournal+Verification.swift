@@ -28,17 +28,22 @@ extension PaymentJournal {
     /// | payment | confirmed | contradicted |
     /// |---|---|---|
     /// | completed, by a callback | assurance `verified_with_provider` | flagged; delivered again |
-    /// | unknown, or pending past its expiry | `completed` with the outcome the server proves (source `provider`) | `unknown`, flagged; delivered again |
+    /// | unknown, tampered, or pending past its expiry | `completed` with the outcome the server proves (source `provider`) | `unknown` (or `tampered`), flagged; delivered again |
     /// | anything else | nothing | nothing |
     ///
     /// The verdict, its reason and the evidence go on the payment's row (``JournalEntry/verification``), and the
     /// whole verification, as JSON, into its history. An `unverifiable` answer (not found yet, ambiguous, pending, no
     /// lookup API) records nothing, and neither does a confirmation that proves no outcome.
     ///
-    /// A verdict on a record a search found (``claimableIDs(_:of:)``) is recorded only if none of the record's IDs is
-    /// already another payment's transaction ID (looked up through `payment_by_transaction`, in the same transaction
-    /// as the write, so two payments cannot both take one record): otherwise nothing is recorded and the answer
-    /// becomes `unverifiable` (``PaymentVerification/Reason/claimedByAnotherPayment``).
+    /// **One record confirms one payment.** In the same transaction, the record IDs the verdict rests on (the order,
+    /// payment and transaction IDs of its evidence) are looked up in `provider_record`, the journal's table of the
+    /// records each confirmed payment holds (one row per record, its key the provider and the record's ID). A record
+    /// another payment holds proves nothing about this one: the verdict becomes `claimed_by_another_payment`,
+    /// `contradicted` when the payment's callback named the record (its reported transaction ID is one of the
+    /// record's IDs: the answer is not the payment the provider took), `unverifiable` when the verifier found it some
+    /// other way (a search: nothing is recorded). A record a search found that is another payment's reported
+    /// transaction ID is no proof either (`unverifiable`). A confirmation that is recorded claims its records for the
+    /// payment.
     /// - Returns: the payment as it stands afterwards, whether anything was recorded, and the answer that was
     ///   (`verification`, or the `claimed_by_another_payment` answer that replaced it).
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/paymentNotFound`` when the payment is gone, or a storage
@@ -48,8 +53,6 @@ extension PaymentJournal {
         of entry: JournalEntry
     ) throws -> (entry: JournalEntry, recorded: Bool, verification: PaymentVerification) {
         guard verification.verdict != .unverifiable else { return (entry, false, verification) }
-        let verdict = try ServerVerdict(verification)
-        let history = try verification.journalJSON()
         let now = clock.now()
         return try transaction("verify") { db in
             let current = try PaymentJournal.requireEntry(db, entry.id)
@@ -58,64 +61,76 @@ extension PaymentJournal {
             guard current.revision == entry.revision, current.state == entry.state, current.verification == nil else {
                 return ((current, false, verification), commit: false)
             }
-            if let claimed = try PaymentJournal.claimed(db, verification, of: current) {
-                return ((current, false, claimed), commit: false)
+            let answer = try PaymentJournal.heldByAnother(db, verification, of: current) ?? verification
+            guard answer.verdict != .unverifiable else { return ((current, false, answer), commit: false) }
+            let ((after, recorded), commit) = try PaymentJournal.record(db, answer, of: current, at: now)
+            if recorded, answer.verdict == .confirmed {
+                for recordID in PaymentJournal.recordIDs(answer.evidence) {
+                    try db.run(
+                        JournalSQL.claimRecord,
+                        ["provider": current.provider.rawValue, "recordID": recordID, "id": current.id.rawValue]
+                    )
+                }
             }
-            let ((after, recorded), commit) = try PaymentJournal.record(
-                db,
-                verification,
-                verdict,
-                history: history,
-                of: current,
-                at: now
-            )
-            return ((after, recorded, verification), commit: commit)
+            return ((after, recorded, answer), commit: commit)
         }
     }
 
-    /// The IDs of the records a verdict attributes to `entry` without having looked them up by the payment's own keys:
-    /// the payments a Square search found (their IDs and orders), or the SumUp transaction found by the callback's code
-    /// for a payment without a `foreign-tx-id` of its own (its code and ID). Empty for a verdict that proves no
-    /// outcome of the payment (a rejection: another amount, no such order, …), and for records looked up by the
-    /// payment's own keys (Square's order of the callback's `transaction_id`, SumUp's transaction of the payment's
-    /// `foreign-tx-id`).
-    static func claimableIDs(_ verification: PaymentVerification, of entry: JournalEntry) -> [String] {
-        guard verification.provenOutcome != nil else { return [] }
-        let evidence = verification.evidence
-        switch entry.provider {
-        case .square where evidence.searchWindow != nil:
-            return evidence.records.flatMap { [$0.id, $0.orderID].compactMap { $0 } }
-        case .sumUp:
-            return evidence.records.filter {
-                $0.kind == PaymentVerificationEvidence.Record.sumUpTransaction
-                    && (entry.foreignTransactionID == nil || $0.foreignTransactionID != entry.foreignTransactionID)
-            }.flatMap { [$0.transactionCode, $0.id].compactMap { $0 } }
-        default:
-            return []
-        }
+    /// The IDs of the provider's records a verdict rests on: the order looked up, and each record's ID, order and
+    /// transaction code.
+    static func recordIDs(_ evidence: PaymentVerificationEvidence) -> [String] {
+        let ids = [evidence.orderID] + evidence.records.flatMap { [$0.id, $0.orderID, $0.transactionCode] }
+        return Array(Set(ids.compactMap { $0 }.filter { !$0.isEmpty })).sorted()
     }
 
-    /// `claimed_by_another_payment` in place of `verification` when one of its ``claimableIDs(_:of:)`` is another
-    /// payment's transaction ID; `nil` when none is.
-    static func claimed(
+    /// `claimed_by_another_payment` in place of `verification` when a record it rests on is another payment's: one
+    /// that payment's confirmation claimed, or, for a record the verifier found by searching, that payment's reported
+    /// transaction ID. `nil` when no other payment holds any.
+    static func heldByAnother(
         _ db: Database,
         _ verification: PaymentVerification,
         of entry: JournalEntry
     ) throws -> PaymentVerification? {
-        for id in Set(PaymentJournal.claimableIDs(verification, of: entry)).sorted() where !id.isEmpty {
-            guard
-                let holder = try String.fetchOne(
+        let ids = recordIDs(verification.evidence)
+        // The callback named the record (its transaction ID is one of the record's), or the record carries the
+        // payment's own SumUp foreign-tx-id: either way it was looked up as this payment's.
+        let reported = entry.outcome?.source == .callback ? entry.outcome?.transactionID : nil
+        let named =
+            reported.map(ids.contains) == true
+            || (entry.foreignTransactionID != nil
+                && verification.evidence.records.contains { $0.foreignTransactionID == entry.foreignTransactionID })
+        for recordID in ids {
+            let arguments: StatementArguments = [
+                "provider": entry.provider.rawValue, "recordID": recordID, "id": entry.id.rawValue,
+            ]
+            var holder = try String.fetchOne(db.cachedStatement(sql: JournalSQL.recordHolder), arguments: arguments)
+            if holder == nil, !named {
+                holder = try String.fetchOne(
                     db.cachedStatement(sql: JournalSQL.claimedTransaction),
-                    arguments: ["transactionID": id, "provider": entry.provider.rawValue, "id": entry.id.rawValue]
+                    arguments: [
+                        "transactionID": recordID, "provider": entry.provider.rawValue, "id": entry.id.rawValue,
+                    ]
                 )
-            else { continue }
+            }
+            guard let holder else { continue }
+            let said = "(The verifier said: \(verification.verdict), \(verification.reason).)"
+            if named {
+                return PaymentVerification(
+                    verdict: .contradicted,
+                    reason: .claimedByAnotherPayment,
+                    message: "The provider's record \(recordID), which the POS app's answer named for payment "
+                        + "\(entry.id), is already payment \(holder)'s in this journal: one record confirms one "
+                        + "payment, so this answer is not a payment the provider took for \(entry.id). \(said) Check "
+                        + "both payments with the provider, then resolve this one.",
+                    evidence: verification.evidence
+                )
+            }
             return PaymentVerification(
                 verdict: .unverifiable,
                 reason: .claimedByAnotherPayment,
-                message: "The server's record \(id), which the verifier found by searching, is already the transaction "
-                    + "of payment \(holder) in this journal: it proves nothing about payment \(entry.id), and nothing "
-                    + "was recorded. (The verifier said: \(verification.verdict), \(verification.reason).) Match the "
-                    + "payment by hand in the provider's dashboard.",
+                message: "The provider's record \(recordID), which the verifier found by searching, is already payment "
+                    + "\(holder)'s in this journal: it proves nothing about payment \(entry.id), and nothing was "
+                    + "recorded. \(said) Match the payment by hand in the provider's dashboard.",
                 evidence: verification.evidence
             )
         }
@@ -126,20 +141,19 @@ extension PaymentJournal {
     private static func record(
         _ db: Database,
         _ verification: PaymentVerification,
-        _ verdict: ServerVerdict,
-        history: String,
         of current: JournalEntry,
         at now: Date
     ) throws -> ((JournalEntry, Bool), commit: Bool) {
+        let verdict = try ServerVerdict(verification)
+        let history = try verification.journalJSON()
         switch current.state {
         case .completed where current.outcome?.source == .callback:
             var arguments: StatementArguments = [
                 "now": now.journalTime, "id": current.id.rawValue, "revision": current.revision,
             ]
             arguments += verdict.arguments
-            guard try db.run(JournalSQL.verification(verdict.verdict), arguments) == 1 else {
-                return ((current, false), commit: false)
-            }
+            guard let verified = try PaymentJournal.returning(db, JournalSQL.verification(verdict.verdict), arguments)
+            else { return ((current, false), commit: false) }
             try PaymentJournal.recordEvent(
                 db,
                 current.id,
@@ -149,10 +163,10 @@ extension PaymentJournal {
                 to: current.state,
                 note: history
             )
-            return ((try PaymentJournal.requireEntry(db, current.id), true), commit: true)
-        case .unknown, .pending:
+            return ((verified, true), commit: true)
+        case .unknown, .tampered, .pending:
             // A pending payment still waits for its callback until it expires.
-            guard current.state == .unknown || current.expiresAt <= now else {
+            guard current.state != .pending || current.expiresAt <= now else {
                 return ((current, false), commit: false)
             }
             let changed: JournalEntry?
@@ -169,10 +183,11 @@ extension PaymentJournal {
                     change: .verification(verdict)
                 )
             } else {
+                // Contradicted, an expired pending payment is unknown; an unknown or tampered one stays as it is.
                 changed = try PaymentJournal.transitionIfUnchanged(
                     db,
                     current,
-                    to: .unknown,
+                    to: current.state == .pending ? .unknown : current.state,
                     outcome: nil,
                     at: now,
                     kind: .contradicted,
@@ -203,23 +218,5 @@ extension PaymentJournal {
             assurance: .verifiedWithProvider,
             source: .provider
         )
-    }
-
-    /// Records a verdict on a completed payment's callback: ``record(_:of:)``, which must record it unless it found
-    /// the record to be another payment's (then the entry is returned as it is).
-    /// - Throws: ``HandoffError`` with ``HandoffError/Code/notVerifiable`` when nothing was recorded: the entry
-    ///   changed meanwhile, or is not a completed payment with a callback's outcome and no verdict yet.
-    func recordVerification(of entry: JournalEntry, _ verification: PaymentVerification) throws -> JournalEntry {
-        let (verified, recorded, answer) = try record(verification, of: entry)
-        // A record a search found that is another payment's proves nothing: as for any unverifiable answer, the entry
-        // comes back as it was.
-        if answer.verdict == .unverifiable { return verified }
-        guard recorded else {
-            throw HandoffError(
-                .notVerifiable,
-                "Payment \(entry.id) changed while it was being verified; nothing was recorded. Verify it again."
-            )
-        }
-        return verified
     }
 }

@@ -7,10 +7,9 @@ import TenderProviderAPI
 /// app and updated exactly once by its callback.
 ///
 /// The file is opened in WAL mode with `synchronous=FULL` (a committed transaction survives a process
-/// crash and, on storage that honours fsync, a power loss) and migrated through versioned migrations (REL-7).
-/// Opening does only constant-time work (the file's header, its application ID, the migrations it has), so an app's
-/// launch does not pay for the journal's history; ``check(full:)`` checks the whole file on demand, and runs after
-/// a migration. A damaged file is reported with ``HandoffError/Code/journalCorrupt`` and is never silently replaced;
+/// crash and, on storage that honours fsync, a power loss); its header holds its application ID and schema version
+/// (REL-7). Opening does only constant-time work (the file's header and the names of its tables), so an app's
+/// launch does not pay for the journal's history; ``check(full:)`` checks the whole file on demand. A damaged file is reported with ``HandoffError/Code/journalCorrupt`` and is never silently replaced;
 /// only a path where nothing exists becomes a new journal (``OpenMode/create``).
 ///
 /// A journal is safe to use from many tasks at once, and several processes may open the same file:
@@ -47,9 +46,8 @@ public final class PaymentJournal: Sendable {
 
     let storage: Storage
     let faults: StorageFaults?
-    /// Where ``offloaded(_:)`` runs the journal's blocking work: a serial queue of the journal's own, and the task
-    /// executor `HandoffCoordinator.pay` prefers.
-    let queue = JournalQueue()
+    /// Where ``offloaded(_:)`` runs the journal's blocking work: a serial queue of the journal's own.
+    private let queue = DispatchQueue(label: "tender.journal")
     /// Whether ``close()`` ran: later calls say so, instead of GRDB's error about a closed connection.
     private let closed = Locked(false)
 
@@ -103,6 +101,16 @@ public final class PaymentJournal: Sendable {
 
     // MARK: Reading
 
+    /// The journal's own random ID, made with it: what tells it from every other journal (the fleet sync names the
+    /// journal by it; the first 24 bits are in the file's header, so that another journal's `-wal` is never copied in).
+    public func journalID() throws -> UUID {
+        try read { db in
+            guard let text = try String.fetchOne(db, sql: "SELECT id FROM journal"), let id = UUID(journalText: text)
+            else { throw JournalEntry.damaged("journal.id") }
+            return id
+        }
+    }
+
     /// The payment with this ID, or `nil`.
     public func entry(_ id: PaymentID) throws -> JournalEntry? {
         try read { db in try PaymentJournal.fetchEntry(db, id) }
@@ -116,19 +124,46 @@ public final class PaymentJournal: Sendable {
         return entries
     }
 
-    /// Calls `body` with each payment that `filter` selects, oldest first, one at a time: memory stays constant
-    /// however many there are. Each state is read through an index in creation order, so `body` sees the payments of a
-    /// state without the others being read.
+    /// Calls `body` with each payment that `filter` selects, oldest first (by creation, then ID), one at a time:
+    /// memory stays constant however many there are. Each state is read through an index in creation order, so `body`
+    /// sees the payments of a state without the others being read.
     ///
-    /// The payments are read in one read transaction: a consistent snapshot, which changes made meanwhile do not
-    /// enter. A read-only journal read without side files is read without locks, and checked afterwards not to have
-    /// changed: if another process wrote it meanwhile, this throws ``HandoffError/Code/storageFailed`` after `body`
-    /// saw some payments (read again).
+    /// The payments are read in pages of ``listingPageSize``, each in one read transaction (a consistent snapshot),
+    /// the next one after the last payment of the one before: no payment is seen twice or skipped, and a payment that
+    /// changes while the listing goes on is seen as it was when its page was read. A page is read again while other
+    /// processes' writing is in its way (``OpenMode/readOnly``), before `body` sees any of it.
     public func forEachEntry(
         matching filter: JournalFilter = JournalFilter(),
         _ body: (JournalEntry) throws -> Void
     ) throws {
-        try read(retrying: false) { db in try PaymentJournal.forEachEntry(db, filter, body) }
+        var remaining = filter.limit.map { max(0, $0) } ?? Int.max
+        var after: (createdAt: Date, id: PaymentID)?
+        while remaining > 0 {
+            let cursor = after
+            let size = min(remaining, PaymentJournal.listingPageSize)
+            let page = try read { db in try PaymentJournal.entries(db, filter, after: cursor, limit: size) }
+            for entry in page { try body(entry) }
+            remaining -= page.count
+            guard page.count == size, let last = page.last else { return }
+            after = (last.createdAt, last.id)
+        }
+    }
+
+    /// How many payments ``forEachEntry(matching:_:)`` reads at a time.
+    public static let listingPageSize = 500
+
+    /// The payment's history, oldest first: a row for each change the journal recorded about it, in the transaction
+    /// that made the change. Empty when no payment has the ID. Read through an index of each payment's rows.
+    public func history(of id: PaymentID) throws -> [PaymentEvent] {
+        try read { db in try PaymentJournal.fetchHistory(db, id) }
+    }
+
+    /// The payment with this ID and its history, read together (one read transaction), or `nil`.
+    package func entryWithHistory(_ id: PaymentID) throws -> (entry: JournalEntry, history: [PaymentEvent])? {
+        try read { db in
+            guard let entry = try PaymentJournal.fetchEntry(db, id) else { return nil }
+            return (entry, try PaymentJournal.fetchHistory(db, id))
+        }
     }
 
     /// Payments the app has not acknowledged since they left ``PaymentState/pending``: what to deliver at launch.
@@ -147,9 +182,14 @@ public final class PaymentJournal: Sendable {
     /// Checks the whole file on demand (REL-7): SQLite's `PRAGMA integrity_check` (`full`, every page, index and
     /// constraint; seconds for a million payments) or `PRAGMA quick_check` (the same without comparing indexes to their
     /// tables), and with `full`, `PRAGMA foreign_key_check` (every token and event has its payment).
+    ///
+    /// A journal found damaged is refused by writers from then on, as a read that meets damage refuses it: the finding
+    /// is noted beside the journal (``damageNotePath``; the journal and its side files are not touched, and a journal
+    /// opened ``OpenMode/readOnly`` only leaves that note), and opening it for writing throws
+    /// ``HandoffError/Code/journalCorrupt`` until it is moved aside with its note, or the note removed after a repair.
     /// - Returns: `["ok"]` for a sound file; otherwise the problems found, one a line.
     public func check(full: Bool = true) throws -> [String] {
-        try read { db in
+        let problems = try read { db in
             var problems = try String.fetchAll(db, sql: full ? "PRAGMA integrity_check" : "PRAGMA quick_check")
             if problems == ["ok"] { problems = [] }
             if full {
@@ -160,9 +200,19 @@ public final class PaymentJournal: Sendable {
                     problems.append("row \(rowid.map(String.init) ?? "?") of \(table) has no \(parent) row")
                 }
             }
-            return problems.isEmpty ? ["ok"] : problems
+            return problems
         }
+        guard let first = problems.first else { return ["ok"] }
+        let kind = full ? "full check" : "quick check"
+        JournalFiles(path: path).noteDamage(
+            "its \(kind) of \(JournalEntry.timestamp(clock.now())) found \(problems.count) problem(s), the first: \(first)"
+        )
+        return problems
     }
+
+    /// Where a check or a read that found the journal damaged notes it (`journal.sqlite-damaged`): while that file is
+    /// there, the journal is refused by writers.
+    public var damageNotePath: String { JournalFiles(path: path).damageNote }
 
     // MARK: Changes the app makes
 
@@ -348,10 +398,11 @@ public final class PaymentJournal: Sendable {
     /// A journal call can wait: on `fsync` (`synchronous=FULL`), on another process's write lock (up to the busy
     /// time-out), on a slow disk. Run from async code, such a wait would hold one of the few threads of Swift's
     /// cooperative pool (one a core) and stall every other task of the app; run here, it holds a thread of the
-    /// journal's queue only. Every async API of the hand-off goes through it. Called from the queue already (in
-    /// `pay`, whose task prefers the queue as its executor), `work` runs in place.
+    /// journal's queue only. Every async API of the hand-off goes through it, one hop to the queue and back per call.
     package func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await queue.run(work)
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result(catching: work)) }
+        }
     }
 
     /// The pool of a journal opened for writing.
@@ -396,10 +447,10 @@ public final class PaymentJournal: Sendable {
         }
     }
 
-    /// Runs `body` in one read transaction: on the pool's readers, or on a read-only connection of its own.
-    /// - Parameter retrying: whether a read-only journal read without locks is read again when another process
-    ///   changed it meanwhile (`false` for a body that hands out what it reads as it goes).
-    func read<T>(retrying: Bool = true, _ body: (Database) throws -> T) throws -> T {
+    /// Runs `body` in one read transaction: on the pool's readers, or on a read-only connection of its own, made again
+    /// while other processes' writing is in its way (``ReadOnlyJournal``). `body` may run more than once: it must hand
+    /// nothing out as it reads.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
         try checkOpen()
         switch storage {
         case .pool(let pool):
@@ -411,7 +462,7 @@ public final class PaymentJournal: Sendable {
                 throw PaymentJournal.storageError(error, writing: false, path: path)
             }
         case .readOnly(let files):
-            return try ReadOnlyJournal.read(files, attempts: retrying ? 3 : 1, body)
+            return try ReadOnlyJournal.read(files, body)
         }
     }
 
@@ -422,8 +473,15 @@ public final class PaymentJournal: Sendable {
     }
 
     /// The error to report for a failure of SQLite's or of the file system: what failed, in words that match what
-    /// happened (a read-only or full disk is not called a failure to read), and what to do.
-    static func storageError(_ error: any Error, writing: Bool, path: String) -> HandoffError {
+    /// happened (a read-only or full disk is not called a failure to read), and what to do. A damaged file
+    /// (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) is noted beside the journal at `path` (``JournalFiles/noteDamage(_:)``),
+    /// but when `notingDamage` is `false` (the file is not a journal: a backup's copy).
+    static func storageError(
+        _ error: any Error,
+        writing: Bool,
+        path: String,
+        notingDamage: Bool = true
+    ) -> HandoffError {
         guard let error = error as? DatabaseError else {
             let verb = writing ? "written" : "read"
             return HandoffError(
@@ -435,6 +493,12 @@ public final class PaymentJournal: Sendable {
         let detail = "SQLite error \(error.extendedResultCode.rawValue)" + (error.message.map { ": \($0)" } ?? "")
         switch error.resultCode {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            // Noted beside the journal, so that writers refuse it as this says, whatever pages they touch.
+            if notingDamage {
+                JournalFiles(path: path).noteDamage(
+                    "SQLite found it damaged on \(JournalEntry.timestamp(Date())) (\(detail))"
+                )
+            }
             return HandoffError(
                 .journalCorrupt,
                 "The journal at \(path) is damaged (\(detail)); new payments are refused. Keep the file and its -wal and -shm for recovery, move them aside, and reconcile open payments with the provider.",
@@ -493,13 +557,13 @@ public struct JournalFilter: Sendable, Hashable {
 }
 
 extension Date {
-    /// Milliseconds since 1970, as the journal stores times.
-    var journalTime: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+    /// Milliseconds since 1970, rounded down, as the journal stores times. Ten microseconds are allowed for: a time
+    /// read back from the journal (``init(journalTime:)``) is its milliseconds divided by 1,000 in floating point, a
+    /// little below them at times (less than 8 µs until the year 3000), and must give back the millisecond it was
+    /// stored with (a page cursor, a guard, its JSON).
+    var journalTime: Int64 { Int64((timeIntervalSince1970 * 1000 + 0.01).rounded(.down)) }
 
     init(journalTime: Int64) {
         self.init(timeIntervalSince1970: TimeInterval(journalTime) / 1000)
     }
-
-    /// The time as the journal stores and reads it back: to the millisecond, rounded down.
-    var inJournal: Date { Date(journalTime: journalTime) }
 }

@@ -10,11 +10,6 @@ public protocol PaymentURLOpener: Sendable {
     ///
     /// Return `false` when the system says it cannot open the URL (the POS app is not installed).
     /// The coordinator then marks the payment ``PaymentState/notOpened``.
-    ///
-    /// Where the system has task executors (macOS 15, iOS 18 and later, Linux), `pay` runs on the journal's own
-    /// queue, and an opener that is not isolated to an actor is called there: await what takes time, and never block
-    /// the thread waiting for the payment's callback to be recorded, which needs that queue. An opener isolated to the
-    /// main actor, as `UIApplicationOpener` is, runs on the main actor as always.
     func open(_ url: URL) async -> Bool
 }
 

@@ -18,6 +18,9 @@ public struct HandoffError: TenderError {
         public static let journalCorrupt = Code(rawValue: "journal_corrupt")
         /// The journal file was written by a newer version of Tender.
         public static let journalTooNew = Code(rawValue: "journal_too_new")
+        /// The journal file was written by a development build of Tender, before the journal's schema was fixed: no
+        /// released Tender reads it. Move it aside and start a new journal.
+        public static let journalTooOld = Code(rawValue: "journal_too_old")
         /// Nothing is at the journal's path, and the journal was opened with
         /// ``PaymentJournal/OpenMode/existing`` or ``PaymentJournal/OpenMode/readOnly``: only
         /// ``PaymentJournal/OpenMode/create`` makes a new journal.

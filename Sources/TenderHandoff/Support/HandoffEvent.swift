@@ -26,13 +26,13 @@ public struct HandoffEvent: Sendable, Hashable, CustomStringConvertible {
         public static let openFailed = Kind(rawValue: "open_failed")
         /// A callback was recorded.
         public static let recorded = Kind(rawValue: "recorded")
-        /// A callback repeated one already recorded.
+        /// A callback repeated an answer the journal has: nothing changed.
         public static let duplicate = Kind(rawValue: "duplicate")
-        /// Another hand-off's answer came after its payment had ended (``CallbackDisposition/extraAnswer``).
+        /// An answer came after its payment had ended that is not the one it took (``CallbackDisposition/extraAnswer``).
         public static let extraAnswer = Kind(rawValue: "extra_answer")
         /// A callback had no token or an unknown one.
         public static let unsolicited = Kind(rawValue: "unsolicited")
-        /// A callback came on the wrong URL or with a wrong echo.
+        /// A callback came on the wrong URL or with a wrong echo: kept, the payment flagged.
         public static let tampered = Kind(rawValue: "tampered")
         /// A callback came after its payment expired.
         public static let late = Kind(rawValue: "late")

@@ -7,7 +7,7 @@ public struct SyncChange: Sendable, Hashable, Decodable {
     public var sequence: Int64
     /// The payment the change is about.
     public var paymentID: PaymentID
-    /// The history kind: a ``HandoffEvent/Kind`` raw value (see ``SyncChange/kinds``) or `pruned`.
+    /// The history kind: a raw value of TenderHandoff's `HandoffEvent.Kind` (see ``SyncChange/kinds``) or `pruned`.
     public var kind: HandoffEvent.Kind
     /// When the change happened on the device, in milliseconds since 1970.
     public var at: Int64
@@ -20,7 +20,7 @@ public struct SyncChange: Sendable, Hashable, Decodable {
     /// The payment after the change; `nil` exactly when ``kind`` is `pruned`.
     public var payment: PaymentSnapshot?
 
-    /// The history kinds a change may have: the journal's (``HandoffEvent/Kind``) and `pruned`.
+    /// The history kinds a change may have: the journal's (TenderHandoff's `HandoffEvent.Kind`) and `pruned`.
     public static let kinds: Set<HandoffEvent.Kind> = [
         .begun, .reopened, .opened, .openFailed, .recorded, .duplicate, .extraAnswer, .unsolicited, .tampered, .late,
         .malformed, .timedOut, .expired, .resolved, .verified, .contradicted, .reconciled, .acknowledged, .pruned,
