@@ -92,7 +92,9 @@ struct DeviceVerificationTests {
         }
     }
 
-    @Test("GET /v1/verifications: a device reads its own payments' verdicts; another device's payment is 404, never its data")
+    @Test(
+        "GET /v1/verifications: a device reads its own payments' verdicts; another device's payment is 404, never its data"
+    )
     func ownPaymentsOnly() async throws {
         try await Self.withFleet { store, sandbox, base, _ in
             let now = Date()
@@ -105,7 +107,11 @@ struct DeviceVerificationTests {
             )
             let mine = try await JournalDevice.add(to: store, name: "front")
             let theirs = try await JournalDevice.add(to: store, name: "patio")
-            let paid = LedgerSnapshots.payment(transactionID: order, amount: 1250, created: now.addingTimeInterval(-120))
+            let paid = LedgerSnapshots.payment(
+                transactionID: order,
+                amount: 1250,
+                created: now.addingTimeInterval(-120)
+            )
             let waiting = LedgerSnapshots.payment(
                 state: "pending",
                 reported: nil,
@@ -142,7 +148,9 @@ struct DeviceVerificationTests {
 
             let notYet = try await get(waiting, key: mine.key)
             #expect(notYet.status == 200)
-            #expect(try JSONDecoder().decode(PaymentVerification.self, from: notYet.body).reason == .notVerifiedByServer)
+            #expect(
+                try JSONDecoder().decode(PaymentVerification.self, from: notYet.body).reason == .notVerifiedByServer
+            )
 
             let refused = try await get(other, key: mine.key)
             #expect(refused.status == 404)
@@ -160,7 +168,9 @@ struct DeviceVerificationTests {
         }
     }
 
-    @Test("a journal verifying through the server: an unknown payment it proved approved becomes completed, a forged approval is contradicted and delivered again")
+    @Test(
+        "a journal verifying through the server: an unknown payment it proved approved becomes completed, a forged approval is contradicted and delivered again"
+    )
     func journalThroughServer() async throws {
         try await Self.withFleet { store, sandbox, base, folder in
             let till = try Till(folder: folder, name: "till", sandbox: sandbox)
@@ -285,7 +295,11 @@ enum TenderProcess {
         errorText.read(errors.fileHandleForReading)
         let outputText = ServerProcess.Output()
         outputText.read(output.fileHandleForReading)
-        process.waitUntilExit()
+        guard ServerProcess.waitForExit(process, timeout: ServerProcess.deadline) else {
+            throw TestSupportError(
+                "tender \(arguments) did not end within \(Int(ServerProcess.deadline)) s and was killed: \(errorText.text)"
+            )
+        }
         outputText.waitForEnd()
         errorText.waitForEnd()
         return (process.terminationStatus, outputText.text, errorText.text)

@@ -1,8 +1,5 @@
 import Foundation
 import Hummingbird
-#if canImport(Glibc)
-import Glibc
-#endif
 import HummingbirdTesting
 import LedgerTestSupport
 import Logging
@@ -11,6 +8,10 @@ import TenderProviderAPI
 import TenderSandbox
 import TenderServer
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The webhooks' records at work (issue 31): a payment confirmed from what Square pushed, before any request to
 /// Square; the sandbox's webhooks, signed as Square signs, accepted; an event of another seller or another location
@@ -257,8 +258,20 @@ enum LiveServer {
             onServerRunning: { _ in signal.yield() },
             logger: quiet
         )
-        let serving = Task { try await app.runService(gracefulShutdownSignals: []) }
-        for await _ in ready { break }
+        // A server that cannot start (its port taken) ends the stream too: the test fails, it does not wait forever.
+        let serving = Task {
+            defer { signal.finish() }
+            try await app.runService(gracefulShutdownSignals: [])
+        }
+        var started = false
+        for await _ in ready {
+            started = true
+            break
+        }
+        guard started else {
+            let result = await serving.result
+            throw TestSupportError("the test's server on port \(port) did not start: \(result)")
+        }
         do {
             try await body()
         } catch {

@@ -85,7 +85,11 @@ struct WebhookTests {
         #expect(square.signature(for: body) == signature)
         let wrongKey = SquareWebhooks(notificationURL: url, signatureKey: "Ibxx_5AKakO-3qeNVR61Dx", merchantID: nil)
         #expect(!wrongKey.isSigned(body, signature: signature))
-        let otherURL = SquareWebhooks(notificationURL: url + "/", signatureKey: "Ibxx_5AKakO-3qeNVR61Dw", merchantID: nil)
+        let otherURL = SquareWebhooks(
+            notificationURL: url + "/",
+            signatureKey: "Ibxx_5AKakO-3qeNVR61Dw",
+            merchantID: nil
+        )
         #expect(!otherURL.isSigned(body, signature: signature))
         var changed = body
         changed[changed.count - 3] ^= 0x01
@@ -224,7 +228,13 @@ struct WebhookTests {
             )
             #expect(payments.map(\.status) == ["COMPLETED"], "the older payment.created did not win")
             let orderUpdated = SquareEvents.order(id: order, state: "COMPLETED", version: 3, createdAt: created)
-            let orderCreated = SquareEvents.order("order.created", id: order, state: "OPEN", version: 1, createdAt: created)
+            let orderCreated = SquareEvents.order(
+                "order.created",
+                id: order,
+                state: "OPEN",
+                version: 1,
+                createdAt: created
+            )
             for body in [orderUpdated, orderCreated] {
                 let (status, _) = try await Self.post(client, body, signature: Self.signed(body))
                 #expect(status == .ok)
@@ -257,7 +267,10 @@ struct WebhookTests {
             for (what, text) in [
                 ("not JSON", "{"),
                 ("no event_id", #"{"type":"payment.updated","merchant_id":"M"}"#),
-                ("a payment that is not Square's", #"{"type":"payment.updated","event_id":"e1","data":{"object":{"payment":{"id":"P"}}}}"#),
+                (
+                    "a payment that is not Square's",
+                    #"{"type":"payment.updated","event_id":"e1","data":{"object":{"payment":{"id":"P"}}}}"#
+                ),
             ] {
                 let body = Data(text.utf8)
                 let (status, answer) = try await Self.post(client, body, signature: Self.signed(body))
@@ -332,14 +345,29 @@ struct SquareSDKTests {
 
     @Test(
         "every signature the server makes and accepts verifies with squareup's verify_signature; a wrong key or URL does not",
-        .enabled(if: shouldRun, "squareup is not installed: run scripts/python-clients in the root package (.ci/run does)")
+        .enabled(
+            if: shouldRun,
+            "squareup is not installed: run scripts/python-clients in the root package (.ci/run does)"
+        )
     )
     func squareHelper() async throws {
         let python = try #require(Self.python, "run scripts/python-clients in the root package")
         let now = Date()
         let bodies = [
-            SquareEvents.payment("payment.created", id: SquareEvents.id("PAY"), amount: 1250, orderID: "ORD1", createdAt: now),
-            SquareEvents.payment(id: SquareEvents.id("PAY"), amount: 99, orderID: nil, createdAt: now, sourceType: "CASH"),
+            SquareEvents.payment(
+                "payment.created",
+                id: SquareEvents.id("PAY"),
+                amount: 1250,
+                orderID: "ORD1",
+                createdAt: now
+            ),
+            SquareEvents.payment(
+                id: SquareEvents.id("PAY"),
+                amount: 99,
+                orderID: nil,
+                createdAt: now,
+                sourceType: "CASH"
+            ),
             SquareEvents.order("order.created", id: "ORD1", state: "OPEN", version: 1, createdAt: now),
             // Text the JSON writer escapes, and characters outside ASCII: the bytes signed are the bytes sent.
             SquareEvents.body(
@@ -372,9 +400,16 @@ struct SquareSDKTests {
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let printed = ServerProcess.Output()
+        printed.read(output.fileHandleForReading)
+        guard ServerProcess.waitForExit(process, timeout: 120) else {
+            Issue.record("the squareup script did not end within 120 s and was killed: \(printed.text.prefix(2000))")
+            return
+        }
+        printed.waitForEnd()
+        let data = Data(printed.text.utf8)
         #expect(process.terminationStatus == 0)
         let answer = try JSONDecoder().decode(JSONTree.self, from: data)
         guard case .array(let read)? = answer["events"] else {
