@@ -72,8 +72,9 @@ public final class SandboxPOSApps: PaymentURLOpener, @unchecked Sendable {
     /// token) and `transactionID`, on the callback URL exactly as the request carries it: what an app that hijacked
     /// Point of Sale's scheme can send. `nil` for a URL that is not a Square request.
     static func squareApproval(to url: URL, transactionID: String) -> String? {
-        guard let request = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
-            .first(where: { $0.name == "data" })?.value,
+        guard
+            let request = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
+                .first(where: { $0.name == "data" })?.value,
             let object = try? JSONSerialization.jsonObject(with: Data(request.utf8)) as? [String: Any],
             let callback = object["callback_url"] as? String, let state = object["state"] as? String
         else { return nil }
@@ -84,9 +85,10 @@ public final class SandboxPOSApps: PaymentURLOpener, @unchecked Sendable {
         guard let json = try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys]),
             var components = URLComponents(string: callback)
         else { return nil }
-        components.queryItems = (components.queryItems ?? []) + [
-            URLQueryItem(name: "data", value: String(decoding: json, as: UTF8.self))
-        ]
+        components.queryItems =
+            (components.queryItems ?? []) + [
+                URLQueryItem(name: "data", value: String(decoding: json, as: UTF8.self))
+            ]
         return components.url?.absoluteString
     }
 }

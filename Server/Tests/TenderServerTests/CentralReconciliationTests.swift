@@ -20,7 +20,11 @@ struct CentralReconciliationTests {
         return logger
     }
 
-    static func server(_ store: any LedgerStore, _ payment: JSONTree, of device: JournalDevice) async throws
+    static func server(
+        _ store: any LedgerStore,
+        _ payment: JSONTree,
+        of device: JournalDevice
+    ) async throws
         -> ServerVerification?
     {
         try await store.payment(deviceID: device.deviceID, paymentID: payment["payment_id"]?.stringValue ?? "")?
@@ -56,7 +60,11 @@ struct CentralReconciliationTests {
                         timestamp: now.addingTimeInterval(-40)
                     )
                     let device = try await JournalDevice.add(to: store)
-                    let named = LedgerSnapshots.payment(transactionID: order, amount: 1250, created: now.addingTimeInterval(-120))
+                    let named = LedgerSnapshots.payment(
+                        transactionID: order,
+                        amount: 1250,
+                        created: now.addingTimeInterval(-120)
+                    )
                     let forged = LedgerSnapshots.payment(
                         transactionID: "FORGEDBYANOTHERAPP",
                         amount: 800,
@@ -120,7 +128,10 @@ struct CentralReconciliationTests {
 
                     // The verification shown is the server's, and the contradiction puts the payment in front of a person.
                     let shown = try #require(
-                        try await store.payment(deviceID: device.deviceID, paymentID: forged["payment_id"]!.stringValue!)
+                        try await store.payment(
+                            deviceID: device.deviceID,
+                            paymentID: forged["payment_id"]!.stringValue!
+                        )
                     )
                     #expect(shown.verdict == "contradicted")
                     #expect(shown.hasCurrentServerVerdict)
@@ -154,9 +165,17 @@ struct CentralReconciliationTests {
                     )
                     let first = try await JournalDevice.add(to: store, name: "front")
                     let second = try await JournalDevice.add(to: store, name: "patio")
-                    let genuine = LedgerSnapshots.payment(transactionID: order, amount: 1250, created: now.addingTimeInterval(-120))
+                    let genuine = LedgerSnapshots.payment(
+                        transactionID: order,
+                        amount: 1250,
+                        created: now.addingTimeInterval(-120)
+                    )
                     // Another device's app answered with the same order: the replayed approval of another sale.
-                    let replayed = LedgerSnapshots.payment(transactionID: order, amount: 1250, created: now.addingTimeInterval(-115))
+                    let replayed = LedgerSnapshots.payment(
+                        transactionID: order,
+                        amount: 1250,
+                        created: now.addingTimeInterval(-115)
+                    )
                     // A third payment whose callback never came: its search finds the same Square payment.
                     let searched = LedgerSnapshots.payment(
                         state: "unknown",

@@ -36,9 +36,16 @@ enum SquareEvents {
             "version_token": .string("v" + id.prefix(6)),
         ]
         if let orderID { payment["order_id"] = .string(orderID) }
-        return body(type, eventID: eventID, merchantID: merchantID, dataType: "payment", id: id, object: [
-            "payment": .object(payment)
-        ])
+        return body(
+            type,
+            eventID: eventID,
+            merchantID: merchantID,
+            dataType: "payment",
+            id: id,
+            object: [
+                "payment": .object(payment)
+            ]
+        )
     }
 
     /// An `order.created` or `order.updated` event: the order's summary only, as Square sends it.
@@ -58,9 +65,16 @@ enum SquareEvents {
             "version": .integer(version), "created_at": .string(Timestamp.text(milliseconds(createdAt))),
         ]
         if name == "order_updated" { summary["updated_at"] = .string(Timestamp.text(milliseconds(Date()))) }
-        return body(type, eventID: eventID, merchantID: merchantID, dataType: "order", id: id, object: [
-            name: .object(summary)
-        ])
+        return body(
+            type,
+            eventID: eventID,
+            merchantID: merchantID,
+            dataType: "order",
+            id: id,
+            object: [
+                name: .object(summary)
+            ]
+        )
     }
 
     static func body(

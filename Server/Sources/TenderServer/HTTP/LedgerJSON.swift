@@ -78,14 +78,18 @@ enum LedgerJSON {
             )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(answer), case .object(var object) = try? JSONDecoder().decode(
-            JSONTree.self,
-            from: data
-        ) else { return .null }
+        guard let data = try? encoder.encode(answer),
+            case .object(var object) = try? JSONDecoder().decode(
+                JSONTree.self,
+                from: data
+            )
+        else { return .null }
         object["payment_id"] = .string(payment.paymentID)
-        object["basis"] = (verification != nil ? payment.server?.basis : payment.verificationBasis)
+        object["basis"] =
+            (verification != nil ? payment.server?.basis : payment.verificationBasis)
             .map(JSONTree.string) ?? .null
-        object["verified_at"] = verification != nil ? payment.server.map { .string(Timestamp.text($0.verifiedAt)) } ?? .null : .null
+        object["verified_at"] =
+            verification != nil ? payment.server.map { .string(Timestamp.text($0.verifiedAt)) } ?? .null : .null
         return .object(object)
     }
 

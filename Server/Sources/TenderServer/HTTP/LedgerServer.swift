@@ -1,6 +1,6 @@
 public import Foundation
-public import Hummingbird
 import HTTPTypes
+public import Hummingbird
 public import Logging
 import NIOCore
 
@@ -181,7 +181,10 @@ public struct LedgerServer: Sendable {
             let device: Device
             switch try await caller(request) {
             case .operatorToken, .operatorCookie:
-                throw LedgerError(.forbidden, "The operator token cannot ask for a device's verifications; use its key.")
+                throw LedgerError(
+                    .forbidden,
+                    "The operator token cannot ask for a device's verifications; use its key."
+                )
             case .device(let found) where !found.isRevoked:
                 device = found
             case .device:

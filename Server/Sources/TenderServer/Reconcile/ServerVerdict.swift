@@ -91,7 +91,8 @@ public enum RecordClaims: Sendable {
     }
 
     /// The verdict to record, given the payment that holds one of its records, if any.
-    public static func verdict(_ verification: PaymentVerification, heldBy holder: ClaimHolder?) -> PaymentVerification {
+    public static func verdict(_ verification: PaymentVerification, heldBy holder: ClaimHolder?) -> PaymentVerification
+    {
         guard let holder, verification.verdict == .confirmed else { return verification }
         let other = "payment \(holder.paymentID) of device \(holder.deviceID)"
         var evidence = verification.evidence

@@ -48,11 +48,22 @@ public protocol LedgerStore: Sendable {
     /// - Returns: `false`, with nothing changed, when an event with this ID is held already (a duplicate).
     func recordEvent(_ event: ProviderEvent, receivedAt: Int64) async throws -> Bool
     /// The records of `kind` the provider pushed for `merchantID` that belong to the orders `orderIDs`.
-    func pushedRecords(provider: String, kind: String, merchantID: String, orderIDs: [String]) async throws
+    func pushedRecords(
+        provider: String,
+        kind: String,
+        merchantID: String,
+        orderIDs: [String]
+    ) async throws
         -> [ProviderRecord]
     /// The records of `kind` the provider pushed for `merchantID` that were created from `since` (inclusive) to
     /// `until` (exclusive).
-    func pushedRecords(provider: String, kind: String, merchantID: String, since: Int64, until: Int64) async throws
+    func pushedRecords(
+        provider: String,
+        kind: String,
+        merchantID: String,
+        since: Int64,
+        until: Int64
+    ) async throws
         -> [ProviderRecord]
 
     /// The payments that need the server's verdict (``LedgerSchema``'s `payment_to_verify`: something to ask about,
