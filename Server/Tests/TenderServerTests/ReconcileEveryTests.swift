@@ -73,6 +73,11 @@ struct ReconcileEveryTests {
             try await Self.waitForVerdicts(store, count: 4, server)
             server.signal(SIGTERM)
             #expect(server.wait() == 0, "a graceful stop exits 0 while reconciling: \(server.standardError)")
+            for process in [idle, server] {
+                let printed = process.standardOutput + process.standardError
+                #expect(!printed.contains(ProviderSandbox.squareToken), "the server's Square token was printed")
+                #expect(!printed.contains("operator-token-reconcile-every"), "the operator token was printed")
+            }
         }
     }
 }

@@ -112,7 +112,10 @@ struct ReconcileFaultTests {
                 )
                 var failures: [String] = []
                 let summary = try await reconciler.run { outcome in
-                    if let failure = outcome.failure { failures.append(failure.code.rawValue) }
+                    if let failure = outcome.failure {
+                        failures.append(failure.code.rawValue)
+                        #expect(!"\(failure)".contains(ProviderSandbox.squareToken), "the token in an error")
+                    }
                     #expect(!outcome.recorded)
                 }
                 #expect(summary.examined == 8)
@@ -239,6 +242,7 @@ struct ReconcileFaultTests {
             try check.close()
             let finish = try ServerProcess.run(arguments, environment: environment)
             #expect(finish.status == 0, "\(finish.stderr)")
+            #expect(!(finish.stdout + finish.stderr).contains(ProviderSandbox.squareToken), "the token was printed")
             let summary = try JSONDecoder().decode(
                 JSONTree.self,
                 from: Data((finish.stdout.split(separator: "\n").last.map(String.init) ?? "").utf8)
