@@ -17,7 +17,7 @@ struct TenderServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tender-server",
         abstract: "The fleet ledger: devices sync their journals here; the operator reads every payment.",
-        subcommands: [ServeCommand.self, DevicesCommand.self, ReconcileCommand.self]
+        subcommands: [ServeCommand.self, DevicesCommand.self, ReconcileCommand.self, DemoCommand.self]
     )
 }
 
