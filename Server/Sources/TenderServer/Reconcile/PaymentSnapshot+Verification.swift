@@ -7,7 +7,7 @@ extension PaymentSnapshot {
     /// The request the server asks the providers about this payment, built from what the device sent: the one place
     /// where the server makes a `PaymentVerificationRequest`, field for field as the device makes its own from its
     /// journal entry (`PaymentVerificationRequest(entry:)`), so that both get the same verdict from the same records
-    /// and the same ``PaymentVerificationRequest/basis``.
+    /// and the same `PaymentVerificationRequest.basis`.
     ///
     /// | snapshot | request |
     /// |---|---|

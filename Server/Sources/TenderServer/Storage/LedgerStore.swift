@@ -66,7 +66,7 @@ public protocol LedgerStore: Sendable {
     ) async throws
         -> [ProviderRecord]
 
-    /// The payments that need the server's verdict (``LedgerSchema``'s `payment_to_verify`: something to ask about,
+    /// The payments that need the server's verdict (`LedgerSchema`'s `payment_to_verify`: something to ask about,
     /// and no decisive verdict of the server's on it), pending ones only once their hand-off expired before `now`;
     /// oldest first (by `created_at`, device, payment), after `cursor`, at most `limit`.
     func paymentsToVerify(now: Int64, after cursor: PaymentCursor?, limit: Int) async throws -> [LedgerPayment]

@@ -5,7 +5,7 @@ import NIOHTTP1
 import NIOPosix
 public import TenderProviderAPI
 
-/// The server's ``ProviderTransport``: `TenderProviderAPI`'s clients (Square's, SumUp's) send through
+/// The server's `ProviderTransport`: `TenderProviderAPI`'s clients (Square's, SumUp's) send through
 /// AsyncHTTPClient, so that a request waiting for a provider waits on SwiftNIO's event loops, which sleep in
 /// `epoll` until something arrives. URLSession's FoundationNetworking on Linux spins a core while a new connection
 /// waits for a silent server (`docs/PERFORMANCE.md`, "What waiting for a stalled provider costs").
@@ -33,7 +33,7 @@ public final class NIOProviderTransport: ProviderTransport {
     }
 
     /// Sends `request` and gathers its answer within `deadline` and `maximumBytes`.
-    /// - Throws: ``ProviderTransportError``; `CancellationError`.
+    /// - Throws: `ProviderTransportError`; `CancellationError`.
     public func send(
         _ request: ProviderTransportRequest,
         maximumBytes: Int,
