@@ -52,6 +52,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Helpers every test target shares (reading a child process's output); no product, so nothing ships it.
+        .target(name: "TenderTestSupport", path: "Tests/TenderTestSupport"),
+        // The CLI tests' child process for what no user of `tender` needs (recording callbacks to be killed at random
+        // points, delivering one callback many times); no product either.
+        .executableTarget(name: "TenderTestHelper", dependencies: ["TenderHandoff"], path: "Tests/TenderTestHelper"),
         .executableTarget(
             name: "TenderCLI",
             dependencies: [
@@ -68,6 +73,7 @@ let package = Package(
             name: "TenderTests",
             dependencies: [
                 "Tender",
+                "TenderTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             resources: [.copy("Fixtures")]
@@ -77,6 +83,7 @@ let package = Package(
             dependencies: [
                 "Tender",
                 "TenderProviderAPI",
+                "TenderTestSupport",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // The scripted stand-in for Square's and SumUp's servers.
@@ -108,6 +115,7 @@ let package = Package(
                 "TenderProviderAPI",
                 "TenderSandbox",
                 "TenderSimulator",
+                "TenderTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 // The browser test's callback receiver.
                 .product(name: "FlyingFox", package: "FlyingFox"),
@@ -120,6 +128,7 @@ let package = Package(
             name: "TenderCLITests",
             dependencies: [
                 "Tender", "TenderCLI", "TenderHandoff", "TenderProviderAPI", "TenderSandbox", "TenderSimulator",
+                "TenderTestHelper", "TenderTestSupport",
                 // Old journals and the journal's own reads, in the journal's CLI tests.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -61,13 +61,13 @@ struct AmountOptions: ParsableArguments {
         guard !digits.isEmpty, digits.utf8.allSatisfy({ (48...57).contains($0) }) else {
             if text.contains("."), let money = try? Money(decimal: text, currency: currency) {
                 throw CLIError(
-                    "--amount takes minor units: use --amount \(CardNumberScreen.excerpt(String(money.minorUnits))) "
-                        + "(minor units) or --decimal-amount \(CardNumberScreen.excerpt(text))."
+                    "--amount takes minor units: use --amount \(UntrustedText.safe(String(money.minorUnits))) "
+                        + "(minor units) or --decimal-amount \(UntrustedText.safe(text))."
                 )
             }
             throw CLIError(
                 "--amount must be a whole number of minor units, such as \(example(currency)); got "
-                    + "'\(CardNumberScreen.excerpt(text))'."
+                    + "'\(UntrustedText.safe(text))'."
             )
         }
         guard let minorUnits = Int(text) else {

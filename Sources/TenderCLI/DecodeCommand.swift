@@ -16,12 +16,13 @@ struct DecodeCommand: AsyncParsableCommand {
     var url: String
 
     @Option(
-        help: ArgumentHelp("Decode as this provider's URL: square, swipe, softpos or sumup.", valueName: "provider")
+        help: ArgumentHelp("Decode as this provider's URL: square, swipe, softpos or sumup.", valueName: "provider"),
+        transform: Self.provider(named:)
     )
-    var provider: String?
+    var provider: PaymentProvider?
 
     func run() async throws {
-        let forced = try provider.map(DecodeCommand.provider(named:))
+        let forced = provider
         guard let kind = PaymentURLKind.detect(url, provider: forced) ?? forced.flatMap({ callbackKind(of: $0) })
         else {
             if let forced {
@@ -49,7 +50,7 @@ struct DecodeCommand: AsyncParsableCommand {
     static func provider(named name: String) throws -> PaymentProvider {
         guard let provider = PaymentProvider.all.first(where: { $0.rawValue == name.lowercased() }) else {
             let names = PaymentProvider.all.map(\.rawValue).joined(separator: ", ")
-            throw CLIError("Unknown provider '\(name)': use one of \(names).")
+            throw CLIError("it is no provider; use one of \(names).")
         }
         return provider
     }

@@ -29,7 +29,8 @@ struct DoctorCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "The scheme of your callback URLs, such as my-shop; without it any scheme of your own will do.",
             valueName: "scheme"
-        )
+        ),
+        transform: Self.scheme
     )
     var callbackScheme: String?
 
@@ -38,21 +39,28 @@ struct DoctorCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "The providers your app uses, a comma list of square, swipe, softpos, sumup (default: all).",
             valueName: "list"
-        )
+        ),
+        transform: Self.providers
     )
-    var providers: String?
+    var providers: [PaymentProvider]?
 
     @Flag(help: "Print one JSON object.")
     var json = false
 
-    func run() async throws {
-        if let callbackScheme, callbackScheme.trimmingCharacters(in: .whitespaces).isEmpty {
+    /// `--callback-scheme`: a URL scheme, checked before the file is read, so that a mistyped one is refused on its
+    /// own instead of making a report of the file.
+    static func scheme(_ text: String) throws -> String {
+        guard AppConfigurationCheck.isValidScheme(text) else {
             throw CLIError(
-                "--callback-scheme is empty: pass the scheme of your callback URLs, such as my-shop, or leave the "
-                    + "option out."
+                "it is not a URL scheme: a letter, then letters, digits, '+', '-' and '.', such as my-shop (the part "
+                    + "of my-shop://payment-done before ://)."
             )
         }
-        let selected = try Self.providers(providers)
+        return text
+    }
+
+    func run() async throws {
+        let selected = providers ?? PaymentProvider.all
         let plist: InfoPlist
         do {
             plist = try InfoPlist(contentsOf: URL(fileURLWithPath: infoPlist))
@@ -79,13 +87,13 @@ struct DoctorCommand: AsyncParsableCommand {
         throw ExitCode(1)
     }
 
-    static func providers(_ list: String?) throws -> [PaymentProvider] {
-        guard let list else { return PaymentProvider.all }
+    /// `--provider`'s comma list.
+    static func providers(_ list: String) throws -> [PaymentProvider] {
         let names = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        guard !names.isEmpty else { throw CLIError("--provider needs at least one of square, swipe, softpos, sumup.") }
+        guard !names.isEmpty else { throw CLIError("it needs at least one of square, swipe, softpos, sumup.") }
         return try names.map { name in
             guard let provider = PaymentProvider.all.first(where: { $0.rawValue == name }) else {
-                throw CLIError("--provider: unknown provider '\(name)'; use square, swipe, softpos or sumup.")
+                throw CLIError("'\(UntrustedText.safe(name))' is no provider; use square, swipe, softpos or sumup.")
             }
             return provider
         }

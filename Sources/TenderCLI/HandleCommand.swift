@@ -26,25 +26,19 @@ struct HandleCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON (the default; accepted for symmetry with the other commands).")
     var json = false
 
-    @Option(name: .customLong("deliveries"), help: .hidden)
-    var deliveries = 1
-
     func run() async throws {
-        guard deliveries >= 1 else { throw CLIError("--deliveries must be at least 1.") }
         // The journal must exist: a callback belongs to a payment written ahead in it, and a mistyped path is an
         // error, not a new journal in which every callback would be unsolicited.
         try await journal.withJournal(.existing) { journal in
             let coordinator = HandoffCoordinator(journal: journal)
-            for _ in 0..<deliveries {
-                guard let receipt = try await coordinator.handle(url) else {
-                    throw CLIError(
-                        "This URL is no POS app's callback: it has none of Square's data JSON, Swipe's ifcc_responseType, "
-                            + "SumUp's smp-status or SoftPOS's result JSON. Nothing was recorded; run 'tender decode URL' "
-                            + "to see what it is."
-                    )
-                }
-                Output.line(HandleCommand.describe(receipt).text)
+            guard let receipt = try await coordinator.handle(url) else {
+                throw CLIError(
+                    "This URL is no POS app's callback: it has none of Square's data JSON, Swipe's ifcc_responseType, "
+                        + "SumUp's smp-status or SoftPOS's result JSON. Nothing was recorded; run 'tender decode URL' "
+                        + "to see what it is."
+                )
             }
+            Output.line(HandleCommand.describe(receipt).text)
         }
     }
 

@@ -10,9 +10,18 @@ struct JournalLocation: ParsableArguments {
         help: ArgumentHelp(
             "The journal file; default $XDG_DATA_HOME/tender/journal.sqlite, else ~/.local/share/tender/journal.sqlite.",
             valueName: "path"
-        )
+        ),
+        transform: Self.journalPath
     )
     var path: String?
+
+    /// `--journal`'s value: a path, not empty.
+    static func journalPath(_ text: String) throws -> String {
+        guard !text.isEmpty else {
+            throw CLIError("it is empty: give the journal file's path, or leave --journal out for the default journal.")
+        }
+        return text
+    }
 
     /// The path given, or the default one.
     func resolvedPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -35,6 +44,13 @@ struct JournalLocation: ParsableArguments {
     /// refused by every command but those that start a payment: a mistyped path is an error, not a new empty journal.
     func open(_ mode: PaymentJournal.OpenMode) throws -> PaymentJournal {
         let path = resolvedPath()
+        // A journal typed is made only in a folder that exists (the default journal's folder is made with it), and
+        // only where this user can write.
+        if mode == .create, !FileManager.default.fileExists(atPath: path),
+            self.path != nil || FileManager.default.fileExists(atPath: (path as NSString).deletingLastPathComponent)
+        {
+            try NewFileFolder.check(path, flag: "--journal", what: "a new journal")
+        }
         do {
             return try PaymentJournal(path: path, mode: mode)
         } catch let error as HandoffError where error.code == .journalNotFound {
@@ -42,7 +58,7 @@ struct JournalLocation: ParsableArguments {
                 "No journal at \(path); check --journal (only 'tender pay' and 'tender demo' make a new journal)."
             )
         } catch let error as HandoffError {
-            throw error.cliError
+            throw FullDisk.explained(error, writing: path)
         }
     }
 
@@ -57,7 +73,7 @@ struct JournalLocation: ParsableArguments {
         do {
             return try await body(journal)
         } catch let error as HandoffError {
-            throw error.cliError
+            throw FullDisk.explained(error, writing: journal.path)
         }
     }
 }
@@ -65,51 +81,4 @@ struct JournalLocation: ParsableArguments {
 extension HandoffError {
     /// The error as the CLI reports it.
     var cliError: CLIError { CLIError(message) }
-}
-
-/// Parses `--expires-in` values: `900`, `90s`, `15m`, `1h30m`, `2d`, at most ``maximumSeconds``.
-enum DurationParser {
-    /// The longest duration accepted: 30 days (`HandoffCoordinator.maximumExpiry`). A payment's callback is due
-    /// within minutes; past this the journal's timestamps would soon leave what RFC 3339 can write (year 9999).
-    static let maximumSeconds = Int(HandoffCoordinator.maximumExpiry.components.seconds)
-
-    static func parse(_ text: String, option: String) throws -> Duration {
-        let seconds = try parseSeconds(text, option: option)
-        guard seconds <= maximumSeconds else {
-            throw CLIError("\(option) must be at most 30 days (30d, 720h); got '\(text)'.")
-        }
-        return .seconds(seconds)
-    }
-
-    /// A duration of any length that fits in the journal's times (`90d`, `12h`, `30m`): `--older-than`, `--since`.
-    static func parseLong(_ text: String, option: String) throws -> Duration {
-        let seconds = try parseSeconds(text, option: option)
-        guard seconds <= 100 * 365 * 86_400 else {
-            throw CLIError("\(option) must be at most 100 years (36500d); got '\(text.prefix(40))'.")
-        }
-        return .seconds(seconds)
-    }
-
-    static func parseSeconds(_ text: String, option: String) throws -> Int {
-        let failure = CLIError(
-            "\(option) must be a duration such as 90s, 15m, 1h30m or 2d (a bare number is seconds); got '\(text)'."
-        )
-        if let seconds = Int(text), seconds > 0 { return seconds }
-        var total = 0
-        var number = ""
-        for character in text {
-            if character.isASCII, character.isNumber {
-                number.append(character)
-                continue
-            }
-            let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-            guard let unit = units[character], let value = Int(number) else { throw failure }
-            let (product, overflow) = value.multipliedReportingOverflow(by: unit)
-            guard !overflow, total <= Int.max - product else { throw failure }
-            total += product
-            number = ""
-        }
-        guard number.isEmpty, total > 0 else { throw failure }
-        return total
-    }
 }

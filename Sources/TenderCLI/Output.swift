@@ -1,16 +1,5 @@
 import Foundation
 
-/// A failure the CLI reports as one line: what was wrong and what to do.
-struct CLIError: Error, CustomStringConvertible {
-    var message: String
-
-    init(_ message: String) {
-        self.message = message
-    }
-
-    var description: String { message }
-}
-
 /// Buffered standard output, so that a command failing half-way prints nothing on stdout.
 enum Output {
     nonisolated(unsafe) private static var buffer = ""

@@ -28,9 +28,10 @@ struct SimulateCommand: AsyncParsableCommand {
             "approve (or approved), approve:TENDER, decline (or declined), cancel (or cancelled) or error:CODE: the "
                 + "same words as journal resolve and the sandbox's API.",
             valueName: "outcome"
-        )
+        ),
+        transform: Self.outcome
     )
-    var outcome: String = "approve"
+    var outcome: SimulatedOutcome?
 
     @Option(help: ArgumentHelp("A JSON merchant profile that restricts or changes the default.", valueName: "file"))
     var merchant: String?
@@ -40,7 +41,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     func run() async throws {
         var simulator = Simulator(profile: try MerchantProfileFile.load(merchant), seed: seed)
-        switch try simulator.answer(requestURL, with: try SimulatedOutcome(parsing: outcome)) {
+        switch try simulator.answer(requestURL, with: outcome ?? .approve(tender: nil)) {
         case .callback(let url):
             Output.line(url)
         case .noCallback(let problem):
@@ -49,13 +50,13 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 }
 
-/// Reads `--merchant FILE`.
-enum MerchantProfileFile {
-    static func load(_ path: String?) throws -> MerchantProfile {
-        guard let path else { return .default }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError("Cannot read the merchant profile '\(path)': check the path.")
+extension SimulateCommand {
+    /// `--outcome`'s value (the default: approve).
+    static func outcome(_ text: String) throws -> SimulatedOutcome {
+        do {
+            return try SimulatedOutcome(parsing: text)
+        } catch let error as SimulatorError {
+            throw CLIError(error.message)
         }
-        return try MerchantProfile(json: String(decoding: data, as: UTF8.self))
     }
 }

@@ -10,46 +10,45 @@ struct SquareAPIOptions: ParsableArguments {
         help: ArgumentHelp(
             "Square's API: production (the default), sandbox (Square's), or a base URL such as http://127.0.0.1:8080.",
             valueName: "url"
-        )
+        ),
+        transform: Self.environment
     )
-    var baseURL: String?
+    var environment: SquareEnvironment = .production
 
-    @Option(name: .customLong("square-version"), help: "The Square-Version header.")
+    @Option(
+        name: .customLong("square-version"),
+        help: ArgumentHelp(
+            "The Square-Version header: an API version, a date (default \(SquareConnectClient.defaultSquareVersion)).",
+            valueName: "date"
+        ),
+        transform: ArgumentValue.squareVersion
+    )
     var squareVersion: String = SquareConnectClient.defaultSquareVersion
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait for Square.", valueName: "seconds"))
-    var timeout: Double = 30
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Seconds to wait for each answer of Square (default 30).", valueName: "seconds"),
+        transform: ArgumentValue.timeout
+    )
+    var timeout: Duration = .seconds(30)
 
-    /// `--timeout`, once it is known to be a positive number of seconds (at most a day).
-    func checkedTimeout() throws -> Duration {
-        guard timeout > 0, timeout.isFinite else {
-            throw CLIError("--timeout must be a positive number of seconds; got \(timeout).")
-        }
-        guard timeout <= 86_400 else {
-            throw CLIError("--timeout must be at most 86400 seconds (a day); got \(timeout).")
-        }
-        return .milliseconds(Int((timeout * 1000).rounded(.up)))
-    }
-
-    /// The environment `--base-url` names.
-    func environment() throws -> SquareEnvironment {
-        switch baseURL {
-        case nil, "production"?: return .production
-        case "sandbox"?: return .sandbox
-        case let text?:
-            guard let url = URL(string: text) else {
-                throw CLIError("--base-url must be production, sandbox, or a URL such as http://127.0.0.1:8080.")
+    /// `--base-url`: `production`, `sandbox`, or an `http` or `https` URL.
+    static func environment(_ text: String) throws -> SquareEnvironment {
+        switch text {
+        case "production": return .production
+        case "sandbox": return .sandbox
+        default:
+            guard let url = URL(string: text), let environment = try? SquareEnvironment(baseURL: url) else {
+                throw CLIError(
+                    "it must be production, sandbox, or an http or https URL with a host, such as http://127.0.0.1:8080."
+                )
             }
-            do {
-                return try SquareEnvironment(baseURL: url)
-            } catch {
-                throw CLIError("--base-url: \(error)")
-            }
+            return environment
         }
     }
 
-    /// A client for `environment`, with `--square-version` and `--timeout`.
-    func client(for environment: SquareEnvironment) throws -> SquareConnectClient {
-        SquareConnectClient(environment: environment, squareVersion: squareVersion, timeout: try checkedTimeout())
+    /// A client of the environment `--base-url` names, with `--square-version` and `--timeout`.
+    func client() -> SquareConnectClient {
+        SquareConnectClient(environment: environment, squareVersion: squareVersion, timeout: timeout)
     }
 }

@@ -21,8 +21,15 @@ struct SquareAuthorizeCommand: AsyncParsableCommand {
     /// The environment variable that holds the access token.
     static let tokenVariable = "SQUARE_ACCESS_TOKEN"
 
-    @Option(name: .customLong("location-id"), help: "The seller's location to take payments at.")
-    var locationID: String
+    @Option(
+        name: .customLong("location-id"),
+        help: ArgumentHelp(
+            "The seller's location to take payments at (main: the seller's main location).",
+            valueName: "id"
+        ),
+        transform: ArgumentValue.squareLocationID
+    )
+    var locationID: SquareLocationID
 
     @OptionGroup var api: SquareAPIOptions
 
@@ -30,15 +37,11 @@ struct SquareAuthorizeCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        _ = try api.checkedTimeout()
-        let manager = SquareAuthorizationManager(
-            client: try api.client(for: try api.environment()),
-            store: InMemoryCredentialStore()
-        )
+        let manager = SquareAuthorizationManager(client: api.client(), store: InMemoryCredentialStore())
         let token = ProcessInfo.processInfo.environment[Self.tokenVariable] ?? ""
         let authorization: SquareAuthorization
         do {
-            authorization = try await manager.authorize(accessToken: token, locationID: locationID)
+            authorization = try await manager.authorize(accessToken: token, locationID: locationID.rawValue)
         } catch let error as SquareAuthorizationError {
             if error.code == .emptyAccessToken {
                 throw CLIError(

@@ -31,15 +31,20 @@ struct SquareSignInCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("redirect-uri"),
-        help: ArgumentHelp("The redirect URL registered for your application.", valueName: "url")
+        help: ArgumentHelp("The redirect URL registered for your application.", valueName: "url"),
+        transform: Self.redirectURI
     )
-    var redirectURI: String
+    var redirectURI: URL
 
     @Option(
         name: .customLong("location-id"),
-        help: "The location to take payments at (default: the seller's only location that takes cards)."
+        help: ArgumentHelp(
+            "The location to take payments at (default: the seller's only location that takes cards).",
+            valueName: "id"
+        ),
+        transform: ArgumentValue.squareLocationID
     )
-    var locationID: String?
+    var locationID: SquareLocationID?
 
     @Flag(help: "Local tender sandbox only: press Allow on its authorization page instead of asking you.")
     var approve = false
@@ -60,30 +65,38 @@ struct SquareSignInCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object.")
     var json = false
 
-    func run() async throws {
-        _ = try api.checkedTimeout()
+    func validate() throws {
         guard !(approve && deny) else { throw CLIError("Pass --approve or --deny, not both.") }
-        let environment = try api.environment()
-        if approve || deny, environment == .production || environment == .sandbox {
+        if approve || deny, api.environment == .production || api.environment == .sandbox {
             throw CLIError(
                 "--\(approve ? "approve" : "deny") works only with a local tender sandbox (--base-url "
                     + "http://127.0.0.1:PORT); with Square, open the printed URL and choose yourself."
             )
         }
-        guard let redirectURL = URL(string: redirectURI), redirectURL.scheme != nil else {
-            throw CLIError("--redirect-uri must be an absolute URL such as https://example.com/square/callback.")
+    }
+
+    /// `--redirect-uri`: an absolute URL.
+    static func redirectURI(_ text: String) throws -> URL {
+        guard let url = URL(string: text), url.scheme != nil else {
+            throw CLIError("it must be an absolute URL such as https://example.com/square/callback.")
         }
+        return url
+    }
+
+    func run() async throws {
+        let redirectURL = redirectURI
         let store: any SquareCredentialStore =
             credentialsFile.map { FileCredentialStore(fileURL: URL(fileURLWithPath: $0)) }
             ?? defaultSquareCredentialStore()
-        let manager = SquareAuthorizationManager(
-            client: try api.client(for: environment),
-            store: store
-        )
+        let manager = SquareAuthorizationManager(client: api.client(), store: store)
         do {
             let signIn = try manager.signIn(clientID: clientID, redirectURL: redirectURL)
             let redirect = try await redirect(for: signIn)
-            let authorization = try await manager.completeSignIn(signIn, redirectURL: redirect, locationID: locationID)
+            let authorization = try await manager.completeSignIn(
+                signIn,
+                redirectURL: redirect,
+                locationID: locationID?.rawValue
+            )
             let storedIn = credentialsFile ?? Self.defaultStoreName
             if json {
                 var output = SquareAuthorizeCommand.describe(manager.state, authorization)
@@ -118,12 +131,13 @@ struct SquareSignInCommand: AsyncParsableCommand {
 
     /// The redirect: from the sandbox's page, or pasted by the person who signed in.
     private func redirect(for signIn: SquareSignIn) async throws -> URL {
-        if approve { return try await SandboxSeller(timeout: api.checkedTimeout()).approve(signIn.authorizationURL) }
-        if deny { return try await SandboxSeller(timeout: api.checkedTimeout()).deny(signIn.authorizationURL) }
-        Output.line(signIn.authorizationURL.absoluteString)
-        Output.line("Open the URL above, sign in as the seller, choose Allow, then paste the URL you land on:")
-        Output.flush()
-        guard let line = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces), !line.isEmpty else {
+        if approve { return try await SandboxSeller(timeout: api.timeout).approve(signIn.authorizationURL) }
+        if deny { return try await SandboxSeller(timeout: api.timeout).deny(signIn.authorizationURL) }
+        let prompt = [
+            signIn.authorizationURL.absoluteString,
+            "Open the URL above, sign in as the seller, choose Allow, then paste the URL you land on:",
+        ]
+        guard let line = promptedLine(after: prompt)?.trimmingCharacters(in: .whitespaces), !line.isEmpty else {
             throw CLIError("No redirect URL on standard input; paste the URL the browser was redirected to.")
         }
         guard let url = URL(string: line) else {
@@ -139,4 +153,23 @@ struct SquareSignInCommand: AsyncParsableCommand {
         return "the default credentials file"
         #endif
     }
+}
+
+/// Prints the `prompt` lines, then reads the line typed. Ctrl-C from the prompt on ends the command as an interrupted
+/// command ends, with status 130, after one line on standard error: nothing was stored, since no code was exchanged.
+private func promptedLine(after prompt: [String]) -> String? {
+    signal(SIGINT, SIG_IGN)  // the source below gets the signal instead of the default action
+    let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    interrupt.setEventHandler {
+        Output.error("error: interrupted: the sign-in stopped at the prompt and stored nothing.")
+        exit(130)
+    }
+    interrupt.resume()
+    defer {
+        interrupt.cancel()
+        signal(SIGINT, SIG_DFL)
+    }
+    for line in prompt { Output.line(line) }
+    Output.flush()
+    return readLine(strippingNewline: true)
 }

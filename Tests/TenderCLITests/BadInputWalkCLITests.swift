@@ -83,7 +83,7 @@ struct BadInputWalkCLITests {
                 sumUpBase + ["--amount", "450", "--callback-fail", "sumupmerchant://x"],
             ],
             "handle": [
-                [], ["my-app://done?result=approved"], [callback, "--deliveries", "0"], [callback, "--json", "x"],
+                [], ["my-app://done?result=approved"], [callback, "--journal", ""], [callback, "--json", "x"],
             ],
             "journal": [["lst"], ["--bogus"], ["paypal"]],
             "journal list": [

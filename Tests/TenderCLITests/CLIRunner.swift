@@ -1,4 +1,5 @@
 import Foundation
+import TenderTestSupport
 import Testing
 
 /// Runs the real `tender` executable, as a user or a script would.
@@ -23,6 +24,9 @@ struct CLIRunner {
         }
         return URL(fileURLWithPath: ".build/debug/tender")
     }()
+
+    /// The CLI tests' own child process, `TenderTestHelper`, built next to `tender` (`Tests/TenderTestHelper`).
+    static let helper: URL = executable.deletingLastPathComponent().appendingPathComponent("TenderTestHelper")
 
     /// The data folder (`XDG_DATA_HOME`) of every `tender` run that names none: one for this test process.
     static let isolatedDataHome: String = FileManager.default.temporaryDirectory
@@ -67,8 +71,8 @@ struct CLIRunner {
         let (process, out, err) = process(arguments, environment: environment, launcher: launcher)
         try process.run()
         // Read before waiting so a large output cannot fill the pipe and block the child.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        let stdout = out.fileHandleForReading.readToEndRetryingInterrupts()
+        let stderr = err.fileHandleForReading.readToEndRetryingInterrupts()
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus,

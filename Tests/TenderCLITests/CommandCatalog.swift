@@ -1,4 +1,5 @@
 import Foundation
+import TenderTestSupport
 import Testing
 
 /// A `tender` command as its `--help` describes it to a user: what the tests of the help's truth and of bad input
@@ -70,10 +71,12 @@ enum CommandCatalog {
             guard line.hasPrefix("  "), !line.hasPrefix("   "), let head = words.first else { continue }
             switch section {
             case "OPTIONS:":
-                // `  --amount <minor-units>  …`, `  -h, --help  …`, `  --filemaker  …`
+                // `  --amount <minor-units>  …`, `  -h, --help  …`, `  --filemaker  …`, and an option with an alias:
+                // `  --callback, --return-url <url>`, listed by its first name.
                 guard let index = words.firstIndex(where: { $0.hasPrefix("--") }) else { continue }
-                let name = String(words[index])
-                let takesValue = index + 1 < words.count && words[index + 1].hasPrefix("<")
+                let name = String(words[index].hasSuffix(",") ? words[index].dropLast() : words[index])
+                let names = words[index...].prefix { $0.hasPrefix("-") }
+                let takesValue = words.dropFirst(index + names.count).first?.hasPrefix("<") == true
                 options.append((name, takesValue))
             case "SUBCOMMANDS:":
                 // Not the closing "See 'tender help <subcommand>'" line.
@@ -124,8 +127,8 @@ extension CLIRunner {
         if ended { process.terminate() }
         return try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                let stdout = out.fileHandleForReading.readDataToEndOfFile()
-                let stderr = err.fileHandleForReading.readDataToEndOfFile()
+                let stdout = out.fileHandleForReading.readToEndRetryingInterrupts()
+                let stderr = err.fileHandleForReading.readToEndRetryingInterrupts()
                 process.waitUntilExit()
                 continuation.resume(
                     returning: Result(

@@ -3,6 +3,7 @@ import Tender
 import TenderHandoff
 import TenderSandbox
 import TenderSimulator
+import TenderTestSupport
 import Testing
 
 /// How to run one command of `tender` successfully, and how to try each option its help lists: what the tests of the
@@ -191,7 +192,7 @@ final class CommandScenarios: @unchecked Sendable {
         }
         let amount: Set<String> = ["--amount"]
         let decimal = ["--decimal-amount": "--amount"]
-        let swipeReturn = ["--return-url", "my-app://swipe-done", "--return-app-name", "Shop"]
+        let swipeReturn = ["--callback", "my-app://swipe-done", "--return-app-name", "Shop"]
         let refund = ["--original-transaction-id", "446655", "--type", "refund"]
 
         var square = simple(
@@ -205,7 +206,7 @@ final class CommandScenarios: @unchecked Sendable {
         square.replaces = decimal
         var swipe = simple(["swipe", "request"], ["--amount", "1250"], environmentOptions: amount)
         swipe.replaces = decimal
-        swipe.variants = ["--return-url": swipeReturn, "--return-app-name": swipeReturn]
+        swipe.variants = ["--callback": swipeReturn, "--return-app-name": swipeReturn]
         var softPOS = simple(
             ["softpos", "request"],
             ["--type", "sale", "--currency", "EUR", "--amount", "1250"],
@@ -228,7 +229,7 @@ final class CommandScenarios: @unchecked Sendable {
         paySwipe.variants = ["--payment-id": ["--payment-id", "order-\(UUID().uuidString.prefix(8))"]]
         var paySoftPOS = simple(
             ["pay", "softpos"],
-            ["--type", "sale", "--currency", "EUR", "--response-url", "my-app://softpos-done", "--amount", "1250"],
+            ["--type", "sale", "--currency", "EUR", "--callback", "my-app://softpos-done", "--amount", "1250"],
             environmentOptions: amount
         )
         paySoftPOS.replaces = decimal
@@ -238,7 +239,7 @@ final class CommandScenarios: @unchecked Sendable {
         ]
         var paySumUp = simple(
             ["pay", "sumup"],
-            ["--currency", "EUR", "--affiliate-key", "K", "--callback-success", "my-app://ok", "--amount", "1250"],
+            ["--currency", "EUR", "--affiliate-key", "K", "--callback", "my-app://ok", "--amount", "1250"],
             environmentOptions: amount
         )
         paySumUp.replaces = decimal
@@ -357,8 +358,8 @@ final class CommandScenarios: @unchecked Sendable {
         if process.isRunning { process.terminate() }
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let rest = output.fileHandleForReading.readDataToEndOfFile()
-                let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+                let rest = output.fileHandleForReading.readToEndRetryingInterrupts()
+                let stderr = errors.fileHandleForReading.readToEndRetryingInterrupts()
                 process.waitUntilExit()
                 // Started: it printed its base URL. It then stops on SIGINT with status 0, or, when the signal came
                 // before it listened for one, is ended by it.

@@ -30,19 +30,20 @@ struct DemoCLITests {
         }
     }
 
-    @Test("prints a table: every provider through the coordinator and the simulated apps, then a forgery and a replay")
+    @Test("prints a table with a row for every payment it makes, the servers' answers in their own column (issue 34)")
     func table() async throws {
         let result = try await CLIRunner.run(["demo"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
         let rows = Self.rows(result.stdout)
         try #require(rows.count == 9, "\(result.stdout)")
+        #expect(rows.map { $0[0] } == (1...9).map(String.init), "each payment one row, numbered as the text names it")
         #expect(
             rows.map { $0[1] } == [
                 "square", "swipe", "square", "square", "sumup", "softpos", "softpos", "square", "square",
             ]
         )
-        let outcomes = rows.map { $0.last ?? "" }
+        let outcomes = rows.map { $0[6] }
         #expect(outcomes[0].hasPrefix("approved, tx "))
         #expect(outcomes[1] == "declined")
         #expect(outcomes[2] == "cancelled (payment_canceled)")
@@ -52,8 +53,24 @@ struct DemoCLITests {
         let saleID = String(outcomes[5].dropFirst("approved, tx ".count))
         #expect(rows[6][2] == "20.00 EUR refund of \(saleID)", "the refund names the sale's transaction")
         for row in rows.prefix(7) { #expect(row[4] == "recorded" && row[5] == "completed", "\(row)") }
-        #expect(rows[7][4] == "unsolicited" && rows[7][5] == "—")
-        #expect(rows[8][4] == "duplicate" && rows[8][5] == "unchanged")
+        // The servers' column: what they answered of each payment; Swipe and SoftPOS are never asked.
+        #expect(
+            rows.map { $0[7] } == [
+                "confirmed (matches)", "—", "unverifiable (not_found_yet)", "unverifiable (not_found_yet)",
+                "confirmed (matches)", "—", "—", "contradicted (no_such_order)", "confirmed (found)",
+            ]
+        )
+        // #8: another app answered with the request's own token; #9: Point of Sale approved, its callback was lost.
+        #expect(rows[7][3] == "another app answers: approved" && rows[7][4] == "recorded")
+        #expect(rows[7][5] == "completed (flagged)" && rows[7][6] == "approved, tx FORGEDBYANOTHERAPP")
+        #expect(rows[8][4] == "none" && rows[8][5] == "completed" && rows[8][6] == "approved, from the server")
+        let shown = result.stdout.components(separatedBy: "\n")
+        #expect(
+            shown.contains(
+                "  a forged approval (another app, with a token no payment was issued): unsolicited; no payment changed."
+            )
+        )
+        #expect(shown.contains("  #1's callback again (a replay): duplicate; #1 stayed completed."))
         #expect(result.stdout.contains("stayed completed: the forgery and the replay changed nothing"))
         // Issue 22: the sandbox's servers, asked over HTTP, confirm #1 and #5, contradict a forged approval that
         // carries the right token, and prove approved the payment whose callback never came.

@@ -54,7 +54,7 @@ struct DoctorCommandTests {
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let bad = try await Self.doctor("partial", ["--provider", "square,paypal"])
         #expect(bad.status == 1 && bad.stdout.isEmpty)
-        #expect(bad.stderr.contains("unknown provider 'paypal'"))
+        #expect(bad.stderr.contains("'--provider <list>': 'paypal' is no provider"))
     }
 
     @Test("a POS app's scheme registered as the app's own is reported with its fix")
@@ -116,12 +116,39 @@ struct DoctorCommandTests {
         )
     }
 
-    @Test("an empty --callback-scheme is bad input: exit 1, one line on stderr, no report", arguments: ["", " "])
-    func emptyCallbackScheme(scheme: String) async throws {
+    @Test(
+        "a --callback-scheme that is no URL scheme is bad input: exit 1, one line on stderr, no report (issue 34)",
+        arguments: ["", " ", "my shop", "1abc", ":", "my_shop"]
+    )
+    func badCallbackScheme(scheme: String) async throws {
         _ = try await expectBadInput(
             ["doctor", "--info-plist", Self.path("ready"), "--callback-scheme", scheme],
-            mentioning: "--callback-scheme is empty"
+            mentioning: "'--callback-scheme <scheme>': it is not a URL scheme"
         )
+    }
+
+    @Test("an entry of the wrong type is one problem, not two (issue 34)")
+    func wrongTypesCountOnce() async throws {
+        let result = try await Self.doctor("wrong-types", ["--callback-scheme", "my-shop"])
+        #expect(result.status == 1)
+        let problems = result.stdout.split(separator: "\n").filter { $0.hasPrefix("problem") }
+        #expect(
+            problems == [
+                "problem CFBundleURLTypes[0].CFBundleURLSchemes is not an array of strings.",
+                "problem LSApplicationQueriesSchemes is not an array of strings.",
+            ],
+            "\(result.stdout)"
+        )
+        #expect(result.stderr.hasPrefix("error: 2 problems in "), "\(result.stderr)")
+    }
+
+    @Test("the fix for an unregistered scheme adds it to the existing CFBundleURLTypes, not a second key (issue 34)")
+    func fixIntoExistingURLTypes() async throws {
+        let result = try await Self.doctor("partial", ["--callback-scheme", "other", "--provider", "square"])
+        let lines = result.stdout.split(separator: "\n")
+        let fix = try #require(lines.first { $0.contains("fix: ") && $0.contains("<string>other</string>") })
+        #expect(fix.contains("to the CFBundleURLSchemes array of a URL type in CFBundleURLTypes"), "\(fix)")
+        #expect(!fix.contains("<key>CFBundleURLTypes</key>"), "\(fix)")
     }
 
     @Test("--help says when the exit status is 1")

@@ -1,5 +1,6 @@
 import Foundation
 import TenderHandoff
+import TenderTestSupport
 import Testing
 
 @testable import Tender
@@ -57,7 +58,8 @@ struct HandoffProcessTests {
             _ = try await expectBadInput(
                 ["pay", "square", "--amount", "99", "--expires-in", tooLong] + HandoffProcessTests.squareFlags
                     + journal,
-                mentioning: "--expires-in must be at most 30 days (30d, 720h); got '\(tooLong)'."
+                mentioning:
+                    "The value '\(tooLong)' is invalid for '--expires-in <duration>': it must be at most 30 days"
             )
         }
         let longest = try await CLIRunner.run(
@@ -282,20 +284,21 @@ struct HandoffProcessTests {
                 )
             )
         let reply = try await squareReply(to: prepared.url.absoluteString)
-        let outputs = try await withThrowingTaskGroup(of: CLIRunner.Result.self) { group in
+        let outputs = try await withThrowingTaskGroup(of: (lines: [String], status: Int32).self) { group in
             for _ in 0..<5 {
-                group.addTask { try await CLIRunner.run(["handle", reply, "--deliveries", "200", "--journal", path]) }
+                group.addTask {
+                    let child = try ChildProcess(CLIRunner.helper, ["deliver", reply, "200", path])
+                    return await offCooperativePool { (child.finishBlocking(), child.status) }
+                }
             }
-            var all: [CLIRunner.Result] = []
+            var all: [(lines: [String], status: Int32)] = []
             for try await result in group { all.append(result) }
             return all
         }
         var dispositions: [String] = []
         for output in outputs {
-            #expect(output.status == 0, "\(output.stderr)")
-            for line in output.stdout.split(separator: "\n") {
-                dispositions.append(try await jsonObject(line)["disposition"]?.stringValue ?? "?")
-            }
+            #expect(output.status == 0)
+            dispositions += output.lines
         }
         #expect(dispositions.count == 1000)
         #expect(dispositions.filter { $0 == "recorded" }.count == 1)
@@ -342,10 +345,7 @@ struct HandoffProcessTests {
             for id in acknowledged.keys.shuffled(using: &generator).prefix(3) { batch.insert(replies[id]!, at: 0) }
             try batch.joined(separator: "\n").write(to: urlFile, atomically: true, encoding: .utf8)
 
-            let child = try ChildProcess(
-                CLIRunner.executable,
-                ["journal", "record-callbacks", urlFile.path, "--journal", path]
-            )
+            let child = try ChildProcess(CLIRunner.helper, ["record-callbacks", urlFile.path, path])
             // The child is read and waited for off the cooperative pool (see CLIRunner.run).
             var lines = await child.readLines(until: { $0.contains("ready") })
             let acksBeforeKill = Int.random(in: 0...12, using: &generator)
@@ -420,12 +420,18 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Reads what is left and waits for the child to exit; returns the remaining complete lines.
     func finish() async -> [String] {
-        await offCooperativePool {
-            let lines = self.readToEnd()
-            self.process.waitUntilExit()
-            return lines
-        }
+        await offCooperativePool { self.finishBlocking() }
     }
+
+    /// ``finish()``, blocking the calling thread: call it only off the cooperative pool.
+    func finishBlocking() -> [String] {
+        let lines = readToEnd()
+        process.waitUntilExit()
+        return lines
+    }
+
+    /// The exit status, once the child has ended.
+    var status: Int32 { process.terminationStatus }
 
     private func readLinesBlocking(until done: ([String]) -> Bool) -> [String] {
         var lines: [String] = []
@@ -435,7 +441,7 @@ final class ChildProcess: @unchecked Sendable {
                 buffer = Data(buffer[buffer.index(after: newline)...])
                 continue
             }
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.fileHandleForReading.readSomeRetryingInterrupts()
             if chunk.isEmpty { break }
             buffer.append(chunk)
         }
@@ -450,7 +456,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// The remaining complete lines.
     private func readToEnd() -> [String] {
-        buffer.append(output.fileHandleForReading.readDataToEndOfFile())
+        buffer.append(output.fileHandleForReading.readToEndRetryingInterrupts())
         return String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
 }

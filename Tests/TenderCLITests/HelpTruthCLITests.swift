@@ -90,31 +90,34 @@ struct HelpTruthCLITests {
         #expect(checked > 100, "options checked: \(checked)")
     }
 
-    @Test("pay shows required what it requires: swipe's --return-url and --return-app-name, softpos's --response-url")
+    @Test("pay shows required what it requires: the --callback of every provider, and swipe's --return-app-name")
     func payRequirements() async throws {
         let swipe = try await CommandCatalog.read(["pay", "swipe"])
-        #expect(swipe.requiredOptions.isSuperset(of: ["--return-url", "--return-app-name"]))
+        #expect(swipe.requiredOptions.isSuperset(of: ["--callback", "--return-app-name"]))
         let softPOS = try await CommandCatalog.read(["pay", "softpos"])
-        #expect(softPOS.requiredOptions.contains("--response-url"))
+        #expect(softPOS.requiredOptions.contains("--callback"))
         let sumUp = try await CommandCatalog.read(["pay", "sumup"])
-        #expect(sumUp.requiredOptions.contains("--callback-success"))
+        #expect(sumUp.requiredOptions.contains("--callback"))
         _ = try await expectBadInput(
             ["pay", "swipe", "--amount", "500", "--return-app-name", "Shop"],
-            mentioning: "--return-url"
+            mentioning: "--callback"
         )
     }
 
     @Test(
-        "the fields where pay puts its token are not offered, and typing them says why and what to use",
+        "the fields where pay puts its token are not offered, and typing one is refused naming it",
         arguments: [
-            (["pay", "square"], "--state"), (["pay", "square"], "--user-info"),
-            (["pay", "sumup"], "--foreign-transaction-id"),
+            (["pay", "square"], "--user-info"), (["pay", "sumup"], "--foreign-transaction-id"),
         ]
     )
     func tokenFields(path: [String], option: String) async throws {
         let command = try await CommandCatalog.read(path)
         #expect(!command.options.contains { $0.name == option })
-        _ = try await expectBadInput(path + [option, "mine"], mentioning: "--payment-id")
+        let complete =
+            path == ["pay", "square"]
+            ? ["--application-id", "a", "--callback", "my-app://done", "--amount", "100", "--currency", "USD"]
+            : ["--amount", "100", "--currency", "EUR", "--affiliate-key", "K", "--callback", "my-app://ok"]
+        _ = try await expectBadInput(path + complete + [option, "mine"], mentioning: "Unknown option '\(option)'")
     }
 
     @Test("help and version go to stdout with status 0, for every command")

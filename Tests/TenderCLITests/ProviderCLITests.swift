@@ -98,7 +98,7 @@ struct SwipeCLITests {
         )
         _ = try await expectBadInput(
             ["swipe", "request", "--amount", "5", "--return-app-name", "X"],
-            mentioning: "--return-url"
+            mentioning: "--callback (alias --return-url"
         )
         _ = try await expectBadInput(["swipe", "request", "--decimal-amount", "5.001"], mentioning: "--decimal-amount")
         _ = try await expectBadInput(["swipe", "request", "--amount", "5.00"], mentioning: "--amount 500")
@@ -236,7 +236,7 @@ struct SumUpCLITests {
     func tags() async throws {
         let base = ["--amount", "450", "--currency", "EUR", "--affiliate-key", "K"]
         for command in [["sumup", "request"], ["pay", "sumup"]] {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tags-\(UUID().uuidString)")
+            let directory = try await temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let extra =
                 command[0] == "pay"

@@ -1,4 +1,5 @@
 import Foundation
+import TenderTestSupport
 
 /// A `tender sandbox` a test runs: started on a free port with its output in pipes, read line by line, and stopped
 /// by the test: ``stop(interrupting:)`` to see how it ends, and `defer { sandbox.terminate() }` right after starting
@@ -41,8 +42,8 @@ final class SandboxProcess: @unchecked Sendable {
         let (process, output, errors) = (self.process, self.output, self.errors)
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let rest = output.fileHandleForReading.readDataToEndOfFile()
-                let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+                let rest = output.fileHandleForReading.readToEndRetryingInterrupts()
+                let stderr = errors.fileHandleForReading.readToEndRetryingInterrupts()
                 process.waitUntilExit()
                 continuation.resume(
                     returning: (
@@ -62,7 +63,7 @@ extension CLIRunner {
             Thread.detachNewThread {
                 var bytes: [UInt8] = []
                 while true {
-                    let chunk = handle.readData(ofLength: 1)
+                    let chunk = handle.readSomeRetryingInterrupts(upTo: 1)
                     guard let byte = chunk.first else {
                         continuation.resume(throwing: CocoaError(.fileReadUnknown))
                         return

@@ -129,7 +129,12 @@ struct SquareAuthorizeCommandTests {
             let result = try await Self.authorize(url, token: token, locationID: locationID)
             #expect(result.status == 1)
             #expect(result.stdout.isEmpty)
-            #expect(result.stderr.hasPrefix("error: \(failure.rawValue): "), "\(result.stderr)")
+            if failure == .emptyLocationID {
+                // Refused as it is typed, before Square is asked: an empty --location-id is no location ID.
+                #expect(result.stderr.contains("'--location-id <id>': it must be a Square location ID"))
+            } else {
+                #expect(result.stderr.hasPrefix("error: \(failure.rawValue): "), "\(result.stderr)")
+            }
             #expect(result.stderr.split(separator: "\n").count == 1)
             return [result]
         }
@@ -152,7 +157,27 @@ struct SquareAuthorizeCommandTests {
             environment: ["SQUARE_ACCESS_TOKEN": Self.token]
         )
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("error: --base-url"))
+        #expect(result.stderr.contains("'--base-url <url>': it must be production, sandbox, or an http or https URL"))
+    }
+
+    @Test("--location-id main is the seller's main location, which Square returns under its own ID (issue 34)")
+    func mainLocation() async throws {
+        try await Self.withSandbox { baseURL, _ in
+            let result = try await Self.authorize(baseURL, locationID: "main")
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("location: \(Self.locationID) — "), "\(result.stdout)")
+            return [result]
+        }
+    }
+
+    @Test("--square-version is checked for a version's form (a date) before Square is asked (issue 34)")
+    func squareVersionForm() async throws {
+        for version in ["2020", "2025-13-01", "latest", ""] {
+            _ = try await expectBadInput(
+                ["square", "authorize", "--location-id", "L1", "--square-version", version],
+                mentioning: "'--square-version <date>': a Square API version is a date, such as"
+            )
+        }
     }
 
     @Test("tender sandbox prints its base URL first, serves Square's endpoints, and stops on SIGINT")

@@ -2,6 +2,7 @@ import Foundation
 import Tender
 import TenderProviderAPI
 import TenderSandbox
+import TenderTestSupport
 import Testing
 
 /// `tender square sign-in`, as the real binary, against a sandbox on loopback. No token may be printed.
@@ -236,8 +237,8 @@ struct SquareSignInCommandTests {
         try input.fileHandleForWriting.close()
         let (rest, stderr) = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let rest = output.fileHandleForReading.readDataToEndOfFile()
-                let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+                let rest = output.fileHandleForReading.readToEndRetryingInterrupts()
+                let stderr = errors.fileHandleForReading.readToEndRetryingInterrupts()
                 process.waitUntilExit()
                 continuation.resume(returning: (rest, stderr))
             }
@@ -249,4 +250,36 @@ struct SquareSignInCommandTests {
         )
     }
 
+    @Test("Ctrl-C at the prompt ends the sign-in with status 130, one line on stderr, nothing stored (issue 34)")
+    func interruptedAtThePrompt() async throws {
+        try await Self.withSandbox { baseURL, _, file in
+            let process = Process()
+            process.executableURL = CLIRunner.executable
+            process.arguments = [
+                "square", "sign-in", "--base-url", baseURL.absoluteString, "--client-id", Self.clientID,
+                "--redirect-uri", Self.redirect, "--credentials-file", file,
+            ]
+            let input = Pipe()
+            let output = Pipe()
+            let errors = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            _ = try await CLIRunner.readLine(from: output.fileHandleForReading)
+            let prompt = try await CLIRunner.readLine(from: output.fileHandleForReading)
+            #expect(prompt.hasPrefix("Open the URL above"))
+            process.interrupt()
+            let stderr = await offCooperativePool {
+                let text = String(decoding: errors.fileHandleForReading.readToEndRetryingInterrupts(), as: UTF8.self)
+                process.waitUntilExit()
+                return text
+            }
+            #expect(process.terminationReason == .exit && process.terminationStatus == 130)
+            #expect(stderr == "error: interrupted: the sign-in stopped at the prompt and stored nothing.\n")
+            #expect(!FileManager.default.fileExists(atPath: file))
+            try input.fileHandleForWriting.close()
+            return []
+        }
+    }
 }

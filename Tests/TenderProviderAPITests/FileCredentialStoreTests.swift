@@ -1,5 +1,6 @@
 import Foundation
 import Tender
+import TenderTestSupport
 import Testing
 
 @testable import TenderProviderAPI
@@ -67,7 +68,7 @@ struct FileCredentialStoreTests {
             try FileManager.default.attributesOfItem(atPath: fileURL.path)[.systemFileNumber] as? Int
         )
         #expect(firstInode != secondInode)
-        let old = try SquareCredentials(storageRepresentation: reader.readDataToEndOfFile())
+        let old = try SquareCredentials(storageRepresentation: reader.readToEndRetryingInterrupts())
         #expect(old == Self.credentials(token: "EAAAfirst"))
         #expect(try store.load() == Self.credentials(token: "EAAAsecond", locationID: "L2"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["square.json"])

@@ -1,6 +1,7 @@
 import Foundation
 import Tender
 import TenderSimulator
+import TenderTestSupport
 import Testing
 
 @testable import TenderSandbox

@@ -5,6 +5,7 @@ import Logging
 import ServiceLifecycle
 import TenderProviderAPI
 import TenderServer
+import UnixSignals
 
 #if canImport(Glibc)
 import Glibc
@@ -145,8 +146,16 @@ struct ServeCommand: AsyncParsableCommand {
                 "reconcile_every": "\(interval.map { "\($0)" } ?? "off")",
             ]
         )
+        // SIGTERM or SIGINT: stop accepting, let the requests in flight finish; whatever still runs after 30 seconds
+        // (a request waiting on a database that went away) is cancelled, so that the server always ends.
+        var group = ServiceGroupConfiguration(
+            services: [.init(service: application)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        group.maximumGracefulShutdownDuration = .seconds(30)
         do {
-            try await application.runService()
+            try await ServiceGroup(configuration: group).run()
         } catch {
             try? await transport.shutdown()
             throw error

@@ -143,6 +143,9 @@ public final class TemporaryPostgres: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process reaches the child: a PostgreSQL server started here would otherwise hold the
+        // tests' sockets open after they close them (a client's close would never reach the server it talked to).
+        closeOnExec()
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
@@ -157,6 +160,16 @@ public final class TemporaryPostgres: @unchecked Sendable {
             throw TestSupportError("\(executable) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
         }
         return text
+    }
+
+    /// Marks every descriptor of this process above standard error close-on-exec, so that no child started with
+    /// `posix_spawn` inherits one (glibc's `addclosefrom_np` is not visible to Swift). Harmless to this process.
+    private static func closeOnExec() {
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+        }
     }
 
     /// A port nothing listens on now: bound to port 0 and released.

@@ -206,7 +206,7 @@ struct FaultTests {
         stop.set()
         try await devicesDone.value
         server.signal(SIGTERM)
-        #expect(server.wait() == 0)
+        #expect(server.wait() == 0, "tender-server ends on SIGTERM: \(server.standardError.suffix(2000))")
         try await expectLedgerEquals(store, devices)
     }
 }

@@ -52,7 +52,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// How long a child process may run before a test gives up on it (CI must fail, never hang).
-    static let deadline: TimeInterval = 300
+    static let deadline: TimeInterval = 120
 
     /// Runs a command to its end (at most `timeout` seconds: then it is killed and the test fails) and returns its
     /// status and output.

@@ -96,8 +96,16 @@ enum SquareEvents {
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
-    /// A Square-shaped ID (letters and digits).
+    /// A Square-shaped ID of letters only. Not a UUID's hex: in 10^4 of those, about 20
+    /// hold a run of 13 or more digits that passes Luhn's check, which Tender refuses as a card number (SEC-9).
     static func id(_ prefix: String) -> String {
-        prefix + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(20)
+        let hex = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(20)
+        // Each hex digit 0–9 becomes a letter G–P: 20 letters from A to P, 80 random bits.
+        return prefix
+            + String(
+                hex.unicodeScalars.map {
+                    $0.properties.numericType == nil ? Character($0) : Character(UnicodeScalar($0.value + 23)!)
+                }
+            )
     }
 }

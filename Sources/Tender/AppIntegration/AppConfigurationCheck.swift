@@ -42,7 +42,8 @@ public struct AppConfigurationCheck: Sendable, Hashable {
         run(on: InfoPlist(bundle: bundle))
     }
 
-    /// Checks `Info.plist` entries.
+    /// Checks `Info.plist` entries. An entry of the wrong type is one problem: the checks that read it report no
+    /// problem of their own until its type is fixed.
     public func run(on infoPlist: InfoPlist) -> AppConfigurationReport {
         var findings: [AppConfigurationReport.Finding] = []
         for entry in infoPlist.invalidEntries {
@@ -54,11 +55,16 @@ public struct AppConfigurationCheck: Sendable, Hashable {
                 )
             )
         }
-        findings.append(registrationFinding(infoPlist))
+        let invalid = infoPlist.invalidEntries.map(\.key)
+        let urlTypesInvalid = invalid.contains { $0.hasPrefix(InfoPlist.urlTypesKey) }
+        let queriesInvalid = invalid.contains(InfoPlist.queriesSchemesKey)
+        let registration = registrationFinding(infoPlist)
+        if registration.status == .ok || !urlTypesInvalid { findings.append(registration) }
         findings.append(contentsOf: posSchemeFindings(infoPlist))
         var seen = Set<PaymentProvider>()
         for provider in providers where seen.insert(provider).inserted {
-            findings.append(queriesFinding(provider, infoPlist))
+            let queries = queriesFinding(provider, infoPlist)
+            if queries.status == .ok || !queriesInvalid { findings.append(queries) }
         }
         return AppConfigurationReport(findings: findings)
     }
@@ -72,7 +78,7 @@ public struct AppConfigurationCheck: Sendable, Hashable {
                 return .problem(
                     .callbackSchemeRegistered,
                     "Info.plist registers no URL scheme of your own, so no POS app can call your app back.",
-                    fix: "Add a URL type with your callback scheme: \(Self.urlTypeSnippet("my-app"))."
+                    fix: Self.registrationFix("my-app", infoPlist)
                 )
             }
             return .ok(
@@ -93,7 +99,7 @@ public struct AppConfigurationCheck: Sendable, Hashable {
                 .callbackSchemeRegistered,
                 "The callback scheme \(callbackScheme) is not registered in CFBundleURLTypes, so POS apps cannot "
                     + "open your app with the result.",
-                fix: "Add a URL type with the scheme: \(Self.urlTypeSnippet(callbackScheme))."
+                fix: Self.registrationFix(callbackScheme, infoPlist)
             )
         }
         return .ok(
@@ -157,13 +163,20 @@ public struct AppConfigurationCheck: Sendable, Hashable {
         return .problem(.queriesScheme, problem.what, fix: problem.fix, provider: provider)
     }
 
-    /// The XML to paste into `Info.plist` for a URL type.
-    static func urlTypeSnippet(_ scheme: String) -> String {
-        "<key>CFBundleURLTypes</key><array><dict><key>CFBundleURLSchemes</key><array><string>\(scheme)</string>"
-            + "</array></dict></array>"
+    /// How to register `scheme`: into the URL types `Info.plist` has, or with the key when it has none (a second
+    /// `CFBundleURLTypes` key would not be read).
+    static func registrationFix(_ scheme: String, _ infoPlist: InfoPlist) -> String {
+        guard infoPlist.urlTypes.isEmpty else {
+            return "Add <string>\(scheme)</string> to the CFBundleURLSchemes array of a URL type in CFBundleURLTypes "
+                + "(Xcode: Info tab of the target, URL Types)."
+        }
+        return "Add a URL type with the scheme to CFBundleURLTypes, the key and its array too if Info.plist has none: "
+            + "<key>CFBundleURLTypes</key><array><dict><key>CFBundleURLSchemes</key><array><string>\(scheme)</string>"
+            + "</array></dict></array>."
     }
 
-    static func isValidScheme(_ scheme: String) -> Bool {
+    /// Whether `scheme` is a URL scheme (RFC 3986 §3.1): a letter, then letters, digits, `+`, `-` and `.`.
+    package static func isValidScheme(_ scheme: String) -> Bool {
         guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else {
             return false
         }

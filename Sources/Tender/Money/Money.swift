@@ -75,10 +75,10 @@ public struct Money: Sendable, Hashable {
         }
         let exponent = currency.exponent
         guard fractionDigits.count <= exponent else {
-            let places = exponent == 1 ? "1 decimal place" : "\(exponent) decimal places"
+            func places(_ count: Int) -> String { count == 1 ? "1 decimal place" : "\(count) decimal places" }
             throw MoneyError(
                 .tooManyFractionDigits,
-                "'\(text)' has \(fractionDigits.count) fraction digits but \(currency.code) has \(places)."
+                "'\(text)' has \(places(fractionDigits.count)) but \(currency.code) has \(places(exponent))."
             )
         }
         fractionDigits += Array(repeating: UInt8(ascii: "0"), count: exponent - fractionDigits.count)

@@ -163,10 +163,10 @@ extension HandoffCoordinator {
     /// Refuses a Square location ID that is not Square's ID shape before any payment is asked about: the verifier
     /// would refuse it for every Square payment.
     private static func checkLocation(_ locationID: String?) throws {
-        guard let locationID, !SquareID.isValid(locationID) else { return }
+        guard let locationID, !SquareIDRule.isValid(locationID) else { return }
         throw HandoffError(
             .invalidRequest,
-            "The Square location ID '\(CardNumberScreen.excerpt(locationID))' is not a Square ID (\(SquareID.shape)); "
+            "The Square location ID '\(CardNumberScreen.excerpt(locationID))' is not a Square ID (\(SquareIDRule.shape)); "
                 + "nothing was asked. Pass the location ID exactly as Square gave it."
         )
     }

@@ -289,7 +289,8 @@ public final class SquareAuthorizationManager: Sendable, CustomStringConvertible
             )
         }
         let location = try await client.retrieveLocation(locationID, accessToken: accessToken)
-        guard location.id == locationID else {
+        // `main` names the seller's main location (RetrieveLocation), which Square returns under its own ID.
+        guard location.id == locationID || locationID == "main" else {
             throw SquareAuthorizationError(
                 .unexpected,
                 "Square returned location '\(location.id)' when asked for '\(locationID)'; check the base URL."

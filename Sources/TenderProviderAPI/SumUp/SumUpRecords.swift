@@ -119,10 +119,13 @@ private struct SumUpJudge {
         self.transaction = transaction
         var evidence = evidence
         evidence.records = [Self.record(transaction)]
-        evidence.recordIDs = [transaction.id, transaction.transactionCode].compactMap { $0 }.map(ServerText.clean)
+        evidence.recordIDs = [transaction.id, transaction.transactionCode].compactMap { $0 }.map {
+            UntrustedText.safe($0, limit: 200, controls: .unreadable)
+        }
         evidence.foundBy = evidence.recordIDs.isEmpty ? nil : foundBy
         self.evidence = evidence
-        self.name = "SumUp's transaction \(ServerText.clean(transaction.transactionCode ?? transaction.id ?? "?"))"
+        self.name =
+            "SumUp's transaction \(UntrustedText.safe(transaction.transactionCode ?? transaction.id ?? "?", limit: 200, controls: .unreadable))"
     }
 
     func verification() throws(ProviderAPIError) -> PaymentVerification {
@@ -131,7 +134,7 @@ private struct SumUpJudge {
             return verdict(
                 .contradicted,
                 .transactionCodeMismatch,
-                "\(name) has the transaction code \(ServerText.clean(code)), not \(CardNumberScreen.excerpt(reported)) "
+                "\(name) has the transaction code \(UntrustedText.safe(code, limit: 200, controls: .unreadable)), not \(CardNumberScreen.excerpt(reported)) "
                     + "as the POS app reported."
             )
         }
@@ -141,15 +144,18 @@ private struct SumUpJudge {
             return verdict(
                 .unverifiable,
                 pending ? .pending : .unknownStatus,
-                "\(name) is \(status.map { ServerText.clean($0.rawValue) } ?? "without a status")"
+                "\(name) is \(status.map { UntrustedText.safe($0.rawValue, limit: 200, controls: .unreadable) } ?? "without a status")"
                     + (pending ? ": not decided yet. Ask again later." : ", which Tender cannot read as an outcome.")
             )
         }
         guard let amount = transaction.amountMoney, amount == request.amount else {
             let server =
-                "\(ServerText.clean(transaction.amount ?? "no amount")) \(ServerText.clean(transaction.currencyCode ?? ""))"
+                "\(UntrustedText.safe(transaction.amount ?? "no amount", limit: 200, controls: .unreadable)) \(UntrustedText.safe(transaction.currencyCode ?? "", limit: 200, controls: .unreadable))"
                 .trimmingCharacters(in: .whitespaces)
-            let tip = transaction.tipAmount.map { " with a tip of \(ServerText.clean($0))" } ?? ""
+            let tip =
+                transaction.tipAmount.map {
+                    " with a tip of \(UntrustedText.safe($0, limit: 200, controls: .unreadable))"
+                } ?? ""
             return verdict(
                 .contradicted,
                 .amountMismatch,
@@ -159,7 +165,8 @@ private struct SumUpJudge {
         return PaymentVerification.judging(
             reported: request.reportedStatus,
             proven: proven,
-            record: "\(name) (\(ServerText.clean(status?.rawValue ?? "?")), \(amount))",
+            record:
+                "\(name) (\(UntrustedText.safe(status?.rawValue ?? "?", limit: 200, controls: .unreadable)), \(amount))",
             evidence: evidence
         )
     }
@@ -176,7 +183,9 @@ private struct SumUpJudge {
         }
         if let expected = request.foreignTransactionID, transaction.foreignTransactionID != expected {
             let carried =
-                transaction.foreignTransactionID.map { "the foreign-tx-id \(ServerText.clean($0))" }
+                transaction.foreignTransactionID.map {
+                    "the foreign-tx-id \(UntrustedText.safe($0, limit: 200, controls: .unreadable))"
+                }
                 ?? "no foreign-tx-id"
             return verdict(
                 .contradicted,

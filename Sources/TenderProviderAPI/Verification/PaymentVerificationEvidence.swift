@@ -77,14 +77,14 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
         self.server = server
         self.endpoints = endpoints
         self.askedAt = askedAt
-        self.orderID = orderID.map(ServerText.clean)
-        self.orderLocationID = orderLocationID.map(ServerText.clean)
-        self.orderState = orderState.map(ServerText.clean)
+        self.orderID = orderID.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
+        self.orderLocationID = orderLocationID.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
+        self.orderState = orderState.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
         self.searchWindow = searchWindow
         self.examinedCount = examinedCount
         self.candidateCount = candidateCount
         self.records = records
-        self.recordIDs = recordIDs.map(ServerText.clean)
+        self.recordIDs = recordIDs.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
         self.foundBy = foundBy
     }
 
@@ -150,20 +150,22 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             offlineCreatedAt: Date? = nil,
             pushedByWebhook: Bool = false
         ) {
-            self.kind = ServerText.clean(kind)
-            self.id = ServerText.clean(id)
-            self.status = status.map(ServerText.clean)
-            self.simpleStatus = simpleStatus.map(ServerText.clean)
+            self.kind = UntrustedText.safe(kind, limit: 200, controls: .unreadable)
+            self.id = UntrustedText.safe(id, limit: 200, controls: .unreadable)
+            self.status = status.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
+            self.simpleStatus = simpleStatus.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
             self.amount = amount
             self.tip = tip
-            self.serverAmount = serverAmount.map(ServerText.clean)
-            self.serverCurrency = serverCurrency.map(ServerText.clean)
-            self.locationID = locationID.map(ServerText.clean)
-            self.sourceType = sourceType.map(ServerText.clean)
-            self.transactionCode = transactionCode.map(ServerText.clean)
-            self.foreignTransactionID = foreignTransactionID.map(ServerText.clean)
+            self.serverAmount = serverAmount.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
+            self.serverCurrency = serverCurrency.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
+            self.locationID = locationID.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
+            self.sourceType = sourceType.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
+            self.transactionCode = transactionCode.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
+            self.foreignTransactionID = foreignTransactionID.map {
+                UntrustedText.safe($0, limit: 200, controls: .unreadable)
+            }
             self.createdAt = createdAt
-            self.orderID = orderID.map(ServerText.clean)
+            self.orderID = orderID.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
             self.offlineCreatedAt = offlineCreatedAt
             self.pushedByWebhook = pushedByWebhook
         }

@@ -172,10 +172,11 @@ extension SquareConnectSandbox {
         var fingerprint: String {
             // The default begin moves with the clock, so it is not part of it: the query's own text is.
             let parts: [String] = [
-                locationID ?? "", beginGiven.map(SquareRecordJSON.time) ?? "", end.map(SquareRecordJSON.time) ?? "",
+                locationID ?? "", beginGiven.map(InternetDate.rfc3339Milliseconds) ?? "",
+                end.map(InternetDate.rfc3339Milliseconds) ?? "",
                 ascending ? "ASC" : "DESC", total.map(String.init) ?? "", isOffline.map { $0 ? "1" : "0" } ?? "",
-                last4 ?? "", cardBrand ?? "", offlineBegin.map(SquareRecordJSON.time) ?? "",
-                offlineEnd.map(SquareRecordJSON.time) ?? "",
+                last4 ?? "", cardBrand ?? "", offlineBegin.map(InternetDate.rfc3339Milliseconds) ?? "",
+                offlineEnd.map(InternetDate.rfc3339Milliseconds) ?? "",
             ]
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
             for byte in parts.joined(separator: "\u{1F}").utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }

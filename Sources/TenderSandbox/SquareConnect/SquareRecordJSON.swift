@@ -15,15 +15,6 @@ enum SquareRecordJSON {
 
     static func zero(_ currency: Currency) -> JSONValue { money(Money(minorUnits: 0, currency: currency)) }
 
-    /// `2026-11-25T10:03:46.123Z`, as Square writes `created_at`.
-    static func time(_ date: Date) -> String {
-        let whole = InternetDate.rfc3339(date)
-        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down)) % 1000
-        let positive = milliseconds < 0 ? milliseconds + 1000 : milliseconds
-        let digits = String(positive)
-        return String(whole.dropLast()) + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
-    }
-
     /// The card's state for a payment status: `card_details.status` and `wallet_details.status`.
     static func cardStatus(_ status: SquareConnectSandbox.PaymentStatus) -> String {
         switch status {
@@ -56,8 +47,8 @@ enum SquareRecordJSON {
     static func payment(_ payment: SquareConnectSandbox.Payment, locationName: String?) -> JSONObject {
         var object: JSONObject = [
             "id": .string(payment.id),
-            "created_at": .string(time(payment.createdAt)),
-            "updated_at": .string(time(payment.updatedAt)),
+            "created_at": .string(InternetDate.rfc3339Milliseconds(payment.createdAt)),
+            "updated_at": .string(InternetDate.rfc3339Milliseconds(payment.updatedAt)),
             "amount_money": money(payment.amount),
             "total_money": money(payment.amount),
         ]
@@ -67,9 +58,13 @@ enum SquareRecordJSON {
         switch payment.tender {
         case .card, .cardOnFile, .squareGiftCard:
             object["source_type"] = .string("CARD")
-            var timeline: JSONObject = ["authorized_at": .string(time(payment.createdAt))]
-            if payment.status == .completed { timeline["captured_at"] = .string(time(payment.updatedAt)) }
-            if payment.status == .canceled { timeline["voided_at"] = .string(time(payment.updatedAt)) }
+            var timeline: JSONObject = ["authorized_at": .string(InternetDate.rfc3339Milliseconds(payment.createdAt))]
+            if payment.status == .completed {
+                timeline["captured_at"] = .string(InternetDate.rfc3339Milliseconds(payment.updatedAt))
+            }
+            if payment.status == .canceled {
+                timeline["voided_at"] = .string(InternetDate.rfc3339Milliseconds(payment.updatedAt))
+            }
             var details: JSONObject = [
                 "status": .string(cardStatus(payment.status)),
                 "card": .object(card(for: payment.tender)),
@@ -111,7 +106,9 @@ enum SquareRecordJSON {
         object["application_details"] = .object(application)
         if payment.isOffline {
             object["is_offline_payment"] = .bool(true)
-            object["offline_payment_details"] = .object(["client_created_at": .string(time(payment.createdAt))])
+            object["offline_payment_details"] = .object([
+                "client_created_at": .string(InternetDate.rfc3339Milliseconds(payment.createdAt))
+            ])
         }
         object["version_token"] = .string(versionToken(payment))
         return object
@@ -120,7 +117,9 @@ enum SquareRecordJSON {
     /// An opaque token that changes whenever the payment does, as Square's `version_token`.
     static func versionToken(_ payment: SquareConnectSandbox.Payment) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "\(payment.id)|\(payment.status.rawValue)|\(time(payment.updatedAt))".utf8 {
+        for byte in "\(payment.id)|\(payment.status.rawValue)|\(InternetDate.rfc3339Milliseconds(payment.updatedAt))"
+            .utf8
+        {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         return String(hash, radix: 36)
@@ -132,7 +131,7 @@ enum SquareRecordJSON {
             "id": .string(payment.id),
             "location_id": .string(payment.locationID),
             "transaction_id": .string(orderID),
-            "created_at": .string(time(payment.createdAt)),
+            "created_at": .string(InternetDate.rfc3339Milliseconds(payment.createdAt)),
             "amount_money": money(payment.amount),
         ]
         switch payment.tender {
@@ -180,10 +179,10 @@ enum SquareRecordJSON {
             "location_id": .string(order.locationID),
             "source": .object(["name": .string("Square Point of Sale")]),
             "tenders": .array(payments.map { .object(tender($0, orderID: order.id)) }),
-            "created_at": .string(time(order.createdAt)),
-            "updated_at": .string(time(updated)),
+            "created_at": .string(InternetDate.rfc3339Milliseconds(order.createdAt)),
+            "updated_at": .string(InternetDate.rfc3339Milliseconds(updated)),
         ]
-        if state != "OPEN" { object["closed_at"] = .string(time(updated)) }
+        if state != "OPEN" { object["closed_at"] = .string(InternetDate.rfc3339Milliseconds(updated)) }
         object["state"] = .string(state)
         object["total_money"] = money(total)
         object["total_tax_money"] = zero(currency)

@@ -115,7 +115,7 @@ struct SquareWebhookSender: Sendable {
                 "merchant_id": .string(payment.merchantID),
                 "type": .string(type),
                 "event_id": .string(UUID().uuidString.lowercased()),
-                "created_at": .string(SquareRecordJSON.time(now)),
+                "created_at": .string(InternetDate.rfc3339Milliseconds(now)),
                 "data": .object(["type": .string(dataType), "id": .string(id), "object": .object(object)]),
             ]
             return (type, Data(JSONValue.object(body).serialized(escapingSlashes: false).utf8))
@@ -130,9 +130,9 @@ struct SquareWebhookSender: Sendable {
                 var object: JSONObject = [
                     "order_id": .string(order.id), "location_id": .string(order.locationID),
                     "state": .string(state), "version": .integer(version),
-                    "created_at": .string(SquareRecordJSON.time(order.createdAt)),
+                    "created_at": .string(InternetDate.rfc3339Milliseconds(order.createdAt)),
                 ]
-                if version > 1 { object["updated_at"] = .string(SquareRecordJSON.time(now)) }
+                if version > 1 { object["updated_at"] = .string(InternetDate.rfc3339Milliseconds(now)) }
                 return object
             }
             events.append(

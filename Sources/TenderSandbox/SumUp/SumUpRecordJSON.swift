@@ -25,7 +25,7 @@ enum SumUpRecordJSON {
             "transaction_code": .string(transaction.transactionCode),
             "amount": majorUnits(transaction.amount),
             "currency": .string(transaction.amount.currency.code),
-            "timestamp": .string(SquareRecordJSON.time(transaction.timestamp)),
+            "timestamp": .string(InternetDate.rfc3339Milliseconds(transaction.timestamp)),
             "status": .string(transaction.status.rawValue),
             "simple_status": .string(simpleStatus(transaction.status)),
             "payment_type": .string("POS"),

@@ -1,5 +1,6 @@
 import Foundation
 import Tender
+import TenderTestSupport
 
 /// The providers' official Python SDKs, installed by `scripts/python-clients` into `.build/python-clients/venv`
 /// (or the Python named by `TENDER_PYTHON_CLIENTS`), and the scripts in `PythonClients/` that drive them.

@@ -93,16 +93,28 @@ struct AppConfigurationCheckTests {
         #expect(!AppConfigurationCheck(callbackScheme: "my-shop", providers: [.softPOS]).run(on: plist).isOK)
     }
 
-    @Test("entries of the wrong type are problems of their own")
+    @Test("an entry of the wrong type is one problem: the checks that read it add none of their own (issue 34)")
     func wrongTypes() throws {
-        let report = AppConfigurationCheck(callbackScheme: "my-shop", providers: [.square]).run(
-            on: try InfoPlistFixture.wrongTypes.load()
-        )
+        let report = AppConfigurationCheck(callbackScheme: "my-shop").run(on: try InfoPlistFixture.wrongTypes.load())
+        #expect(report.problems.map(\.check) == [.infoPlistEntries, .infoPlistEntries])
         #expect(
-            report.problems.map(\.check) == [
-                .infoPlistEntries, .infoPlistEntries, .callbackSchemeRegistered, .queriesScheme,
+            report.problems.map(\.message) == [
+                "CFBundleURLTypes[0].CFBundleURLSchemes is not an array of strings.",
+                "LSApplicationQueriesSchemes is not an array of strings.",
             ]
         )
+    }
+
+    @Test(
+        "the fix for an unregistered scheme adds it to the URL types Info.plist has, never a second CFBundleURLTypes key"
+    )
+    func fixIntoExistingURLTypes() throws {
+        let existing = AppConfigurationCheck(callbackScheme: "their-shop").run(on: try InfoPlistFixture.ready.load())
+        let fix = try #require(existing.problems.first?.fix)
+        #expect(fix.contains("<string>their-shop</string>") && fix.contains("CFBundleURLSchemes array of a URL type"))
+        #expect(!fix.contains("<key>CFBundleURLTypes</key>"))
+        let none = AppConfigurationCheck(callbackScheme: "their-shop").run(on: try InfoPlistFixture.noURLTypes.load())
+        #expect(none.problems.first?.fix?.contains("<key>CFBundleURLTypes</key><array><dict>") == true)
     }
 
     @Test("past the 50th entry: problem whose fix is to move the entry up")

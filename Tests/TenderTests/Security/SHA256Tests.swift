@@ -1,5 +1,6 @@
 import Foundation
 import PropertyBased
+import TenderTestSupport
 import Testing
 
 @testable import Tender
@@ -84,7 +85,7 @@ struct SHA256Tests {
             try process.run()
             input.fileHandleForWriting.write(Data(message))
             try input.fileHandleForWriting.close()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let text = String(decoding: output.fileHandleForReading.readToEndRetryingInterrupts(), as: UTF8.self)
             process.waitUntilExit()
             #expect(text.prefix(64) == Substring(Self.hex(SHA256.hash(message))), "length \(length)")
         }

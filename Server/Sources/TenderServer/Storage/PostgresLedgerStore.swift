@@ -1,3 +1,4 @@
+import Foundation
 public import Logging
 import PostgresNIO
 public import ServiceLifecycle
@@ -737,21 +738,43 @@ public final class PostgresLedgerStore: LedgerStore, Service {
     /// How long a call waits for the database before it gives up, and the server answers 503.
     static let patience: Duration = .seconds(10)
 
-    /// Runs `body`, or throws `unavailable` after ``patience``: a pool waiting for a database that went away would
-    /// otherwise wait for ever (postgres-nio keeps trying to connect, and a lease has no time limit of its own).
+    /// Runs `body`, or throws `unavailable` after ``patience``, whatever `body` does: a pool waiting for a database
+    /// that went away may not end when it is cancelled, and a request must not wait for it (a task group would: it
+    /// waits for every child, so a deadline inside one bounds nothing). `body` runs in a task of its own, cancelled at
+    /// the deadline; if it still finishes later, its result is dropped (a batch it committed is acknowledged to the
+    /// device's retry, which the sync contract makes idempotent).
     private func bounded<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result
     {
-        try await withThrowingTaskGroup(of: Result.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: Self.patience)
-                throw LedgerError(.unavailable, "The ledger's database did not answer within 10 seconds; retry later.")
+        let answer = FirstAnswer<Result>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                answer.wait(with: continuation)
+                let work = Task {
+                    do {
+                        answer.resume(.success(try await body()))
+                    } catch {
+                        answer.resume(.failure(error))
+                    }
+                }
+                let deadline = Task {
+                    try await Task.sleep(for: Self.patience)
+                    work.cancel()
+                    answer.resume(
+                        .failure(
+                            LedgerError(
+                                .unavailable,
+                                "The ledger's database did not answer within 10 seconds; retry later."
+                            )
+                        )
+                    )
+                }
+                answer.whenResumed {
+                    deadline.cancel()
+                    work.cancel()
+                }
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else {
-                throw LedgerError(.unavailable, "The ledger's database did not answer; retry later.")
-            }
-            return first
+        } onCancel: {
+            answer.resume(.failure(CancellationError()))
         }
     }
 
@@ -874,5 +897,51 @@ public final class PostgresLedgerStore: LedgerStore, Service {
             verifiedAt: at,
             basis: basis
         )
+    }
+}
+
+/// One continuation resumed once, by whichever comes first: a result, a deadline or cancellation.
+private final class FirstAnswer<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Value, any Error>?
+    private var early: Swift.Result<Value, any Error>?
+    private var resumed = false
+    private var cleanup: (@Sendable () -> Void)?
+
+    /// Sets the continuation to resume (resumed at once if an answer came first, as cancellation can).
+    func wait(with continuation: CheckedContinuation<Value, any Error>) {
+        let ready: Swift.Result<Value, any Error>? = lock.withLock {
+            if let early { return early }
+            self.continuation = continuation
+            return nil
+        }
+        if let ready { continuation.resume(with: ready) }
+    }
+
+    /// Runs `action` once the answer is given (at once if it was).
+    func whenResumed(_ action: @escaping @Sendable () -> Void) {
+        let now = lock.withLock {
+            if resumed { return true }
+            cleanup = action
+            return false
+        }
+        if now { action() }
+    }
+
+    /// Gives the answer; every answer after the first is dropped.
+    func resume(_ result: Swift.Result<Value, any Error>) {
+        let (waiting, action): (CheckedContinuation<Value, any Error>?, (@Sendable () -> Void)?) = lock.withLock {
+            guard !resumed else { return (nil, nil) }
+            resumed = true
+            guard let continuation else {
+                early = result
+                return (nil, nil)
+            }
+            self.continuation = nil
+            defer { cleanup = nil }
+            return (continuation, cleanup)
+        }
+        waiting?.resume(with: result)
+        action?()
     }
 }

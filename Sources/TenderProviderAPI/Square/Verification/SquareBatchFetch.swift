@@ -74,7 +74,7 @@ struct SquareBatchFetch {
         pushedIDs = Set(pushed.map(\.id))
         pushedByAmount = Dictionary(grouping: pushed, by: \.amountMoney)
         let pushedOrders = Set(pushed.compactMap(\.orderID))
-        let named = Set(requests.compactMap(\.transactionID).filter(SquareID.isValid)).subtracting(pushedOrders)
+        let named = Set(requests.compactMap(\.transactionID).filter(SquareIDRule.isValid)).subtracting(pushedOrders)
         try await fetchOrders(named.sorted())
         try await walk(plan(requests))
         try await getPayments(neededPayments(requests))
@@ -90,7 +90,7 @@ struct SquareBatchFetch {
         for request: PaymentVerificationRequest
     ) -> Result<(SquareRecords, endpoints: [String]), any Error> {
         let webhook = pushedIDs
-        guard let orderID = request.transactionID, SquareID.isValid(orderID) else {
+        guard let orderID = request.transactionID, SquareIDRule.isValid(orderID) else {
             return .success((SquareRecords(), []))
         }
         guard let lookup = orders[orderID] else {
@@ -219,7 +219,7 @@ struct SquareBatchFetch {
         guard let order = lookup.record, order.tenders.count <= PaymentVerificationEvidence.maximumRecords else {
             return []
         }
-        return order.tenders.map(\.id).filter(SquareID.isValid)
+        return order.tenders.map(\.id).filter(SquareIDRule.isValid)
     }
 
     /// The payments of the orders found, by location, with their payment's window.

@@ -24,7 +24,7 @@ extension SquareConnectClient {
         accessToken: SquareAccessToken,
         tally: RequestTally? = nil
     ) async throws -> SquareOrder {
-        try SquareID.check(orderID, "order ID")
+        try SquareIDRule.check(orderID, "order ID")
         let answer = try await perform(
             .retrieveOrder(orderID),
             path: "/v2/orders/" + orderID,
@@ -54,7 +54,7 @@ extension SquareConnectClient {
                 provider: .square
             )
         }
-        for id in orderIDs { try SquareID.check(id, "order ID") }
+        for id in orderIDs { try SquareIDRule.check(id, "order ID") }
         let body: JSONObject = ["order_ids": .array(orderIDs.map(JSONValue.string))]
         let answer = try await perform(
             .batchRetrieveOrders,
@@ -80,7 +80,7 @@ extension SquareConnectClient {
         accessToken: SquareAccessToken,
         tally: RequestTally? = nil
     ) async throws -> SquarePayment {
-        try SquareID.check(paymentID, "payment ID")
+        try SquareIDRule.check(paymentID, "payment ID")
         let answer = try await perform(
             .getPayment(paymentID),
             path: "/v2/payments/" + paymentID,
@@ -103,7 +103,7 @@ extension SquareConnectClient {
         accessToken: SquareAccessToken,
         tally: RequestTally? = nil
     ) async throws -> SquarePaymentPage {
-        if let locationID = query.locationID { try SquareID.check(locationID, "location ID") }
+        if let locationID = query.locationID { try SquareIDRule.check(locationID, "location ID") }
         let answer = try await perform(
             .listPayments,
             path: "/v2/payments",

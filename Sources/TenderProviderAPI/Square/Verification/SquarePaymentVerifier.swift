@@ -93,7 +93,7 @@ public struct SquarePaymentVerifier: PaymentVerifier, CustomStringConvertible {
                 guard request.provider == .square else {
                     throw ProviderAPIError(otherProvider: request.provider, .square)
                 }
-                if let location = request.squareLocationID { try SquareID.check(location, "location ID") }
+                if let location = request.squareLocationID { try SquareIDRule.check(location, "location ID") }
                 asked.append(index)
             } catch {
                 results[index] = .failure(error)

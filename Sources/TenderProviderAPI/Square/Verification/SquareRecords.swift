@@ -105,14 +105,14 @@ extension SquareRecords {
         guard request.provider == .square else { throw ProviderAPIError(otherProvider: request.provider, .square) }
         var judge = SquareJudge(request: request, records: self, evidence: asked)
         guard let transactionID = request.transactionID else { return try judge.searched() }
-        guard SquareID.isValid(transactionID) else {
+        guard SquareIDRule.isValid(transactionID) else {
             // The callback's parser takes IDs Square's API cannot hold (`.`, `:`): no order of Square's has one.
             judge.evidence.orderID = transactionID
             return judge.verdict(
                 .contradicted,
                 .noSuchOrder,
                 "The transaction_id the POS app reported, '\(CardNumberScreen.excerpt(transactionID))', is not a Square "
-                    + "ID (\(SquareID.shape)): Square has no such order, so no payment Square took answered this "
+                    + "ID (\(SquareIDRule.shape)): Square has no such order, so no payment Square took answered this "
                     + "request. Nothing was sent."
             )
         }
@@ -218,7 +218,7 @@ struct SquareJudge {
     mutating func orderVerdict(_ order: SquareOrder) throws(ProviderAPIError) -> PaymentVerification? {
         let orderID = order.id
         evidence.orderLocationID = order.locationID
-        evidence.orderState = order.state.map(ServerText.clean)
+        evidence.orderState = order.state.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
         guard let created = order.createdAt else {
             throw Self.unexpected("Square's order \(orderID) has no created_at")
         }
@@ -234,7 +234,7 @@ struct SquareJudge {
             return verdict(
                 .contradicted,
                 .locationMismatch,
-                "Square's order \(orderID) belongs to location \(ServerText.clean(order.locationID)), not \(expected), "
+                "Square's order \(orderID) belongs to location \(UntrustedText.safe(order.locationID, limit: 200, controls: .unreadable)), not \(expected), "
                     + "where the payment was requested."
             )
         }
@@ -246,7 +246,7 @@ struct SquareJudge {
             )
         }
         for tender in order.tenders {
-            guard SquareID.isValid(tender.id) else {
+            guard SquareIDRule.isValid(tender.id) else {
                 throw Self.unexpected("Square's order \(orderID) has a tender whose ID is not a Square ID")
             }
             if let allowed = request.squareTenderTypes,
@@ -255,7 +255,7 @@ struct SquareJudge {
                 return verdict(
                     .contradicted,
                     .tenderTypeMismatch,
-                    "Square's order \(orderID) was paid with a \(ServerText.clean(tender.type)) tender, which the "
+                    "Square's order \(orderID) was paid with a \(UntrustedText.safe(tender.type, limit: 200, controls: .unreadable)) tender, which the "
                         + "request did not allow (\(SquareTenderTypeRules.names(allowed)))."
                 )
             }
@@ -369,7 +369,7 @@ struct SquareJudge {
             return verdict(
                 .unverifiable,
                 known ? .pending : .unknownStatus,
-                "Square's payment \(ServerText.clean(open.id)) (\(what)) is \(ServerText.clean(open.status.rawValue))"
+                "Square's payment \(UntrustedText.safe(open.id, limit: 200, controls: .unreadable)) (\(what)) is \(UntrustedText.safe(open.status.rawValue, limit: 200, controls: .unreadable))"
                     + (known ? ": not decided yet. Ask again later." : ", a status Tender does not know."),
                 payments: payments
             )
@@ -400,7 +400,8 @@ struct SquareJudge {
                 payments: payments
             )
         }
-        let statuses = payments.map { ServerText.clean($0.status.rawValue) }.joined(separator: ", ")
+        let statuses = payments.map { UntrustedText.safe($0.status.rawValue, limit: 200, controls: .unreadable) }
+            .joined(separator: ", ")
         return PaymentVerification.judging(
             reported: request.reportedStatus,
             proven: proven,
@@ -416,7 +417,7 @@ struct SquareJudge {
         what: String,
         payments: [SquarePayment]
     ) throws(ProviderAPIError) -> PaymentVerification? {
-        let name = "Square's payment \(ServerText.clean(payment.id)) (\(what))"
+        let name = "Square's payment \(UntrustedText.safe(payment.id, limit: 200, controls: .unreadable)) (\(what))"
         guard let created = payment.createdAt else { throw Self.unexpected("\(name) has no created_at") }
         if let outside = outside([created, payment.offlineCreatedAt].compactMap { $0 }) {
             return verdict(
@@ -430,7 +431,7 @@ struct SquareJudge {
             return verdict(
                 .contradicted,
                 .locationMismatch,
-                "\(name) was taken at location \(payment.locationID.map(ServerText.clean) ?? "(none given)"), not "
+                "\(name) was taken at location \(payment.locationID.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) } ?? "(none given)"), not "
                     + "\(expected), where the payment was requested.",
                 payments: payments
             )
@@ -441,7 +442,7 @@ struct SquareJudge {
             return verdict(
                 .contradicted,
                 .tenderTypeMismatch,
-                "\(name) was paid with \(ServerText.clean(source.rawValue)), which the request did not allow "
+                "\(name) was paid with \(UntrustedText.safe(source.rawValue, limit: 200, controls: .unreadable)), which the request did not allow "
                     + "(\(SquareTenderTypeRules.names(allowed))).",
                 payments: payments
             )
@@ -509,7 +510,9 @@ struct SquareJudge {
             )
         }
         var seen: Set<String> = []
-        evidence.recordIDs = restingOn.filter { seen.insert($0).inserted }.map(ServerText.clean)
+        evidence.recordIDs = restingOn.filter { seen.insert($0).inserted }.map {
+            UntrustedText.safe($0, limit: 200, controls: .unreadable)
+        }
         evidence.foundBy = evidence.recordIDs.isEmpty ? nil : foundBy
         return evidence
     }

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import Tender
+import TenderHandoff
+
+/// `tender journal list`.
+struct JournalListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the payments, oldest first, one a line under a header (read-only).",
+        discussion: """
+            Columns: PAYMENT ID, PROVIDER, STATE, OUTCOME (the accepted outcome of a completed or resolved payment; \
+            'reported …' for what a callback said of one that is not), AMOUNT, CREATED (UTC). Rows are printed as \
+            they are read, in constant memory, however large the journal. With --json: one array of objects with \
+            payment_id, provider, state, outcome, amounts and times, written element by element.
+            """
+    )
+
+    @OptionGroup var journal: JournalLocation
+
+    @Option(
+        help: ArgumentHelp(
+            "Only payments in these states (comma list), such as unknown,tampered,late.",
+            valueName: "states"
+        ),
+        transform: Self.states
+    )
+    var state: Set<PaymentState>?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Only payments made since then: a duration back from now (90d, 12h, 30m) or a UTC date (2026-11-25, 2026-11-25T14:00:00Z).",
+            valueName: "when"
+        ),
+        transform: Self.date
+    )
+    var since: Date?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("At most this many payments (the oldest that match).", valueName: "count"),
+        transform: ArgumentValue.count
+    )
+    var limit: Int?
+
+    @Flag(help: "Print one JSON array.")
+    var json = false
+
+    func run() async throws {
+        let filter = JournalFilter(states: state, createdSince: since, limit: limit)
+        try await journal.withJournal(.readOnly) { journal in
+            var table = EntryTable()
+            var count = 0
+            if json { Output.line("[") }
+            try journal.forEachEntry(matching: filter) { entry in
+                count += 1
+                if json {
+                    let element = entry.encodeJSON()
+                    Output.line(count == 1 ? element : "," + element)
+                } else {
+                    table.add(entry)
+                }
+                Output.flush(ifLargerThan: 1 << 16)
+            }
+            if json {
+                Output.line("]")
+            } else if count == 0 {
+                Output.line("No payments.")
+            } else {
+                table.finish()
+            }
+        }
+    }
+
+    /// `--state`'s comma list.
+    static func states(_ text: String) throws -> Set<PaymentState> {
+        Set(
+            try text.split(separator: ",", omittingEmptySubsequences: false).map { name in
+                guard let state = PaymentState(rawValue: String(name)) else {
+                    let names = PaymentState.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw CLIError("'\(UntrustedText.safe(name))' is not a state; use \(names).")
+                }
+                return state
+            }
+        )
+    }
+
+    /// `--since`: a duration back from now (``TimeSpan``), or an RFC 3339 date or date and time
+    /// (``InternetDate``), which must name a day and a time that exist: not 2026-02-30, not 25:61.
+    static func date(_ text: String) throws -> Date {
+        if text.first?.isNumber == true, !text.contains("-"), !text.contains(":") {
+            return Date().addingTimeInterval(-Double(try TimeSpan.age(text).seconds))
+        }
+        let dateOnly = text.utf8.count == 10
+        guard let date = InternetDate.parseRFC3339(dateOnly ? text + "T00:00:00Z" : text) else {
+            throw CLIError(
+                "it must be a duration back from now (90d, 12h, 30m) or a date that exists, in UTC: 2026-11-25 or "
+                    + "2026-11-25T14:00:00Z."
+            )
+        }
+        return date
+    }
+}
