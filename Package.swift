@@ -101,6 +101,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                // The stand-in fleet server of the sync tests.
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
             ]
         ),
         .testTarget(
@@ -131,6 +134,9 @@ let package = Package(
                 "TenderTestHelper", "TenderTestSupport",
                 // Old journals and the journal's own reads, in the journal's CLI tests.
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The stand-in fleet server of `tender journal sync`'s tests.
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
             ]
         ),
     ]

@@ -28,6 +28,7 @@ struct JournalCommand: AsyncParsableCommand {
             JournalPruneCommand.self,
             JournalCheckCommand.self,
             JournalBackupCommand.self,
+            JournalSyncCommand.self,
             // Last: refuses a word that is no journal command, naming the ones above.
             UnknownCommand<Self>.self,
         ],

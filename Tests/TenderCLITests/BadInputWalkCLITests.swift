@@ -19,6 +19,7 @@ struct BadInputWalkCLITests {
         let callback = "my-app://done?smp-status=success"
         let plist = DoctorCommandTests.path("ready")
         let directory = scenarios.directory.path
+        let fleetURL = scenarios.fleet?.baseURL.absoluteString ?? "http://127.0.0.1:9"
         return [
             "": [["--bogus"], ["paypal", "request"], ["no-such-command", "x"]],
             "square": [["paypal"], ["--bogus"], ["requests"]],
@@ -95,6 +96,11 @@ struct BadInputWalkCLITests {
             "journal check": [["--bogus"], ["extra"], ["--full", "--full", "x"]],
             "journal backup": [[], ["a.sqlite", "b.sqlite"], [scenarios.journal], ["--bogus"]],
             "journal show": [[], ["not a payment id!"], ["no-such-payment"], [id, id]],
+            // The scenarios' environment has no TENDER_DEVICE_KEY: a good server URL is refused for the missing key.
+            "journal sync": [
+                [], ["--server", "ftp://x"], ["--server", "not a url"], ["--server", fleetURL],
+                ["--server", fleetURL, "--timeout", "0"], ["--bogus"],
+            ],
             // Never a run that reaches the real providers: each is refused before any server is asked.
             "journal verify": [
                 [], ["not a payment id!"], ["no-such-payment"], [id, "--base-url", "ftp://x"], [id, id],

@@ -59,6 +59,9 @@ final class CommandScenarios: @unchecked Sendable {
     let merchantFile: String
     private(set) var samples: [String: String] = [:]
     private(set) var scenarios: [String: CommandScenario] = [:]
+    /// The stand-in fleet server `tender journal sync` sends to.
+    private(set) var fleet: SyncStandIn?
+    static let deviceKey = "device-key-help-truth"
 
     static let token = "EAAAcli-help-truth-token-51c2"
     static let locationID = "LHELP1"
@@ -107,6 +110,7 @@ final class CommandScenarios: @unchecked Sendable {
 
     func tearDown() async {
         await server.stop()
+        await fleet?.stop()
         try? FileManager.default.removeItem(at: directory)
         // The scenarios' closures hold these scenarios (and the sandbox): let both go (LeakSanitizer saw the cycle).
         scenarios = [:]
@@ -330,6 +334,14 @@ final class CommandScenarios: @unchecked Sendable {
             base: { [folder.appendingPathComponent("backup-\(UUID().uuidString).sqlite").path] },
             run: { try await tender(["journal", "backup"], $0) }
         )
+        let fleet = try await SyncStandIn.start(key: Self.deviceKey)
+        self.fleet = fleet
+        samples["--server"] = fleet.baseURL.absoluteString
+        let deviceEnvironment = environment.merging(["TENDER_DEVICE_KEY": Self.deviceKey]) { $1 }
+        let sync = CommandScenario(
+            base: { ["--server", fleet.baseURL.absoluteString] },
+            run: { try await CLIRunner.run(["journal", "sync"] + $0, environment: deviceEnvironment) }
+        )
 
         scenarios = [
             "square request": square, "square authorize": authorize, "square sign-in": signIn,
@@ -340,7 +352,8 @@ final class CommandScenarios: @unchecked Sendable {
             "journal verify": verify, "journal reconcile": reconcile,
             "journal resolve": resolve, "journal acknowledge": acknowledge,
             "journal prune": simple(["journal", "prune"], []), "journal check": simple(["journal", "check"], []),
-            "journal backup": backup, "simulate": simulate, "sandbox": sandbox, "doctor": doctor, "demo": demo,
+            "journal backup": backup, "journal sync": sync, "simulate": simulate, "sandbox": sandbox, "doctor": doctor,
+            "demo": demo,
         ]
     }
 

@@ -21,7 +21,7 @@ struct JournalTests {
         }
         #expect(mode == "wal")
         #expect(synchronous == 2)  // FULL
-        #expect(version.map { $0 >> 24 } == 1)
+        #expect(version.map { $0 >> 24 } == PaymentJournal.schemaVersion)
         #expect(try journal.pool.read { try Int.fetchOne($0, sql: "PRAGMA application_id") } == 0x544E_4452)
         #expect(try journal.check(full: true) == ["ok"])
     }
@@ -165,7 +165,9 @@ struct JournalTests {
         let path = directory.path("journal.sqlite")
         do {
             let journal = try PaymentJournal(path: path, clock: ManualClock())
-            try journal.pool.write { db in try db.execute(sql: "PRAGMA user_version = \(2 << 24)") }
+            try journal.pool.write { db in
+                try db.execute(sql: "PRAGMA user_version = \((PaymentJournal.schemaVersion + 1) << 24)")
+            }
         }
         expectError(.journalTooNew) { try PaymentJournal(path: path, clock: ManualClock()) }
     }

@@ -173,7 +173,40 @@ struct StorageFaultTests {
                     arguments: [id]
                 )
                 #expect(events.last == row["state"], "write \(write): history and state disagree")
-                #expect(events.count == row["revision"] as Int, "write \(write): a transition was half-written")
+                // The opening and the acknowledgement are history rows that change no state (no revision).
+                let transitions =
+                    try Int.fetchOne(
+                        db,
+                        sql: """
+                            SELECT count(*) FROM payment_event
+                            WHERE payment_id = ? AND kind <> 'opened' AND kind <> 'acknowledged'
+                            """,
+                        arguments: [id]
+                    ) ?? 0
+                #expect(transitions == row["revision"] as Int, "write \(write): a transition was half-written")
+                // Every history row went to the outbox, numbered, in the transaction that wrote it (nothing synced;
+                // prune drops the changes older than its window, so the outbox holds the history's latest rows).
+                let changes =
+                    try String.fetchAll(
+                        db,
+                        sql: "SELECT to_state FROM outbox WHERE payment_id = ? ORDER BY sequence",
+                        arguments: [id]
+                    )
+                #expect(
+                    Array(events.suffix(changes.count)) == changes,
+                    "write \(write): the outbox and the history disagree"
+                )
+            }
+            // The outbox's sequence numbers have no gap: a write that failed took none.
+            let outbox = try #require(
+                try Row.fetchOne(
+                    db,
+                    sql: "SELECT count(*) AS n, min(sequence) AS low, max(sequence) AS high FROM outbox"
+                )
+            )
+            let count: Int = outbox["n"]
+            if count > 0 {
+                #expect((outbox["high"] as Int) - (outbox["low"] as Int) + 1 == count, "write \(write): a gap")
             }
         }
     }

@@ -141,7 +141,8 @@ public final class ReplyingOpener: PaymentURLOpener, @unchecked Sendable {
 /// The floor: the journal's three commits per payment through SQLite's C API with prepared statements, nothing
 /// else. `one row`: a single table, one insert and two updates of its row. `journal rows`: the journal's own schema
 /// (`PaymentJournal+Schema.swift`: its tables and their indexes) and the rows it writes — the payment, its token
-/// and an event; the answer kept, the outcome and a second event with the answer's report; the opening.
+/// and an event; the answer kept, the outcome and a second event with the answer's report; the opening and its event;
+/// each event also in the outbox, with a payment object of the size the journal writes there.
 public final class SQLiteFloor {
     /// Which rows the floor writes.
     public enum Schema: String, CaseIterable, Sendable {
@@ -252,8 +253,17 @@ public final class SQLiteFloor {
                 )
                 try event(id, now, "recorded", from: "pending", to: "completed", note: Self.report)
             }
-            try transaction { try run("UPDATE payment SET opened_at = ? WHERE id = ?", [.integer(now), .text(id)]) }
+            try transaction {
+                try run("UPDATE payment SET opened_at = ? WHERE id = ?", [.integer(now), .text(id)])
+                try event(id, now, "opened", from: "completed", to: "completed")
+            }
         }
+    }
+
+    /// The payment after a change, as the journal's outbox keeps it (`journal show --json`'s object): the size and
+    /// shape of a Square payment's, with its ID.
+    private static func snapshot(_ id: String, state: String) -> String {
+        #"{"payment_id":"\#(id)","provider":"square","state":"\#(state)","outcome":"approved","reported_outcome":"approved","needs_reconciliation":false,"amount":"12.50","amount_minor_units":1250,"currency":"USD","outcome_amount":null,"outcome_currency":null,"transaction_id":"TX-BENCHMARK","client_transaction_id":null,"foreign_transaction_id":null,"square_tender_types":null,"square_location_id":null,"error_code":null,"message":null,"outcome_source":"callback","assurance":"reported_by_pos_app","idempotency_key":"6f1c2a9e-0b7d-4c51-9a43-2f5d8e7b1c30","handoff_count":1,"created_at":"2026-11-27T10:15:30.123Z","updated_at":"2026-11-27T10:15:30.456Z","expires_at":"2026-11-27T10:30:30.123Z","opened_at":null,"acknowledged_at":null,"disputed_at":null,"resolution":null,"verification":null}"#
     }
 
     /// What the journal keeps of the benchmark's answer, as its history row's note.
@@ -310,6 +320,17 @@ public final class SQLiteFloor {
             [
                 .text(id), .integer(now), .text(kind), from.map(Value.text) ?? .null, .text(to),
                 note.map(Value.text) ?? .null,
+            ]
+        )
+        // The same change in the outbox, numbered, with the payment after it.
+        try run(
+            """
+            INSERT INTO outbox (payment_id, kind, at, from_state, to_state, note, payment)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(id), .text(kind), .integer(now), from.map(Value.text) ?? .null, .text(to),
+                note.map(Value.text) ?? .null, .text(Self.snapshot(id, state: to)),
             ]
         )
     }

@@ -9,7 +9,7 @@ public import Foundation
 ///
 /// ```swift
 /// let router = CallbackRouter(callbackURLs: [URL(string: "my-shop://payment-done")!]) { url in
-///     coordinator.handle(url)
+///     coordinator.receive(url)
 /// }
 /// // application(_:open:options:)            → return router.accept(url)
 /// // scene(_:openURLContexts:)               → router.accept(URLContexts)

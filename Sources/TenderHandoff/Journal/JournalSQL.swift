@@ -28,6 +28,36 @@ enum JournalSQL {
         VALUES (:id, :at, :kind, :from, :to, :note)
         """
 
+    /// A change for the fleet sync (the outbox): the history row's fields and the payment after the change (its JSON
+    /// form, ``JournalEntry/encodeJSON(history:)``; `NULL` for `pruned`), numbered by the table's `AUTOINCREMENT`: the
+    /// next sequence number, never one used before, in the transaction of the change.
+    static let insertChange = """
+        INSERT INTO outbox (payment_id, kind, at, from_state, to_state, note, payment)
+        VALUES (:id, :kind, :at, :from, :to, :note, :payment)
+        """
+
+    /// At most `:limit` changes from sequence `:from` on, in order: what a sync sends next.
+    static let changes = """
+        SELECT sequence, payment_id, kind, at, from_state, to_state, note, payment FROM outbox
+        WHERE sequence >= :from ORDER BY sequence LIMIT :limit
+        """
+
+    /// What the server acknowledged: recorded (never lowered), and the changes it holds deleted from the outbox.
+    static let acknowledgeThrough = """
+        UPDATE journal SET acknowledged_through = max(acknowledged_through, :through)
+        """
+
+    /// The changes the server holds, gone from the outbox.
+    static let deleteAcknowledged = "DELETE FROM outbox WHERE sequence <= :through"
+
+    /// The outbox's changes from before the cutoff, a prefix of it (no gap is ever made), when a journal is pruned:
+    /// a journal that never syncs keeps no more than the retention window of changes.
+    static let pruneOutbox = """
+        DELETE FROM outbox WHERE sequence < coalesce(
+            (SELECT sequence FROM outbox WHERE at >= :cutoff ORDER BY sequence LIMIT 1),
+            (SELECT max(sequence) + 1 FROM outbox))
+        """
+
     /// A payment's history rows, oldest first, through `payment_event_by_payment`.
     static let history = """
         SELECT kind, at, from_state, to_state, note FROM payment_event WHERE payment_id = :id ORDER BY id
@@ -92,6 +122,7 @@ enum JournalSQL {
     static let acknowledge = """
         UPDATE payment SET acknowledged_at = :now
         WHERE id = :id AND revision = :revision AND state <> 'pending' AND acknowledged_at IS NULL
+        RETURNING \(JournalEntry.columns)
         """
 
     /// A verdict of the provider's server on a completed payment's callback, which changes no state: confirmed, the
@@ -162,6 +193,7 @@ enum JournalSQL {
         """
 
     /// At most `:limit` ended (terminal), acknowledged payments last changed before a time (REL-9), oldest first,
+    /// returned (their IDs and states, for the outbox's `pruned` changes),
     /// found through `payment_prunable` (whose entries are exactly the payments prune may delete): named, since
     /// SQLite's planner, without statistics, would rather read `payment_by_state` for the four states, which is most
     /// of the history. The states are compared one by one, as the index's condition writes them: SQLite uses a
@@ -173,6 +205,7 @@ enum JournalSQL {
               AND (state = 'completed' OR state = 'late' OR state = 'resolved')
               AND updated_at < :cutoff
             ORDER BY updated_at, id LIMIT :limit)
+        RETURNING id, state
         """
 
     /// Pending payments whose expiry has passed, oldest first, found through `payment_pending` (named: the planner
@@ -215,6 +248,8 @@ enum JournalSQL {
     static var all: [(name: String, sql: String)] {
         var all: [(name: String, sql: String)] = [
             ("insertPayment", insertPayment), ("insertToken", insertToken), ("insertEvent", insertEvent),
+            ("insertChange", insertChange), ("changes", changes), ("acknowledgeThrough", acknowledgeThrough),
+            ("deleteAcknowledged", deleteAcknowledged), ("pruneOutbox", pruneOutbox),
             ("entryByID", entryByID), ("history", history), ("entryByToken", entryByToken),
             ("insertAnswer", insertAnswer), ("dispute", dispute),
             ("endpointsByID", endpointsByID), ("markOpened", markOpened), ("acknowledge", acknowledge),

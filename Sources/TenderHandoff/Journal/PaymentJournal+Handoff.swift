@@ -106,7 +106,7 @@ extension PaymentJournal {
             )
             if let created {
                 try PaymentJournal.insertToken(db, draft, at: now, expiresAt: expiresAt)
-                try PaymentJournal.recordEvent(db, draft.id, at: now, kind: .begun, from: nil, to: .pending)
+                try PaymentJournal.recordEvent(db, created, at: now, kind: .begun, from: nil, to: .pending)
                 return (created, false)
             }
             if let existing = try PaymentJournal.fetchEntry(db, draft.id) {
@@ -185,7 +185,14 @@ extension PaymentJournal {
     func markOpened(_ id: PaymentID) throws -> JournalEntry? {
         let now = clock.now()
         return try write("opened") { db in
-            try PaymentJournal.returning(db, JournalSQL.markOpened, ["now": now.journalTime, "id": id.rawValue])
+            let opened = try PaymentJournal.returning(
+                db,
+                JournalSQL.markOpened,
+                ["now": now.journalTime, "id": id.rawValue]
+            )
+            guard let opened else { return nil }
+            try PaymentJournal.recordEvent(db, opened, at: now, kind: .opened, from: opened.state, to: opened.state)
+            return opened
         }
     }
 
@@ -296,7 +303,7 @@ extension PaymentJournal {
             let disposition: CallbackDisposition = tampered ? .tampered : .extraAnswer
             try PaymentJournal.recordEvent(
                 db,
-                entry.id,
+                updated,
                 at: now,
                 kind: HandoffEvent.Kind(disposition),
                 from: entry.state,
@@ -389,7 +396,7 @@ extension PaymentJournal {
         guard let changed else { return nil }
         try recordEvent(
             db,
-            entry.id,
+            changed,
             at: now,
             kind: .contradicted,
             from: entry.state,

@@ -126,7 +126,7 @@ extension PaymentJournal {
         let sql = JournalSQL.transition(outcome: outcome != nil, change: change)
         let blob = change.isAnswer ? "answeredToken" : nil
         guard let updated = try returning(db, sql, arguments, blob: blob) else { return nil }
-        try recordEvent(db, entry.id, at: now, kind: kind, from: entry.state, to: state, note: note)
+        try recordEvent(db, updated, at: now, kind: kind, from: entry.state, to: state, note: note)
         return updated
     }
 
@@ -146,22 +146,33 @@ extension PaymentJournal {
         return rows.first?.entry
     }
 
-    /// Adds a row to a payment's history.
+    /// Records a change of a payment: a row of its history and, numbered next, the same change in the outbox with the
+    /// payment as it is after it (`entry`, as the database returned it), both in the transaction of the change.
     static func recordEvent(
         _ db: Database,
-        _ id: PaymentID,
+        _ entry: JournalEntry,
         at now: Date,
         kind: HandoffEvent.Kind,
         from: PaymentState?,
         to: PaymentState,
         note: String? = nil
     ) throws {
+        let arguments: StatementArguments = [
+            "id": entry.id.rawValue, "at": now.journalTime, "kind": kind.rawValue, "from": from?.rawValue,
+            "to": to.rawValue, "note": note,
+        ]
+        try db.run(JournalSQL.insertEvent, arguments)
+        try db.run(JournalSQL.insertChange, arguments &+ ["payment": entry.encodeJSON()])
+    }
+
+    /// Records in the outbox that a payment was deleted by ``PaymentJournal/prune(retention:limit:)``: its history is
+    /// gone with it, and the change carries no payment.
+    static func recordPruned(_ db: Database, _ id: String, state: String?, at now: Date) throws {
         try db.run(
-            JournalSQL.insertEvent,
+            JournalSQL.insertChange,
             [
-                "id": id.rawValue, "at": now.journalTime, "kind": kind.rawValue, "from": from?.rawValue,
-                "to": to.rawValue,
-                "note": note,
+                "id": id, "at": now.journalTime, "kind": HandoffEvent.Kind.pruned.rawValue, "from": state,
+                "to": DatabaseValue.null, "note": DatabaseValue.null, "payment": DatabaseValue.null,
             ]
         )
     }

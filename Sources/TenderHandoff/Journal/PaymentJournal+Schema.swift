@@ -4,8 +4,9 @@ import GRDB
 extension PaymentJournal {
     /// The schema's version (REL-7), in the top byte of the SQLite header's `user_version`. A journal with a higher one
     /// was written by a newer Tender and is refused; the next schema will raise it and say how an older journal moves
-    /// on.
-    static let schemaVersion = 1
+    /// on. Version 1 (before the outbox) was never released: a journal of it is a development build's, refused as
+    /// such.
+    static let schemaVersion = 2
 
     /// The header's `user_version` of a journal with this ID: the schema version in its top byte, and the ID's first
     /// 24 bits below (its journal tag). The header is on the journal's first page, which every writer rewrites when
@@ -104,7 +105,21 @@ extension PaymentJournal {
             note TEXT
         );
         CREATE INDEX payment_event_by_payment ON payment_event (payment_id, id);
-        CREATE TABLE journal (id TEXT NOT NULL CHECK (length(id) = 36));
+        CREATE TABLE journal (
+            id TEXT NOT NULL CHECK (length(id) = 36),
+            acknowledged_through INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE outbox (
+            sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+            payment_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            at INTEGER NOT NULL,
+            from_state TEXT,
+            to_state TEXT,
+            note TEXT,
+            payment TEXT,
+            CHECK ((kind = 'pruned') = (payment IS NULL))
+        );
         CREATE TABLE callback_answer (
             answer_hash BLOB PRIMARY KEY NOT NULL CHECK (length(answer_hash) = 32),
             payment_id TEXT NOT NULL REFERENCES payment (id) ON DELETE CASCADE,
@@ -123,7 +138,7 @@ extension PaymentJournal {
 
     /// The tables every journal has.
     private static let tables: Set = [
-        "payment", "handoff_token", "payment_event", "callback_answer", "provider_record",
+        "payment", "handoff_token", "payment_event", "callback_answer", "provider_record", "journal", "outbox",
     ]
 
     /// Whether `path` holds nothing yet, read in constant time (the header's application ID and schema version, and the
@@ -148,8 +163,11 @@ extension PaymentJournal {
             )
         }
         if found.isEmpty, applicationID == 0 { return true }
-        if Set(["payment", "handoff_token", "payment_event", "grdb_migrations"]).isSubset(of: found) {
-            // Development builds kept their schema's steps in GRDB's table; none was released.
+        if Set(["payment", "handoff_token", "payment_event", "grdb_migrations"]).isSubset(of: found)
+            || (applicationID == PaymentJournal.applicationID && version >= 1 && version < schemaVersion)
+        {
+            // Development builds kept their schema's steps in GRDB's table, or had schema 1 (before the outbox); none
+            // was released.
             throw HandoffError(
                 .journalTooOld,
                 "\(path) is a journal of a development build of Tender, from before the journal's schema was fixed; no released Tender reads it. Move it aside (with its -wal and -shm) and keep it if it holds payments you need, then start a new journal."

@@ -156,7 +156,7 @@ extension PaymentJournal {
             else { return ((current, false), commit: false) }
             try PaymentJournal.recordEvent(
                 db,
-                current.id,
+                verified,
                 at: now,
                 kind: verdict.verdict == .confirmed ? .verified : .contradicted,
                 from: current.state,

@@ -225,10 +225,21 @@ public final class PaymentJournal: Sendable {
     public func acknowledge(_ entry: JournalEntry) throws -> Bool {
         let now = clock.now()
         return try write("acknowledge") { db in
-            try db.run(
+            let acknowledged = try PaymentJournal.returning(
+                db,
                 JournalSQL.acknowledge,
                 ["now": now.journalTime, "id": entry.id.rawValue, "revision": entry.revision]
-            ) == 1
+            )
+            guard let acknowledged else { return false }
+            try PaymentJournal.recordEvent(
+                db,
+                acknowledged,
+                at: now,
+                kind: .acknowledged,
+                from: acknowledged.state,
+                to: acknowledged.state
+            )
+            return true
         }
     }
 
@@ -319,7 +330,21 @@ public final class PaymentJournal: Sendable {
         while limit.map({ pruned < $0 }) ?? true {
             let batch = min(PaymentJournal.pruneBatchSize, (limit ?? .max) - pruned)
             let deleted = try write("prune") { db in
-                try db.run(JournalSQL.prune, ["cutoff": cutoff.journalTime, "limit": batch])
+                let now = clock.now()
+                let rows = try Row.fetchAll(
+                    db.cachedStatement(sql: JournalSQL.prune),
+                    arguments: ["cutoff": cutoff.journalTime, "limit": batch]
+                )
+                for row in rows {
+                    try PaymentJournal.recordPruned(
+                        db,
+                        try JournalEntry.required(row, "id"),
+                        state: row["state"],
+                        at: now
+                    )
+                }
+                try db.run(JournalSQL.pruneOutbox, ["cutoff": cutoff.journalTime])
+                return rows.count
             }
             pruned += deleted
             if deleted < batch { break }

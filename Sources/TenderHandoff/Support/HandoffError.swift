@@ -63,6 +63,13 @@ public struct HandoffError: TenderError {
         public static let malformedCallback = Code(rawValue: "malformed_callback")
         /// A manual resolution was not allowed (for example, resolving a payment as pending).
         public static let invalidResolution = Code(rawValue: "invalid_resolution")
+        /// The fleet server could not be reached, or failed, during a sync (no network, a time-out, HTTP 5xx): what it
+        /// acknowledged is recorded, the rest stays in the outbox. Sync again later.
+        public static let syncUnavailable = Code(rawValue: "sync_unavailable")
+        /// The fleet server refused the sync (a missing, unknown or revoked device key, a device bound to another
+        /// journal, changes the journal no longer holds, a server URL that is not one): syncing again will not help
+        /// until what the message says is fixed.
+        public static let syncRefused = Code(rawValue: "sync_refused")
     }
 
     /// What went wrong.

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import Tender
+import TenderHandoff
+
+/// `tender journal sync --server URL`: sends the journal's changes to the fleet server.
+struct JournalSyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Send the journal's changes the fleet server has not acknowledged (key in TENDER_DEVICE_KEY).",
+        discussion: """
+            Sends every change the journal recorded that the server (tender-server) has not acknowledged, oldest \
+            first, in batches of at most 500, and records what the server acknowledges, until none is left. The \
+            device key is read from the environment variable TENDER_DEVICE_KEY (printed once by 'tender-server \
+            devices add'). Prints how many changes were sent and the highest sequence the server holds; with --json, \
+            {"sent", "acknowledged_through"}. Safe to run again at any time, beside an app that takes payments: the \
+            server applies each change once.
+            """
+    )
+
+    @Option(
+        help: ArgumentHelp("The fleet server's base URL, such as http://127.0.0.1:8080.", valueName: "url"),
+        transform: JournalSyncCommand.serverURL
+    )
+    var server: URL
+
+    @OptionGroup var journal: JournalLocation
+
+    @Flag(help: "Print {\"sent\", \"acknowledged_through\"} as JSON.")
+    var json = false
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Seconds to wait for each answer of the server (default 30).", valueName: "seconds"),
+        transform: ArgumentValue.timeout
+    )
+    var timeout: Duration = .seconds(30)
+
+    /// `--server`: an `http` or `https` URL with a host.
+    static func serverURL(_ text: String) throws -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            url.host?.isEmpty == false
+        else {
+            throw CLIError(
+                "it must be the fleet server's base URL, an http or https URL such as http://127.0.0.1:8080."
+            )
+        }
+        return url
+    }
+
+    func run() async throws {
+        guard let key = ProcessInfo.processInfo.environment["TENDER_DEVICE_KEY"], !key.isEmpty else {
+            throw CLIError(
+                "TENDER_DEVICE_KEY is not set: set it to the device key 'tender-server devices add' printed for this journal."
+            )
+        }
+        let result = try await journal.withJournal(.existing) { journal in
+            try await journal.sync(to: server, deviceKey: key, timeout: timeout)
+        }
+        if json {
+            Output.line("{\"sent\":\(result.sent),\"acknowledged_through\":\(result.acknowledgedThrough)}")
+        } else {
+            Output.line(
+                "Sent \(result.sent) change\(result.sent == 1 ? "" : "s"); the server holds this journal's changes through \(result.acknowledgedThrough)."
+            )
+        }
+    }
+}

@@ -1,0 +1,262 @@
+public import Foundation
+import Tender
+import TenderProviderAPI
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What ``PaymentJournal/sync(to:deviceKey:timeout:)`` did.
+public struct JournalSyncResult: Sendable, Hashable {
+    /// How many changes this sync sent and the server acknowledged (a change sent again after a lost answer counts
+    /// again; the server applies it once).
+    public var sent: Int
+    /// The highest sequence number the server holds of this journal: every change up to it is in the ledger.
+    public var acknowledgedThrough: Int64
+
+    /// Creates a result.
+    public init(sent: Int, acknowledgedThrough: Int64) {
+        self.sent = sent
+        self.acknowledgedThrough = acknowledgedThrough
+    }
+}
+
+extension PaymentJournal {
+    /// The most changes one request of ``sync(to:deviceKey:timeout:)`` carries (the server's limit).
+    public static let syncBatchSize = 500
+    /// The largest body one request carries, in bytes (1 MiB, the server's limit).
+    public static let syncBatchBytes = 1 << 20
+
+    /// Sends the changes the fleet server has not acknowledged, oldest first, to `POST /v1/events`, and records what
+    /// it acknowledges, until none is left.
+    ///
+    /// Every change the journal records (each row of a payment's history, and each payment ``prune(retention:limit:)``
+    /// deletes) is numbered in the outbox in its own transaction (see <doc:SyncingToAFleetServer>). A sync reads them in
+    /// batches of at most ``syncBatchSize`` changes and ``syncBatchBytes`` bytes, each change carrying the payment after
+    /// it in the JSON form of ``JournalEntry/encodeJSON(history:)`` (never a token, never a card number); after each
+    /// batch the server answers the highest sequence it holds, which the journal records (the changes up to it leave
+    /// the outbox). The server applies each change once, keyed by the device and the sequence: a batch sent again,
+    /// after a lost answer or a killed process, is applied once. When the server expects an earlier change than the
+    /// batch starts with (HTTP 409 `out_of_sequence`), the sync goes on from that change if the journal still holds
+    /// it.
+    ///
+    /// Reading the outbox never waits for a payment being written, and recording an acknowledgement is a short write:
+    /// a sync runs beside an app that takes payments.
+    /// - Parameters:
+    ///   - serverURL: the fleet server's base URL, such as `http://127.0.0.1:8080`.
+    ///   - deviceKey: the device's key (`tender-server devices add`), sent as `Authorization: Bearer`; never logged,
+    ///     never in an error.
+    ///   - timeout: the deadline of each request, from sending it to the last byte of the answer.
+    /// - Returns: how many changes were sent, and the highest sequence the server holds.
+    /// - Throws: ``HandoffError`` with ``HandoffError/Code/syncUnavailable`` when the server cannot be reached or
+    ///   fails (sync again later: what it acknowledged is recorded), ``HandoffError/Code/syncRefused`` when it refuses
+    ///   (the key, another journal, changes this journal no longer holds), or a storage error.
+    public func sync(
+        to serverURL: URL,
+        deviceKey: String,
+        timeout: Duration = .seconds(30)
+    ) async throws
+        -> JournalSyncResult
+    {
+        guard ProviderBaseURL.isUsable(serverURL), let endpoint = ProviderBaseURL.url(serverURL, path: "/v1/events")
+        else {
+            throw HandoffError(
+                .syncRefused,
+                "The server URL '\(UntrustedText.safe(serverURL.absoluteString, limit: 80))' is not an http or https URL with a host (such as http://127.0.0.1:8080); nothing was sent."
+            )
+        }
+        guard !deviceKey.isEmpty, deviceKey.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+            throw HandoffError(
+                .syncRefused,
+                "The device key is empty or holds spaces or characters that cannot be sent in a header; give the key 'tender-server devices add' printed. Nothing was sent."
+            )
+        }
+        let sender = SyncSender(endpoint: endpoint, deviceKey: deviceKey, timeout: timeout)
+        let journalID = try await offloaded { try self.journalID() }
+        var through = try await offloaded { try self.acknowledgedThrough() }
+        var next = through + 1
+        var sent = 0
+        // `409 out_of_sequence` answers in a row: a server that keeps moving its expectation is not followed forever.
+        var detours = 0
+        while true {
+            let start = next
+            let changes = try await offloaded {
+                try self.changes(from: start, limit: PaymentJournal.syncBatchSize)
+            }
+            guard let first = changes.first else { return JournalSyncResult(sent: sent, acknowledgedThrough: through) }
+            guard first.sequence == start else {
+                if start <= through {
+                    throw HandoffError(
+                        .syncRefused,
+                        "The server expects change \(start) of this journal, which it acknowledged before (it held the changes through \(through)) and which left the journal then: the server lost changes \(start)…\(through), and this journal cannot send them again. Nothing more was sent."
+                    )
+                }
+                throw HandoffError(
+                    .syncRefused,
+                    "The server needs this journal's changes from \(start) on, but the journal holds them from \(first.sequence) on only: \(start)…\(first.sequence - 1) were pruned with their payments after the retention window, before any sync sent them. The ledger cannot get them; sync at least once per retention window."
+                )
+            }
+            let batch = try SyncBatchBody(journalID: journalID, changes: changes)
+            switch try await sender.send(batch.body) {
+            case .acknowledged(let held):
+                guard held >= batch.last else {
+                    throw HandoffError(
+                        .syncRefused,
+                        "The server acknowledged this journal's changes through \(held) only, after it was sent \(batch.first)…\(batch.last); it is not a Tender fleet server, or it lost what it held. Nothing more was sent."
+                    )
+                }
+                // More than the batch: another sync of this journal sent later changes. Never more than the journal
+                // ever made, or its next changes would be taken as acknowledged and never sent.
+                let made = try await offloaded { try self.lastSequence() }
+                guard held <= made else {
+                    throw HandoffError(
+                        .syncRefused,
+                        "The server acknowledged this journal's changes through \(held), but the journal has made \(made) only; it holds another journal's changes under this device, or is not a Tender fleet server. Nothing was recorded."
+                    )
+                }
+                through = try await offloaded { try self.recordAcknowledged(through: held) }
+                sent += batch.count
+                next = through + 1
+                detours = 0
+            case .outOfSequence(let expected):
+                // Another process of this device synced, or the server holds less than it once acknowledged: go on
+                // from the change it expects, if the journal still has it (the loop above says so otherwise).
+                detours += 1
+                guard expected != start, expected >= 1, detours <= 3 else {
+                    throw HandoffError(
+                        .syncRefused,
+                        "The server expects change \(expected) of this journal, and refused it when sent (or keeps expecting another); nothing more was sent."
+                    )
+                }
+                next = expected
+            }
+        }
+    }
+}
+
+/// The body of one `POST /v1/events`: `{"journal_id", "changes": […]}`, the changes from the first given, as many as
+/// fit ``PaymentJournal/syncBatchBytes``.
+struct SyncBatchBody {
+    var body: Data
+    var first: Int64
+    var last: Int64
+    var count: Int
+
+    init(journalID: UUID, changes: [JournalChange]) throws {
+        let head = "{\"journal_id\":\"\(journalID.journalText)\",\"changes\":["
+        var text = head
+        var count = 0
+        for change in changes {
+            let element = try change.jsonValue().serialized(escapingSlashes: false)
+            // The element, its comma, and the closing `]}`.
+            guard text.utf8.count + element.utf8.count + 3 <= PaymentJournal.syncBatchBytes else { break }
+            text += (count == 0 ? "" : ",") + element
+            count += 1
+        }
+        guard count > 0, let first = changes.first else {
+            throw HandoffError(
+                .syncRefused,
+                "Change \(changes.first?.sequence ?? 0) of the journal is larger than a sync request may be (1 MiB); it cannot be sent."
+            )
+        }
+        body = Data((text + "]}").utf8)
+        self.first = first.sequence
+        self.last = first.sequence + Int64(count) - 1
+        self.count = count
+    }
+}
+
+/// Sends sync requests to one fleet server and reads its answers.
+struct SyncSender: Sendable {
+    enum Answer: Sendable, Hashable {
+        /// 200: the highest sequence the server holds.
+        case acknowledged(Int64)
+        /// 409 `out_of_sequence`: the sequence the server expects next.
+        case outOfSequence(Int64)
+    }
+
+    let endpoint: URL
+    let deviceKey: String
+    let client: ProviderHTTPClient
+
+    init(endpoint: URL, deviceKey: String, timeout: Duration) {
+        self.endpoint = endpoint
+        self.deviceKey = deviceKey
+        client = ProviderHTTPClient(timeout: timeout)
+    }
+
+    /// The largest answer read: the server's answers are a few hundred bytes.
+    static let answerLimits = JSONLimits(maximumBytes: 64 * 1024, maximumDepth: 8)
+
+    func send(_ body: Data) async throws -> Answer {
+        var request = URLRequest(url: endpoint)
+        request.httpMethod = "POST"
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("Bearer \(deviceKey)", forHTTPHeaderField: "Authorization")
+        let server = endpoint.host ?? "?"
+        let response: HTTPURLResponse
+        let data: Data
+        do {
+            (response, data) = try await client.send(request, maximumBytes: Self.answerLimits.maximumBytes)
+        } catch let failure as ProviderHTTPClient.TransportFailure {
+            throw HandoffError(
+                .syncUnavailable,
+                "The fleet server \(server) could not be reached: \(failure.reason). What it acknowledged before is recorded; sync again later."
+            )
+        }
+        let object = ProviderHTTPClient.jsonObject(data, limits: Self.answerLimits)
+        let status = response.statusCode
+        if status == 200 {
+            guard let held = object?["acknowledged_through"]?.integerValue, held >= 0 else {
+                throw HandoffError(
+                    .syncUnavailable,
+                    "The fleet server \(server) answered HTTP 200 without acknowledged_through; check that the URL is a Tender fleet server's."
+                )
+            }
+            return .acknowledged(Int64(held))
+        }
+        let error = object?["error"]?.objectValue
+        let code = error?["code"]?.stringValue
+        let said =
+            error?["message"]?.stringValue.map {
+                " (\(UntrustedText.safe($0, limit: 200, controls: .unreadable)))"
+            } ?? ""
+        switch (status, code) {
+        case (409, "out_of_sequence"):
+            guard let expected = error?["expected_sequence"]?.integerValue else {
+                throw HandoffError(
+                    .syncRefused,
+                    "The fleet server \(server) answered out_of_sequence without the sequence it expects\(said)."
+                )
+            }
+            return .outOfSequence(Int64(expected))
+        case (409, "another_journal"):
+            throw HandoffError(
+                .syncRefused,
+                "The fleet server \(server) has this device bound to another journal\(said): a device syncs one journal. Add a device for this journal (tender-server devices add) and use its key."
+            )
+        case (401, _):
+            throw HandoffError(
+                .syncRefused,
+                "The fleet server \(server) refused the device key (HTTP 401)\(said): it is unknown or revoked. Use the key 'tender-server devices add' printed for this device."
+            )
+        case (403, _):
+            throw HandoffError(
+                .syncRefused,
+                "The fleet server \(server) refused the key (HTTP 403)\(said): it is not a device key (an operator token?). Use the device's key."
+            )
+        case (429, _), (500...599, _):
+            throw HandoffError(
+                .syncUnavailable,
+                "The fleet server \(server) failed (HTTP \(status))\(said); what it acknowledged before is recorded. Sync again later."
+            )
+        default:
+            throw HandoffError(
+                .syncRefused,
+                "The fleet server \(server) refused the changes (HTTP \(status)\(code.map { " \(UntrustedText.safe($0))" } ?? ""))\(said); nothing more was sent."
+            )
+        }
+    }
+}
