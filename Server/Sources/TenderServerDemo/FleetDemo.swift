@@ -8,10 +8,6 @@ import TenderSandbox
 import TenderServer
 import TenderSimulator
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,7 +15,7 @@ import Glibc
 /// `tender-server demo` (issue 31): a temporary ledger on SQLite served on loopback, Tender's sandbox as Square and
 /// SumUp (sending Square's signed webhooks to the ledger), and three devices with real journals paying through the
 /// simulated POS apps with every provider: one payment's callback never comes (the device was killed), one approval
-/// is forged by another app. The devices sync; the server reconciles with its own credentials; each device then
+/// is forged by another app. The devices sync their journals (`PaymentJournal.sync`); the server reconciles with its own credentials; each device then
 /// verifies through the server with its key alone.
 public enum FleetDemo: Sendable {
     /// What the demo found, and its table.
@@ -371,16 +367,13 @@ public enum FleetDemo: Sendable {
     }
 
     /// A device: its journal, its coordinator paying through the sandbox's POS apps, its key on the ledger.
-    final class Till: @unchecked Sendable {
-        // @unchecked: `sequence` is changed only by `sync`, which the demo calls from one task.
+    final class Till: Sendable {
         let name: String
         let journal: PaymentJournal
         let coordinator: HandoffCoordinator
         let pos: SandboxPOSApps
         let deviceID: String
         let key: String
-        let journalID = UUID().uuidString.lowercased()
-        private var sequence: Int64 = 0
 
         init(name: String, folder: URL, sandbox: SandboxServer, store: SQLiteLedgerStore) async throws {
             self.name = name
@@ -420,31 +413,10 @@ public enum FleetDemo: Sendable {
             return try journal.entry(entry.id) ?? entry
         }
 
-        /// Sends every payment of the journal to the ledger (`POST /v1/events`), as the device's sync would.
+        /// Syncs the journal to the ledger: the journal's own `sync(to:deviceKey:)`, its outbox to `POST /v1/events`.
         func sync(to base: String) async throws {
-            var changes: [String] = []
-            for entry in try journal.entries() {
-                sequence += 1
-                let snapshot = entry.encodeJSON()
-                let at = try JSONSerialization.jsonObject(with: Data(snapshot.utf8)) as? [String: Any]
-                let updated = at?["updated_at"] as? String ?? ""
-                changes.append(
-                    #"{"sequence":\#(sequence),"payment_id":"\#(entry.id.rawValue)","kind":"recorded","at":"\#(updated)","#
-                        + #""from_state":null,"to_state":"\#(entry.state.rawValue)","note":null,"payment":\#(snapshot)}"#
-                )
-            }
-            let body = #"{"journal_id":"\#(journalID)","changes":["# + changes.joined(separator: ",") + "]}"
-            var request = URLRequest(url: URL(string: base + "/v1/events")!)
-            request.httpMethod = "POST"
-            request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(body.utf8)
-            let (data, response) = try await URLSession.shared.data(for: request)
-            guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-                throw DemoError(
-                    "The ledger refused \(name)'s sync: \(String(decoding: data.prefix(500), as: UTF8.self))"
-                )
-            }
+            let result = try await journal.sync(to: URL(string: base)!, deviceKey: key, timeout: .seconds(10))
+            guard result.sent > 0 else { throw DemoError("\(name) sent nothing to the ledger.") }
         }
     }
 
