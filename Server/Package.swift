@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The server's provider requests wait on NIO, not on FoundationNetworking (docs/PERFORMANCE.md).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // The ledger: storage (PostgreSQL and SQLite behind one protocol), ingest, the operator's API and page.
@@ -29,24 +31,50 @@ let package = Package(
                 .product(name: "Tender", package: "tender"),
                 // PaymentID, PaymentState and HandoffEvent.Kind: the journal's vocabulary, spelled once.
                 .product(name: "TenderHandoff", package: "tender"),
+                // The verifiers and their rules, one copy, shared with the device's reconciler.
+                .product(name: "TenderProviderAPI", package: "tender"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        // The `tender-server` command: serve, devices.
+        // The `tender-server` command: serve, devices, reconcile, demo.
         .executableTarget(
             name: "TenderServerCLI",
             dependencies: [
                 "TenderServer",
+                "TenderServerDemo",
+                .product(name: "Tender", package: "tender"),
+                .product(name: "TenderHandoff", package: "tender"),
+                .product(name: "TenderProviderAPI", package: "tender"),
+                // The demo: the simulated POS apps and the sandbox's Square and SumUp, which sends Square's webhooks.
+                .product(name: "TenderSandbox", package: "tender"),
+                .product(name: "TenderSimulator", package: "tender"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // `tender-server demo`'s devices and providers, which the tests use too: journals paying through the
+        // sandbox's simulated POS apps, the sandbox's Square and SumUp with their webhooks.
+        .target(
+            name: "TenderServerDemo",
+            dependencies: [
+                "TenderServer",
+                .product(name: "Tender", package: "tender"),
+                .product(name: "TenderHandoff", package: "tender"),
+                .product(name: "TenderProviderAPI", package: "tender"),
+                .product(name: "TenderSandbox", package: "tender"),
+                .product(name: "TenderSimulator", package: "tender"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // What the tests and the benchmark share: a PostgreSQL server of their own, simulated devices, an HTTP client.
@@ -73,18 +101,27 @@ let package = Package(
             name: "TenderServerTests",
             dependencies: [
                 "TenderServer",
+                "TenderServerDemo",
                 "LedgerTestSupport",
-                // The tests run the real `tender-server` binary.
+                // The tests run the real `tender-server` binary, and the real `tender` (a device verifying through
+                // the server: `tender journal verify --server`).
                 "TenderServerCLI",
+                .product(name: "tender", package: "tender"),
                 .product(name: "Tender", package: "tender"),
                 .product(name: "TenderHandoff", package: "tender"),
+                .product(name: "TenderProviderAPI", package: "tender"),
+                .product(name: "TenderSandbox", package: "tender"),
+                .product(name: "TenderSimulator", package: "tender"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
-            ]
+            ],
+            // The Python script Square's official SDK runs (SquareSDKTests); not Swift.
+            exclude: ["PythonClients"]
         ),
     ]
 )

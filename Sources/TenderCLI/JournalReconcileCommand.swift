@@ -31,11 +31,15 @@ struct JournalReconcileCommand: AsyncParsableCommand {
             evidence, then provider, reason, message, outcome, recorded, needs_reconciliation and, for a failure, \
             error (code and message). Exits 0 unless an error stopped it. Each answer of a server is waited for \
             up to --timeout seconds (30 by default), and a server that does not answer is asked up to four times; \
-            on a terminal, standard error says which payment is being asked about meanwhile.
+            on a terminal, standard error says which payment is being asked about meanwhile. With --server URL, \
+            the merchant's fleet server is asked about each payment instead, with this device's key from \
+            TENDER_DEVICE_KEY: no provider credentials are needed.
             """
     )
 
     @OptionGroup var server: ProviderServerOptions
+
+    @OptionGroup var fleet: FleetServerOption
 
     @OptionGroup var journal: JournalLocation
 
@@ -69,15 +73,17 @@ struct JournalReconcileCommand: AsyncParsableCommand {
         }
     }
 
-    /// Who is asked about the payments: the providers' servers, with the credentials in the environment (at least
-    /// one provider's). The one place the verifier is chosen, so that another source of verdicts is one more case
-    /// here.
-    /// - Throws: ``CLIError`` when no provider's credentials are set.
+    /// Who is asked about the payments: the merchant's fleet server with `--server` (this device's key, no provider
+    /// token), else the providers' servers, with the credentials in the environment (at least one provider's). The
+    /// one place the verifier is chosen.
+    /// - Throws: ``CLIError`` when no provider's credentials are set, or `--server` is given without
+    ///   `TENDER_DEVICE_KEY` or beside `--base-url` or `--square-location-id`.
     func verifier() throws -> any PaymentVerifier {
+        if let fleet = try fleet.verifier(besides: server) { return fleet }
         let credentials = try ProviderCredentials.fromEnvironment()
         guard credentials.square != nil || credentials.sumUp != nil else {
             throw CLIError(
-                "No credentials: export SQUARE_ACCESS_TOKEN, or SUMUP_ACCESS_TOKEN and SUMUP_MERCHANT_CODE (they are never read from the command line)."
+                "No credentials: export SQUARE_ACCESS_TOKEN, or SUMUP_ACCESS_TOKEN and SUMUP_MERCHANT_CODE (they are never read from the command line), or ask the merchant's server with --server URL."
             )
         }
         return credentials.reconcilingVerifier(server)

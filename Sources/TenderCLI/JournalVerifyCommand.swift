@@ -21,8 +21,10 @@ struct JournalVerifyCommand: AsyncParsableCommand {
             confirms the payment, 2 when it contradicts it or cannot settle it (not found yet, ambiguous, no \
             lookup API), 1 on errors (no network, no credentials, a refused token, unknown payment). \
             --square-location-id narrows Square's search to the location the payment was taken at, and a payment \
-            or order of another location contradicts. With --json: one object with payment_id, provider, verdict \
-            (confirmed, contradicted or unverifiable), reason, evidence, then message, state, recorded and \
+            or order of another location contradicts. With --server URL, the merchant's fleet server is asked \
+            instead (its verdict, reached with its own provider credentials), with this device's key from \
+            TENDER_DEVICE_KEY: no provider token is needed. With --json: one object with payment_id, provider, \
+            verdict (confirmed, contradicted or unverifiable), reason, evidence, then message, state, recorded and \
             needs_reconciliation. Each answer of the server is waited for up to --timeout seconds (30 by \
             default), and a server that does not answer is asked up to four times; on a terminal, standard error \
             says which payment is being asked about meanwhile.
@@ -33,6 +35,8 @@ struct JournalVerifyCommand: AsyncParsableCommand {
     var id: String
 
     @OptionGroup var server: ProviderServerOptions
+
+    @OptionGroup var fleet: FleetServerOption
 
     @OptionGroup var journal: JournalLocation
 
@@ -74,10 +78,13 @@ struct JournalVerifyCommand: AsyncParsableCommand {
         if verification.verdict != .confirmed { throw ExitCode(2) }
     }
 
-    /// Who is asked about `entry`: its provider's server, with the credentials in the environment. The one place
-    /// the verifier is chosen, so that another source of verdicts is one more case here.
-    /// - Throws: ``CLIError`` when the provider has a lookup API and its credentials are not set.
+    /// Who is asked about `entry`: the merchant's fleet server with `--server` (this device's key, no provider
+    /// token), else its provider's server, with the credentials in the environment. The one place the verifier is
+    /// chosen.
+    /// - Throws: ``CLIError`` when the provider has a lookup API and its credentials are not set, or `--server` is
+    ///   given without `TENDER_DEVICE_KEY` or beside `--base-url` or `--square-location-id`.
     func verifier(for entry: JournalEntry) throws -> any PaymentVerifier {
-        try ProviderCredentials.fromEnvironment().verifier(server, for: entry.provider)
+        if let fleet = try fleet.verifier(besides: server) { return fleet }
+        return try ProviderCredentials.fromEnvironment().verifier(server, for: entry.provider)
     }
 }

@@ -324,8 +324,12 @@ final class CommandScenarios: @unchecked Sendable {
             environmentOptions: ["--base-url"]
         )
         verify.variants = ["--square-location-id": ["--square-location-id", Self.locationID]]
+        // --server asks the merchant's tender-server, which asks the providers itself: beside --base-url it is refused
+        // (Server/Tests/TenderServerTests/DeviceVerificationTests runs it against a real tender-server).
+        verify.refusals = ["--server": "leave out --base-url"]
         var reconcile = simple(["journal", "reconcile"], ["--base-url", base], environmentOptions: ["--base-url"])
         reconcile.variants = ["--square-location-id": ["--square-location-id", Self.locationID]]
+        reconcile.refusals = ["--server": "leave out --base-url"]
         let backup = CommandScenario(
             base: { [folder.appendingPathComponent("backup-\(UUID().uuidString).sqlite").path] },
             run: { try await tender(["journal", "backup"], $0) }

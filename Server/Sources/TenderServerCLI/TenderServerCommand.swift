@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import TenderProviderAPI
 import TenderServer
 import UnixSignals
 
@@ -17,7 +18,7 @@ struct TenderServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tender-server",
         abstract: "The fleet ledger: devices sync their journals here; the operator reads every payment.",
-        subcommands: [ServeCommand.self, DevicesCommand.self]
+        subcommands: [ServeCommand.self, DevicesCommand.self, ReconcileCommand.self, DemoCommand.self]
     )
 }
 
@@ -40,16 +41,50 @@ struct Failure: Error {
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the ledger: POST /v1/events for devices, / and /v1/payments for the operator, GET /health."
+        abstract: "Serve the ledger: POST /v1/events for devices, / and /v1/payments for the operator, GET /health.",
+        discussion: """
+            With --square-webhook-url and --square-webhook-signature-key (or SQUARE_WEBHOOK_SIGNATURE_KEY), \
+            POST /v1/webhooks/square takes Square's signed events. Every --reconcile-every (60s by default; 0 \
+            turns it off) the server reconciles the ledger with the providers: the webhooks' records first, then \
+            their APIs with SQUARE_ACCESS_TOKEN, and SUMUP_ACCESS_TOKEN with SUMUP_MERCHANT_CODE. Devices read its \
+            verdicts at GET /v1/verifications/{payment_id}.
+            """
     )
 
     @OptionGroup var database: DatabaseOption
     @Option(name: .long, help: "The address to listen on.") var host: String = "127.0.0.1"
     @Option(name: .long, help: "The port to listen on (0: any free port).") var port: Int = 8080
+    @OptionGroup var providers: ProviderOptions
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The notification URL of Square's webhook subscription, exactly as configured there (it is signed).",
+            valueName: "url"
+        )
+    )
+    var squareWebhookURL: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The subscription's signature key (better: SQUARE_WEBHOOK_SIGNATURE_KEY, which other users cannot read).",
+            valueName: "key"
+        )
+    )
+    var squareWebhookSignatureKey: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How often to reconcile with the providers: 60s (the default), 5m, 1h, 500ms, or 0 for never.",
+            valueName: "duration"
+        )
+    )
+    var reconcileEvery: String = "60s"
 
     func run() async throws {
         guard (0...65535).contains(port) else { throw Failure(message: "--port must be from 0 to 65535.") }
         let url = try database.url()
+        let interval = try Interval.parse(reconcileEvery, option: "--reconcile-every")
+        let webhooks = try webhookConfiguration()
         var logger = Logger(label: "tender-server")
         logger.logLevel = .info
         let (store, service) = try url.openStore(logger: logger)
@@ -65,12 +100,28 @@ struct ServeCommand: AsyncParsableCommand {
                 )
             )
         }
-        let server = LedgerServer(store: store, operatorToken: OperatorToken(token), logger: logger)
+        let transport = NIOProviderTransport()
+        let reconciler = CentralReconciler(
+            store: store,
+            verifiers: try providers.verifiers(transport: transport),
+            logger: logger
+        )
+        let (orders, pushed) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+        let server = LedgerServer(
+            store: store,
+            operatorToken: OperatorToken(token),
+            logger: logger,
+            squareWebhooks: webhooks,
+            pushedOrder: { pushed.yield($0) }
+        )
         let host = self.host
+        var services: [any Service] = service.map { [$0] } ?? []
+        services.append(ReconcileService(reconciler: reconciler, interval: interval, logger: logger))
+        services.append(PushedRecordMatcher(reconciler: reconciler, orders: orders, logger: logger))
         var application = Application(
             router: server.router(),
             configuration: .init(address: .hostname(host, port: port), serverName: "tender-server"),
-            services: service.map { [$0] } ?? [],
+            services: services,
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
                 // Written straight to the file descriptor: nothing buffered, so a script reading it sees it now.
@@ -88,7 +139,13 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ExitCode.failure
             }
         }
-        logger.info("serving", metadata: ["database": "\(url)"])
+        logger.info(
+            "serving",
+            metadata: [
+                "database": "\(url)", "square_webhooks": "\(webhooks != nil)",
+                "reconcile_every": "\(interval.map { "\($0)" } ?? "off")",
+            ]
+        )
         // SIGTERM or SIGINT: stop accepting, let the requests in flight finish; whatever still runs after 30 seconds
         // (a request waiting on a database that went away) is cancelled, so that the server always ends.
         var group = ServiceGroupConfiguration(
@@ -97,7 +154,128 @@ struct ServeCommand: AsyncParsableCommand {
             logger: logger
         )
         group.maximumGracefulShutdownDuration = .seconds(30)
-        try await ServiceGroup(configuration: group).run()
+        do {
+            try await ServiceGroup(configuration: group).run()
+        } catch {
+            try? await transport.shutdown()
+            throw error
+        }
+        try? await transport.shutdown()
+    }
+
+    /// Square's webhooks, when both the URL and the key are given; neither, none; one alone is an error.
+    func webhookConfiguration() throws -> SquareWebhooks? {
+        let key =
+            squareWebhookSignatureKey
+            ?? ProcessInfo.processInfo.environment["SQUARE_WEBHOOK_SIGNATURE_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        switch (squareWebhookURL, key) {
+        case (nil, nil):
+            return nil
+        case (let url?, let key?):
+            guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
+                scheme == "https" || scheme == "http", parsed.host?.isEmpty == false
+            else {
+                throw Failure(
+                    message: "--square-webhook-url must be the subscription's notification URL, such as "
+                        + "https://tender.example.com/v1/webhooks/square."
+                )
+            }
+            return SquareWebhooks(notificationURL: url, signatureKey: key, merchantID: providers.merchantID())
+        case (nil, _):
+            throw Failure(
+                message: "A signature key without --square-webhook-url: give the subscription's notification URL too."
+            )
+        case (_, nil):
+            throw Failure(
+                message: "--square-webhook-url needs the subscription's signature key: export "
+                    + "SQUARE_WEBHOOK_SIGNATURE_KEY (or pass --square-webhook-signature-key)."
+            )
+        }
+    }
+}
+
+/// The providers' side of `serve` and `reconcile`: where their APIs are, and the Square seller whose webhooks count;
+/// the credentials come from the environment only.
+struct ProviderOptions: ParsableArguments {
+    @Option(
+        name: .customLong("base-url"),
+        help: ArgumentHelp(
+            "The providers' API: production (the default: Square's and SumUp's own), or one base URL for both, such as 'tender sandbox' at http://127.0.0.1:8080.",
+            valueName: "url"
+        )
+    )
+    var baseURL: String?
+
+    @Option(
+        name: .customLong("square-merchant-id"),
+        help: ArgumentHelp(
+            "The Square seller whose webhook events are matched against the ledger (also SQUARE_MERCHANT_ID); events of other sellers are kept, never used.",
+            valueName: "id"
+        )
+    )
+    var squareMerchantID: String?
+
+    /// The seller, from the option or `SQUARE_MERCHANT_ID`.
+    func merchantID() -> String? {
+        squareMerchantID ?? ProcessInfo.processInfo.environment["SQUARE_MERCHANT_ID"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The verifiers of the providers whose credentials are in the environment, sending through `transport`.
+    func verifiers(transport: any ProviderTransport) throws -> ServerVerifiers {
+        let environment = ProcessInfo.processInfo.environment
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        var base: URL?
+        if let baseURL, baseURL != "production" {
+            guard let url = URL(string: baseURL), (try? SquareEnvironment(baseURL: url)) != nil else {
+                throw Failure(
+                    message: "--base-url must be production or an http or https URL with a host, such as "
+                        + "http://127.0.0.1:8080."
+                )
+            }
+            base = url
+        }
+        var verifiers = ServerVerifiers(squareMerchantID: merchantID())
+        if let token = value("SQUARE_ACCESS_TOKEN") {
+            let environment = try base.map { try SquareEnvironment(baseURL: $0) } ?? .production
+            verifiers.square = SquarePaymentVerifier(
+                client: SquareConnectClient(environment: environment, transport: transport),
+                accessToken: SquareAccessToken(token)
+            )
+        }
+        switch (value("SUMUP_ACCESS_TOKEN"), value("SUMUP_MERCHANT_CODE")) {
+        case (let token?, let merchant?):
+            let environment = try base.map { try SumUpEnvironment(baseURL: $0) } ?? .production
+            verifiers.sumUp = SumUpPaymentVerifier(
+                client: SumUpAPIClient(environment: environment, transport: transport),
+                merchantCode: merchant,
+                accessToken: SumUpAccessToken(token)
+            )
+        case (nil, nil): break
+        default:
+            throw Failure(
+                message: "SUMUP_ACCESS_TOKEN and SUMUP_MERCHANT_CODE go together: export both to verify SumUp "
+                    + "payments, or neither."
+            )
+        }
+        return verifiers
+    }
+}
+
+/// A duration as the options take it: `60s`, `5m`, `1h`, `500ms`, a number of seconds, or `0` for none.
+enum Interval {
+    static func parse(_ text: String, option: String) throws -> Duration? {
+        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
+        var number = text
+        var scale: Int64 = 1000
+        for (suffix, milliseconds) in units where text.hasSuffix(suffix) {
+            number = String(text.dropLast(suffix.count))
+            scale = milliseconds
+            break
+        }
+        guard let value = Int64(number), value >= 0, value <= 86_400_000 / scale else {
+            throw Failure(message: "\(option) must be a duration such as 60s, 5m, 1h or 500ms, or 0 for never.")
+        }
+        return value == 0 ? nil : .milliseconds(value * scale)
     }
 }
 

@@ -62,6 +62,9 @@ struct CommandTests {
             ["serve", "--database", "sqlite:/nonexistent-folder/x/ledger.sqlite"],
             ["devices", "add", "", "--database", "sqlite:/tmp/unused.sqlite"],
             ["serve", "--no-such-flag"],
+            ["serve", "--reconcile-every", "soon"],
+            ["serve", "--reconcile-every", "-5s"],
+            ["serve", "--reconcile-every", "2d"],
         ]
     )
     func configurationErrors(arguments: [String]) throws {

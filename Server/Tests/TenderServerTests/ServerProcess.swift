@@ -1,5 +1,6 @@
 import Foundation
 import LedgerTestSupport
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -50,15 +51,20 @@ final class ServerProcess: @unchecked Sendable {
         errors.read(stderr.fileHandleForReading)
     }
 
-    /// Runs a command to its end and returns its status and output.
+    /// How long a child process may run before a test gives up on it (CI must fail, never hang).
+    static let deadline: TimeInterval = 120
+
+    /// Runs a command to its end (at most `timeout` seconds: then it is killed and the test fails) and returns its
+    /// status and output.
     static func run(
         _ arguments: [String],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:],
+        timeout: TimeInterval = deadline
     ) throws -> (
         status: Int32, stdout: String, stderr: String
     ) {
         let server = try ServerProcess(arguments, environment: environment)
-        let status = server.wait()
+        let status = server.wait(timeout: timeout)
         return (status, server.standardOutput, server.standardError)
     }
 
@@ -86,23 +92,36 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Kills the process if it still runs (for a test that failed half-way).
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        if process.isRunning { _ = Self.waitForExit(process, timeout: 0) }
     }
 
-    /// Waits for the process to end and returns its status; after `timeout` seconds it is killed (a server that does
-    /// not stop fails its test, with SIGKILL's status, instead of holding up the run).
+    /// Waits for the process to end and returns its status. A process still running after `timeout` seconds is
+    /// killed (SIGKILL) and the test fails, naming it and showing what it printed: a test never waits forever.
     @discardableResult
-    func wait(timeout: TimeInterval = 90) -> Int32 {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+    func wait(timeout: TimeInterval = ServerProcess.deadline) -> Int32 {
+        guard Self.waitForExit(process, timeout: timeout) else {
+            Issue.record(
+                """
+                \(process.executableURL?.lastPathComponent ?? "the child") \(process.arguments ?? []) did not end \
+                within \(Int(timeout)) s and was killed. Standard error: \(standardError.suffix(4000))
+                """
+            )
+            return -1
+        }
         output.waitForEnd()
         errors.waitForEnd()
         return process.terminationStatus
+    }
+
+    /// Waits up to `timeout` seconds for `process` to end; if it has not, kills it (SIGKILL) and returns `false`.
+    static func waitForExit(_ process: Process, timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(5_000) }
+        guard process.isRunning else { return true }
+        kill(process.processIdentifier, SIGKILL)
+        let killed = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < killed { usleep(5_000) }
+        return false
     }
 
     /// Standard output or error, read on a thread of its own until it closes.

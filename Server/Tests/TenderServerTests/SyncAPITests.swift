@@ -269,7 +269,9 @@ struct SyncAPITests {
                 #expect(fields.isSubset(of: Set(payment.keys)), "\(payment.keys)")
                 #expect(payment["amount"] is Int, "amount in minor units")
                 if let verification = payment["verification"] as? [String: Any] {
-                    #expect(Set(verification.keys) == ["verdict", "at", "evidence"])
+                    // The contract's three, and whose verdict it is (issue 31: the server's when it has one).
+                    #expect(Set(verification.keys) == ["verdict", "at", "evidence", "by"])
+                    #expect(verification["by"] as? String == "device", "no server verdict in this ledger")
                 } else {
                     #expect(payment["verification"] is NSNull)
                 }

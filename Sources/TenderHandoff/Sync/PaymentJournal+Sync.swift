@@ -182,7 +182,7 @@ struct SyncSender: Sendable {
     init(endpoint: URL, deviceKey: String, timeout: Duration) {
         self.endpoint = endpoint
         self.deviceKey = deviceKey
-        client = ProviderHTTPClient(timeout: timeout)
+        client = ProviderHTTPClient(timeout: timeout, transport: ProviderURLSessionTransport())
     }
 
     /// The largest answer read: the server's answers are a few hundred bytes.
@@ -196,18 +196,17 @@ struct SyncSender: Sendable {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         request.setValue("Bearer \(deviceKey)", forHTTPHeaderField: "Authorization")
         let server = endpoint.host ?? "?"
-        let response: HTTPURLResponse
-        let data: Data
+        let response: ProviderTransportResponse
         do {
-            (response, data) = try await client.send(request, maximumBytes: Self.answerLimits.maximumBytes)
+            response = try await client.send(request, maximumBytes: Self.answerLimits.maximumBytes)
         } catch let failure as ProviderHTTPClient.TransportFailure {
             throw HandoffError(
                 .syncUnavailable,
                 "The fleet server \(server) could not be reached: \(failure.reason). What it acknowledged before is recorded; sync again later."
             )
         }
-        let object = ProviderHTTPClient.jsonObject(data, limits: Self.answerLimits)
-        let status = response.statusCode
+        let object = ProviderHTTPClient.jsonObject(response.body, limits: Self.answerLimits)
+        let status = response.status
         if status == 200 {
             guard let held = object?["acknowledged_through"]?.integerValue, held >= 0 else {
                 throw HandoffError(

@@ -15,6 +15,7 @@ extension PaymentVerificationRequest {
     /// | the payment's `foreign-tx-id` (SumUp) | `foreignTransactionID` | SumUp: looked up by it first |
     /// | the callback's `smp-tx-code` (SumUp) | `transactionID` | SumUp: compared, and looked up when the first finds nothing |
     /// | the tender types the Square request allowed | `squareTenderTypes` | Square: a payment of another type is no match, or contradicts |
+    /// | the payment's ID | `paymentID` | the fleet server (`FleetServerVerifier`): the payment it is asked about |
     ///
     /// Only a callback's report and identifiers are passed: an outcome resolved by hand, or proven by the server
     /// already, is not what the POS app said. A Square payment with no `transaction_id` (offline, cash, or no
@@ -44,7 +45,8 @@ extension PaymentVerificationRequest {
             foreignTransactionID: entry.provider == .sumUp ? entry.foreignTransactionID : nil,
             squareLocationID: entry.provider == .square ? squareLocationID : nil,
             squareTenderTypes: entry.provider == .square ? entry.squareTenderTypes : nil,
-            idempotencyKey: entry.idempotencyKey
+            idempotencyKey: entry.idempotencyKey,
+            paymentID: entry.id.rawValue
         )
     }
 }

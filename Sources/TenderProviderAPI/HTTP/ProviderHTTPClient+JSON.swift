@@ -31,27 +31,26 @@ extension ProviderHTTPClient {
     ) async throws -> JSONObject {
         let host = request.url?.host ?? "?"
         return try await retry.run {
-            let http: HTTPURLResponse
-            let data: Data
+            let http: ProviderTransportResponse
             do {
-                (http, data) = try await send(request, maximumBytes: limits.maximumBytes, tally: tally)
+                http = try await send(request, maximumBytes: limits.maximumBytes, tally: tally)
             } catch let failure as TransportFailure {
                 throw ProviderAPIError(failure, provider: provider, name: name, host: host)
             }
-            let object = Self.jsonObject(data, limits: limits)
-            guard (200...299).contains(http.statusCode) else {
-                var error = refusal(http.statusCode, object)
+            let object = Self.jsonObject(http.body, limits: limits)
+            guard (200...299).contains(http.status) else {
+                var error = refusal(http.status, object)
                 if error.code == .rateLimited || error.code == .serviceUnavailable {
-                    error.retryAfter = Self.retryAfter(http.value(forHTTPHeaderField: "Retry-After"))
+                    error.retryAfter = Self.retryAfter(http.value(forHeader: "Retry-After"))
                 }
                 throw error
             }
             guard let object else {
                 throw ProviderAPIError(
                     .unexpectedResponse,
-                    "\(name) answered HTTP \(http.statusCode) without a JSON object; check the base URL \(host).",
+                    "\(name) answered HTTP \(http.status) without a JSON object; check the base URL \(host).",
                     provider: provider,
-                    httpStatusCode: http.statusCode
+                    httpStatusCode: http.status
                 )
             }
             return object

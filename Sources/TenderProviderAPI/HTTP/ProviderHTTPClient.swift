@@ -5,49 +5,23 @@ package import Tender
 package import FoundationNetworking
 #endif
 
-/// The HTTP plumbing every provider client shares (Square's REST client, SumUp's): one ephemeral URL session that
-/// stores no cookies, caches nothing and follows no redirect; a deadline per request; the answer's body read as it
-/// arrives against a size limit; transport failures sorted into what a caller can act on. It never sees a token
-/// except inside the request it sends, and never puts one in an error (SEC-8).
+/// The HTTP plumbing every provider client shares (Square's REST client, SumUp's, the fleet server's verifier): a
+/// deadline per request; the answer's body read against a size limit; transport failures sorted into what a caller
+/// can act on. It never sees a token except inside the request it sends, and never puts one in an error (SEC-8).
 ///
-/// **The deadline** runs from the moment the request is handed to the session (name lookup and connection
-/// included) to the last byte of the answer. The session's own time-outs are set to it too, but they restart with
-/// every byte a server sends, so a server that trickles a byte now and then would never trip them: a timer of our
-/// own cancels the transfer when the deadline passes, whatever the server does.
-///
-/// **The size limit** is checked against `Content-Length` before the body is read, and against the bytes gathered
-/// as each piece arrives: a larger answer is cancelled as soon as it passes the limit, so no more than the limit
-/// and one piece is ever held.
-///
-/// **Waiting** is on the session's own event sources and a timer: no thread polls. On Linux, FoundationNetworking
-/// (libcurl glue) keeps a socket's write-readiness source once the connection asked for one, and it fires while a
-/// server is silent: a request waiting there costs CPU until its answer or its deadline, which is why the deadline
-/// bounds every request (`docs/PERFORMANCE.md` gives the figures). Apple's URL loading system has no such source.
+/// The byte exchange itself is a ``ProviderTransport``'s: ``ProviderURLSessionTransport`` by default, or one a server
+/// passes (`tender-server` waits on SwiftNIO). What is built, sent and read is the same whatever the transport.
 package final class ProviderHTTPClient: Sendable {
     /// The deadline of every request, from the moment it is sent to the last byte of its answer.
     package let timeout: Duration
-    private let session: URLSession
-    private let transfers: TransferDelegate
+    /// What sends the requests.
+    package let transport: any ProviderTransport
 
     /// Creates a client whose requests fail with ``TransportFailure/timedOut`` when their answer is not complete
-    /// within `timeout`.
-    package init(timeout: Duration) {
+    /// within `timeout`, sent by `transport`.
+    package init(timeout: Duration, transport: any ProviderTransport) {
         self.timeout = timeout
-        let seconds = max(0.001, timeout.timeInterval)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = seconds
-        configuration.timeoutIntervalForResource = seconds
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        let transfers = TransferDelegate()
-        self.transfers = transfers
-        self.session = URLSession(configuration: configuration, delegate: transfers, delegateQueue: nil)
-    }
-
-    deinit {
-        session.finishTasksAndInvalidate()
+        self.transport = transport
     }
 
     /// Why a request got no complete HTTP answer.
@@ -60,8 +34,9 @@ package final class ProviderHTTPClient: Sendable {
         case redirected
         /// The answer's body is larger than the limit given (in bytes); it was not read further.
         case tooLarge(Int)
-        /// Any other failure of the URL loading system (a TLS failure, a bad URL), with the `URLError` code.
-        case failed(Int)
+        /// Any other failure of the transport (a TLS failure, a bad URL), named without anything from the request:
+        /// `URLError -1202`.
+        case failed(String)
         /// The answer was not HTTP.
         case notHTTP
 
@@ -73,7 +48,7 @@ package final class ProviderHTTPClient: Sendable {
             case .redirected: return "it answered with a redirect, which Tender does not follow"
             case .tooLarge(let limit):
                 return "its answer is larger than \(limit) bytes, more than any answer of its API"
-            case .failed(let code): return "the request failed (URLError \(code))"
+            case .failed(let what): return "the request failed (\(what))"
             case .notHTTP: return "the answer is not an HTTP response"
             }
         }
@@ -87,21 +62,20 @@ package final class ProviderHTTPClient: Sendable {
         _ request: URLRequest,
         maximumBytes: Int,
         tally: RequestTally? = nil
-    ) async throws -> (HTTPURLResponse, Data) {
+    ) async throws -> ProviderTransportResponse {
         try Task.checkCancellation()
-        var request = request
-        request.timeoutInterval = max(0.001, timeout.timeInterval)
-        request.cachePolicy = .reloadIgnoringLocalCacheData
-        let task = session.dataTask(with: request)
+        guard let url = request.url else { throw TransportFailure.failed("a request without a URL") }
+        let exchange = ProviderTransportRequest(
+            method: request.httpMethod ?? "GET",
+            url: url,
+            headers: (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            body: request.httpBody
+        )
         tally?.count()
-        let transfers = self.transfers
-        let deadline = timeout
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                transfers.start(task, maximumBytes: maximumBytes, deadline: deadline, continuation: continuation)
-            }
-        } onCancel: {
-            transfers.end(task, with: .failure(CancellationError()))
+        do {
+            return try await transport.send(exchange, maximumBytes: maximumBytes, deadline: timeout)
+        } catch let error as ProviderTransportError {
+            throw error.failure
         }
     }
 
@@ -115,7 +89,7 @@ package final class ProviderHTTPClient: Sendable {
         case .notConnectedToInternet, .internationalRoamingOff, .dataNotAllowed, .callIsActive, .cannotLoadFromNetwork:
             return .unreachable("the device is offline")
         case .httpTooManyRedirects, .redirectToNonExistentLocation: return .redirected
-        default: return .failed(error.code.rawValue)
+        default: return .failed("URLError \(error.code.rawValue)")
         }
     }
 

@@ -97,24 +97,23 @@ extension SquareConnectClient {
         let limits = isRead ? Self.readLimits : SquareConnectJSON.limits
         let host = url.host ?? environment.description
         return try await (isRead ? retryPolicy : .never).run {
-            let answer: HTTPURLResponse
-            let data: Data
+            let answer: ProviderTransportResponse
             do {
-                (answer, data) = try await http.send(request, maximumBytes: limits.maximumBytes, tally: tally)
+                answer = try await http.send(request, maximumBytes: limits.maximumBytes, tally: tally)
             } catch let failure as ProviderHTTPClient.TransportFailure {
                 throw Self.failure(failure, endpoint, host: host)
             }
             if !isRead { try checkClock(answer) }
-            let object = ProviderHTTPClient.jsonObject(data, limits: limits)
-            guard (200...299).contains(answer.statusCode) else {
-                throw Self.refusal(answer, SquareConnectJSON.errors(in: object), endpoint)
+            let object = ProviderHTTPClient.jsonObject(answer.body, limits: limits)
+            guard (200...299).contains(answer.status) else {
+                throw Self.refusal(answer, url: url, SquareConnectJSON.errors(in: object), endpoint)
             }
             guard let object else {
                 throw Self.unexpected(
                     endpoint,
-                    "Square answered HTTP \(answer.statusCode) without a JSON object; check the base URL "
+                    "Square answered HTTP \(answer.status) without a JSON object; check the base URL "
                         + "\(environment).",
-                    status: answer.statusCode
+                    status: answer.status
                 )
             }
             return object
@@ -124,8 +123,8 @@ extension SquareConnectClient {
     /// The largest read answer accepted: a ListPayments page of 100 payments stays far below it.
     static let readLimits = JSONLimits(maximumBytes: 8 * 1024 * 1024, maximumDepth: 32)
 
-    private func checkClock(_ response: HTTPURLResponse) throws {
-        guard let maximumClockSkew, let header = response.value(forHTTPHeaderField: "Date"),
+    private func checkClock(_ response: ProviderTransportResponse) throws {
+        guard let maximumClockSkew, let header = response.value(forHeader: "Date"),
             let serverDate = InternetDate.parseHTTPDate(header)
         else { return }
         let skew = now().timeIntervalSince(serverDate)
@@ -135,7 +134,7 @@ extension SquareConnectClient {
             .deviceTimeDoesNotMatchServerTime,
             "The device clock is \(minutes) minutes \(skew > 0 ? "ahead of" : "behind") Square's, so token expiry "
                 + "cannot be judged. Set the date and time automatically, then authorize again.",
-            httpStatusCode: response.statusCode
+            httpStatusCode: response.status
         )
     }
 
@@ -172,10 +171,10 @@ extension SquareConnectClient {
                 .unexpected,
                 "Square at \(host) failed: \(failure.reason); check the base URL."
             )
-        case .failed(let code):
+        case .failed(let what):
             return SquareAuthorizationError(
                 .unexpected,
-                "The request to Square at \(host) failed (URLError \(code)); check the base URL and TLS settings."
+                "The request to Square at \(host) failed (\(what)); check the base URL and TLS settings."
             )
         case .notHTTP:
             return SquareAuthorizationError(.unexpected, "Square's answer is not an HTTP response.")
@@ -187,11 +186,12 @@ extension SquareConnectClient {
     /// `INVALID_REQUEST_ERROR`: any other 404 (an HTML page, an empty body, another API's JSON) is an answer that is
     /// not Square's, so that a mistyped base URL is never taken for Square saying it has nothing.
     static func refusal(
-        _ answer: HTTPURLResponse,
+        _ answer: ProviderTransportResponse,
+        url: URL,
         _ errors: [SquareConnectJSON.ErrorObject],
         _ endpoint: Endpoint
     ) -> any Error {
-        let status = answer.statusCode
+        let status = answer.status
         let squareCode = errors.first?.code
         let named = squareCode.map { " (\($0))" } ?? " (HTTP \(status))"
         let isNotFound = errors.contains { $0.code == "NOT_FOUND" && $0.category == "INVALID_REQUEST_ERROR" }
@@ -229,7 +229,7 @@ extension SquareConnectClient {
             return error(
                 .unexpectedResponse,
                 "The server answered \(endpoint.name) with HTTP 404 but without Square's NOT_FOUND error: it is not "
-                    + "Square's API. Check the base URL \(answer.url.map(Self.origin) ?? "")."
+                    + "Square's API. Check the base URL \(Self.origin(url))."
             )
         case 400:
             return error(.badRequest, "Square refused \(endpoint.name) as malformed\(named).")
@@ -241,7 +241,7 @@ extension SquareConnectClient {
                 name: "Square"
             )
             if failure.isTransient {
-                failure.retryAfter = ProviderHTTPClient.retryAfter(answer.value(forHTTPHeaderField: "Retry-After"))
+                failure.retryAfter = ProviderHTTPClient.retryAfter(answer.value(forHeader: "Retry-After"))
             }
             return failure
         }

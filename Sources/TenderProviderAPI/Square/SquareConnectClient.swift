@@ -58,6 +58,8 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
     ///   - timeout: The deadline of each request, connection to last byte (default 30 seconds).
     ///   - maximumClockSkew: The largest accepted clock difference (default 5 minutes), or `nil`.
     ///   - retryPolicy: How reads retry transient failures (default ``RetryPolicy/standard``: four tries).
+    ///   - transport: What sends the requests: a URL session of the client's own by default
+    ///     (``ProviderURLSessionTransport``); a server on SwiftNIO can pass one that waits on its event loops.
     ///   - now: The device clock; inject one in tests.
     public init(
         environment: SquareEnvironment = .production,
@@ -65,6 +67,7 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
         timeout: Duration = .seconds(30),
         maximumClockSkew: Duration? = .seconds(300),
         retryPolicy: RetryPolicy = .standard,
+        transport: any ProviderTransport = ProviderURLSessionTransport(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.environment = environment
@@ -73,10 +76,10 @@ public final class SquareConnectClient: Sendable, CustomReflectable {
         self.maximumClockSkew = maximumClockSkew
         self.retryPolicy = retryPolicy
         self.now = now
-        self.http = ProviderHTTPClient(timeout: timeout)
+        self.http = ProviderHTTPClient(timeout: timeout, transport: transport)
     }
 
-    /// A mirror of the settings only. The URL session is left out: `dump` would otherwise walk into its task
+    /// A mirror of the settings only. The transport is left out: `dump` would otherwise walk into a URL session's task
     /// registry and print a request's `Authorization` header, token included (SEC-8).
     public var customMirror: Mirror {
         Mirror(

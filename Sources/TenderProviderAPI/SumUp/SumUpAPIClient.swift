@@ -32,18 +32,21 @@ public final class SumUpAPIClient: Sendable, CustomReflectable {
     ///   - environment: SumUp's production API (the default) or any base URL.
     ///   - timeout: The deadline of each request, connection to last byte (default 30 seconds).
     ///   - retryPolicy: How transient failures are retried (default ``RetryPolicy/standard``: four tries).
+    ///   - transport: What sends the requests: a URL session of the client's own by default
+    ///     (``ProviderURLSessionTransport``); a server on SwiftNIO can pass one that waits on its event loops.
     public init(
         environment: SumUpEnvironment = .production,
         timeout: Duration = .seconds(30),
-        retryPolicy: RetryPolicy = .standard
+        retryPolicy: RetryPolicy = .standard,
+        transport: any ProviderTransport = ProviderURLSessionTransport()
     ) {
         self.environment = environment
         self.timeout = timeout
         self.retryPolicy = retryPolicy
-        self.http = ProviderHTTPClient(timeout: timeout)
+        self.http = ProviderHTTPClient(timeout: timeout, transport: transport)
     }
 
-    /// A mirror of the settings only: `dump` would otherwise walk into the URL session's task registry and print a
+    /// A mirror of the settings only: `dump` would otherwise walk into a URL session's task registry and print a
     /// request's `Authorization` header (SEC-8).
     public var customMirror: Mirror {
         Mirror(self, children: ["environment": environment, "timeout": timeout], displayStyle: .class)

@@ -63,6 +63,9 @@ public struct PaymentVerificationRequest: Sendable, Hashable {
     /// ListPayments, BatchRetrieveOrders; SumUp's transaction lookup) take none and change nothing, so asking
     /// twice is safe; the key is for the calls about the payment that do take one, such as refunds.
     public var idempotencyKey: UUID
+    /// The payment's ID in its journal, for a verifier that asks by it (``FleetServerVerifier``: the merchant's server
+    /// knows each device's payments by their IDs); `nil` when not known. The providers' verifiers do not read it.
+    public var paymentID: String?
 
     /// Creates a request.
     public init(
@@ -78,7 +81,8 @@ public struct PaymentVerificationRequest: Sendable, Hashable {
         foreignTransactionID: String? = nil,
         squareLocationID: String? = nil,
         squareTenderTypes: SquareTenderTypes? = nil,
-        idempotencyKey: UUID
+        idempotencyKey: UUID,
+        paymentID: String? = nil
     ) {
         self.provider = provider
         self.amount = amount
@@ -93,6 +97,7 @@ public struct PaymentVerificationRequest: Sendable, Hashable {
         self.squareLocationID = squareLocationID
         self.squareTenderTypes = squareTenderTypes
         self.idempotencyKey = idempotencyKey
+        self.paymentID = paymentID
     }
 
     /// The device clock allowance by default: 2 minutes. A device that sets its time from the network is within

@@ -1,10 +1,15 @@
 import Foundation
 import Tender
+import TenderProviderAPI
 
 /// The JSON the server answers with: payments, pages, history, errors.
 enum LedgerJSON {
     /// A payment as the operator's API shows it: the contract's fields (`amount` in minor units, `verification`
     /// null or `{"verdict", "at", "evidence"}`), and beside them what else the ledger keeps.
+    ///
+    /// `verification` is the server's own verdict when it has one on what the device last sent (`"by": "server"`),
+    /// else the device's (`"by": "device"`); `server_verification` is the server's (null when none, with `current`
+    /// false when the device sent something new since), and `device_verification` the device's as it sent it.
     static func payment(_ payment: LedgerPayment) -> JSONTree {
         var verification = JSONTree.null
         if let verdict = payment.verdict {
@@ -12,8 +17,22 @@ enum LedgerJSON {
                 "verdict": .string(verdict),
                 "at": payment.verifiedAt.map { .string(Timestamp.text($0)) } ?? .null,
                 "evidence": payment.evidence.flatMap { try? JSONTree(text: $0) } ?? .null,
+                "by": .string(payment.hasCurrentServerVerdict ? "server" : "device"),
             ])
         }
+        var server = JSONTree.null
+        if let verdict = payment.server {
+            server = .object([
+                "verdict": .string(verdict.verdict),
+                "reason": .string(verdict.reason),
+                "message": .string(verdict.message),
+                "proven_outcome": verdict.provenOutcome.map(JSONTree.string) ?? .null,
+                "at": .string(Timestamp.text(verdict.verifiedAt)),
+                "evidence": (try? JSONTree(text: verdict.evidence)) ?? .null,
+                "current": .bool(payment.hasCurrentServerVerdict),
+            ])
+        }
+        let device = (try? JSONTree(text: payment.snapshot))?["verification"] ?? .null
         func text(_ value: String?) -> JSONTree { value.map(JSONTree.string) ?? .null }
         func time(_ value: Int64?) -> JSONTree { value.map { .string(Timestamp.text($0)) } ?? .null }
         return .object([
@@ -35,9 +54,43 @@ enum LedgerJSON {
             "attention": text(payment.attention),
             "pruned_on_device_at": time(payment.prunedOnDeviceAt),
             "last_sequence": .integer(payment.lastSequence),
-            // The server's own verification (central reconciliation, issue 31): none yet.
-            "server_verification": .null,
+            "server_verification": server,
+            "device_verification": device,
         ])
+    }
+
+    /// `GET /v1/verifications/{payment_id}`: the server's verdict in `PaymentVerification`'s JSON form (`verdict`,
+    /// `reason`, `message`, `proven_outcome`, `evidence`), with `payment_id`, `basis` (of the request it answered)
+    /// and `verified_at`; `unverifiable` (`not_verified_by_server`) when it has none on what the device last sent.
+    static func deviceVerification(_ payment: LedgerPayment) -> JSONTree {
+        var verification: PaymentVerification?
+        if payment.hasCurrentServerVerdict, let server = payment.server {
+            verification = VerificationText.verification(server)
+        }
+        let answer =
+            verification
+            ?? PaymentVerification(
+                verdict: .unverifiable,
+                reason: .notVerifiedByServer,
+                message: "The merchant's server has not verified this payment yet (it reconciles what devices sync "
+                    + "every minute or so); ask again later.",
+                evidence: PaymentVerificationEvidence(server: nil, askedAt: Date())
+            )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(answer),
+            case .object(var object) = try? JSONDecoder().decode(
+                JSONTree.self,
+                from: data
+            )
+        else { return .null }
+        object["payment_id"] = .string(payment.paymentID)
+        object["basis"] =
+            (verification != nil ? payment.server?.basis : payment.verificationBasis)
+            .map(JSONTree.string) ?? .null
+        object["verified_at"] =
+            verification != nil ? payment.server.map { .string(Timestamp.text($0.verifiedAt)) } ?? .null : .null
+        return .object(object)
     }
 
     /// A page: `{"payments": [...], "next_cursor"}`.

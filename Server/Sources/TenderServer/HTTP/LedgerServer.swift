@@ -1,10 +1,12 @@
 public import Foundation
+import HTTPTypes
 public import Hummingbird
 public import Logging
 import NIOCore
 
-/// The fleet server's HTTP side: devices' sync (`POST /v1/events`), the operator's JSON API (`/v1/payments`), the
-/// operator's page (`/`), the login form, and `GET /health`.
+/// The fleet server's HTTP side: devices' sync (`POST /v1/events`) and verifications
+/// (`GET /v1/verifications/{payment_id}`), Square's webhooks (`POST /v1/webhooks/square`), the operator's JSON API
+/// (`/v1/payments`), the operator's page (`/`), the login form, and `GET /health`.
 ///
 /// Who calls is decided by the `Authorization: Bearer` value (a device's key, or the operator token) or, for the
 /// operator's page, the login cookie; never by anything in a body. A device's key on the operator's routes and the
@@ -18,6 +20,11 @@ public struct LedgerServer: Sendable {
     public let logger: Logger
     /// The time, in milliseconds since 1970 (the tests' clock can be set).
     public let now: @Sendable () -> Int64
+    /// Square's webhooks, when the server takes them.
+    public let squareWebhooks: SquareWebhooks?
+    /// Told the order of each new Square payment a webhook of the seller's stored, once its answer is on its way:
+    /// the server matches it against the ledger then (``CentralReconciler/matchPushed(orderID:)``).
+    public let pushedOrder: @Sendable (String) -> Void
 
     /// The login cookie's name.
     public static let cookieName = "tender_operator"
@@ -27,11 +34,15 @@ public struct LedgerServer: Sendable {
         store: any LedgerStore,
         operatorToken: OperatorToken,
         logger: Logger,
+        squareWebhooks: SquareWebhooks? = nil,
+        pushedOrder: @escaping @Sendable (String) -> Void = { _ in },
         now: @escaping @Sendable () -> Int64 = { Timestamp.milliseconds(Date()) }
     ) {
         self.store = store
         self.operatorToken = operatorToken
         self.logger = logger
+        self.squareWebhooks = squareWebhooks
+        self.pushedOrder = pushedOrder
         self.now = now
     }
 
@@ -41,6 +52,10 @@ public struct LedgerServer: Sendable {
         router.add(middleware: RequestLog(logger: logger))
         router.get("/health") { _, _ in await health() }
         router.post("/v1/events") { request, _ in await events(request) }
+        router.get("/v1/verifications/{payment}") { request, context in
+            await verification(request, payment: context.parameters.get("payment"))
+        }
+        router.post("/v1/webhooks/square") { request, _ in await squareWebhook(request) }
         router.get("/v1/payments") { request, _ in await listPayments(request) }
         router.get("/v1/payments/{device}/{payment}") { request, context in
             await showPayment(
@@ -155,6 +170,86 @@ public struct LedgerServer: Sendable {
             return Self.json(.object(["acknowledged_through": .integer(held)]), status: .ok)
         } catch {
             return failure(error, route: "sync")
+        }
+    }
+
+    /// `GET /v1/verifications/{payment_id}`: the server's verdict on one of the calling device's payments, in
+    /// `PaymentVerification`'s JSON form, with the basis it judged; 404 for a payment the device does not hold here
+    /// (another device's included: nothing of it is shown).
+    func verification(_ request: Request, payment: String?) async -> Response {
+        do {
+            let device: Device
+            switch try await caller(request) {
+            case .operatorToken, .operatorCookie:
+                throw LedgerError(
+                    .forbidden,
+                    "The operator token cannot ask for a device's verifications; use its key."
+                )
+            case .device(let found) where !found.isRevoked:
+                device = found
+            case .device:
+                throw LedgerError(.unauthorized, "This device's key was revoked.")
+            case .nobody, .wrongBearer:
+                throw LedgerError(.unauthorized, "Send a device's key as Authorization: Bearer.")
+            }
+            guard let payment, let found = try await store.payment(deviceID: device.id, paymentID: payment) else {
+                throw LedgerError(.notFound, "This device has no such payment on the server; sync it first.")
+            }
+            logger.info("verification read", metadata: ["device_id": "\(device.id)"])
+            return Self.json(LedgerJSON.deviceVerification(found), status: .ok)
+        } catch {
+            return failure(error, route: "verification")
+        }
+    }
+
+    /// `POST /v1/webhooks/square`: an event Square signed, stored once by its `event_id` (after its signature over the
+    /// configured notification URL and the raw body verifies), answered as soon as it is committed; the payments it
+    /// bears on are matched after the answer.
+    func squareWebhook(_ request: Request) async -> Response {
+        guard let webhooks = squareWebhooks else {
+            return Self.error(
+                LedgerError(
+                    .notFound,
+                    "This server takes no Square webhooks: start it with --square-webhook-url and "
+                        + "--square-webhook-signature-key."
+                )
+            )
+        }
+        do {
+            if let length = request.headers[.contentLength].flatMap(Int.init), length > SquareWebhooks.maximumBytes {
+                throw Self.tooLargeEvent
+            }
+            let body: Data
+            do {
+                body = Data(try await request.body.collect(upTo: SquareWebhooks.maximumBytes).readableBytesView)
+            } catch is NIOTooManyBytesError {
+                throw Self.tooLargeEvent
+            }
+            let signature = HTTPField.Name(SquareWebhooks.signatureHeader).flatMap { request.headers[$0] }
+            guard webhooks.isSigned(body, signature: signature) else {
+                logger.warning("webhook refused: the signature does not verify", metadata: ["provider": "square"])
+                throw LedgerError(
+                    .forbidden,
+                    "The webhook's signature does not verify for this notification URL and body; nothing was stored."
+                )
+            }
+            let event = try ProviderEvent(squareEvent: body)
+            let isNew = try await store.recordEvent(event, receivedAt: now())
+            logger.info(
+                "webhook",
+                metadata: [
+                    "provider": "square", "type": "\(event.type)", "event_id": "\(event.eventID)",
+                    "duplicate": "\(!isNew)",
+                ]
+            )
+            if isNew, let record = event.record, record.kind == ProviderEvent.squarePayment,
+                let order = record.orderID, let seller = webhooks.merchantID, record.merchantID == seller
+            {
+                pushedOrder(order)
+            }
+            return Self.json(.object(["stored": .bool(isNew)]), status: .ok)
+        } catch {
+            return failure(error, route: "webhook")
         }
     }
 
@@ -289,6 +384,8 @@ public struct LedgerServer: Sendable {
     }
 
     // MARK: Answers
+
+    static let tooLargeEvent = LedgerError(.tooLarge, "The event is over 1 MiB, larger than any of Square's.")
 
     static let tooLarge = LedgerError(
         .tooLarge,

@@ -7,13 +7,26 @@
 /// * `payment`: every payment's latest snapshot, with the columns the listing filters on. Listed newest first by
 ///   `(created_at, device_id, payment_id)`; each filter has an index that starts with it and goes on in that order,
 ///   so a page is an index range read backwards, never a sort. `payment_attention` and `payment_pending_expiry`
-///   (partial) hold only the payments that need a person. `server_verdict`, `server_verified_at`,
-///   `server_evidence` stay empty until the server verifies payments itself (central reconciliation and the
-///   providers' webhooks, issue 31), beside the verdict the device reported.
+///   (partial) hold only the payments that need a person. Beside the device's snapshot, the server's own verdict
+///   (version 2): `server_verdict`, `server_reason`, `server_message`, `server_proven_outcome`, `server_evidence`,
+///   `server_verified_at`, and `server_basis`, the basis of the request it answered
+///   (`PaymentVerificationRequest.basis`). `verification_basis` is the basis of the request the latest snapshot
+///   makes (`NULL` when the server has nothing to ask about it); the server's verdict is current while the two are
+///   equal, and `verdict`, `verified_at` and `evidence` then show it (else the device's: the verification shown).
+///   `payment_to_verify` (partial) holds the payments that need the server's verdict; `payment_by_transaction` finds
+///   the payments a callback tied to a provider's record (a webhook's order).
 /// * `daily_total`: per day, device, provider and currency, how many payments and how much was approved, kept by
 ///   ingest in the same transaction (one row per device, so devices syncing at once never wait on each other's
 ///   totals).
+/// * `webhook_event` (version 2): every provider event received and verified, by its ID: a duplicate is dropped.
+/// * `provider_record` (version 2): the providers' records their webhooks pushed (a Square payment, a Square order's
+///   summary), one row each, keeping the newest by `revision` (a payment's `updated_at`, an order's `version`), with
+///   the seller and location they belong to and the object as sent.
+/// * `record_claim` (version 2): which ledger payment a provider's record confirms. The primary key (provider,
+///   record) is what makes "one record confirms one payment" hold fleet-wide: a second payment cannot claim it.
 enum LedgerSchema {
+    /// The schema version this build creates and reads.
+    static let currentVersion = 2
     /// The statements that create schema version 1, in order. `BIGINT` and `BOOLEAN` read as integers in SQLite.
     static let version1: [String] = [
         """
@@ -95,12 +108,186 @@ enum LedgerSchema {
         """,
     ]
 
+    /// The statements that take a version 1 ledger to version 2: the server's verdict beside the device's, the
+    /// providers' webhooks and records, the claims. Run once, in the transaction that records the version.
+    static let version2: [String] = [
+        "ALTER TABLE payment ADD COLUMN verification_basis TEXT",
+        "ALTER TABLE payment ADD COLUMN server_basis TEXT",
+        "ALTER TABLE payment ADD COLUMN server_reason TEXT",
+        "ALTER TABLE payment ADD COLUMN server_message TEXT",
+        "ALTER TABLE payment ADD COLUMN server_proven_outcome TEXT",
+        """
+        CREATE INDEX IF NOT EXISTS payment_to_verify ON payment (created_at, device_id, payment_id) \
+        WHERE \(toVerify)
+        """,
+        "CREATE INDEX IF NOT EXISTS payment_by_transaction ON payment (transaction_id)",
+        """
+        CREATE TABLE IF NOT EXISTS webhook_event (
+            provider TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            merchant_id TEXT,
+            received_at BIGINT NOT NULL,
+            PRIMARY KEY (provider, event_id)
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS provider_record (
+            provider TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            record_id TEXT NOT NULL,
+            merchant_id TEXT,
+            location_id TEXT,
+            order_id TEXT,
+            status TEXT,
+            created_at BIGINT,
+            revision BIGINT NOT NULL,
+            body TEXT NOT NULL,
+            received_at BIGINT NOT NULL,
+            PRIMARY KEY (provider, kind, record_id)
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS provider_record_by_order ON provider_record (provider, kind, order_id)",
+        "CREATE INDEX IF NOT EXISTS provider_record_by_time ON provider_record (provider, kind, created_at)",
+        """
+        CREATE TABLE IF NOT EXISTS record_claim (
+            provider TEXT NOT NULL,
+            record_id TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            payment_id TEXT NOT NULL,
+            claimed_at BIGINT NOT NULL,
+            PRIMARY KEY (provider, record_id),
+            FOREIGN KEY (device_id, payment_id) REFERENCES payment (device_id, payment_id)
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS record_claim_by_payment ON record_claim (device_id, payment_id)",
+    ]
+
+    /// The table that records the schema's version (absent: version 1, or a new database).
+    static let versionTable = "CREATE TABLE IF NOT EXISTS ledger_version (version BIGINT NOT NULL)"
+
+    /// Which payments need the server's verdict: those with something to ask about (`verification_basis`) and no
+    /// decisive verdict of the server's on it (none, one on an older basis, or `unverifiable`, asked again each run,
+    /// except for a provider that has no lookup API: asking again cannot change that).
+    /// Pending payments are asked about once their hand-off expired, which the query adds (it depends on the time).
+    static let toVerify = """
+        verification_basis IS NOT NULL AND (server_basis IS NULL OR server_basis <> verification_basis \
+        OR (server_verdict = 'unverifiable' AND server_reason <> 'no_lookup_api'))
+        """
+
+    /// A ledger made by a newer server, which this one must not change.
+    static func tooNew(_ version: Int64) -> LedgerError {
+        LedgerError(
+            .invalidConfiguration,
+            "The ledger is at schema version \(version), made by a newer tender-server than this one (version "
+                + "\(currentVersion)); run the newer server."
+        )
+    }
+
+    /// The payments that need the server's verdict (``toVerify``), pending ones once expired before `now`, oldest
+    /// first, read through `payment_to_verify`; after a cursor when `after`. Parameters, in order: now, then the
+    /// cursor's created_at, device and payment when `after`, then the limit.
+    static func toVerifyQuery(after: Bool, parameter: (Int) -> String) -> String {
+        var sql = """
+            SELECT \(paymentColumns) FROM payment WHERE \(toVerify) \
+            AND (state <> 'pending' OR expires_at < \(parameter(1)))
+            """
+        var next = 2
+        if after {
+            sql += " AND (created_at, device_id, payment_id) > (\(parameter(2)), \(parameter(3)), \(parameter(4)))"
+            next = 5
+        }
+        return sql + " ORDER BY created_at, device_id, payment_id LIMIT \(parameter(next))"
+    }
+
+    /// The names of ``recordServerVerdict(parameter:)``'s parameters, in their positional order.
+    static let verdictParameters = [
+        "verdict", "reason", "message", "outcome", "evidence", "at", "basis", "device", "payment",
+    ]
+
+    /// Records the server's verdict on a payment whose request is still the one answered, and shows it; a
+    /// contradiction puts the payment in front of a person (unless it is unknown, which already does). Returns the
+    /// payment's row. `parameter` names a value for the database.
+    static func recordServerVerdict(parameter: (String) -> String) -> String {
+        let verdict = parameter("verdict")
+        return """
+            UPDATE payment SET server_verdict = \(verdict), server_reason = \(parameter("reason")), \
+            server_message = \(parameter("message")), server_proven_outcome = \(parameter("outcome")), \
+            server_evidence = \(parameter("evidence")), server_verified_at = \(parameter("at")), \
+            server_basis = \(parameter("basis")), verdict = \(verdict), verified_at = \(parameter("at")), \
+            evidence = \(parameter("evidence")), \
+            attention = CASE WHEN \(verdict) = 'contradicted' AND (attention IS NULL OR attention <> 'unknown') \
+            THEN 'contradicted' ELSE attention END \
+            WHERE device_id = \(parameter("device")) AND payment_id = \(parameter("payment")) \
+            AND verification_basis = \(parameter("basis")) \
+            RETURNING \(paymentColumns)
+            """
+    }
+
+    /// The provider record columns every read returns.
+    static let recordColumns = """
+        provider, kind, record_id, merchant_id, location_id, order_id, status, created_at, revision, body
+        """
+
+    /// The names of ``upsertRecord(parameter:)``'s parameters, in their positional order.
+    static let recordParameters = [
+        "provider", "kind", "record", "merchant", "location", "order", "status", "created", "revision", "body",
+        "received",
+    ]
+
+    /// Stores a pushed record, replacing the one held only when its revision is higher (events come out of order).
+    static func upsertRecord(parameter: (String) -> String) -> String {
+        """
+        INSERT INTO provider_record (provider, kind, record_id, merchant_id, location_id, order_id, status, \
+        created_at, revision, body, received_at) VALUES (\(recordParameters.map(parameter).joined(separator: ", "))) \
+        ON CONFLICT (provider, kind, record_id) DO UPDATE SET merchant_id = excluded.merchant_id, \
+        location_id = excluded.location_id, order_id = excluded.order_id, status = excluded.status, \
+        created_at = excluded.created_at, revision = excluded.revision, body = excluded.body, \
+        received_at = excluded.received_at WHERE excluded.revision > provider_record.revision
+        """
+    }
+
     /// The payment columns every read returns, in ``LedgerPayment``'s order.
     static let paymentColumns = """
         device_id, payment_id, provider, state, outcome, needs_reconciliation, attention, amount_minor_units, \
         currency, transaction_id, client_transaction_id, foreign_transaction_id, verdict, verified_at, evidence, \
-        created_at, updated_at, expires_at, pruned_on_device_at, last_sequence, snapshot
+        created_at, updated_at, expires_at, pruned_on_device_at, last_sequence, snapshot, verification_basis, \
+        server_verdict, server_reason, server_message, server_proven_outcome, server_evidence, server_verified_at, \
+        server_basis
         """
+
+    /// The payment columns an upsert writes from a snapshot, in order (the device and payment IDs first).
+    static let upsertColumns = """
+        device_id, payment_id, provider, state, outcome, needs_reconciliation, attention, amount_minor_units, \
+        currency, transaction_id, client_transaction_id, foreign_transaction_id, verdict, verified_at, evidence, \
+        created_at, updated_at, expires_at, pruned_on_device_at, last_sequence, received_at, snapshot, \
+        verification_basis
+        """
+
+    /// What an upsert changes in a payment the ledger holds: everything the snapshot says, except that the
+    /// verification shown (`verdict`, `verified_at`, `evidence`) stays the server's while its verdict is on the
+    /// request the new snapshot makes, and a contradiction of the server's keeps the payment in front of a person
+    /// (unless the device says it is unknown, which already does).
+    static let upsertAssignments = """
+        provider = excluded.provider, state = excluded.state, outcome = excluded.outcome, \
+        needs_reconciliation = excluded.needs_reconciliation, \
+        attention = CASE WHEN \(serverCurrent) AND payment.server_verdict = 'contradicted' \
+        AND (excluded.attention IS NULL OR excluded.attention <> 'unknown') THEN 'contradicted' \
+        ELSE excluded.attention END, \
+        amount_minor_units = excluded.amount_minor_units, currency = excluded.currency, \
+        transaction_id = excluded.transaction_id, client_transaction_id = excluded.client_transaction_id, \
+        foreign_transaction_id = excluded.foreign_transaction_id, \
+        verdict = CASE WHEN \(serverCurrent) THEN payment.server_verdict ELSE excluded.verdict END, \
+        verified_at = CASE WHEN \(serverCurrent) THEN payment.server_verified_at ELSE excluded.verified_at END, \
+        evidence = CASE WHEN \(serverCurrent) THEN payment.server_evidence ELSE excluded.evidence END, \
+        created_at = excluded.created_at, updated_at = excluded.updated_at, expires_at = excluded.expires_at, \
+        pruned_on_device_at = excluded.pruned_on_device_at, last_sequence = excluded.last_sequence, \
+        received_at = excluded.received_at, snapshot = excluded.snapshot, \
+        verification_basis = excluded.verification_basis
+        """
+
+    /// Whether the server's verdict is on the request the incoming snapshot makes.
+    private static let serverCurrent = "payment.server_basis = excluded.verification_basis"
 
     /// The change columns every history read returns, in ``LedgerChange``'s order.
     static let changeColumns =

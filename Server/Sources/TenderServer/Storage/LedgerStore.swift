@@ -40,6 +40,44 @@ public protocol LedgerStore: Sendable {
     func ping() async throws
     /// How the database runs each query of the ingest path, the listing and the filters.
     func queryPlans() async throws -> [QueryPlan]
+
+    // MARK: The providers' word (issue 31)
+
+    /// Stores a provider's event, already verified, and the record it carries, in one transaction. A record replaces
+    /// the one held only when its revision is higher (events arrive out of order).
+    /// - Returns: `false`, with nothing changed, when an event with this ID is held already (a duplicate).
+    func recordEvent(_ event: ProviderEvent, receivedAt: Int64) async throws -> Bool
+    /// The records of `kind` the provider pushed for `merchantID` that belong to the orders `orderIDs`.
+    func pushedRecords(
+        provider: String,
+        kind: String,
+        merchantID: String,
+        orderIDs: [String]
+    ) async throws
+        -> [ProviderRecord]
+    /// The records of `kind` the provider pushed for `merchantID` that were created from `since` (inclusive) to
+    /// `until` (exclusive).
+    func pushedRecords(
+        provider: String,
+        kind: String,
+        merchantID: String,
+        since: Int64,
+        until: Int64
+    ) async throws
+        -> [ProviderRecord]
+
+    /// The payments that need the server's verdict (`LedgerSchema`'s `payment_to_verify`: something to ask about,
+    /// and no decisive verdict of the server's on it), pending ones only once their hand-off expired before `now`;
+    /// oldest first (by `created_at`, device, payment), after `cursor`, at most `limit`.
+    func paymentsToVerify(now: Int64, after cursor: PaymentCursor?, limit: Int) async throws -> [LedgerPayment]
+    /// Every payment, of any device, whose `transaction_id` is `transactionID`.
+    func payments(transactionID: String) async throws -> [LedgerPayment]
+    /// Records the server's verdict on a payment, in one transaction: nothing when the payment changed meanwhile (its
+    /// request is not the one answered any more); else the verdict after ``RecordClaims`` (a record another payment
+    /// claimed confirms nothing here), this payment's claims replaced by the records a confirmation rests on (a
+    /// unique key decides between two payments claiming one record at once), and the verification shown.
+    /// - Returns: what was recorded, or `nil` when the payment changed meanwhile (or is gone).
+    func recordServerVerdict(_ verdict: ServerVerdictToRecord) async throws -> RecordedServerVerdict?
 }
 
 /// A device of the fleet.
@@ -108,9 +146,10 @@ public struct LedgerPayment: Sendable, Hashable {
     public var clientTransactionID: String?
     /// SumUp's `foreign-tx-id`.
     public var foreignTransactionID: String?
-    /// The provider's verdict as the device recorded it: `confirmed`, `contradicted`, `unverifiable`, or `nil`.
+    /// The verification shown: the server's verdict (``server``) while it is current (on the request the latest
+    /// snapshot makes), else the device's: `confirmed`, `contradicted`, `unverifiable`, or `nil`.
     public var verdict: String?
-    /// When the device recorded the verdict.
+    /// When the verdict shown was recorded.
     public var verifiedAt: Int64?
     /// The verdict's evidence as JSON text.
     public var evidence: String?
@@ -126,6 +165,17 @@ public struct LedgerPayment: Sendable, Hashable {
     public var lastSequence: Int64
     /// The device's snapshot as received (JSON text).
     public var snapshot: String
+    /// The basis (`PaymentVerificationRequest.basis`) of the request the latest snapshot makes; `nil` when the server
+    /// has nothing to ask about the payment.
+    public var verificationBasis: String?
+    /// The server's own verdict, if it recorded one.
+    public var server: ServerVerification?
+
+    /// Whether the server's verdict is on the request the latest snapshot makes: it is then the one shown.
+    public var hasCurrentServerVerdict: Bool {
+        guard let server, let verificationBasis else { return false }
+        return server.basis == verificationBasis
+    }
 
     /// Creates a payment record.
     public init(
@@ -149,7 +199,9 @@ public struct LedgerPayment: Sendable, Hashable {
         expiresAt: Int64?,
         prunedOnDeviceAt: Int64?,
         lastSequence: Int64,
-        snapshot: String
+        snapshot: String,
+        verificationBasis: String? = nil,
+        server: ServerVerification? = nil
     ) {
         self.deviceID = deviceID
         self.paymentID = paymentID
@@ -172,6 +224,46 @@ public struct LedgerPayment: Sendable, Hashable {
         self.prunedOnDeviceAt = prunedOnDeviceAt
         self.lastSequence = lastSequence
         self.snapshot = snapshot
+        self.verificationBasis = verificationBasis
+        self.server = server
+    }
+}
+
+/// The server's own verdict on a payment, reached with the providers' webhooks and APIs (central reconciliation):
+/// `PaymentVerification`'s fields as the ledger keeps them, and the basis of the request it answered.
+public struct ServerVerification: Sendable, Hashable {
+    /// `confirmed`, `contradicted` or `unverifiable`.
+    public var verdict: String
+    /// Why, as a stable code (`matches`, `claimed_by_another_payment`, …).
+    public var reason: String
+    /// Why, in words.
+    public var message: String
+    /// The outcome the provider's record proves, if it proves one.
+    public var provenOutcome: String?
+    /// The evidence, as JSON text (`PaymentVerificationEvidence`'s form).
+    public var evidence: String
+    /// When the server recorded it, in milliseconds since 1970.
+    public var verifiedAt: Int64
+    /// The basis of the request it answered (`PaymentVerificationRequest.basis`).
+    public var basis: String
+
+    /// Creates a server's verdict.
+    public init(
+        verdict: String,
+        reason: String,
+        message: String,
+        provenOutcome: String?,
+        evidence: String,
+        verifiedAt: Int64,
+        basis: String
+    ) {
+        self.verdict = verdict
+        self.reason = reason
+        self.message = message
+        self.provenOutcome = provenOutcome
+        self.evidence = evidence
+        self.verifiedAt = verifiedAt
+        self.basis = basis
     }
 }
 

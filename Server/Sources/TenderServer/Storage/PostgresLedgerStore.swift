@@ -4,6 +4,7 @@ import PostgresNIO
 public import ServiceLifecycle
 import Tender
 import TenderHandoff
+import TenderProviderAPI
 
 /// The ledger in PostgreSQL, through postgres-nio's `PostgresClient` (a connection pool): for fleets.
 ///
@@ -45,6 +46,22 @@ public final class PostgresLedgerStore: LedgerStore, Service {
             try await connection.query("SELECT pg_advisory_xact_lock(7305)", logger: logger)
             for statement in LedgerSchema.version1 {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            try await connection.query(PostgresQuery(unsafeSQL: LedgerSchema.versionTable), logger: logger)
+            var version: Int64 = 1
+            for try await recorded in try await connection.query(
+                "SELECT MAX(version) FROM ledger_version",
+                logger: logger
+            ).decode(Int64?.self) {
+                version = recorded ?? 1
+            }
+            guard version <= LedgerSchema.currentVersion else { throw LedgerSchema.tooNew(version) }
+            if version < 2 {
+                for statement in LedgerSchema.version2 {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("DELETE FROM ledger_version", logger: logger)
+                try await connection.query("INSERT INTO ledger_version (version) VALUES (2)", logger: logger)
             }
         }
     }
@@ -113,20 +130,23 @@ public final class PostgresLedgerStore: LedgerStore, Service {
 
     /// Applies a batch in one transaction; see ``LedgerStore/ingest(_:deviceID:receivedAt:)``.
     public func ingest(_ batch: SyncBatch, deviceID: String, receivedAt: Int64) async throws -> Int64 {
+        try await inTransaction { connection, logger in
+            try await Self.apply(batch, deviceID: deviceID, receivedAt: receivedAt, on: connection, logger)
+        }
+    }
+
+    /// Runs `body` in one transaction on a connection of the pool, within ``patience``.
+    private func inTransaction<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> Result
+    ) async throws -> Result {
         try await bounded { [self] in
             let logger = self.logger
             return try await client.withConnection { connection in
                 try await connection.query("BEGIN", logger: logger)
                 do {
-                    let held = try await Self.apply(
-                        batch,
-                        deviceID: deviceID,
-                        receivedAt: receivedAt,
-                        on: connection,
-                        logger
-                    )
+                    let result = try await body(connection, logger)
                     try await connection.query("COMMIT", logger: logger)
-                    return held
+                    return result
                 } catch {
                     // A connection that cannot even roll back (the database went away, the call timed out) is closed, so
                     // that the pool never lends a connection inside a transaction.
@@ -247,7 +267,8 @@ public final class PostgresLedgerStore: LedgerStore, Service {
             bindings.append(update.lastSequence)
             bindings.append(receivedAt)
             bindings.append(snapshot.json.text)
-            upserts.append(placeholders(from: first + 1, count: 22))
+            bindings.append(update.verificationBasis)
+            upserts.append(placeholders(from: first + 1, count: 23))
         }
         if !upserts.isEmpty {
             try await connection.query(
@@ -475,6 +496,245 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         }
     }
 
+    // MARK: The providers' word
+
+    /// Stores a verified event and its record; `false` for a duplicate.
+    public func recordEvent(_ event: ProviderEvent, receivedAt: Int64) async throws -> Bool {
+        try await inTransaction { connection, logger in
+            let inserted = try await connection.query(
+                """
+                INSERT INTO webhook_event (provider, event_id, type, merchant_id, received_at) \
+                VALUES (\(event.provider), \(event.eventID), \(event.type), \(event.merchantID), \(receivedAt)) \
+                ON CONFLICT DO NOTHING RETURNING event_id
+                """,
+                logger: logger
+            )
+            var isNew = false
+            for try await _ in inserted.decode(String.self) { isNew = true }
+            guard isNew else { return false }
+            if let record = event.record {
+                var bindings = PostgresBindings()
+                bindings.append(record.provider)
+                bindings.append(record.kind)
+                bindings.append(record.recordID)
+                bindings.append(record.merchantID)
+                bindings.append(record.locationID)
+                bindings.append(record.orderID)
+                bindings.append(record.status)
+                bindings.append(record.createdAt)
+                bindings.append(record.revision)
+                bindings.append(record.body)
+                bindings.append(receivedAt)
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: LedgerSchema.upsertRecord(parameter: Self.positional(LedgerSchema.recordParameters)),
+                        binds: bindings
+                    ),
+                    logger: logger
+                )
+            }
+            return true
+        }
+    }
+
+    /// The records pushed for a seller's orders.
+    public func pushedRecords(
+        provider: String,
+        kind: String,
+        merchantID: String,
+        orderIDs: [String]
+    ) async throws -> [ProviderRecord] {
+        guard !orderIDs.isEmpty else { return [] }
+        let ids = Array(Set(orderIDs))
+        return try await bounded { [self] in
+            try await Self.records(
+                client.query(
+                    """
+                    SELECT provider, kind, record_id, merchant_id, location_id, order_id, status, created_at, revision, \
+                    body FROM provider_record WHERE provider = \(provider) AND kind = \(kind) \
+                    AND order_id = ANY(\(ids)) AND merchant_id = \(merchantID)
+                    """,
+                    logger: logger
+                )
+            )
+        }
+    }
+
+    /// The records pushed for a seller in a time range.
+    public func pushedRecords(
+        provider: String,
+        kind: String,
+        merchantID: String,
+        since: Int64,
+        until: Int64
+    ) async throws -> [ProviderRecord] {
+        try await bounded { [self] in
+            try await Self.records(
+                client.query(
+                    """
+                    SELECT provider, kind, record_id, merchant_id, location_id, order_id, status, created_at, revision, \
+                    body FROM provider_record WHERE provider = \(provider) AND kind = \(kind) \
+                    AND created_at >= \(since) AND created_at < \(until) AND merchant_id = \(merchantID)
+                    """,
+                    logger: logger
+                )
+            )
+        }
+    }
+
+    /// The payments that need the server's verdict, oldest first.
+    public func paymentsToVerify(now: Int64, after cursor: PaymentCursor?, limit: Int) async throws -> [LedgerPayment] {
+        var values: [SQLValue] = [.integer(now)]
+        if let cursor { values += [.integer(cursor.createdAt), .text(cursor.deviceID), .text(cursor.paymentID)] }
+        values.append(.integer(Int64(limit)))
+        let sql = LedgerSchema.toVerifyQuery(after: cursor != nil) { "$\($0)" }
+        let binds = Self.bindings(values)
+        return try await bounded { [self] in
+            try await Self.payments(client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger))
+        }
+    }
+
+    /// The payments whose callback reported `transactionID`.
+    public func payments(transactionID: String) async throws -> [LedgerPayment] {
+        try await bounded { [self] in
+            try await Self.payments(
+                client.query(
+                    PostgresQuery(
+                        unsafeSQL: "SELECT \(LedgerSchema.paymentColumns) FROM payment WHERE transaction_id = $1",
+                        binds: Self.bindings([.text(transactionID)])
+                    ),
+                    logger: logger
+                )
+            )
+        }
+    }
+
+    /// Records the server's verdict in one transaction that locks the payment's row. Two payments claiming one
+    /// record at the same time: the second's insert waits for the first's commit and fails on the primary key, and
+    /// its transaction is run again, which then finds the first's claim.
+    public func recordServerVerdict(_ verdict: ServerVerdictToRecord) async throws -> RecordedServerVerdict? {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await inTransaction { connection, logger in
+                    try await Self.record(verdict, on: connection, logger)
+                }
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" && attempt < 3 {
+                continue
+            }
+        }
+    }
+
+    private static func record(
+        _ verdict: ServerVerdictToRecord,
+        on connection: PostgresConnection,
+        _ logger: Logger
+    ) async throws -> RecordedServerVerdict? {
+        let (device, payment, provider) = (verdict.deviceID, verdict.paymentID, verdict.provider)
+        let locked = try await connection.query(
+            """
+            SELECT verification_basis FROM payment WHERE device_id = \(device) AND payment_id = \(payment) FOR UPDATE
+            """,
+            logger: logger
+        )
+        var basis: String?
+        for try await value in locked.decode(String?.self) { basis = value }
+        guard basis == verdict.basis else { return nil }
+        let verification = verdict.verification
+        let ids = RecordClaims.recordIDs(of: verification)
+        var holder: ClaimHolder?
+        if !ids.isEmpty {
+            let claims = try await connection.query(
+                """
+                SELECT device_id, payment_id, record_id FROM record_claim WHERE provider = \(provider) \
+                AND record_id = ANY(\(ids)) AND NOT (device_id = \(device) AND payment_id = \(payment)) \
+                ORDER BY record_id LIMIT 1
+                """,
+                logger: logger
+            )
+            for try await (holderDevice, holderPayment, record) in claims.decode((String, String, String).self) {
+                holder = ClaimHolder(deviceID: holderDevice, paymentID: holderPayment, recordID: record)
+            }
+        }
+        if holder == nil, RecordClaims.looksAtReportedTransactions(verification) {
+            let reported = try await connection.query(
+                """
+                SELECT device_id, payment_id, transaction_id FROM payment WHERE transaction_id = ANY(\(ids)) \
+                AND provider = \(provider) AND NOT (device_id = \(device) AND payment_id = \(payment)) \
+                ORDER BY transaction_id LIMIT 1
+                """,
+                logger: logger
+            )
+            for try await (holderDevice, holderPayment, record) in reported.decode((String, String, String).self) {
+                holder = ClaimHolder(deviceID: holderDevice, paymentID: holderPayment, recordID: record)
+            }
+        }
+        let recorded = RecordClaims.verdict(verification, heldBy: holder)
+        try await connection.query(
+            "DELETE FROM record_claim WHERE device_id = \(device) AND payment_id = \(payment)",
+            logger: logger
+        )
+        let claimed = Array(Set(RecordClaims.recordIDs(of: recorded))).sorted()
+        if !claimed.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO record_claim (provider, record_id, device_id, payment_id, claimed_at) \
+                SELECT \(provider), record_id, \(device), \(payment), \(verdict.at) FROM UNNEST(\(claimed)) AS record_id
+                """,
+                logger: logger
+            )
+        }
+        var bindings = PostgresBindings()
+        bindings.append(recorded.verdict.rawValue)
+        bindings.append(recorded.reason.rawValue)
+        bindings.append(recorded.message)
+        bindings.append(recorded.provenOutcome?.rawValue)
+        bindings.append(VerificationText.evidence(recorded.evidence))
+        bindings.append(verdict.at)
+        bindings.append(verdict.basis)
+        bindings.append(device)
+        bindings.append(payment)
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: LedgerSchema.recordServerVerdict(parameter: positional(LedgerSchema.verdictParameters)),
+                binds: bindings
+            ),
+            logger: logger
+        )
+        guard let row = try await payments(rows).first else { return nil }
+        return RecordedServerVerdict(verification: recorded, payment: row)
+    }
+
+    /// A placeholder for each of `names`: `$1` for the first, and so on.
+    static func positional(_ names: [String]) -> (String) -> String {
+        let positions = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0 + 1) })
+        return { name in "$\(positions[name] ?? 0)" }
+    }
+
+    static func records(_ rows: PostgresRowSequence) async throws -> [ProviderRecord] {
+        var records: [ProviderRecord] = []
+        for try await (provider, kind, id, merchant, location, order, status, created, revision, body) in rows.decode(
+            (String, String, String, String?, String?, String?, String?, Int64?, Int64, String).self
+        ) {
+            records.append(
+                ProviderRecord(
+                    provider: provider,
+                    kind: kind,
+                    recordID: id,
+                    merchantID: merchant,
+                    locationID: location,
+                    orderID: order,
+                    status: status,
+                    createdAt: created,
+                    revision: revision,
+                    body: body
+                )
+            )
+        }
+        return records
+    }
+
     /// How long a call waits for the database before it gives up, and the server answers 503.
     static let patience: Duration = .seconds(10)
 
@@ -532,20 +792,8 @@ public final class PostgresLedgerStore: LedgerStore, Service {
 
     static func upsertPayments(_ values: String) -> String {
         """
-        INSERT INTO payment (device_id, payment_id, provider, state, outcome, needs_reconciliation, attention, \
-        amount_minor_units, currency, transaction_id, client_transaction_id, foreign_transaction_id, verdict, \
-        verified_at, evidence, created_at, updated_at, expires_at, pruned_on_device_at, last_sequence, received_at, \
-        snapshot) VALUES \(values) \
-        ON CONFLICT (device_id, payment_id) DO UPDATE SET provider = excluded.provider, state = excluded.state, \
-        outcome = excluded.outcome, needs_reconciliation = excluded.needs_reconciliation, \
-        attention = excluded.attention, amount_minor_units = excluded.amount_minor_units, \
-        currency = excluded.currency, transaction_id = excluded.transaction_id, \
-        client_transaction_id = excluded.client_transaction_id, \
-        foreign_transaction_id = excluded.foreign_transaction_id, verdict = excluded.verdict, \
-        verified_at = excluded.verified_at, evidence = excluded.evidence, created_at = excluded.created_at, \
-        updated_at = excluded.updated_at, expires_at = excluded.expires_at, \
-        pruned_on_device_at = excluded.pruned_on_device_at, last_sequence = excluded.last_sequence, \
-        received_at = excluded.received_at, snapshot = excluded.snapshot
+        INSERT INTO payment (\(LedgerSchema.upsertColumns)) VALUES \(values) \
+        ON CONFLICT (device_id, payment_id) DO UPDATE SET \(LedgerSchema.upsertAssignments)
         """
     }
 
@@ -590,12 +838,17 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         for try await row in rows {
             let (
                 device, payment, provider, state, outcome, needs, attention, amount, currency, transaction, client,
-                foreign, verdict, verified, evidence, created, updated, expires, pruned, sequence, snapshot
+                foreign, verdict, verified, evidence, created, updated, expires, pruned, sequence, snapshot, basis,
+                serverVerdict, serverReason, serverMessage, serverOutcome, serverEvidence, serverAt, serverBasis
             ) = try row.decode(
                 (
                     String, String, String, String, String?, Bool, String?, Int64, String, String?, String?, String?,
-                    String?, Int64?, String?, Int64, Int64, Int64?, Int64?, Int64, String
+                    String?, Int64?, String?, Int64, Int64, Int64?, Int64?, Int64, String, String?, String?, String?,
+                    String?, String?, String?, Int64?, String?
                 ).self
+            )
+            let server = (
+                basis, serverVerdict, serverReason, serverMessage, serverOutcome, serverEvidence, serverAt, serverBasis
             )
             payments.append(
                 LedgerPayment(
@@ -619,11 +872,31 @@ public final class PostgresLedgerStore: LedgerStore, Service {
                     expiresAt: expires,
                     prunedOnDeviceAt: pruned,
                     lastSequence: sequence,
-                    snapshot: snapshot
+                    snapshot: snapshot,
+                    verificationBasis: server.0,
+                    server: serverVerification(server)
                 )
             )
         }
         return payments
+    }
+
+    /// The server's verdict from its columns (verdict, reason, message, proven outcome, evidence, time, basis).
+    static func serverVerification(
+        _ columns: (String?, String?, String?, String?, String?, String?, Int64?, String?)
+    ) -> ServerVerification? {
+        guard let verdict = columns.1, let reason = columns.2, let message = columns.3, let evidence = columns.5,
+            let at = columns.6, let basis = columns.7
+        else { return nil }
+        return ServerVerification(
+            verdict: verdict,
+            reason: reason,
+            message: message,
+            provenOutcome: columns.4,
+            evidence: evidence,
+            verifiedAt: at,
+            basis: basis
+        )
     }
 }
 

@@ -1,6 +1,7 @@
 import GRDB
 import Tender
 import TenderHandoff
+import TenderProviderAPI
 
 /// The ledger in a SQLite file, through GRDB: the embedded default, so that `serve` works on a fresh machine.
 ///
@@ -20,11 +21,23 @@ public final class SQLiteLedgerStore: LedgerStore {
         pool = try DatabasePool(path: path, configuration: configuration)
     }
 
-    /// Creates the schema if it is not there yet.
+    /// Creates the schema if it is not there yet, or brings it to the current version.
     public func migrate() async throws {
-        // Every statement is `IF NOT EXISTS`: running them again, from several processes, changes nothing.
-        try await pool.write { db in
-            for statement in LedgerSchema.version1 { try db.execute(sql: statement) }
+        // One immediate transaction: another process migrating at the same time waits for it, then finds the
+        // version recorded. Version 1's statements are `IF NOT EXISTS`; version 2's run once, as the version says.
+        try await pool.writeWithoutTransaction { db in
+            try db.inTransaction(.immediate) {
+                for statement in LedgerSchema.version1 { try db.execute(sql: statement) }
+                try db.execute(sql: LedgerSchema.versionTable)
+                let version = try Int64.fetchOne(db, sql: "SELECT MAX(version) FROM ledger_version") ?? 1
+                guard version <= LedgerSchema.currentVersion else { throw LedgerSchema.tooNew(version) }
+                if version < 2 {
+                    for statement in LedgerSchema.version2 { try db.execute(sql: statement) }
+                    try db.execute(sql: "DELETE FROM ledger_version")
+                    try db.execute(sql: "INSERT INTO ledger_version (version) VALUES (2)")
+                }
+                return .commit
+            }
         }
     }
 
@@ -143,6 +156,7 @@ public final class SQLiteLedgerStore: LedgerStore {
                     arguments.updateValue(update.prunedAt, forKey: "pruned")
                     arguments.updateValue(update.lastSequence, forKey: "sequence")
                     arguments.updateValue(receivedAt, forKey: "received")
+                    arguments.updateValue(update.verificationBasis, forKey: "basis")
                     try upsert.execute(arguments: StatementArguments(arguments))
                 } else {
                     try markPruned.execute(arguments: [
@@ -306,6 +320,206 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
+    // MARK: The providers' word
+
+    /// Stores a verified event and its record; `false` for a duplicate.
+    public func recordEvent(_ event: ProviderEvent, receivedAt: Int64) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO webhook_event (provider, event_id, type, merchant_id, received_at) \
+                    VALUES (:provider, :event, :type, :merchant, :received) ON CONFLICT DO NOTHING
+                    """,
+                arguments: [
+                    "provider": event.provider, "event": event.eventID, "type": event.type,
+                    "merchant": event.merchantID, "received": receivedAt,
+                ]
+            )
+            guard db.changesCount == 1 else { return false }
+            if let record = event.record {
+                try db.execute(
+                    sql: LedgerSchema.upsertRecord(parameter: { ":\($0)" }),
+                    arguments: StatementArguments(Self.recordArguments(record, receivedAt: receivedAt))
+                )
+            }
+            return true
+        }
+    }
+
+    /// The records pushed for a seller's orders.
+    public func pushedRecords(
+        provider: String,
+        kind: String,
+        merchantID: String,
+        orderIDs: [String]
+    ) async throws -> [ProviderRecord] {
+        guard !orderIDs.isEmpty else { return [] }
+        return try await pool.read { db in
+            var records: [ProviderRecord] = []
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT \(LedgerSchema.recordColumns) FROM provider_record \
+                    WHERE provider = ? AND kind = ? AND order_id = ? AND merchant_id = ?
+                    """
+            )
+            for orderID in Set(orderIDs) {
+                records += try Row.fetchAll(statement, arguments: [provider, kind, orderID, merchantID])
+                    .map(Self.record)
+            }
+            return records
+        }
+    }
+
+    /// The records pushed for a seller in a time range.
+    public func pushedRecords(
+        provider: String,
+        kind: String,
+        merchantID: String,
+        since: Int64,
+        until: Int64
+    ) async throws -> [ProviderRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(LedgerSchema.recordColumns) FROM provider_record \
+                    WHERE provider = ? AND kind = ? AND created_at >= ? AND created_at < ? AND merchant_id = ?
+                    """,
+                arguments: [provider, kind, since, until, merchantID]
+            ).map(Self.record)
+        }
+    }
+
+    /// The payments that need the server's verdict, oldest first.
+    public func paymentsToVerify(now: Int64, after cursor: PaymentCursor?, limit: Int) async throws -> [LedgerPayment] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: LedgerSchema.toVerifyQuery(after: cursor != nil) { _ in "?" },
+                arguments: StatementArguments(Self.toVerifyArguments(now: now, after: cursor, limit: limit))
+            ).map(Self.payment)
+        }
+    }
+
+    /// The payments whose callback reported `transactionID`.
+    public func payments(transactionID: String) async throws -> [LedgerPayment] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT \(LedgerSchema.paymentColumns) FROM payment WHERE transaction_id = ?",
+                arguments: [transactionID]
+            ).map(Self.payment)
+        }
+    }
+
+    /// Records the server's verdict in one transaction (SQLite has one writer: no other claim can slip in).
+    public func recordServerVerdict(_ verdict: ServerVerdictToRecord) async throws -> RecordedServerVerdict? {
+        try await pool.write { db in
+            let basis = try String.fetchOne(
+                db,
+                sql: "SELECT verification_basis FROM payment WHERE device_id = ? AND payment_id = ?",
+                arguments: [verdict.deviceID, verdict.paymentID]
+            )
+            guard basis == verdict.basis else { return nil }
+            let verification = verdict.verification
+            var holder: ClaimHolder?
+            let ids = RecordClaims.recordIDs(of: verification)
+            for id in ids where holder == nil {
+                holder = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT device_id, payment_id FROM record_claim WHERE provider = ? AND record_id = ? \
+                        AND NOT (device_id = ? AND payment_id = ?)
+                        """,
+                    arguments: [verdict.provider, id, verdict.deviceID, verdict.paymentID]
+                ).map { ClaimHolder(deviceID: $0["device_id"], paymentID: $0["payment_id"], recordID: id) }
+            }
+            if RecordClaims.looksAtReportedTransactions(verification) {
+                for id in ids where holder == nil {
+                    holder = try Row.fetchOne(
+                        db,
+                        sql: """
+                            SELECT device_id, payment_id FROM payment WHERE transaction_id = ? AND provider = ? \
+                            AND NOT (device_id = ? AND payment_id = ?)
+                            """,
+                        arguments: [id, verdict.provider, verdict.deviceID, verdict.paymentID]
+                    ).map { ClaimHolder(deviceID: $0["device_id"], paymentID: $0["payment_id"], recordID: id) }
+                }
+            }
+            let recorded = RecordClaims.verdict(verification, heldBy: holder)
+            try db.execute(
+                sql: "DELETE FROM record_claim WHERE device_id = ? AND payment_id = ?",
+                arguments: [verdict.deviceID, verdict.paymentID]
+            )
+            for id in Set(RecordClaims.recordIDs(of: recorded)) {
+                try db.execute(
+                    sql: """
+                        INSERT INTO record_claim (provider, record_id, device_id, payment_id, claimed_at) \
+                        VALUES (?, ?, ?, ?, ?)
+                        """,
+                    arguments: [verdict.provider, id, verdict.deviceID, verdict.paymentID, verdict.at]
+                )
+            }
+            let row = try Row.fetchOne(
+                db,
+                sql: LedgerSchema.recordServerVerdict(parameter: { ":\($0)" }),
+                arguments: StatementArguments(Self.verdictArguments(recorded, of: verdict))
+            )
+            guard let row else { return nil }
+            return RecordedServerVerdict(verification: recorded, payment: Self.payment(row))
+        }
+    }
+
+    static func verdictArguments(
+        _ verification: PaymentVerification,
+        of verdict: ServerVerdictToRecord
+    ) -> [String: (any DatabaseValueConvertible)?] {
+        [
+            "verdict": verification.verdict.rawValue, "reason": verification.reason.rawValue,
+            "message": verification.message, "outcome": verification.provenOutcome?.rawValue,
+            "evidence": VerificationText.evidence(verification.evidence), "at": verdict.at, "basis": verdict.basis,
+            "device": verdict.deviceID, "payment": verdict.paymentID,
+        ]
+    }
+
+    static func recordArguments(
+        _ record: ProviderRecord,
+        receivedAt: Int64
+    ) -> [String: (any DatabaseValueConvertible)?] {
+        [
+            "provider": record.provider, "kind": record.kind, "record": record.recordID,
+            "merchant": record.merchantID, "location": record.locationID, "order": record.orderID,
+            "status": record.status, "created": record.createdAt, "revision": record.revision, "body": record.body,
+            "received": receivedAt,
+        ]
+    }
+
+    static func toVerifyArguments(
+        now: Int64,
+        after cursor: PaymentCursor?,
+        limit: Int
+    ) -> [(any DatabaseValueConvertible)?] {
+        var values: [(any DatabaseValueConvertible)?] = [now]
+        if let cursor { values += [cursor.createdAt, cursor.deviceID, cursor.paymentID] }
+        values.append(limit)
+        return values
+    }
+
+    static func record(_ row: Row) -> ProviderRecord {
+        ProviderRecord(
+            provider: row["provider"],
+            kind: row["kind"],
+            recordID: row["record_id"],
+            merchantID: row["merchant_id"],
+            locationID: row["location_id"],
+            orderID: row["order_id"],
+            status: row["status"],
+            createdAt: row["created_at"],
+            revision: row["revision"],
+            body: row["body"]
+        )
+    }
+
     /// Lets go of the database.
     public func close() throws {
         try pool.close()
@@ -326,22 +540,10 @@ public final class SQLiteLedgerStore: LedgerStore {
         """
 
     static let upsertPayment = """
-        INSERT INTO payment (device_id, payment_id, provider, state, outcome, needs_reconciliation, attention, \
-        amount_minor_units, currency, transaction_id, client_transaction_id, foreign_transaction_id, verdict, \
-        verified_at, evidence, created_at, updated_at, expires_at, pruned_on_device_at, last_sequence, received_at, \
-        snapshot) VALUES (:device, :payment, :provider, :state, :outcome, :needs, :attention, :amount, :currency, \
-        :transaction, :client, :foreign, :verdict, :verified, :evidence, :created, :updated, :expires, :pruned, \
-        :sequence, :received, :snapshot) \
-        ON CONFLICT (device_id, payment_id) DO UPDATE SET provider = excluded.provider, state = excluded.state, \
-        outcome = excluded.outcome, needs_reconciliation = excluded.needs_reconciliation, \
-        attention = excluded.attention, amount_minor_units = excluded.amount_minor_units, \
-        currency = excluded.currency, transaction_id = excluded.transaction_id, \
-        client_transaction_id = excluded.client_transaction_id, \
-        foreign_transaction_id = excluded.foreign_transaction_id, verdict = excluded.verdict, \
-        verified_at = excluded.verified_at, evidence = excluded.evidence, created_at = excluded.created_at, \
-        updated_at = excluded.updated_at, expires_at = excluded.expires_at, \
-        pruned_on_device_at = excluded.pruned_on_device_at, last_sequence = excluded.last_sequence, \
-        received_at = excluded.received_at, snapshot = excluded.snapshot
+        INSERT INTO payment (\(LedgerSchema.upsertColumns)) VALUES (:device, :payment, :provider, :state, :outcome, \
+        :needs, :attention, :amount, :currency, :transaction, :client, :foreign, :verdict, :verified, :evidence, \
+        :created, :updated, :expires, :pruned, :sequence, :received, :snapshot, :basis) \
+        ON CONFLICT (device_id, payment_id) DO UPDATE SET \(LedgerSchema.upsertAssignments)
         """
 
     static func snapshotArguments(_ snapshot: PaymentSnapshot) -> [String: (any DatabaseValueConvertible)?] {
@@ -402,7 +604,25 @@ public final class SQLiteLedgerStore: LedgerStore {
             expiresAt: row["expires_at"],
             prunedOnDeviceAt: row["pruned_on_device_at"],
             lastSequence: row["last_sequence"],
-            snapshot: row["snapshot"]
+            snapshot: row["snapshot"],
+            verificationBasis: row["verification_basis"],
+            server: serverVerification(row)
+        )
+    }
+
+    static func serverVerification(_ row: Row) -> ServerVerification? {
+        guard let verdict: String = row["server_verdict"], let reason: String = row["server_reason"],
+            let message: String = row["server_message"], let evidence: String = row["server_evidence"],
+            let at: Int64 = row["server_verified_at"], let basis: String = row["server_basis"]
+        else { return nil }
+        return ServerVerification(
+            verdict: verdict,
+            reason: reason,
+            message: message,
+            provenOutcome: row["server_proven_outcome"],
+            evidence: evidence,
+            verifiedAt: at,
+            basis: basis
         )
     }
 }

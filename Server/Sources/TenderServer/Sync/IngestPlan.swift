@@ -18,6 +18,9 @@ struct IngestPlan {
         var snapshot: PaymentSnapshot?
         var prunedAt: Int64?
         var lastSequence: Int64
+
+        /// The basis of the request the snapshot makes (`verification_basis`), if it carries one.
+        var verificationBasis: String? { snapshot?.verificationBasis }
     }
 
     /// Checks the batch against the device's state (inside the transaction that locked the device) and plans it.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Tender
 public import TenderHandoff
 
@@ -34,6 +34,16 @@ public struct PaymentSnapshot: Sendable, Hashable, Decodable {
     public var expiresAt: Int64?
     /// The provider's verdict as the device recorded it.
     public var verification: Verification?
+    /// What the POS app's answer reported (`reported_outcome`), kept through a resolution.
+    public var reportedOutcome: String?
+    /// Where the accepted outcome came from (`outcome_source`): `callback`, `provider` or `manual`.
+    public var outcomeSource: String?
+    /// The payment's idempotency key (`idempotency_key`).
+    public var idempotencyKey: UUID?
+    /// The Square location the payment was requested at (`square_location_id`).
+    public var squareLocationID: String?
+    /// The tender types the Square request allowed, as wire strings (`square_tender_types`).
+    public var squareTenderTypes: [String]?
     /// The whole object, as received.
     public var json: JSONTree
 
@@ -135,6 +145,32 @@ public struct PaymentSnapshot: Sendable, Hashable, Decodable {
         self.updatedAt = updatedAt
         self.expiresAt = try time("expires_at", required: false)
         self.verification = verification
+        let reported = try string("reported_outcome", required: false)
+        if let reported, !["approved", "declined", "cancelled", "failed"].contains(reported) {
+            throw Problem(field: "reported_outcome", rule: "is not approved, declined, cancelled, failed or null")
+        }
+        self.reportedOutcome = reported
+        self.outcomeSource = try string("outcome_source", required: false)
+        if let key = try string("idempotency_key", required: false) {
+            guard let uuid = UUID(uuidString: key) else {
+                throw Problem(field: "idempotency_key", rule: "is not a UUID")
+            }
+            self.idempotencyKey = uuid
+        } else {
+            self.idempotencyKey = nil
+        }
+        self.squareLocationID = try string("square_location_id", required: false)
+        switch members["square_tender_types"] {
+        case .null?, nil: self.squareTenderTypes = nil
+        case .array(let items)?:
+            self.squareTenderTypes = try items.map { item in
+                guard case .string(let name) = item, name.utf8.count <= 64 else {
+                    throw Problem(field: "square_tender_types", rule: "is not an array of tender type names")
+                }
+                return name
+            }
+        default: throw Problem(field: "square_tender_types", rule: "is not an array of tender type names or null")
+        }
         self.json = json
     }
 

@@ -1,0 +1,80 @@
+public import Logging
+public import ServiceLifecycle
+
+/// Runs central reconciliation every `interval` (`--reconcile-every`) until the server stops; with no interval it only
+/// waits for the stop. A run that fails (the database gone, say) is logged, and the next one comes as usual.
+public struct ReconcileService: Service {
+    /// The reconciler.
+    public let reconciler: CentralReconciler
+    /// How often; `nil`: never.
+    public let interval: Duration?
+    /// Where failures are logged.
+    public let logger: Logger
+
+    /// Creates the service.
+    public init(reconciler: CentralReconciler, interval: Duration?, logger: Logger) {
+        self.reconciler = reconciler
+        self.interval = interval
+        self.logger = logger
+    }
+
+    /// Reconciles, then waits `interval`, until the graceful stop.
+    public func run() async throws {
+        guard let interval else {
+            // A service that returns stops the server: wait for the stop instead.
+            try? await gracefulShutdown()
+            return
+        }
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await reconciler.run()
+                } catch is CancellationError {
+                    return
+                } catch {
+                    logger.error(
+                        "reconciliation failed; it runs again at the next interval",
+                        metadata: ["error": "\(StorageFailure.describe(error))"]
+                    )
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+}
+
+/// Matches the payments of each order a webhook pushed against the ledger as soon as the webhook is stored
+/// (``CentralReconciler/matchPushed(orderID:)``), one order at a time, after the webhook's answer went out.
+public struct PushedRecordMatcher: Service {
+    /// The reconciler.
+    public let reconciler: CentralReconciler
+    /// The orders pushed, as the webhook route hands them over.
+    public let orders: AsyncStream<String>
+    /// Where failures are logged.
+    public let logger: Logger
+
+    /// Creates the service.
+    public init(reconciler: CentralReconciler, orders: AsyncStream<String>, logger: Logger) {
+        self.reconciler = reconciler
+        self.orders = orders
+        self.logger = logger
+    }
+
+    /// Matches each order as it comes, until the graceful stop.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            for await order in orders {
+                do {
+                    try await reconciler.matchPushed(orderID: order)
+                } catch is CancellationError {
+                    return
+                } catch {
+                    logger.error(
+                        "matching a webhook's payment failed; the next reconciliation asks again",
+                        metadata: ["error": "\(StorageFailure.describe(error))"]
+                    )
+                }
+            }
+        }
+    }
+}

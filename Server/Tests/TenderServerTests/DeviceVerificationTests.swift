@@ -1,0 +1,307 @@
+import Foundation
+import LedgerTestSupport
+import Logging
+import Tender
+import TenderHandoff
+import TenderProviderAPI
+import TenderSandbox
+import TenderServer
+import TenderServerDemo
+import TenderSimulator
+import Testing
+
+/// Devices verify through the server (issue 31, "Devices verify through the server"): `GET /v1/verifications/
+/// {payment_id}` answers the server's verdict on the calling device's own payments only; `FleetServerVerifier` makes
+/// it a verdict the journal records as any other; `tender journal verify|reconcile --server URL` use it with
+/// `TENDER_DEVICE_KEY` and no provider token.
+@Suite("Devices verify through the server")
+struct DeviceVerificationTests {
+    /// A device's journal paying through the sandbox's POS apps, in a folder of its own.
+    struct Till {
+        let journal: PaymentJournal
+        let coordinator: HandoffCoordinator
+        let pos: SandboxPOSApps
+        let path: String
+
+        init(folder: TemporaryFolder, name: String, sandbox: ProviderSandbox) throws {
+            path = folder.path + "/\(name).sqlite"
+            journal = try PaymentJournal(path: path)
+            pos = SandboxPOSApps(sandbox: sandbox.server.posApps)
+            coordinator = HandoffCoordinator(
+                journal: journal,
+                opener: pos,
+                configuration: .init(handoffTimeout: .milliseconds(300))
+            )
+            pos.coordinator = coordinator
+        }
+
+        /// A Square payment of `amount` cents answered as `answer`.
+        func pay(_ amount: Int, _ answer: SandboxPOSApps.Answer) async throws -> JournalEntry {
+            pos.script(answer)
+            let request = SquareRequest(
+                applicationID: "sq0idp-TenderServerTest",
+                callbackURL: try #require(URL(string: "tender-test://square-done")),
+                amount: Money(minorUnits: amount, currency: .usd),
+                supportedTenderTypes: [.card]
+            )
+            let entry = try await coordinator.pay(request)
+            // A callback the opener delivers arrives a moment after the app switch.
+            for _ in 0..<100 {
+                if let latest = try journal.entry(entry.id), latest.state != .pending { return latest }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return try #require(try journal.entry(entry.id))
+        }
+    }
+
+    static var logger: Logger {
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        return logger
+    }
+
+    /// A ledger, a sandbox, and the server live on loopback; `body` gets the store, the sandbox and the base URL.
+    static func withFleet(
+        _ body: @Sendable @escaping (SQLiteLedgerStore, ProviderSandbox, String, TemporaryFolder) async throws -> Void
+    ) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try SQLiteLedgerStore(path: folder.path + "/ledger.sqlite")
+        try await store.migrate()
+        try await ProviderSandbox.run { sandbox in
+            let port = try FreePort.pick()
+            let server = LedgerServer(
+                store: store,
+                operatorToken: OperatorToken(SyncAPITests.operatorToken),
+                logger: Self.logger
+            )
+            try await LiveServer.run(server.router(), port: port) {
+                try await body(store, sandbox, "http://127.0.0.1:\(port)", folder)
+            }
+        }
+    }
+
+    /// The server's reconciliation, asking the sandbox.
+    static func reconcile(_ store: any LedgerStore, _ sandbox: ProviderSandbox) async throws {
+        _ = try await withTransport { transport in
+            try await CentralReconciler(
+                store: store,
+                verifiers: try sandbox.verifiers(transport: transport),
+                logger: logger
+            ).run()
+        }
+    }
+
+    @Test(
+        "GET /v1/verifications: a device reads its own payments' verdicts; another device's payment is 404, never its data"
+    )
+    func ownPaymentsOnly() async throws {
+        try await Self.withFleet { store, sandbox, base, _ in
+            let now = Date()
+            let order = SquareEvents.id("ORD")
+            try await sandbox.square.recordPayment(
+                amount: Money(minorUnits: 1250, currency: .usd),
+                locationID: SquareEvents.locationID,
+                orderID: order,
+                createdAt: now.addingTimeInterval(-60)
+            )
+            let mine = try await JournalDevice.add(to: store, name: "front")
+            let theirs = try await JournalDevice.add(to: store, name: "patio")
+            let paid = LedgerSnapshots.payment(
+                transactionID: order,
+                amount: 1250,
+                created: now.addingTimeInterval(-120)
+            )
+            let waiting = LedgerSnapshots.payment(
+                state: "pending",
+                reported: nil,
+                source: nil,
+                amount: 300,
+                created: now
+            )
+            let other = LedgerSnapshots.payment(
+                transactionID: "ORDOFANOTHERDEVICE7",
+                amount: 4321,
+                created: now.addingTimeInterval(-100)
+            )
+            try await mine.sync([paid, waiting], into: store)
+            try await theirs.sync([other], into: store)
+            try await Self.reconcile(store, sandbox)
+            let client = HTTPClient()
+            func get(_ payment: JSONTree, key: String?) async throws -> HTTPAnswer {
+                try await client.send(
+                    "GET",
+                    base + "/v1/verifications/" + (payment["payment_id"]?.stringValue ?? ""),
+                    headers: key.map { ["Authorization": "Bearer \($0)"] } ?? [:]
+                )
+            }
+            let answer = try await get(paid, key: mine.key)
+            #expect(answer.status == 200)
+            let verification = try JSONDecoder().decode(PaymentVerification.self, from: answer.body)
+            #expect(verification.verdict == .confirmed)
+            #expect(verification.reason == .matches)
+            #expect(verification.evidence.recordIDs.contains(order))
+            let object = try JSONDecoder().decode(JSONTree.self, from: answer.body)
+            let snapshot = try JSONDecoder().decode(PaymentSnapshot.self, from: Data(paid.text.utf8))
+            #expect(object["basis"]?.stringValue == snapshot.verificationBasis)
+            #expect(object["payment_id"] == paid["payment_id"])
+
+            let notYet = try await get(waiting, key: mine.key)
+            #expect(notYet.status == 200)
+            #expect(
+                try JSONDecoder().decode(PaymentVerification.self, from: notYet.body).reason == .notVerifiedByServer
+            )
+
+            let refused = try await get(other, key: mine.key)
+            #expect(refused.status == 404)
+            #expect(refused.errorCode == "not_found")
+            #expect(!refused.text.contains("4321") && !refused.text.contains("ORDOFANOTHERDEVICE7"))
+            let missing = try await get(LedgerSnapshots.payment(amount: 1, created: now), key: mine.key)
+            #expect(missing.status == 404)
+            #expect(missing.text == refused.text, "another device's payment and no payment read the same")
+
+            #expect(try await get(paid, key: nil).status == 401)
+            #expect(try await get(paid, key: DeviceKey.generate()).status == 401)
+            #expect(try await get(paid, key: SyncAPITests.operatorToken).status == 403)
+            _ = try await store.revokeDevice(id: mine.deviceID, at: 1)
+            #expect(try await get(paid, key: mine.key).status == 401)
+        }
+    }
+
+    @Test(
+        "a journal verifying through the server: an unknown payment it proved approved becomes completed, a forged approval is contradicted and delivered again"
+    )
+    func journalThroughServer() async throws {
+        try await Self.withFleet { store, sandbox, base, folder in
+            let till = try Till(folder: folder, name: "till", sandbox: sandbox)
+            let unanswered = try await till.pay(675, .unanswered(.approve(tender: "card")))
+            #expect(unanswered.state == .unknown)
+            let forged = try await till.pay(800, .forged(transactionID: "FORGEDBYANOTHERAPP"))
+            #expect(forged.state == .completed)
+            #expect(forged.outcome?.status == .approved)
+            let device = try await JournalDevice.add(to: store)
+            try await device.sync([unanswered, forged], to: base, client: HTTPClient())
+            try await Self.reconcile(store, sandbox)
+
+            // The device holds no provider token: only its key for its own server.
+            let verifier = try FleetServerVerifier(
+                baseURL: try #require(URL(string: base)),
+                deviceKey: FleetDeviceKey(device.key)
+            )
+            let results = try await till.coordinator.reconcile(using: verifier)
+            let byID = Dictionary(uniqueKeysWithValues: results.map { ($0.after.id, $0) })
+            let proven = try #require(byID[unanswered.id])
+            #expect(proven.verification.verdict == .confirmed)
+            #expect(proven.recorded)
+            #expect(proven.after.state == .completed)
+            #expect(proven.after.outcome?.status == .approved)
+            let contradicted = try #require(byID[forged.id])
+            #expect(contradicted.verification.verdict == .contradicted)
+            #expect(contradicted.verification.reason == .noSuchOrder)
+            #expect(contradicted.after.needsReconciliation)
+            let undelivered = try till.coordinator.recover().undelivered.map(\.id)
+            #expect(undelivered.contains(forged.id), "recover() delivers the contradiction to the app again")
+
+            // Another device's key reads nothing of these payments.
+            let stranger = try await JournalDevice.add(to: store)
+            let other = try FleetServerVerifier(
+                baseURL: try #require(URL(string: base)),
+                deviceKey: FleetDeviceKey(stranger.key)
+            )
+            let answer = try await other.verify(PaymentVerificationRequest(entry: proven.after))
+            #expect(answer.verdict == .unverifiable)
+            #expect(answer.reason == .notOnServer)
+        }
+    }
+
+    @Test("tender journal verify and reconcile --server URL: TENDER_DEVICE_KEY, no provider token, output as without")
+    func commandLine() async throws {
+        try await Self.withFleet { store, sandbox, base, folder in
+            let till = try Till(folder: folder, name: "till", sandbox: sandbox)
+            let unanswered = try await till.pay(675, .unanswered(.approve(tender: "card")))
+            let forged = try await till.pay(800, .forged(transactionID: "FORGEDBYANOTHERAPP"))
+            let device = try await JournalDevice.add(to: store)
+            try await device.sync([unanswered, forged], to: base, client: HTTPClient())
+            try await Self.reconcile(store, sandbox)
+            let path = till.path
+            let environment = ["TENDER_DEVICE_KEY": device.key, "SQUARE_ACCESS_TOKEN": "", "SUMUP_ACCESS_TOKEN": ""]
+
+            let verify = try TenderProcess.run(
+                ["journal", "verify", unanswered.id.rawValue, "--server", base, "--journal", path, "--json"],
+                environment: environment
+            )
+            #expect(verify.status == 0, "\(verify.stderr)")
+            let verified = try JSONDecoder().decode(JSONTree.self, from: Data(verify.stdout.utf8))
+            #expect(verified["verdict"] == .string("confirmed"))
+            #expect(verified["state"] == .string("completed"))
+            #expect(verified["recorded"] == .bool(true))
+
+            let reconcile = try TenderProcess.run(
+                ["journal", "reconcile", "--server", base, "--journal", path, "--json"],
+                environment: environment
+            )
+            #expect(reconcile.status == 0, "\(reconcile.stderr)")
+            let lines = reconcile.stdout.split(separator: "\n").compactMap {
+                try? JSONDecoder().decode(JSONTree.self, from: Data($0.utf8))
+            }
+            let line = try #require(lines.first { $0["payment_id"] == .string(forged.id.rawValue) })
+            #expect(line["verdict"] == .string("contradicted"))
+            #expect(line["needs_reconciliation"] == .bool(true))
+
+            let noKey = try TenderProcess.run(
+                ["journal", "verify", unanswered.id.rawValue, "--server", base, "--journal", path],
+                environment: ["TENDER_DEVICE_KEY": ""]
+            )
+            #expect(noKey.status == 1)
+            #expect(noKey.stderr.contains("TENDER_DEVICE_KEY"))
+            #expect(noKey.stderr.split(separator: "\n").count == 1, "one line: \(noKey.stderr)")
+
+            let stranger = try await JournalDevice.add(to: store)
+            let notMine = try TenderProcess.run(
+                ["journal", "verify", unanswered.id.rawValue, "--server", base, "--journal", path, "--json"],
+                environment: ["TENDER_DEVICE_KEY": stranger.key]
+            )
+            #expect(notMine.status == 2, "unverifiable exits 2, as without --server")
+            #expect(notMine.stdout.contains("not_on_server"))
+            for output in [verify, reconcile, noKey, notMine] {
+                #expect(!(output.stdout + output.stderr).contains(device.key), "the device key was printed")
+            }
+        }
+    }
+}
+
+/// The real `tender` binary (the root package's CLI), built beside the tests.
+enum TenderProcess {
+    static let executable: URL = ServerProcess.executable.deletingLastPathComponent().appendingPathComponent("tender")
+
+    /// Runs `tender` with `arguments` to its end.
+    static func run(
+        _ arguments: [String],
+        environment: [String: String]
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        for (name, value) in environment { merged[name] = value }
+        process.environment = merged
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let errorText = ServerProcess.Output()
+        errorText.read(errors.fileHandleForReading)
+        let outputText = ServerProcess.Output()
+        outputText.read(output.fileHandleForReading)
+        guard ServerProcess.waitForExit(process, timeout: ServerProcess.deadline) else {
+            throw TestSupportError(
+                "tender \(arguments) did not end within \(Int(ServerProcess.deadline)) s and was killed: \(errorText.text)"
+            )
+        }
+        outputText.waitForEnd()
+        errorText.waitForEnd()
+        return (process.terminationStatus, outputText.text, errorText.text)
+    }
+}

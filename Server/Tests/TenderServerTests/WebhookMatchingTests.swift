@@ -1,0 +1,310 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LedgerTestSupport
+import Logging
+import Tender
+import TenderProviderAPI
+import TenderSandbox
+import TenderServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The webhooks' records at work (issue 31): a payment confirmed from what Square pushed, before any request to
+/// Square; the sandbox's webhooks, signed as Square signs, accepted; an event of another seller or another location
+/// changing no payment; a reconciliation after the webhooks asking Square nothing.
+@Suite("Webhooks and the ledger's payments")
+struct WebhookMatchingTests {
+    static var logger: Logger {
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        return logger
+    }
+
+    /// A live server on loopback (webhooks on, each pushed order matched at once), with its base URL. The
+    /// notification URL names the server's own port, chosen first: Square signs the URL it posts to.
+    static func withLiveServer(
+        _ store: any LedgerStore,
+        reconciler: CentralReconciler,
+        _ body: @Sendable @escaping (String, SquareWebhooks) async throws -> Void
+    ) async throws {
+        let port = try FreePort.pick()
+        let base = "http://127.0.0.1:\(port)"
+        let webhooks = SquareWebhooks(
+            notificationURL: base + "/v1/webhooks/square",
+            signatureKey: WebhookTests.signatureKey,
+            merchantID: SquareEvents.merchantID
+        )
+        let server = LedgerServer(
+            store: store,
+            operatorToken: OperatorToken(SyncAPITests.operatorToken),
+            logger: Self.logger,
+            squareWebhooks: webhooks,
+            pushedOrder: { order in Task { try? await reconciler.matchPushed(orderID: order) } }
+        )
+        try await LiveServer.run(server.router(), port: port) { try await body(base, webhooks) }
+    }
+
+    /// Waits (up to 30 s) until `condition` holds.
+    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    @Test("the sandbox's webhooks, signed as Square signs, confirm a payment before any request to Square")
+    func sandboxWebhooksConfirm() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try SQLiteLedgerStore(path: folder.path + "/ledger.sqlite")
+        try await store.migrate()
+        // No provider credentials: only what the webhooks push can decide.
+        let reconciler = CentralReconciler(
+            store: store,
+            verifiers: ServerVerifiers(squareMerchantID: SquareEvents.merchantID),
+            logger: Self.logger
+        )
+        try await Self.withLiveServer(store, reconciler: reconciler) { _, webhooks in
+            let device = try await JournalDevice.add(to: store)
+            let order = SquareEvents.id("ORD")
+            let payment = LedgerSnapshots.payment(
+                transactionID: order,
+                amount: 1250,
+                created: Date().addingTimeInterval(-30)
+            )
+            try await device.sync([payment], into: store)
+            let subscription = SquareWebhookSubscription(
+                notificationURL: try #require(URL(string: webhooks.notificationURL)),
+                signatureKey: WebhookTests.signatureKey,
+                retryDelays: [.milliseconds(100), .milliseconds(200)]
+            )
+            try await ProviderSandbox.run(webhook: subscription) { sandbox in
+                try await sandbox.square.recordPayment(
+                    amount: Money(minorUnits: 1250, currency: .usd),
+                    locationID: SquareEvents.locationID,
+                    orderID: order
+                )
+                let id = try #require(payment["payment_id"]?.stringValue)
+                let confirmed = try await Self.eventually {
+                    try await store.payment(deviceID: device.deviceID, paymentID: id)?.server?.verdict
+                        == "confirmed"
+                }
+                #expect(confirmed, "the webhook's payment confirmed the ledger's")
+                let server = try #require(try await store.payment(deviceID: device.deviceID, paymentID: id)?.server)
+                #expect(server.reason == "matches")
+                #expect(server.evidence.contains(#""webhook":true"#), "the record is marked as pushed by webhook")
+                #expect(await sandbox.square.requests.isEmpty, "no request to Square's API")
+            }
+        }
+    }
+
+    @Test("an event of another seller, or of another location, changes no payment")
+    func anotherSellerOrLocation() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try SQLiteLedgerStore(path: folder.path + "/ledger.sqlite")
+        try await store.migrate()
+        try await ProviderSandbox.run { sandbox in
+            try await withTransport { transport in
+                let now = Date()
+                let order = SquareEvents.id("ORD")
+                try await sandbox.square.recordPayment(
+                    amount: Money(minorUnits: 1250, currency: .usd),
+                    locationID: SquareEvents.locationID,
+                    orderID: order,
+                    createdAt: now.addingTimeInterval(-60)
+                )
+                let reconciler = CentralReconciler(
+                    store: store,
+                    verifiers: try sandbox.verifiers(transport: transport),
+                    logger: Self.logger
+                )
+                try await Self.withLiveServer(store, reconciler: reconciler) { base, webhooks in
+                    let device = try await JournalDevice.add(to: store)
+                    let named = LedgerSnapshots.payment(
+                        transactionID: order,
+                        amount: 1250,
+                        created: now.addingTimeInterval(-120),
+                        squareLocationID: SquareEvents.locationID
+                    )
+                    let unknown = LedgerSnapshots.payment(
+                        state: "unknown",
+                        reported: nil,
+                        source: nil,
+                        amount: 333,
+                        created: now.addingTimeInterval(-100),
+                        squareLocationID: SquareEvents.locationID
+                    )
+                    try await device.sync([named, unknown], into: store)
+                    let client = HTTPClient()
+                    // Another seller's event (an application's subscription hears every seller that authorized
+                    // it) naming this payment's order with another amount; and this seller's payment of the
+                    // unknown one's amount and time, at another location.
+                    let events = [
+                        SquareEvents.payment(
+                            merchantID: SquareEvents.otherMerchantID,
+                            id: SquareEvents.id("PAY"),
+                            amount: 9999,
+                            orderID: order,
+                            createdAt: now.addingTimeInterval(-60)
+                        ),
+                        SquareEvents.payment(
+                            id: SquareEvents.id("PAY"),
+                            amount: 333,
+                            locationID: "LOTHERPLACE1",
+                            orderID: nil,
+                            createdAt: now.addingTimeInterval(-90)
+                        ),
+                    ]
+                    for event in events {
+                        let answer = try await client.send(
+                            "POST",
+                            base + "/v1/webhooks/square",
+                            headers: [SquareWebhooks.signatureHeader: webhooks.signature(for: event)],
+                            body: event
+                        )
+                        #expect(answer.status == 200, "\(answer.text)")
+                    }
+                    // Matched at once, another seller's event decides nothing: nothing was recorded from it.
+                    #expect(try await reconciler.matchPushed(orderID: order).isEmpty)
+                    try await reconciler.run()
+                    let namedID = try #require(named["payment_id"]?.stringValue)
+                    let unknownID = try #require(unknown["payment_id"]?.stringValue)
+                    let namedVerdict = try #require(
+                        try await store.payment(deviceID: device.deviceID, paymentID: namedID)?.server
+                    )
+                    #expect(namedVerdict.verdict == "confirmed", "Square's own record, not the other seller's 99.99")
+                    #expect(!namedVerdict.evidence.contains("9999"))
+                    let unknownVerdict = try #require(
+                        try await store.payment(deviceID: device.deviceID, paymentID: unknownID)?.server
+                    )
+                    #expect(unknownVerdict.verdict == "unverifiable")
+                    #expect(unknownVerdict.reason == "not_found_yet", "a payment at another location is not this one")
+                }
+            }
+        }
+    }
+
+    @Test("with the webhooks delivered first, reconciling the payments their callbacks named asks Square nothing")
+    func webhooksFirst() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try SQLiteLedgerStore(path: folder.path + "/ledger.sqlite")
+        try await store.migrate()
+        try await ProviderSandbox.run { sandbox in
+            try await withTransport { transport in
+                let now = Date()
+                let device = try await JournalDevice.add(to: store)
+                var payments: [JSONTree] = []
+                for index in 0..<20 {
+                    let order = SquareEvents.id("ORD")
+                    let created = now.addingTimeInterval(-600 + Double(index) * 10)
+                    let recorded = try await sandbox.square.recordPayment(
+                        amount: Money(minorUnits: 1000 + index, currency: .usd),
+                        locationID: SquareEvents.locationID,
+                        orderID: order,
+                        createdAt: created
+                    )
+                    let event = SquareEvents.payment(
+                        id: recorded.id,
+                        amount: Int64(1000 + index),
+                        orderID: order,
+                        createdAt: created
+                    )
+                    #expect(try await store.recordEvent(ProviderEvent(squareEvent: event), receivedAt: 1))
+                    payments.append(
+                        LedgerSnapshots.payment(
+                            transactionID: order,
+                            amount: Int64(1000 + index),
+                            created: created.addingTimeInterval(-30)
+                        )
+                    )
+                }
+                try await device.sync(payments, into: store)
+                let reconciler = CentralReconciler(
+                    store: store,
+                    verifiers: try sandbox.verifiers(transport: transport),
+                    logger: Self.logger
+                )
+                let summary = try await reconciler.run()
+                #expect(summary.confirmed == 20)
+                #expect(summary.providerRequests == 0)
+                #expect(await sandbox.square.requests.isEmpty)
+            }
+        }
+    }
+}
+
+/// A Hummingbird application serving on a loopback port for the length of a test (HummingbirdTesting's live mode
+/// picks its own port, and these tests need theirs known first).
+enum LiveServer {
+    static func run(
+        _ router: Router<BasicRequestContext>,
+        port: Int,
+        _ body: () async throws -> Void
+    ) async throws {
+        let (ready, signal) = AsyncStream<Void>.makeStream()
+        var quiet = Logger(label: "live-server")
+        quiet.logLevel = .critical
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { _ in signal.yield() },
+            logger: quiet
+        )
+        // A server that cannot start (its port taken) ends the stream too: the test fails, it does not wait forever.
+        let serving = Task {
+            defer { signal.finish() }
+            try await app.runService(gracefulShutdownSignals: [])
+        }
+        var started = false
+        for await _ in ready {
+            started = true
+            break
+        }
+        guard started else {
+            let result = await serving.result
+            throw TestSupportError("the test's server on port \(port) did not start: \(result)")
+        }
+        do {
+            try await body()
+        } catch {
+            serving.cancel()
+            _ = await serving.result
+            throw error
+        }
+        serving.cancel()
+        _ = await serving.result
+    }
+}
+
+/// A free TCP port on loopback: bound to port 0, read, and released.
+enum FreePort {
+    static func pick() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestSupportError("socket() failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else { throw TestSupportError("bind() failed") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard named == 0 else { throw TestSupportError("getsockname() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
