@@ -15,9 +15,12 @@ import TenderProviderAPI
 public final class PostgresLedgerStore: LedgerStore, Service {
     private let client: PostgresClient
     private let logger: Logger
+    private let patience: Duration
 
-    /// A store for the database `url` names (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB`).
-    public init(url: DatabaseURL.Postgres, logger: Logger) {
+    /// A store for the database `url` names (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB`). A call that waits longer
+    /// than `patience` for the database throws `unavailable` (the server answers 503 and the device retries).
+    public init(url: DatabaseURL.Postgres, logger: Logger, patience: Duration = .seconds(10)) {
+        self.patience = patience
         var configuration = PostgresClient.Configuration(
             host: url.host,
             port: url.port,
@@ -135,7 +138,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         }
     }
 
-    /// Runs `body` in one transaction on a connection of the pool, within ``patience``.
+    /// Runs `body` in one transaction on a connection of the pool, within the store's patience.
     private func inTransaction<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> Result
     ) async throws -> Result {
@@ -735,10 +738,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         return records
     }
 
-    /// How long a call waits for the database before it gives up, and the server answers 503.
-    static let patience: Duration = .seconds(10)
-
-    /// Runs `body`, or throws `unavailable` after ``patience``, whatever `body` does: a pool waiting for a database
+    /// Runs `body`, or throws `unavailable` after its patience, whatever `body` does: a pool waiting for a database
     /// that went away may not end when it is cancelled, and a request must not wait for it (a task group would: it
     /// waits for every child, so a deadline inside one bounds nothing). `body` runs in a task of its own, cancelled at
     /// the deadline; if it still finishes later, its result is dropped (a batch it committed is acknowledged to the
@@ -756,14 +756,16 @@ public final class PostgresLedgerStore: LedgerStore, Service {
                         answer.resume(.failure(error))
                     }
                 }
+                let patience = self.patience
                 let deadline = Task {
-                    try await Task.sleep(for: Self.patience)
+                    try await Task.sleep(for: patience)
                     work.cancel()
                     answer.resume(
                         .failure(
                             LedgerError(
                                 .unavailable,
-                                "The ledger's database did not answer within 10 seconds; retry later."
+                                "The ledger's database did not answer within \(patience.components.seconds) seconds; "
+                                    + "retry later."
                             )
                         )
                     )
