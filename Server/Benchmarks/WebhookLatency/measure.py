@@ -1,0 +1,79 @@
+# Measures the time from a Square webhook's arrival at tender-server to the payment's confirmed verdict in the ledger.
+# The sandbox's webhooks are held by a relay until the device has synced, then posted to the server one payment at a
+# time; the ledger is polled (GET /v1/payments/{device}/{payment}) until the server's verdict is there.
+import http.server, json, os, subprocess, sys, threading, time, urllib.request, statistics, socket
+
+# Usage: python3 Server/Benchmarks/WebhookLatency/measure.py [PAYMENTS] [CONFIGURATION], after
+# `swift build [-c release]` and `swift build --package-path Server [-c release]` (CONFIGURATION: debug or release).
+import tempfile
+root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+configuration = sys.argv[2] if len(sys.argv) > 2 else "debug"
+T = os.path.join(root, ".build", configuration, "tender")
+S = os.path.join(root, "Server", ".build", configuration, "tender-server")
+work = tempfile.mkdtemp(prefix="tender-webhook-latency-")
+def free():
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
+R, SB, SV = free(), free(), free()
+KEY = "lat-signature-key"
+NOTIFY = f"http://127.0.0.1:{R}/v1/webhooks/square"
+held = []
+class Relay(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        held.append((dict(self.headers), body))
+        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
+    def log_message(self, *a): pass
+relay = http.server.ThreadingHTTPServer(("127.0.0.1", R), Relay)
+threading.Thread(target=relay.serve_forever, daemon=True).start()
+
+sandbox = subprocess.Popen([T, "sandbox", "--port", str(SB), "--square-access-token", "sbtok", "--square-location-id", "L1",
+    "--square-webhook-url", NOTIFY, "--square-webhook-signature-key", KEY], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+env = dict(os.environ, SQUARE_ACCESS_TOKEN="sbtok", TENDER_OPERATOR_TOKEN="top_latency")
+server = subprocess.Popen([S, "serve", "--database", f"sqlite:{work}/ledger.sqlite", "--port", str(SV),
+    "--square-webhook-url", NOTIFY, "--square-webhook-signature-key", KEY, "--square-merchant-id", "MLTENDERSANDBOX",
+    "--base-url", f"http://127.0.0.1:{SB}", "--reconcile-every", "0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+server.stdout.readline(); sandbox.stdout.readline()
+time.sleep(0.5)
+device = json.loads(subprocess.check_output([S, "devices", "add", "till", "--json", "--database", f"sqlite:{work}/ledger.sqlite"]))
+journal = f"{work}/j.sqlite"
+N = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+payments = []
+for i in range(N):
+    url = subprocess.check_output([T, "pay", "square", "--application-id", "sq0idp-TenderSandbox", "--amount", str(100 + i),
+        "--currency", "USD", "--callback", "my-app://done", "--location-id", "L1", "--tenders", "card", "--journal", journal]).decode().strip()
+    before = len(held)
+    req = urllib.request.Request(f"http://127.0.0.1:{SB}/api/simulate", data=json.dumps({"request_url": url, "outcome": "approve"}).encode(),
+        headers={"Content-Type": "application/json"})
+    callback = json.load(urllib.request.urlopen(req))["callback_url"]
+    receipt = json.loads(subprocess.check_output([T, "handle", callback, "--journal", journal]))
+    deadline = time.time() + 30
+    while len(held) == before and time.time() < deadline: time.sleep(0.01)
+    time.sleep(0.3)
+    payments.append((receipt["payment_id"], held[before:]))
+subprocess.check_output([T, "journal", "sync", "--server", f"http://127.0.0.1:{SV}", "--journal", journal],
+    env=dict(os.environ, TENDER_DEVICE_KEY=device["key"]))
+def verdict(pid):
+    r = urllib.request.Request(f"http://127.0.0.1:{SV}/v1/payments/{device['device_id']}/{pid}", headers={"Authorization": "Bearer top_latency"})
+    p = json.load(urllib.request.urlopen(r))
+    v = p.get("server_verification")
+    return v and v.get("verdict")
+latencies = []
+for pid, events in payments:
+    assert verdict(pid) is None, "a verdict before its webhooks"
+    start = time.perf_counter()
+    for headers, body in events:
+        h = {k: v for k, v in headers.items() if k.lower() in ("content-type", "x-square-hmacsha256-signature")}
+        urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{SV}/v1/webhooks/square", data=body, headers=h))
+    while True:
+        v = verdict(pid)
+        if v: break
+        if time.perf_counter() - start > 30: v = "none in 30 s"; break
+        time.sleep(0.002)
+    latencies.append((time.perf_counter() - start) * 1000)
+    if v != "confirmed": print("payment", pid, "verdict", v)
+latencies.sort()
+print(f"{len(latencies)} payments, {sum(len(e) for _, e in payments)} webhooks; webhook to confirmed verdict: "
+      f"p50 {statistics.median(latencies):.1f} ms, min {latencies[0]:.1f}, max {latencies[-1]:.1f} ms")
+with open("/proc/loadavg") as f: print("load average:", f.read().split()[:3])
+server.terminate(); sandbox.terminate()
+subprocess.run(["rm", "-rf", work])
