@@ -69,7 +69,7 @@ struct DeviceVerificationTests {
         let store = try SQLiteLedgerStore(path: folder.path + "/ledger.sqlite")
         try await store.migrate()
         try await ProviderSandbox.run { sandbox in
-            let port = try FreePort.pick()
+            let port = try TemporaryPostgres.freePort()
             let server = LedgerServer(
                 store: store,
                 operatorToken: OperatorToken(SyncAPITests.operatorToken),

@@ -165,7 +165,7 @@ struct ReconcileFaultTests {
         }
         router.get("/v2/orders/{id}", use: limited)
         router.post("/v2/orders/batch-retrieve", use: limited)
-        let port = try FreePort.pick()
+        let port = try TemporaryPostgres.freePort()
         try await LiveServer.run(router, port: port) {
             try await withTransport { transport in
                 let delays = DelayLog()

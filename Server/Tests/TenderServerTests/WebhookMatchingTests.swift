@@ -31,7 +31,7 @@ struct WebhookMatchingTests {
         reconciler: CentralReconciler,
         _ body: @Sendable @escaping (String, SquareWebhooks) async throws -> Void
     ) async throws {
-        let port = try FreePort.pick()
+        let port = try TemporaryPostgres.freePort()
         let base = "http://127.0.0.1:\(port)"
         let webhooks = SquareWebhooks(
             notificationURL: base + "/v1/webhooks/square",
@@ -281,30 +281,5 @@ enum LiveServer {
         }
         serving.cancel()
         _ = await serving.result
-    }
-}
-
-/// A free TCP port on loopback: bound to port 0, read, and released.
-enum FreePort {
-    static func pick() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw TestSupportError("socket() failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0 else { throw TestSupportError("bind() failed") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard named == 0 else { throw TestSupportError("getsockname() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
