@@ -8,34 +8,39 @@ extension CommandLine {
     /// own status (`doctor`, `journal check`, `journal verify`) throws an `ExitCode` after printing its report.
     static func runTender() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        var command: any ParsableCommand
+        // The refusal is made into its line inside each `catch`, and the process ends after it: the error (which holds
+        // the parser's state) is gone by then, so nothing of it is alive at exit.
+        var refusal: String?
         do {
-            command = try TenderCommand.parseAsRoot(arguments)
+            let command = try TenderCommand.parseAsRoot(arguments)
             try RepeatedFlags.check(arguments)
-        } catch {
-            refuse(error, arguments: arguments)
-        }
-        do {
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
+            do {
+                if var asyncCommand = command as? any AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    var command = command
+                    try command.run()
+                }
+                Output.flush()
+            } catch let status as ExitCode {
+                Output.flush()
+                exit(status.rawValue)
             }
-            Output.flush()
-        } catch let status as ExitCode {
-            Output.flush()
-            exit(status.rawValue)
         } catch {
-            refuse(error, arguments: arguments)
+            refusal = refusalLine(error, arguments: arguments)
+        }
+        if let refusal {
+            Output.discard()
+            Output.error(refusal)
+            exit(1)
         }
     }
 
-    /// Ends the process for `error`. Help and version (`--help` is raised as an error) are ArgumentParser's to print.
-    /// Anything else is one line on stderr, what was buffered for stdout dropped.
-    private static func refuse(_ error: any Error, arguments: [String]) -> Never {
+    /// The one line on stderr that refuses `error`. Help and version (`--help` is raised as an error) are
+    /// ArgumentParser's to print, and end the process here with status 0.
+    private static func refusalLine(_ error: any Error, arguments: [String]) -> String {
         let status = TenderCommand.exitCode(for: error)
         if status == .success { TenderCommand.exit(withError: error) }
-        Output.discard()
         var message = TenderCommand.message(for: error)
         if status == .validationFailure {
             // ArgumentParser's own refusal (an unknown option, a missing or unreadable value), which quotes what was
@@ -43,8 +48,7 @@ extension CommandLine {
             message = screened(message, quoting: arguments) + " (run 'tender help' or add --help for usage)"
         }
         let lines = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-        Output.error("error: " + lines.filter { !$0.isEmpty }.joined(separator: " "))
-        exit(1)
+        return "error: " + lines.filter { !$0.isEmpty }.joined(separator: " ")
     }
 
     /// `message` with each word of `arguments` it quotes made safe to show: a card number masked, a long value cut
