@@ -58,7 +58,8 @@ public enum FleetDemo: Sendable {
 
         let store = try SQLiteLedgerStore(path: folder.appendingPathComponent("ledger.sqlite").path)
         try await store.migrate()
-        let port = try freePort()
+        // The webhooks' notification URL names the ledger's port before the ledger listens.
+        guard let port = LoopbackPort.free() else { throw DemoError("No free loopback port for the demo's ledger.") }
         let base = "http://127.0.0.1:\(port)"
         let signatureKey = DeviceKey.generate()
         let notificationURL = base + "/v1/webhooks/square"
@@ -418,29 +419,6 @@ public enum FleetDemo: Sendable {
             let result = try await journal.sync(to: URL(string: base)!, deviceKey: key, timeout: .seconds(10))
             guard result.sent > 0 else { throw DemoError("\(name) sent nothing to the ledger.") }
         }
-    }
-
-    /// A free TCP port on loopback: bound to port 0, read, and released (the webhooks' notification URL names it
-    /// before the ledger listens).
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw DemoError("No socket for the demo's ledger.") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard bound == 0, named == 0 else { throw DemoError("No free loopback port for the demo's ledger.") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
