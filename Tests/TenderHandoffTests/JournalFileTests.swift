@@ -92,27 +92,8 @@ struct JournalFileTests {
     @Test("opening does constant-time work: a damaged page that opening does not read is found by check(full:) only")
     func openingDoesNotCheckEverything() async throws {
         let directory = TemporaryDirectory()
-        let path = directory.path("journal.sqlite")
-        let page: Int
-        do {
-            let journal = try PaymentJournal(path: path, clock: ManualClock())
-            try await fill(journal, payments: 300)
-            // A leaf page of the payments' history, which opening never reads.
-            page = try await #require(
-                try journal.pool.read { db in
-                    try Int.fetchOne(
-                        db,
-                        sql:
-                            "SELECT pageno FROM dbstat WHERE name = 'payment_event' AND pagetype = 'leaf' LIMIT 1 OFFSET 2"
-                    )
-                }
-            )
-            try journal.close()
-        }
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: UInt64(page - 1) * 4096)
-        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
-        try handle.close()
+        // A leaf page of the payments' history, which opening never reads, is damaged.
+        let path = try await DamageAndForeignFilesTests.damagedJournal(directory)
         // Both open (the old journal ran integrity_check at every open and refused it here)...
         let journal = try PaymentJournal(path: path, clock: ManualClock(), mode: .existing)
         let readOnly = try PaymentJournal(path: path, clock: ManualClock(), mode: .readOnly)
