@@ -11,10 +11,13 @@
 // 2. The same ingest into a ledger already holding 10^6 payments (and 4 changes each), beside the same floor.
 // 3. The operator's first page (`/`, HTML: needs-a-person, the first 50 payments, totals, devices) and each filter of
 //    `GET /v1/payments` at 10^6 payments: p50 of 50 requests each.
+import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import LedgerTestSupport
 import Logging
+import NIOCore
+import NIOHTTP1
 import PostgresNIO
 import Tender
 import TenderHandoff
@@ -89,14 +92,37 @@ func makeDevices(_ ledger: Ledger, seed: UInt64) async throws -> [SimulatedDevic
     return devices
 }
 
+/// The devices' HTTP client: SwiftNIO's, one connection per device (100 at once), so that simulating the devices
+/// takes as little of the two cores the server shares with them as a client can (URLSession's libcurl took about a
+/// third of them).
+let devicesClient: AsyncHTTPClient.HTTPClient = {
+    var configuration = AsyncHTTPClient.HTTPClient.Configuration()
+    configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 100)
+    configuration.timeout = .init(connect: .seconds(30), read: .seconds(120))
+    return AsyncHTTPClient.HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+}()
+
+/// One `POST /v1/events` of a device, through ``devicesClient``.
+func post(_ body: Data, key: String, to base: String) async throws -> HTTPAnswer {
+    var request = HTTPClientRequest(url: base + "/v1/events")
+    request.method = .POST
+    request.headers.add(name: "Authorization", value: "Bearer \(key)")
+    request.headers.add(name: "Content-Type", value: "application/json")
+    request.body = .bytes(body)
+    let response = try await devicesClient.execute(request, timeout: .seconds(120))
+    let answer = try await response.body.collect(upTo: 1 << 20)
+    return HTTPAnswer(status: Int(response.status.code), headers: [:], body: Data(answer.readableBytesView))
+}
+
 /// Every device syncs all its changes at once; the wall time from the first request to the last answer.
 func ingest(_ devices: [SimulatedDevice], into ledger: Ledger) async throws -> (changes: Int, seconds: Double) {
     let start = ContinuousClock.now
     try await withThrowingTaskGroup(of: Void.self) { group in
         for device in devices {
             group.addTask {
-                let client = HTTPClient(timeout: 120)
-                try await device.sync(to: { ledger.base }, client: client, batchSize: batchSize)
+                try await device.sync(batchSize: batchSize) { body in
+                    try await post(body, key: device.key, to: ledger.base)
+                }
             }
         }
         try await group.waitForAll()
@@ -255,7 +281,7 @@ func fill(_ ledger: Ledger, count: Int) throws {
     _ = try postgres.psql(ledger.database, "VACUUM ANALYZE")
 }
 
-func p50(_ label: String, _ url: String, client: HTTPClient, runs: Int = 50) async throws -> Double {
+func p50(_ label: String, _ url: String, client: LedgerTestSupport.HTTPClient, runs: Int = 50) async throws -> Double {
     var times: [Double] = []
     for _ in 0..<runs {
         let start = ContinuousClock.now
@@ -319,7 +345,7 @@ log(
     )
 )
 
-let client = HTTPClient(timeout: 60)
+let client = LedgerTestSupport.HTTPClient(timeout: 60)
 let someDevice = "filled-7"
 let queries: [(String, String)] = [
     ("the page (/)", "/"),

@@ -13,6 +13,13 @@ public struct HTTPAnswer: Sendable {
     /// The body.
     public var body: Data
 
+    /// An answer as received.
+    public init(status: Int, headers: [String: String], body: Data) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
     /// The body as text.
     public var text: String { String(decoding: body, as: UTF8.self) }
 

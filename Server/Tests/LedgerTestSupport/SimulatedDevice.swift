@@ -142,6 +142,26 @@ public final class SimulatedDevice: @unchecked Sendable {
         batchSize: Int = 50,
         deadline: Date = Date().addingTimeInterval(300)
     ) async throws -> Int {
+        let key = self.key
+        return try await sync(batchSize: batchSize, deadline: deadline) { body in
+            try await client.send(
+                "POST",
+                baseURL() + "/v1/events",
+                headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+                body: body
+            )
+        }
+    }
+
+    /// Syncs until the server acknowledges every change, retrying through failures until `deadline`, each batch
+    /// sent by `post` (a `POST /v1/events` with the device's key, over any HTTP client).
+    /// - Returns: how many requests it took.
+    @discardableResult
+    public func sync(
+        batchSize: Int = 50,
+        deadline: Date = Date().addingTimeInterval(300),
+        post: (Data) async throws -> HTTPAnswer
+    ) async throws -> Int {
         var requests = 0
         var next = acknowledged + 1
         while acknowledged < Int64(changes.count) {
@@ -153,12 +173,7 @@ public final class SimulatedDevice: @unchecked Sendable {
             requests += 1
             let answer: HTTPAnswer
             do {
-                answer = try await client.send(
-                    "POST",
-                    baseURL() + "/v1/events",
-                    headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
-                    body: body(from: next, count: batchSize)
-                )
+                answer = try await post(body(from: next, count: batchSize))
             } catch {
                 try await Task.sleep(for: .milliseconds(20))
                 continue
