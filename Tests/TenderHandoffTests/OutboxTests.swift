@@ -118,4 +118,33 @@ struct OutboxTests {
         _ = try harness.coordinator.prepare(SquareFixture.request())
         #expect(try Self.outbox(harness.journal).last?.sequence == Int64(written.count + 4))
     }
+
+    @Test(
+        "prune deleting unsent changes of a payment it keeps numbers a snapshot of it, after the prunings, outside its history"
+    )
+    func pruneSnapshotsWhatItKeeps() async throws {
+        let harness = try Harness()
+        _ = try await Self.answeredPayments(harness, 1)
+        let waiting = try harness.coordinator.prepare(SquareFixture.request(minorUnits: 321)).entry
+        let history = try harness.journal.history(of: waiting.id)
+        let written = try Self.outbox(harness.journal).count
+        harness.clock.advance(by: 91 * 86_400)
+        #expect(try harness.journal.prune() == 1)
+        let left = try Self.outbox(harness.journal)
+        #expect(left.map(\.kind) == ["pruned", "snapshot"])
+        #expect(left.map(\.sequence) == [Int64(written + 1), Int64(written + 2)])
+        let snapshot = try #require(left.last)
+        #expect(snapshot.paymentID == waiting.id.rawValue)
+        #expect(snapshot.fromState == "pending" && snapshot.toState == "pending")
+        let entry = try #require(try harness.journal.entry(waiting.id))
+        #expect(try canonicalJSON(try #require(snapshot.payment)) == (try canonicalJSON(entry.encodeJSON())))
+        // The outbox's alone: the payment's history is what it was.
+        #expect(try harness.journal.history(of: waiting.id) == history)
+
+        // Acknowledged changes that go make no snapshot: the server has them.
+        _ = try harness.journal.recordAcknowledged(through: Int64(written + 2))
+        harness.clock.advance(by: 91 * 86_400)
+        _ = try harness.journal.prune()
+        #expect(try Self.outbox(harness.journal).isEmpty)
+    }
 }

@@ -185,17 +185,25 @@ struct StorageFaultTests {
                     ) ?? 0
                 #expect(transitions == row["revision"] as Int, "write \(write): a transition was half-written")
                 // Every history row went to the outbox, numbered, in the transaction that wrote it (nothing synced;
-                // prune drops the changes older than its window, so the outbox holds the history's latest rows).
+                // prune drops the changes older than its window, so the outbox holds the history's latest rows, and
+                // a snapshot of the payment where it dropped some).
                 let changes =
                     try String.fetchAll(
                         db,
-                        sql: "SELECT to_state FROM outbox WHERE payment_id = ? ORDER BY sequence",
+                        sql:
+                            "SELECT to_state FROM outbox WHERE payment_id = ? AND kind <> 'snapshot' ORDER BY sequence",
                         arguments: [id]
                     )
                 #expect(
                     Array(events.suffix(changes.count)) == changes,
                     "write \(write): the outbox and the history disagree"
                 )
+                let latest = try String.fetchOne(
+                    db,
+                    sql: "SELECT to_state FROM outbox WHERE payment_id = ? ORDER BY sequence DESC LIMIT 1",
+                    arguments: [id]
+                )
+                #expect(latest == nil || latest == row["state"], "write \(write): the outbox's last change is stale")
             }
             // The outbox's sequence numbers have no gap: a write that failed took none.
             let outbox = try #require(

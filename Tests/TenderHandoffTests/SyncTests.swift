@@ -188,21 +188,79 @@ struct SyncTests {
         }
     }
 
-    @Test("a journal pruned before it ever synced: the sync says which changes are gone, and why")
+    @Test(
+        "a journal pruned before it ever synced: the batch names what was pruned unsent, and the payments it still holds reach the ledger"
+    )
     func prunedBeforeSync() async throws {
         try await Self.withServer { server in
             let harness = try Harness()
             _ = try await OutboxTests.answeredPayments(harness, 2)
+            // Never answered: kept by prune however old, and only the outbox's snapshot can bring it to the ledger.
+            let waiting = try harness.coordinator.prepare(SquareFixture.request(minorUnits: 777)).entry.id
+            harness.clock.advance(by: 91 * 86_400)
+            #expect(try harness.journal.prune() == 2)
+            let kept = try OutboxTests.outbox(harness.journal)
+            let first = try #require(kept.first).sequence
+            #expect(first > 1)
+            #expect(kept.filter { $0.kind == "snapshot" }.map(\.paymentID) == [waiting.rawValue])
+            _ = try await OutboxTests.answeredPayments(harness, 1)
+
+            let result = try await harness.journal.sync(
+                to: server.baseURL,
+                deviceKey: server.key,
+                timeout: Self.patience
+            )
+            #expect(server.requests.count == 1)
+            #expect(server.requests[0].body.contains("\"pruned_through\":\(first - 1),"))
+            #expect(server.requests[0].sequences.first == first)
+            let ledger = server.ledger
+            #expect(ledger.prunedUnsent == first - 1)
+            #expect(ledger.held == (try harness.journal.lastSequence()))
+            #expect(result.acknowledgedThrough == ledger.held)
+            #expect(ledger.applications.values.allSatisfy { $0 == 1 })
+            // The ledger holds every payment the journal holds, as it holds it; the two pruned ones only as pruned.
+            let entries = try harness.journal.entries()
+            #expect(Set(ledger.payments.keys).subtracting(ledger.pruned) == Set(entries.map(\.id.rawValue)))
+            for entry in entries {
+                let held = try #require(ledger.payments[entry.id.rawValue])
+                #expect(try canonicalJSON(held) == (try canonicalJSON(entry.encodeJSON())))
+            }
+            #expect(ledger.pruned.count == 2)
+
+            // Nothing more to send, and no declaration again.
+            let again = try await harness.journal.sync(
+                to: server.baseURL,
+                deviceKey: server.key,
+                timeout: Self.patience
+            )
+            #expect(again.sent == 0)
+            #expect(server.requests.count == 1)
+        }
+    }
+
+    @Test("changes pruned unsent after an earlier sync: the next batch names them from what the server holds on")
+    func prunedBetweenSyncs() async throws {
+        try await Self.withServer { server in
+            let harness = try Harness()
+            _ = try await OutboxTests.answeredPayments(harness, 1)
+            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
+            let synced = server.ledger.held
+            let unknown = try harness.coordinator.prepare(SquareFixture.request(minorUnits: 500)).entry.id
+            harness.clock.advance(by: 86_400)
+            #expect(try harness.journal.expireOverduePayments().map(\.id) == [unknown])
             harness.clock.advance(by: 91 * 86_400)
             _ = try harness.journal.prune()
-            let first = try #require(try harness.journal.changes(from: 0, limit: 1).first).sequence
-            await #expect {
-                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
-            } throws: { error in
-                let error = error as? HandoffError
-                return error?.code == .syncRefused && error?.message.contains("1…\(first - 1) were pruned") == true
-            }
-            #expect(server.requests.isEmpty)
+            let first = try #require(try OutboxTests.outbox(harness.journal).first).sequence
+            #expect(first > synced + 1)
+
+            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
+            let ledger = server.ledger
+            #expect(ledger.prunedUnsent == first - 1 - synced)
+            #expect(ledger.held == (try harness.journal.lastSequence()))
+            let held = try #require(ledger.payments[unknown.rawValue])
+            let entry = try #require(try harness.journal.entry(unknown))
+            #expect(entry.state == .unknown)
+            #expect(try canonicalJSON(held) == (try canonicalJSON(entry.encodeJSON())))
         }
     }
 

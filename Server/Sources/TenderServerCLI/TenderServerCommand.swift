@@ -332,6 +332,7 @@ struct DevicesCommand: AsyncParsableCommand {
                         "created_at": .string(Timestamp.text(device.createdAt)),
                         "journal_id": device.journalID.map(JSONTree.string) ?? .null,
                         "acknowledged_through": .integer(device.heldSequence),
+                        "pruned_unsent": .integer(device.prunedUnsent),
                     ])
                 }
                 print(JSONTree.array(items).text)
@@ -339,7 +340,8 @@ struct DevicesCommand: AsyncParsableCommand {
                 for device in devices {
                     let seen = device.lastSeen.map(Timestamp.text) ?? "never"
                     let status = device.isRevoked ? "revoked" : "active"
-                    print("\(device.id)  \(status)  last seen \(seen)  \(device.name)")
+                    let pruned = device.prunedUnsent > 0 ? "  (\(device.prunedUnsent) changes pruned unsent)" : ""
+                    print("\(device.id)  \(status)  last seen \(seen)  \(device.name)\(pruned)")
                 }
             }
         }

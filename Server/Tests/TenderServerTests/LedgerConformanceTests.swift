@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import LedgerTestSupport
 import TenderServer
 import Testing
@@ -92,6 +93,60 @@ struct LedgerConformanceTests {
             }
             #expect(try await store.devices().first?.heldSequence == 4)
         }
+    }
+
+    @Test(
+        "a batch naming the changes before it pruned unsent (pruned_through) follows them, counted once for the device",
+        arguments: StoreKind.available
+    )
+    func prunedUnsent(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let (device, key) = try await addDevice(store)
+            let journal = SimulatedDevice(deviceID: device.id, key: key, seed: 9)
+            journal.pay(5)
+            let total = Int64(journal.changes.count)
+            _ = try await store.ingest(batch(journal, from: 1, count: 2), deviceID: device.id, receivedAt: 1)
+            // Changes 3…5 went on the device before a sync sent them.
+            var rest = try batch(journal, from: 6, count: Int(total) - 5)
+            rest.prunedThrough = 5
+            #expect(try await store.ingest(rest, deviceID: device.id, receivedAt: 2) == total)
+            #expect(try await store.devices().first?.prunedUnsent == 3)
+            // The same batch again, after a lost answer: nothing applied twice, nothing counted twice.
+            #expect(try await store.ingest(rest, deviceID: device.id, receivedAt: 3) == total)
+            #expect(try await store.devices().first?.prunedUnsent == 3)
+            // The ledger has every change but the three the device never sent.
+            var held: [Int64] = []
+            for id in Set(journal.changes.compactMap { $0["payment_id"]?.stringValue }) {
+                held += try await store.history(deviceID: device.id, paymentID: id).map(\.sequence)
+            }
+            #expect(held.sorted() == [1, 2] + Array(6...total))
+        }
+    }
+
+    @Test("a version 2 ledger (before pruned_unsent) is brought to the current version, its devices kept")
+    func upgradeFromVersion2() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path + "/ledger.sqlite"
+        let store = try SQLiteLedgerStore(path: path)
+        try await store.migrate()
+        let (device, _) = try await addDevice(store)
+        // What a version 2 server left: no pruned_unsent, version 2 recorded.
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: "ALTER TABLE device DROP COLUMN pruned_unsent")
+            try db.execute(sql: "UPDATE ledger_version SET version = 2")
+        }
+        try queue.close()
+        let upgraded = try SQLiteLedgerStore(path: path)
+        try await upgraded.migrate()
+        let devices = try await upgraded.devices()
+        #expect(devices.map(\.id) == [device.id])
+        #expect(devices.first?.prunedUnsent == 0)
+        let version = try await DatabaseQueue(path: path).read { db in
+            try Int.fetchOne(db, sql: "SELECT version FROM ledger_version")
+        }
+        #expect(version == 3)
     }
 
     @Test("a device is bound to its first journal: another journal is refused", arguments: StoreKind.available)

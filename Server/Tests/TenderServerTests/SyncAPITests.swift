@@ -214,6 +214,20 @@ struct SyncAPITests {
                 let message = (object["error"] as? [String: Any])?["message"] as? String ?? ""
                 #expect(message.contains(field) && message.contains("2"), "\(field): \(message)")
             }
+            // `pruned_through` names the change just before the batch's first, or the batch is refused.
+            for declared in [-1, 7] {
+                let body = Data(
+                    JSONTree.object([
+                        "journal_id": .string(fixture.journal.journalID), "pruned_through": .integer(Int64(declared)),
+                        "changes": .array(Array(fixture.journal.changes[0..<2])),
+                    ]).text.utf8
+                )
+                let (status, object) = try await Self.post(client, body, key: fixture.key)
+                #expect(status == .badRequest)
+                #expect(Self.code(object) == "invalid_change")
+                let message = (object["error"] as? [String: Any])?["message"] as? String ?? ""
+                #expect(message.contains("pruned_through is \(declared)"), "\(message)")
+            }
             #expect(try await fixture.store.payments(PaymentQuery()).payments.isEmpty)
         }
     }

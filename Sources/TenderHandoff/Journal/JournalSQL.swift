@@ -50,13 +50,26 @@ enum JournalSQL {
     /// The changes the server holds, gone from the outbox.
     static let deleteAcknowledged = "DELETE FROM outbox WHERE sequence <= :through"
 
-    /// The outbox's changes from before the cutoff, a prefix of it (no gap is ever made), when a journal is pruned:
-    /// a journal that never syncs keeps no more than the retention window of changes.
-    static let pruneOutbox = """
-        DELETE FROM outbox WHERE sequence < coalesce(
+    /// Where the outbox's changes from before the cutoff end, when a journal is pruned: the first change made at or
+    /// after it (or the next sequence when there is none). The changes before it are a prefix of the outbox, so
+    /// deleting them makes no gap; a journal that never syncs keeps no more than the retention window of changes.
+    static let outboxBoundary = """
+        SELECT coalesce(
             (SELECT sequence FROM outbox WHERE at >= :cutoff ORDER BY sequence LIMIT 1),
-            (SELECT max(sequence) + 1 FROM outbox))
+            (SELECT max(sequence) + 1 FROM outbox), 0)
         """
+
+    /// The payments still in the journal that changes before the boundary the fleet server has not acknowledged
+    /// were about (once per change: the caller keeps each once): each gets a `snapshot` change when those go, so
+    /// that the ledger still learns of it.
+    static let unsentBeforeBoundary = """
+        SELECT payment_id FROM outbox
+        WHERE sequence > :acknowledged AND sequence < :boundary
+          AND EXISTS (SELECT 1 FROM payment WHERE id = outbox.payment_id)
+        """
+
+    /// The outbox's changes before the boundary, deleted.
+    static let pruneOutbox = "DELETE FROM outbox WHERE sequence < :boundary"
 
     /// A payment's history rows, oldest first, through `payment_event_by_payment`.
     static let history = """
@@ -249,7 +262,8 @@ enum JournalSQL {
         var all: [(name: String, sql: String)] = [
             ("insertPayment", insertPayment), ("insertToken", insertToken), ("insertEvent", insertEvent),
             ("insertChange", insertChange), ("changes", changes), ("acknowledgeThrough", acknowledgeThrough),
-            ("deleteAcknowledged", deleteAcknowledged), ("pruneOutbox", pruneOutbox),
+            ("deleteAcknowledged", deleteAcknowledged), ("outboxBoundary", outboxBoundary),
+            ("unsentBeforeBoundary", unsentBeforeBoundary), ("pruneOutbox", pruneOutbox),
             ("entryByID", entryByID), ("history", history), ("entryByToken", entryByToken),
             ("insertAnswer", insertAnswer), ("dispute", dispute),
             ("endpointsByID", endpointsByID), ("markOpened", markOpened), ("acknowledge", acknowledge),

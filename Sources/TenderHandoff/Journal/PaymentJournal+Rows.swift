@@ -165,6 +165,39 @@ extension PaymentJournal {
         try db.run(JournalSQL.insertChange, arguments &+ ["payment": entry.encodeJSON()])
     }
 
+    /// Deletes the outbox's changes made before `cutoff` (a prefix: no gap), sent or not, so that a journal that
+    /// never syncs stays bounded. Each payment still in the journal that an unsent one of them was about gets a
+    /// `snapshot` change (``HandoffEvent/Kind/snapshot``), numbered next in the same transaction, with the payment as
+    /// it is: whenever the journal syncs, the ledger learns of every payment it holds, and the sync tells the server
+    /// which changes it will never get (`pruned_through`, <doc:SyncingToAFleetServer>).
+    static func pruneOutbox(_ db: Database, before cutoff: Date, at now: Date) throws {
+        let boundary =
+            try Int64.fetchOne(
+                db.cachedStatement(sql: JournalSQL.outboxBoundary),
+                arguments: ["cutoff": cutoff.journalTime]
+            )
+            ?? 0
+        var seen = Set<String>()
+        let unsent = try String.fetchAll(
+            db.cachedStatement(sql: JournalSQL.unsentBeforeBoundary),
+            arguments: ["acknowledged": try acknowledgedThrough(db), "boundary": boundary]
+        )
+        try db.run(JournalSQL.pruneOutbox, ["boundary": boundary])
+        for id in unsent where seen.insert(id).inserted {
+            guard let paymentID = PaymentID(rawValue: id), let entry = try fetchEntry(db, paymentID) else {
+                throw JournalEntry.damaged("outbox.payment_id")
+            }
+            try db.run(
+                JournalSQL.insertChange,
+                [
+                    "id": id, "at": now.journalTime, "kind": HandoffEvent.Kind.snapshot.rawValue,
+                    "from": entry.state.rawValue, "to": entry.state.rawValue,
+                    "note": "Its earlier changes were pruned before a sync sent them.", "payment": entry.encodeJSON(),
+                ]
+            )
+        }
+    }
+
     /// Records in the outbox that a payment was deleted by ``PaymentJournal/prune(retention:limit:)``: its history is
     /// gone with it, and the change carries no payment.
     static func recordPruned(_ db: Database, _ id: String, state: String?, at now: Date) throws {

@@ -343,7 +343,7 @@ public final class PaymentJournal: Sendable {
                         at: now
                     )
                 }
-                try db.run(JournalSQL.pruneOutbox, ["cutoff": cutoff.journalTime])
+                try PaymentJournal.pruneOutbox(db, before: cutoff, at: now)
                 return rows.count
             }
             pruned += deleted

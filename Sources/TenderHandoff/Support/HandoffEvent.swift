@@ -55,6 +55,10 @@ public struct HandoffEvent: Sendable, Hashable, CustomStringConvertible {
         public static let acknowledged = Kind(rawValue: "acknowledged")
         /// Old payments were pruned.
         public static let pruned = Kind(rawValue: "pruned")
+        /// The payment as the journal holds it, numbered in the outbox for the fleet server because changes about it
+        /// were pruned before any sync sent them (``PaymentJournal/prune(retention:limit:)``). Never a history row, and
+        /// never logged: the outbox's alone.
+        public static let snapshot = Kind(rawValue: "snapshot")
         /// Writing to the journal failed.
         public static let storageFailed = Kind(rawValue: "storage_failed")
 

@@ -38,7 +38,9 @@ extension PaymentJournal {
     /// the outbox). The server applies each change once, keyed by the device and the sequence: a batch sent again,
     /// after a lost answer or a killed process, is applied once. When the server expects an earlier change than the
     /// batch starts with (HTTP 409 `out_of_sequence`), the sync goes on from that change if the journal still holds
-    /// it.
+    /// it. Changes the server never had that ``prune(retention:limit:)`` deleted past the retention window are named
+    /// to it as such (`pruned_through`): the server counts them against the device, and the `snapshot` changes prune
+    /// wrote in their place bring it every payment the journal still holds.
     ///
     /// Reading the outbox never waits for a payment being written, and recording an acknowledgement is a short write:
     /// a sync runs beside an app that takes payments.
@@ -84,19 +86,17 @@ extension PaymentJournal {
                 try self.changes(from: start, limit: PaymentJournal.syncBatchSize)
             }
             guard let first = changes.first else { return JournalSyncResult(sent: sent, acknowledgedThrough: through) }
-            guard first.sequence == start else {
-                if start <= through {
-                    throw HandoffError(
-                        .syncRefused,
-                        "The server expects change \(start) of this journal, which it acknowledged before (it held the changes through \(through)) and which left the journal then: the server lost changes \(start)…\(through), and this journal cannot send them again. Nothing more was sent."
-                    )
-                }
+            if first.sequence != start, start <= through {
                 throw HandoffError(
                     .syncRefused,
-                    "The server needs this journal's changes from \(start) on, but the journal holds them from \(first.sequence) on only: \(start)…\(first.sequence - 1) were pruned with their payments after the retention window, before any sync sent them. The ledger cannot get them; sync at least once per retention window."
+                    "The server expects change \(start) of this journal, which it acknowledged before (it held the changes through \(through)) and which left the journal then: the server lost changes \(start)…\(through), and this journal cannot send them again. Nothing more was sent."
                 )
             }
-            let batch = try SyncBatchBody(journalID: journalID, changes: changes)
+            // Changes `start`…`first - 1` were pruned past the retention window before any sync sent them: the batch
+            // says so (`pruned_through`), and the snapshots prune wrote in their place carry the payments they were
+            // about.
+            let prunedThrough = first.sequence == start ? nil : first.sequence - 1
+            let batch = try SyncBatchBody(journalID: journalID, prunedThrough: prunedThrough, changes: changes)
             switch try await sender.send(batch.body) {
             case .acknowledged(let held):
                 guard held >= batch.last else {
@@ -134,16 +134,18 @@ extension PaymentJournal {
     }
 }
 
-/// The body of one `POST /v1/events`: `{"journal_id", "changes": […]}`, the changes from the first given, as many as
-/// fit ``PaymentJournal/syncBatchBytes``.
+/// The body of one `POST /v1/events`: `{"journal_id", "pruned_through"?, "changes": […]}`, the changes from the first
+/// given, as many as fit ``PaymentJournal/syncBatchBytes``; `pruned_through` when the changes the server expects
+/// before them were pruned unsent.
 struct SyncBatchBody {
     var body: Data
     var first: Int64
     var last: Int64
     var count: Int
 
-    init(journalID: UUID, changes: [JournalChange]) throws {
-        let head = "{\"journal_id\":\"\(journalID.journalText)\",\"changes\":["
+    init(journalID: UUID, prunedThrough: Int64? = nil, changes: [JournalChange]) throws {
+        let pruned = prunedThrough.map { ",\"pruned_through\":\($0)" } ?? ""
+        let head = "{\"journal_id\":\"\(journalID.journalText)\"\(pruned),\"changes\":["
         var text = head
         var count = 0
         for change in changes {

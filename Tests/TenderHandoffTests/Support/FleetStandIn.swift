@@ -6,7 +6,8 @@ import Tender
 /// A local stand-in for `tender-server`'s `POST /v1/events`, following the sync contract (SYNC_CONTRACT.md,
 /// "Server behaviour") for one device: the key in `Authorization`, the device bound to the first `journal_id`, the
 /// changes with `sequence <= held` skipped, the first new one `held + 1` or 409 `out_of_sequence` with
-/// `expected_sequence`, `200 {"acknowledged_through"}`. It counts how many times it applied each sequence, and can be
+/// `expected_sequence`, `200 {"acknowledged_through"}`; a `pruned_through` before the batch's first change moves what it
+/// holds up to it. It counts how many times it applied each sequence, and can be
 /// told to fail a request before applying it or to lose its answer after applying it.
 final class FleetStandIn: Sendable {
     /// What to do with one request, decided before the contract's rules run.
@@ -35,6 +36,8 @@ final class FleetStandIn: Sendable {
         /// Each payment's latest snapshot (JSON text of `payment`), `nil` once pruned.
         var payments: [String: String] = [:]
         var pruned: Set<String> = []
+        /// How many changes the device said were pruned before any sync sent them (`pruned_through`).
+        var prunedUnsent: Int64 = 0
     }
 
     let baseURL: URL
@@ -150,6 +153,15 @@ final class FleetStandIn: Sendable {
             if let bound = state.ledger.journalID, bound != journalID { return error(409, "another_journal") }
             state.ledger.journalID = journalID
             var ledger = state.ledger
+            if let declared = object["pruned_through"] {
+                guard let declared = (declared as? NSNumber)?.int64Value, declared >= 0,
+                    sequences.first == declared + 1
+                else { return error(400, "invalid_change") }
+                if declared > ledger.held {
+                    ledger.prunedUnsent += declared - ledger.held
+                    ledger.held = declared
+                }
+            }
             for (sequence, change) in zip(sequences, changes) where sequence > ledger.held {
                 guard sequence == ledger.held + 1 else {
                     return error(409, "out_of_sequence", #","expected_sequence":\#(state.ledger.held + 1)"#)

@@ -159,6 +159,12 @@ public struct LedgerServer: Sendable {
             }
             let batch = try SyncBatch(json: Data(body.readableBytesView))
             logger.info("sync received", metadata: ["device_id": "\(device.id)", "changes": "\(batch.changes.count)"])
+            if let prunedThrough = batch.prunedThrough {
+                logger.notice(
+                    "sync: the device says its changes through pruned_through were pruned before a sync sent them",
+                    metadata: ["device_id": "\(device.id)", "pruned_through": "\(prunedThrough)"]
+                )
+            }
             let held = try await store.ingest(batch, deviceID: device.id, receivedAt: now())
             logger.info(
                 "sync",

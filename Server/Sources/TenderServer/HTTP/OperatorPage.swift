@@ -119,6 +119,16 @@ enum OperatorPage {
             }
             body += "</ul>"
         }
+        let incomplete = content.devices.filter { $0.prunedUnsent > 0 }
+        if !incomplete.isEmpty {
+            body += "<ul class=\"rows\" id=\"pruned-unsent\">"
+            for device in incomplete {
+                body += "<li><span>\(HTML.escape(device.name)) pruned \(device.prunedUnsent) changes of its journal "
+                body += "before a sync sent them: their history is not in the ledger (the payments it still held came "
+                body += "as they were). Sync each device at least once per retention window.</span></li>"
+            }
+            body += "</ul>"
+        }
         body += "</section>"
         body +=
             "<section id=\"payments\"><h2>Payments</h2>" + filters(content) + "<ul class=\"rows\" id=\"payment-list\">"

@@ -1,7 +1,8 @@
 /// The ledger's tables and indexes, the same on PostgreSQL and SQLite (times are milliseconds since 1970 in both).
 ///
 /// * `device`: a device's name, its key's SHA-256 (hex; never the key), the journal it is bound to, the highest
-///   sequence held. `device_key_digest` finds a device by its key.
+///   sequence held, and (version 3) `pruned_unsent`, how many of its changes the device said were pruned before any
+///   sync sent them. `device_key_digest` finds a device by its key.
 /// * `payment_change`: every change every device sent, keyed by (device, sequence): the history, and what makes a
 ///   retry idempotent. `payment_change_by_payment` reads one payment's history in order.
 /// * `payment`: every payment's latest snapshot, with the columns the listing filters on. Listed newest first by
@@ -26,7 +27,7 @@
 ///   record) is what makes "one record confirms one payment" hold fleet-wide: a second payment cannot claim it.
 enum LedgerSchema {
     /// The schema version this build creates and reads.
-    static let currentVersion = 2
+    static let currentVersion = 3
     /// The statements that create schema version 1, in order. `BIGINT` and `BOOLEAN` read as integers in SQLite.
     static let version1: [String] = [
         """
@@ -162,6 +163,20 @@ enum LedgerSchema {
         """,
         "CREATE INDEX IF NOT EXISTS record_claim_by_payment ON record_claim (device_id, payment_id)",
     ]
+
+    /// The statements that take a version 2 ledger to version 3: the count of changes each device pruned unsent.
+    static let version3: [String] = [
+        "ALTER TABLE device ADD COLUMN pruned_unsent BIGINT NOT NULL DEFAULT 0"
+    ]
+
+    /// The statements that take a ledger at `version` to the current one, in order.
+    static func upgrade(from version: Int64) -> [String] {
+        (version < 2 ? version2 : []) + (version < 3 ? version3 : [])
+    }
+
+    /// A device's columns, as ``SQLiteLedgerStore`` and ``PostgresLedgerStore`` read them.
+    static let deviceColumns =
+        "device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen, pruned_unsent"
 
     /// The table that records the schema's version (absent: version 1, or a new database).
     static let versionTable = "CREATE TABLE IF NOT EXISTS ledger_version (version BIGINT NOT NULL)"

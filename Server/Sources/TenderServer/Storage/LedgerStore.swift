@@ -96,6 +96,10 @@ public struct Device: Sendable, Hashable {
     public var heldSequence: Int64
     /// When it last synced.
     public var lastSeen: Int64?
+    /// How many of its journal's changes the device said were pruned (past the journal's retention window) before any
+    /// sync sent them (`pruned_through`): history the ledger will never have. The payments the journal still held
+    /// came as snapshots; 0 for a device that syncs at least once per retention window.
+    public var prunedUnsent: Int64
 
     /// Creates a device record.
     public init(
@@ -105,7 +109,8 @@ public struct Device: Sendable, Hashable {
         revokedAt: Int64?,
         journalID: String?,
         heldSequence: Int64,
-        lastSeen: Int64?
+        lastSeen: Int64?,
+        prunedUnsent: Int64 = 0
     ) {
         self.id = id
         self.name = name
@@ -114,6 +119,7 @@ public struct Device: Sendable, Hashable {
         self.journalID = journalID
         self.heldSequence = heldSequence
         self.lastSeen = lastSeen
+        self.prunedUnsent = prunedUnsent
     }
 
     /// Whether the device's key is refused.

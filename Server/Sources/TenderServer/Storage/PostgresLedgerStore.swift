@@ -59,12 +59,15 @@ public final class PostgresLedgerStore: LedgerStore, Service {
                 version = recorded ?? 1
             }
             guard version <= LedgerSchema.currentVersion else { throw LedgerSchema.tooNew(version) }
-            if version < 2 {
-                for statement in LedgerSchema.version2 {
+            if version < LedgerSchema.currentVersion {
+                for statement in LedgerSchema.upgrade(from: version) {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
                 try await connection.query("DELETE FROM ledger_version", logger: logger)
-                try await connection.query("INSERT INTO ledger_version (version) VALUES (2)", logger: logger)
+                try await connection.query(
+                    "INSERT INTO ledger_version (version) VALUES (\(Int64(LedgerSchema.currentVersion)))",
+                    logger: logger
+                )
             }
         }
     }
@@ -75,7 +78,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
             let rows = try await client.query(
                 """
                 INSERT INTO device (device_id, name, key_digest, created_at) VALUES (\(id), \(name), \(keyDigest), \(at)) \
-                RETURNING device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen
+                RETURNING \(unescaped: LedgerSchema.deviceColumns)
                 """,
                 logger: logger
             )
@@ -92,7 +95,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
             try await Self.devices(
                 client.query(
                     """
-                    SELECT device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen FROM device \
+                    SELECT \(unescaped: LedgerSchema.deviceColumns) FROM device \
                     ORDER BY created_at, device_id
                     """,
                     logger: logger
@@ -108,7 +111,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
                 client.query(
                     """
                     UPDATE device SET revoked_at = COALESCE(revoked_at, \(at)) WHERE device_id = \(id) \
-                    RETURNING device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen
+                    RETURNING \(unescaped: LedgerSchema.deviceColumns)
                     """,
                     logger: logger
                 )
@@ -122,7 +125,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
             try await Self.devices(
                 client.query(
                     """
-                    SELECT device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen FROM device \
+                    SELECT \(unescaped: LedgerSchema.deviceColumns) FROM device \
                     WHERE key_digest = \(keyDigest)
                     """,
                     logger: logger
@@ -171,7 +174,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
     ) async throws -> Int64 {
         let locked = try await connection.query(
             """
-            SELECT device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen FROM device \
+            SELECT \(unescaped: LedgerSchema.deviceColumns) FROM device \
             WHERE device_id = \(deviceID) FOR UPDATE
             """,
             logger: logger
@@ -311,7 +314,8 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         let updated = try await connection.query(
             """
             UPDATE device SET journal_id = \(batch.journalID), held_sequence = \(plan.acknowledgedThrough), \
-            last_seen = \(receivedAt) WHERE device_id = \(deviceID) RETURNING held_sequence
+            last_seen = \(receivedAt), pruned_unsent = pruned_unsent + \(plan.prunedUnsent) \
+            WHERE device_id = \(deviceID) RETURNING held_sequence
             """,
             logger: logger
         )
@@ -817,8 +821,8 @@ public final class PostgresLedgerStore: LedgerStore, Service {
 
     static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
         var devices: [Device] = []
-        for try await (id, name, created, revoked, journal, held, seen) in rows.decode(
-            (String, String, Int64, Int64?, String?, Int64, Int64?).self
+        for try await (id, name, created, revoked, journal, held, seen, prunedUnsent) in rows.decode(
+            (String, String, Int64, Int64?, String?, Int64, Int64?, Int64).self
         ) {
             devices.append(
                 Device(
@@ -828,7 +832,8 @@ public final class PostgresLedgerStore: LedgerStore, Service {
                     revokedAt: revoked,
                     journalID: journal,
                     heldSequence: held,
-                    lastSeen: seen
+                    lastSeen: seen,
+                    prunedUnsent: prunedUnsent
                 )
             )
         }

@@ -24,17 +24,20 @@ public final class SQLiteLedgerStore: LedgerStore {
     /// Creates the schema if it is not there yet, or brings it to the current version.
     public func migrate() async throws {
         // One immediate transaction: another process migrating at the same time waits for it, then finds the
-        // version recorded. Version 1's statements are `IF NOT EXISTS`; version 2's run once, as the version says.
+        // version recorded. Version 1's statements are `IF NOT EXISTS`; later versions' run once, as the version says.
         try await pool.writeWithoutTransaction { db in
             try db.inTransaction(.immediate) {
                 for statement in LedgerSchema.version1 { try db.execute(sql: statement) }
                 try db.execute(sql: LedgerSchema.versionTable)
                 let version = try Int64.fetchOne(db, sql: "SELECT MAX(version) FROM ledger_version") ?? 1
                 guard version <= LedgerSchema.currentVersion else { throw LedgerSchema.tooNew(version) }
-                if version < 2 {
-                    for statement in LedgerSchema.version2 { try db.execute(sql: statement) }
+                if version < LedgerSchema.currentVersion {
+                    for statement in LedgerSchema.upgrade(from: version) { try db.execute(sql: statement) }
                     try db.execute(sql: "DELETE FROM ledger_version")
-                    try db.execute(sql: "INSERT INTO ledger_version (version) VALUES (2)")
+                    try db.execute(
+                        sql: "INSERT INTO ledger_version (version) VALUES (?)",
+                        arguments: [LedgerSchema.currentVersion]
+                    )
                 }
                 return .commit
             }
@@ -183,13 +186,13 @@ public final class SQLiteLedgerStore: LedgerStore {
             let held = try Int64.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        UPDATE device SET journal_id = :journal, held_sequence = :held, last_seen = :seen \
-                        WHERE device_id = :device RETURNING held_sequence
+                        UPDATE device SET journal_id = :journal, held_sequence = :held, last_seen = :seen, \
+                        pruned_unsent = pruned_unsent + :prunedUnsent WHERE device_id = :device RETURNING held_sequence
                         """
                 ),
                 arguments: [
                     "journal": batch.journalID, "held": plan.acknowledgedThrough, "seen": receivedAt,
-                    "device": deviceID,
+                    "prunedUnsent": plan.prunedUnsent, "device": deviceID,
                 ]
             )
             return held ?? plan.acknowledgedThrough
@@ -527,7 +530,7 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     // MARK: SQL and rows
 
-    static let deviceColumns = "device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen"
+    static let deviceColumns = LedgerSchema.deviceColumns
 
     static let attentionFlagged = """
         SELECT \(LedgerSchema.paymentColumns) FROM payment WHERE attention IS NOT NULL \
@@ -578,7 +581,8 @@ public final class SQLiteLedgerStore: LedgerStore {
             revokedAt: row["revoked_at"],
             journalID: row["journal_id"],
             heldSequence: row["held_sequence"],
-            lastSeen: row["last_seen"]
+            lastSeen: row["last_seen"],
+            prunedUnsent: row["pruned_unsent"]
         )
     }
 

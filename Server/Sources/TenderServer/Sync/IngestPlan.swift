@@ -10,6 +10,9 @@ struct IngestPlan {
     var payments: [PaymentUpdate]
     /// The sequence the server holds once the plan is applied.
     var acknowledgedThrough: Int64
+    /// How many changes the batch says were pruned on the device unsent that the server did not hold (`pruned_through`
+    /// past what it held): added to the device's ``Device/prunedUnsent``.
+    var prunedUnsent: Int64
 
     /// What one payment's row becomes: its latest snapshot (if the batch carries one), whether it ends pruned on the
     /// device, and the last change's sequence.
@@ -35,8 +38,12 @@ struct IngestPlan {
                 "This device is bound to another journal; a new journal needs a new device (tender-server devices add)."
             )
         }
-        let fresh = batch.changes.filter { $0.sequence > held }
-        if let first = fresh.first, first.sequence != held + 1 {
+        // A batch that says the changes before it were pruned unsent follows them: what the server did not hold of
+        // them, it never will.
+        let base = max(held, batch.prunedThrough ?? 0)
+        prunedUnsent = base - held
+        let fresh = batch.changes.filter { $0.sequence > base }
+        if let first = fresh.first, first.sequence != base + 1 {
             throw LedgerError(
                 .outOfSequence,
                 "The batch's first new change is sequence \(first.sequence); the server holds up to \(held) and expects "
@@ -61,7 +68,7 @@ struct IngestPlan {
         }
         changes = fresh
         payments = order.compactMap { updates[$0] }
-        acknowledgedThrough = fresh.last?.sequence ?? held
+        acknowledgedThrough = fresh.last?.sequence ?? base
     }
 
     /// What the snapshots add to the daily totals, less what the payments' previous rows added: one delta per day,

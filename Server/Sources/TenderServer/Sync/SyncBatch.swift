@@ -1,7 +1,8 @@
 public import Foundation
 
 /// The body of `POST /v1/events` (the sync contract): a journal's ID and 1 to 500 of its changes, in increasing
-/// `sequence` with no gap.
+/// `sequence` with no gap; and `pruned_through` when the changes before them that the server may not hold were pruned
+/// on the device before any sync sent them.
 ///
 /// Decoding checks everything a change must hold and throws ``LedgerError`` with the code the server answers:
 /// `malformed_json` for a body that is not the request's JSON, `invalid_change` (naming the field and the sequence),
@@ -16,10 +17,16 @@ public struct SyncBatch: Sendable, Hashable {
     public var journalID: String
     /// The changes, in increasing sequence with no gap.
     public var changes: [SyncChange]
+    /// The device's word that its changes up to this sequence that the server does not hold were pruned (deleted past
+    /// the journal's retention window) before any sync sent them: the server takes the batch as following it, and
+    /// counts the changes it will never get against the device (``Device/prunedUnsent``). Always the first change's
+    /// sequence less one; `nil` when the device sends what follows what it was told the server holds.
+    public var prunedThrough: Int64?
 
     /// Creates a batch (for tests and tools; the server decodes one with ``init(json:)``).
-    public init(journalID: String, changes: [SyncChange]) {
+    public init(journalID: String, prunedThrough: Int64? = nil, changes: [SyncChange]) {
         self.journalID = journalID
+        self.prunedThrough = prunedThrough
         self.changes = changes
     }
 
@@ -59,16 +66,26 @@ public struct SyncBatch: Sendable, Hashable {
                     + "a batch's sequences increase by one, with no gap."
             )
         }
+        if let prunedThrough = body.prunedThrough, prunedThrough < 0 || prunedThrough != body.changes[0].sequence - 1 {
+            throw LedgerError(
+                .invalidChange,
+                "pruned_through is \(prunedThrough), but the batch starts at change \(body.changes[0].sequence): it names "
+                    + "the change just before the batch's first."
+            )
+        }
         self.journalID = journalID
+        self.prunedThrough = body.prunedThrough
         self.changes = body.changes
     }
 
     private struct Body: Decodable {
         var journalID: String
+        var prunedThrough: Int64?
         var changes: [SyncChange]
 
         enum CodingKeys: String, CodingKey {
             case journalID = "journal_id"
+            case prunedThrough = "pruned_through"
             case changes
         }
     }

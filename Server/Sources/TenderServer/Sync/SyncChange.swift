@@ -20,11 +20,12 @@ public struct SyncChange: Sendable, Hashable, Decodable {
     /// The payment after the change; `nil` exactly when ``kind`` is `pruned`.
     public var payment: PaymentSnapshot?
 
-    /// The history kinds a change may have: the journal's (TenderHandoff's `HandoffEvent.Kind`) and `pruned`.
+    /// The kinds a change may have: the journal's history kinds (TenderHandoff's `HandoffEvent.Kind`), `pruned`, and
+    /// `snapshot` (the payment as the journal holds it, sent because its earlier changes were pruned unsent).
     public static let kinds: Set<HandoffEvent.Kind> = [
         .begun, .reopened, .opened, .openFailed, .recorded, .duplicate, .extraAnswer, .unsolicited, .tampered, .late,
         .malformed, .timedOut, .expired, .resolved, .verified, .contradicted, .reconciled, .acknowledged, .pruned,
-        .storageFailed,
+        .storageFailed, .snapshot,
     ]
 
     /// Creates a change (for tests and tools).
@@ -77,7 +78,7 @@ public struct SyncChange: Sendable, Hashable, Decodable {
         guard Self.kinds.contains(kind) else {
             throw LedgerError(
                 .unknownChangeKind,
-                "Change \(sequence): kind is not one of the journal's history kinds (or pruned); "
+                "Change \(sequence): kind is not one of the journal's history kinds (or pruned, snapshot); "
                     + "update the server, or send only the kinds it knows."
             )
         }
