@@ -130,8 +130,17 @@ struct SandboxStaysUpTests {
     // MARK: A busy process
 
     /// Blocks threads of Swift's shared pool until released, as a test that runs a child process or waits on
-    /// storage does; each blocks for at most ``RawConnection/patience`` seconds.
+    /// storage does; each blocks for at most ``holdLimit`` seconds.
+    ///
+    /// The pool is the whole test process's: while it is blocked, every other suite running beside this one waits.
+    /// So the blockade is short: it waits ``gatherLimit`` seconds at most for every thread to come (another suite may
+    /// be holding one), and holds them for ``holdLimit`` at most, never the minutes of ``RawConnection/patience``.
     final class Blockade: @unchecked Sendable {
+        /// How long ``waitUntilBlocked(_:)`` waits for the threads.
+        static let gatherLimit: TimeInterval = 5
+        /// How long a thread stays blocked if nobody releases it: a request and a 1-second idle time-out take about 1 s.
+        static let holdLimit: TimeInterval = 15
+
         // @unchecked: every property is read and changed while holding `condition`'s lock.
         private let condition = NSCondition()
         private var blocked = 0
@@ -145,7 +154,7 @@ struct SandboxStaysUpTests {
             defer { condition.unlock() }
             blocked += 1
             condition.broadcast()
-            let deadline = Date(timeIntervalSinceNow: RawConnection.patience)
+            let deadline = Date(timeIntervalSinceNow: Self.holdLimit)
             while !released {
                 guard condition.wait(until: deadline) else {
                     expired = true
@@ -158,7 +167,7 @@ struct SandboxStaysUpTests {
         func waitUntilBlocked(_ count: Int) -> Bool {
             condition.lock()
             defer { condition.unlock() }
-            let deadline = Date(timeIntervalSinceNow: RawConnection.patience)
+            let deadline = Date(timeIntervalSinceNow: Self.gatherLimit)
             while blocked < count {
                 guard condition.wait(until: deadline) else { return false }
             }
@@ -181,21 +190,31 @@ struct SandboxStaysUpTests {
     func servesWhileSharedThreadsAreBlocked() async throws {
         try await Self.withSandbox(Self.configuration { $0.limits.idleTimeout = .seconds(1) }) { _, port in
             let width = ProcessInfo.processInfo.activeProcessorCount
-            let blockade = Blockade()
-            for _ in 0..<width { Task.detached { blockade.block() } }
-            // On a thread of its own, once every shared thread is blocked: a request, and a connection left idle.
-            let thread = try RawConnection(port: port)
-            let outcome: (allBlocked: Bool, answer: String, idleClosed: Bool, idleText: String, whileBlocked: Bool) =
-                await thread.offPool {
-                    let allBlocked = blockade.waitUntilBlocked(width)
+            typealias Outcome = (allBlocked: Bool, answer: String, idleClosed: Bool, idleText: String, whileBlocked: Bool)
+            var outcome: Outcome = (false, "not tried", false, "", false)
+            // Another suite may hold a shared thread for a while: let go, and try again a little later, at most 6
+            // times, rather than hold the others while waiting for it.
+            for _ in 0..<6 {
+                let blockade = Blockade()
+                for _ in 0..<width { Task.detached { blockade.block() } }
+                // On a thread of its own, once every shared thread is blocked: a request, and a connection left idle.
+                let thread = try RawConnection(port: port)
+                outcome = await thread.offPool {
+                    guard blockade.waitUntilBlocked(width) else {
+                        _ = blockade.release()
+                        return (false, "not tried", false, "", false)
+                    }
                     let request = try? RawConnection(port: port)
                     let idle = try? RawConnection(port: port)
                     let get = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
                     _ = request?.sendBlocking(Array(get.utf8))
                     let answer: String = request?.readToEndBlocking().text ?? "no connection"
                     let idleEnd: (text: String, closed: Bool) = idle?.readToEndBlocking() ?? ("no connection", false)
-                    return (allBlocked, answer, idleEnd.closed, idleEnd.text, blockade.release())
+                    return (true, answer, idleEnd.closed, idleEnd.text, blockade.release())
                 }
+                if outcome.allBlocked { break }
+                try await Task.sleep(for: .seconds(2))
+            }
             let (allBlocked, answer, idleClosed, idleText, whileBlocked) = outcome
             #expect(allBlocked, "the test could not block the \(width) shared threads")
             let status = answer.components(separatedBy: "\r\n").first

@@ -41,6 +41,7 @@ struct CommandTests {
         #expect(device["name"] as? String == "front counter")
         #expect(device["revoked"] as? Bool == false)
         #expect(device["last_seen"] is NSNull)
+        #expect(device["pruned_unsent"] as? Int == 0)
         #expect(!listed.stdout.contains(key))
 
         let revoked = try ServerProcess.run(["devices", "revoke", id, "--database", database])
