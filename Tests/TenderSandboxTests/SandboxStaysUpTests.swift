@@ -190,7 +190,9 @@ struct SandboxStaysUpTests {
     func servesWhileSharedThreadsAreBlocked() async throws {
         try await Self.withSandbox(Self.configuration { $0.limits.idleTimeout = .seconds(1) }) { _, port in
             let width = ProcessInfo.processInfo.activeProcessorCount
-            typealias Outcome = (allBlocked: Bool, answer: String, idleClosed: Bool, idleText: String, whileBlocked: Bool)
+            typealias Outcome = (
+                allBlocked: Bool, answer: String, idleClosed: Bool, idleText: String, whileBlocked: Bool
+            )
             var outcome: Outcome = (false, "not tried", false, "", false)
             // Another suite may hold a shared thread for a while: let go, and try again a little later, at most 6
             // times, rather than hold the others while waiting for it.
