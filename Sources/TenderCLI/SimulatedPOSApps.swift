@@ -21,15 +21,7 @@ final class SimulatedPOSApps: PaymentURLOpener, Sendable {
     }
 
     /// How the next request is answered.
-    enum Answer: Sendable {
-        /// The POS app answers with the outcome, and its callback reaches the app.
-        case callback(SimulatedOutcome)
-        /// The POS app answers with the outcome, but its callback never reaches the app.
-        case unanswered(SimulatedOutcome)
-        /// Another app that registered Point of Sale's scheme answers a Square request: approved, with the request's
-        /// own token and an invented transaction ID.
-        case forged(transactionID: String)
-    }
+    typealias Answer = POSAppsSandbox.ScriptedAnswer
 
     init(sandbox: POSAppsSandbox) {
         self.sandbox = sandbox
@@ -63,21 +55,8 @@ final class SimulatedPOSApps: PaymentURLOpener, Sendable {
             state.delivery = nil
             return state.answers.isEmpty ? nil : state.answers.removeFirst()
         }
-        let callback: String?
-        switch next {
-        case nil:
-            return false
-        case .callback(let outcome), .unanswered(let outcome):
-            guard let answer = try? await sandbox.simulate(url.absoluteString, outcome: outcome) else { return false }
-            guard case .callback(let url) = answer, case .callback = next else { return true }
-            callback = url
-        case .forged(let transactionID):
-            guard let request = try? SquareRequest(url: url),
-                let forged = try? SquareResponse(transactionID: transactionID, state: request.state)
-                    .callbackURLString(callbackURL: request.wireCallbackURL())
-            else { return false }
-            callback = forged
-        }
+        guard let next else { return false }
+        guard case .opened(let callback) = await sandbox.answer(url, with: next) else { return false }
         guard let callback else { return true }  // the app stays on its own screen
         // The app is brought back by the callback URL a moment after the POS app was opened.
         let coordinator = self.coordinator

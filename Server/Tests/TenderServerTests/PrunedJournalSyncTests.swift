@@ -2,6 +2,7 @@ import Foundation
 import LedgerTestSupport
 import Tender
 import TenderHandoff
+import TenderSandbox
 import TenderServer
 import TenderServerDemo
 import TenderSimulator
