@@ -51,6 +51,17 @@ struct PrunedJournalSyncTests {
                 #expect(try await store.payment(deviceID: device.deviceID, paymentID: id.rawValue) == nil)
             }
 
+            // The operator's page names the device and what it never sent.
+            let page = try await HTTPClient().send(
+                "GET",
+                base + "/",
+                headers: ["Authorization": "Bearer \(SyncAPITests.operatorToken)"]
+            )
+            #expect(page.status == 200)
+            #expect(
+                page.text.contains("bar pruned \(held.prunedUnsent) changes of its journal before a sync sent them")
+            )
+
             // The next sync has nothing to send and names nothing again.
             let again = try await till.journal.sync(to: try #require(URL(string: base)), deviceKey: device.key)
             #expect(again.sent == 0)
