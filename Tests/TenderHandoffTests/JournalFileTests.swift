@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Tender
+import TenderJournalTestSupport
 import Testing
 
 @testable import TenderHandoff
