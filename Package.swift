@@ -54,12 +54,6 @@ let package = Package(
         ),
         // Helpers every test target shares (reading a child process's output); no product, so nothing ships it.
         .target(name: "TenderTestSupport", path: "Tests/TenderTestSupport"),
-        // Journal files the journal's tests and the CLI's make alike (a development build's, a damaged one).
-        .target(
-            name: "TenderJournalTestSupport",
-            dependencies: ["TenderHandoff", .product(name: "GRDB", package: "GRDB.swift")],
-            path: "Tests/TenderJournalTestSupport"
-        ),
         // The CLI tests' child process for what no user of `tender` needs (recording callbacks to be killed at random
         // points, delivering one callback many times); no product either.
         .executableTarget(name: "TenderTestHelper", dependencies: ["TenderHandoff"], path: "Tests/TenderTestHelper"),
@@ -102,7 +96,6 @@ let package = Package(
             dependencies: [
                 "Tender",
                 "TenderHandoff",
-                "TenderJournalTestSupport",
                 "TenderProviderAPI",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),
@@ -138,7 +131,7 @@ let package = Package(
             name: "TenderCLITests",
             dependencies: [
                 "Tender", "TenderCLI", "TenderHandoff", "TenderProviderAPI", "TenderSandbox", "TenderSimulator",
-                "TenderTestHelper", "TenderTestSupport", "TenderJournalTestSupport",
+                "TenderTestHelper", "TenderTestSupport",
                 // Old journals and the journal's own reads, in the journal's CLI tests.
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The stand-in fleet server of `tender journal sync`'s tests.

@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import Tender
-import TenderJournalTestSupport
 import Testing
 
 @_spi(Benchmarks) @testable import TenderHandoff
@@ -247,11 +246,35 @@ struct JournalCLITests {
         #expect(filesOfJournal(path) == before)
     }
 
+    /// A journal as a development build of Tender left it, before the schema was fixed: GRDB's table of migration steps
+    /// `v1` to `v8` instead of a schema version; one pending payment.
+    func makeDevelopmentJournal(at path: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: PaymentJournal.schema)
+            try db.execute(sql: "PRAGMA user_version = 0")
+            // The tables of this schema that development builds did not have.
+            try db.execute(sql: "DROP TABLE journal; DROP TABLE callback_answer; DROP TABLE provider_record")
+            try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            for step in 1...8 { try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v\(step)')") }
+            try db.execute(
+                sql: """
+                    INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints,
+                        state, created_at, updated_at, expires_at)
+                    VALUES ('order-1', ?, 'square', 1250, 'USD', '["my-app://done"]', 'pending', 0, 0, 1)
+                    """,
+                arguments: [UUID().uuidString.lowercased()]
+            )
+        }
+        try queue.close()
+    }
+
     @Test("a journal 'check --full' finds damaged is refused by the commands that write, as check says (issue 32)")
     func damageFoundRefusesWriters() async throws {
         let directory = try await temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("journal.sqlite").path
+        let page: Int
         do {
             let journal = try PaymentJournal(path: path)
             let coordinator = HandoffCoordinator(journal: journal)
@@ -261,9 +284,22 @@ struct JournalCLITests {
                 amount: Money(minorUnits: 100, currency: .usd)
             )
             for _ in 0..<300 { _ = try coordinator.prepare(request) }
+            // A leaf page of the history, which paying never reads.
+            page = try #require(
+                try journal.read { db in
+                    try Int.fetchOne(
+                        db,
+                        sql:
+                            "SELECT pageno FROM dbstat WHERE name = 'payment_event' AND pagetype = 'leaf' LIMIT 1 OFFSET 2"
+                    )
+                }
+            )
             try journal.close()
         }
-        try damageHistoryPage(ofJournalAt: path)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(page - 1) * 4096)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+        try handle.close()
         let check = try await CLIRunner.run(["journal", "check", "--full", "--journal", path])
         #expect(check.status == 1)
         // The check lists the problems, or meets a page too damaged to go on: either way it says so, and notes it.

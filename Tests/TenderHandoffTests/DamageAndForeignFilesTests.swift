@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import Tender
-import TenderJournalTestSupport
 import Testing
 
 @testable import TenderHandoff
@@ -13,12 +12,25 @@ struct DamageAndForeignFilesTests {
     /// A journal of `count` payments whose history has one damaged leaf page, which paying never reads.
     static func damagedJournal(_ directory: TemporaryDirectory, count: Int = 300) async throws -> String {
         let path = directory.path("journal.sqlite")
+        let page: Int
         do {
             let journal = try PaymentJournal(path: path, clock: ManualClock())
             try await fill(journal, payments: count)
+            page = try await #require(
+                try journal.pool.read { db in
+                    try Int.fetchOne(
+                        db,
+                        sql:
+                            "SELECT pageno FROM dbstat WHERE name = 'payment_event' AND pagetype = 'leaf' LIMIT 1 OFFSET 2"
+                    )
+                }
+            )
             try journal.close()
         }
-        try damageHistoryPage(ofJournalAt: path)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(page - 1) * 4096)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+        try handle.close()
         return path
     }
 

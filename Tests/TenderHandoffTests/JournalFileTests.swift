@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import Tender
-import TenderJournalTestSupport
 import Testing
 
 @testable import TenderHandoff

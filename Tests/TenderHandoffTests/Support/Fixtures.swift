@@ -182,3 +182,26 @@ func finished<T: Sendable>(_ task: Task<T, any Error>, within seconds: Double) a
     watcher.cancel()
     return nil
 }
+
+/// A journal as a development build of Tender left it, before the schema was fixed: the tables, the application ID, and
+/// GRDB's table of migration steps `v1` to `v8` instead of a schema version; one pending payment.
+func makeDevelopmentJournal(at path: String) throws {
+    let queue = try DatabaseQueue(path: path)
+    try queue.write { db in
+        try db.execute(sql: PaymentJournal.schema)
+        try db.execute(sql: "PRAGMA user_version = 0")
+        // The tables of this schema that development builds did not have.
+        try db.execute(sql: "DROP TABLE journal; DROP TABLE callback_answer; DROP TABLE provider_record")
+        try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        for step in 1...8 { try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v\(step)')") }
+        try db.execute(
+            sql: """
+                INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints,
+                    state, created_at, updated_at, expires_at)
+                VALUES ('order-1', ?, 'square', 1250, 'USD', '["my-app://done"]', 'pending', 0, 0, 1)
+                """,
+            arguments: [UUID().uuidString.lowercased()]
+        )
+    }
+    try queue.close()
+}
