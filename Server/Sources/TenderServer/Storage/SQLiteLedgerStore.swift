@@ -51,7 +51,7 @@ public final class SQLiteLedgerStore: LedgerStore {
                 db.cachedStatement(
                     sql: """
                         INSERT INTO device (device_id, name, key_digest, created_at) VALUES (:id, :name, :digest, :at) \
-                        RETURNING \(Self.deviceColumns)
+                        RETURNING \(LedgerSchema.deviceColumns)
                         """
                 ),
                 arguments: ["id": id, "name": name, "digest": keyDigest, "at": at]
@@ -64,7 +64,7 @@ public final class SQLiteLedgerStore: LedgerStore {
     /// Every device, oldest first.
     public func devices() async throws -> [Device] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(Self.deviceColumns) FROM device ORDER BY created_at, device_id")
+            try Row.fetchAll(db, sql: "SELECT \(LedgerSchema.deviceColumns) FROM device ORDER BY created_at, device_id")
                 .map(Self.device)
         }
     }
@@ -76,7 +76,7 @@ public final class SQLiteLedgerStore: LedgerStore {
                 db,
                 sql: """
                     UPDATE device SET revoked_at = COALESCE(revoked_at, :at) WHERE device_id = :id \
-                    RETURNING \(Self.deviceColumns)
+                    RETURNING \(LedgerSchema.deviceColumns)
                     """,
                 arguments: ["id": id, "at": at]
             ).map(Self.device)
@@ -87,7 +87,7 @@ public final class SQLiteLedgerStore: LedgerStore {
     public func device(keyDigest: String) async throws -> Device? {
         try await pool.read { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT \(Self.deviceColumns) FROM device WHERE key_digest = :digest"),
+                db.cachedStatement(sql: "SELECT \(LedgerSchema.deviceColumns) FROM device WHERE key_digest = :digest"),
                 arguments: ["digest": keyDigest]
             ).map(Self.device)
         }
@@ -98,7 +98,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         try await pool.write { db in
             guard
                 let device = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT \(Self.deviceColumns) FROM device WHERE device_id = :id"),
+                    db.cachedStatement(sql: "SELECT \(LedgerSchema.deviceColumns) FROM device WHERE device_id = :id"),
                     arguments: ["id": deviceID]
                 ).map(Self.device)
             else {
@@ -286,10 +286,11 @@ public final class SQLiteLedgerStore: LedgerStore {
     public func queryPlans() async throws -> [QueryPlan] {
         var named: [(String, String, StatementArguments)] = [
             (
-                "ingest: find the device by its key", "SELECT \(Self.deviceColumns) FROM device WHERE key_digest = ?",
+                "ingest: find the device by its key",
+                "SELECT \(LedgerSchema.deviceColumns) FROM device WHERE key_digest = ?",
                 ["k"]
             ),
-            ("ingest: read the device", "SELECT \(Self.deviceColumns) FROM device WHERE device_id = ?", ["d"]),
+            ("ingest: read the device", "SELECT \(LedgerSchema.deviceColumns) FROM device WHERE device_id = ?", ["d"]),
             (
                 "ingest: read a payment's previous totals",
                 "SELECT created_at, provider, currency, outcome, amount_minor_units FROM payment WHERE device_id = ? AND payment_id = ?",
@@ -529,8 +530,6 @@ public final class SQLiteLedgerStore: LedgerStore {
     }
 
     // MARK: SQL and rows
-
-    static let deviceColumns = LedgerSchema.deviceColumns
 
     static let attentionFlagged = """
         SELECT \(LedgerSchema.paymentColumns) FROM payment WHERE attention IS NOT NULL \
