@@ -6,9 +6,10 @@
 /// (`4111 1111 1111 1111`, `4111-1111-1111-1111`). A longer run is searched for any Luhn-valid stretch of
 /// 13–19 digits inside it.
 ///
-/// A UUID in its canonical form (`8-4-4-4-12` hexadecimal digits, as Square's `client_transaction_id`) is not
-/// searched across its dashes: no group is longer than 12 digits, so it cannot hold a card number as one run
-/// (SEC-9 speaks of runs), while about one UUID in a thousand would look like one if its groups were joined.
+/// A UUID in its canonical form (`8-4-4-4-12` hexadecimal digits, as Square's `client_transaction_id` and Tender's
+/// payment IDs), alone or standing as a word in longer text, is not searched across its dashes: no group is longer
+/// than 12 digits, so it cannot hold a card number as one run (SEC-9 speaks of runs), while about one UUID in a
+/// thousand would look like one if its groups were joined, and a message naming such a payment would lose its ID.
 ///
 /// Identifiers (transaction ids, codes, tokens) that contain a card number are refused by the parsers;
 /// free text (messages, descriptions) is kept with the run masked by ``masking(_:)``.
@@ -19,7 +20,7 @@ package enum CardNumberScreen {
     /// Whether the text contains a Luhn-valid run of 13–19 digits.
     package static func containsCardNumber(_ text: some StringProtocol) -> Bool {
         let text = String(text)
-        guard hasEnoughDigits(text), !isCanonicalUUID(text.utf8) else { return false }
+        guard hasEnoughDigits(text) else { return false }
         let bytes = Array(text.utf8)
         return runs(in: bytes).contains { run in isSuspicious(run.map { bytes[$0] }) }
     }
@@ -34,7 +35,7 @@ package enum CardNumberScreen {
             mask.isASCII && !(("0"..."9").contains(mask) || mask == " " || mask == "-"),
             "a mask that keeps runs"
         )
-        guard hasEnoughDigits(text), !isCanonicalUUID(text.utf8) else { return text }
+        guard hasEnoughDigits(text) else { return text }
         var bytes = Array(text.utf8)
         var changed = false
         for run in runs(in: bytes) where isSuspicious(run.map { bytes[$0] }) {
@@ -79,8 +80,11 @@ package enum CardNumberScreen {
         return sum % 10 == 0
     }
 
-    /// The byte positions of the digits of each run of digits (adjacent, or separated by one space or `-`).
+    /// The byte positions of the digits of each run of digits (adjacent, or separated by one space or `-`). A
+    /// canonical UUID inside the text (a payment ID in a message, say) is not joined across its dashes, nor to the
+    /// text around it: each of its groups is a run of its own, as the UUID alone would be.
     private static func runs(in bytes: [UInt8]) -> [[Int]] {
+        let breaks = uuidBoundaries(in: bytes)
         var runs: [[Int]] = []
         var current: [Int] = []
         var index = 0
@@ -89,7 +93,7 @@ package enum CardNumberScreen {
             if isDigit(byte) {
                 current.append(index)
             } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-"), !current.isEmpty,
-                index + 1 < bytes.count, isDigit(bytes[index + 1])
+                index + 1 < bytes.count, isDigit(bytes[index + 1]), !breaks.contains(index)
             {
                 // A single separator between two digits keeps the run going.
             } else if !current.isEmpty {
@@ -100,6 +104,30 @@ package enum CardNumberScreen {
         }
         if !current.isEmpty { runs.append(current) }
         return runs.filter { $0.count >= lengths.lowerBound }
+    }
+
+    /// The positions of the separators a run of digits must not cross because of a canonical UUID standing alone in
+    /// the text (not inside a longer word): its four dashes, and the byte before and after it.
+    private static func uuidBoundaries(in bytes: [UInt8]) -> Set<Int> {
+        var breaks: Set<Int> = []
+        var start = 0
+        while start + 36 <= bytes.count {
+            let standsAlone =
+                (start == 0 || !isAlphanumeric(bytes[start - 1]))
+                && (start + 36 == bytes.count || !isAlphanumeric(bytes[start + 36]))
+            if standsAlone, isCanonicalUUID(bytes[start..<(start + 36)]) {
+                breaks.formUnion([start - 1, start + 8, start + 13, start + 18, start + 23, start + 36])
+                start += 36
+            } else {
+                start += 1
+            }
+        }
+        return breaks
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
     }
 
     /// Whether the text has at least as many digits as the shortest card number: text with fewer holds none.

@@ -71,8 +71,19 @@ struct CardNumberScreenTests {
         #expect(!CardNumberScreen.containsCardNumber("abcdef12-3456-7890-1234-5678ABCDEF00"))
         // Not canonical (one group too long): searched as any other text, and the 13-digit group is found.
         #expect(CardNumberScreen.containsCardNumber("1234567-42222222222222-1234-1234-1234567890"))
-        // Text that merely contains a UUID is still searched across dashes.
-        #expect(CardNumberScreen.containsCardNumber("id " + allDigits))
+        // A UUID standing as a word in text (a payment ID in a message) is not joined either, nor to its neighbours:
+        // a message naming payment c7f6636b-0440-4349-8394-51822167a316, whose groups joined hold a Luhn-valid run of
+        // 14 digits, keeps the ID whole (issue 38: a contest's message names the other payment).
+        let named = "payment c7f6636b-0440-4349-8394-51822167a316 names it"
+        #expect(CardNumberScreen.containsCardNumber("c7f6636b 0440 4349 8394 51822167a316"))
+        #expect(!CardNumberScreen.containsCardNumber(named))
+        #expect(CardNumberScreen.masking(named) == named)
+        #expect(!CardNumberScreen.containsCardNumber("id " + allDigits + ", then"))
+        #expect(!CardNumberScreen.containsCardNumber("1234 " + allDigits))
+        // Inside a longer word it is not a UUID, and a card number beside one is still found.
+        #expect(CardNumberScreen.containsCardNumber("x" + allDigits))
+        #expect(CardNumberScreen.containsCardNumber(allDigits + " and 4111 1111 1111 1111"))
+        #expect(CardNumberScreen.masking("\(allDigits) 4111111111111111") == "\(allDigits) XXXXXXXXXXXX1111")
     }
 
     @Test("a card number inside a longer run of digits is found")
