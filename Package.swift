@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "TenderSimulator", targets: ["TenderSimulator"]),
         .library(name: "TenderSandbox", targets: ["TenderSandbox"]),
         .library(name: "TenderHandoff", targets: ["TenderHandoff"]),
+        .library(name: "TenderSync", targets: ["TenderSync"]),
         .library(name: "TenderProviderAPI", targets: ["TenderProviderAPI"]),
         .executable(name: "tender", targets: ["TenderCLI"]),
     ],
@@ -28,11 +29,15 @@ let package = Package(
             name: "TenderProviderAPI",
             dependencies: ["Tender", .product(name: "Logging", package: "swift-log")]
         ),
+        // The sync contract between a journal and the fleet server: the batch, change and snapshot types, the limits, the
+        // version, the payment states and event kinds. Foundation and Tender only, so an app pays nothing for it.
+        .target(name: "TenderSync", dependencies: ["Tender"]),
         // The durable hand-off: journal (SQLite through GRDB), one-time tokens, exactly-once outcomes.
         .target(
             name: "TenderHandoff",
             dependencies: [
                 "Tender",
+                "TenderSync",
                 "TenderProviderAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

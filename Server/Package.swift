@@ -29,8 +29,8 @@ let package = Package(
             name: "TenderServer",
             dependencies: [
                 .product(name: "Tender", package: "tender"),
-                // PaymentID, PaymentState and HandoffEvent.Kind: the journal's vocabulary, spelled once.
-                .product(name: "TenderHandoff", package: "tender"),
+                // The sync contract, the journal's vocabulary with it (payment IDs, states, event kinds): spelled once.
+                .product(name: "TenderSync", package: "tender"),
                 // The verifiers and their rules, one copy, shared with the device's reconciler.
                 .product(name: "TenderProviderAPI", package: "tender"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -50,6 +50,7 @@ let package = Package(
                 "TenderServerDemo",
                 .product(name: "Tender", package: "tender"),
                 .product(name: "TenderHandoff", package: "tender"),
+                .product(name: "TenderSync", package: "tender"),
                 .product(name: "TenderProviderAPI", package: "tender"),
                 // The demo: the simulated POS apps and the sandbox's Square and SumUp, which sends Square's webhooks.
                 .product(name: "TenderSandbox", package: "tender"),
@@ -69,6 +70,7 @@ let package = Package(
                 "TenderServer",
                 .product(name: "Tender", package: "tender"),
                 .product(name: "TenderHandoff", package: "tender"),
+                .product(name: "TenderSync", package: "tender"),
                 .product(name: "TenderProviderAPI", package: "tender"),
                 .product(name: "TenderSandbox", package: "tender"),
                 .product(name: "TenderSimulator", package: "tender"),
@@ -80,7 +82,7 @@ let package = Package(
         // What the tests and the benchmark share: a PostgreSQL server of their own, simulated devices, an HTTP client.
         .target(
             name: "LedgerTestSupport",
-            dependencies: ["TenderServer"],
+            dependencies: ["TenderServer", .product(name: "TenderSync", package: "tender")],
             path: "Tests/LedgerTestSupport"
         ),
         // Ingest and listing against PostgreSQL and its floor (docs/PERFORMANCE.md, "The fleet server").
@@ -91,6 +93,7 @@ let package = Package(
                 "LedgerTestSupport",
                 .product(name: "Tender", package: "tender"),
                 .product(name: "TenderHandoff", package: "tender"),
+                .product(name: "TenderSync", package: "tender"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -110,6 +113,7 @@ let package = Package(
                 .product(name: "tender", package: "tender"),
                 .product(name: "Tender", package: "tender"),
                 .product(name: "TenderHandoff", package: "tender"),
+                .product(name: "TenderSync", package: "tender"),
                 .product(name: "TenderProviderAPI", package: "tender"),
                 .product(name: "TenderSandbox", package: "tender"),
                 .product(name: "TenderSimulator", package: "tender"),

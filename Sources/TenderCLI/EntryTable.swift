@@ -45,7 +45,8 @@ struct EntryTable {
                 entry.state == .completed || entry.state == .resolved ? "\($0.status)" : "reported \($0.status)"
             } ?? "-"
         return [
-            entry.id.rawValue, entry.provider.rawValue, entry.state.rawValue, outcome,
+            entry.id.rawValue, entry.provider.rawValue,
+            entry.state.rawValue + (entry.contestedAt != nil ? " (contested)" : ""), outcome,
             "\(entry.amount.decimalString) \(entry.amount.currency.code)", JournalEntry.timestamp(entry.createdAt),
         ]
     }

@@ -9,7 +9,7 @@ struct JournalListCommand: AsyncParsableCommand {
         commandName: "list",
         abstract: "List the payments, oldest first, one a line under a header (read-only).",
         discussion: """
-            Columns: PAYMENT ID, PROVIDER, STATE, OUTCOME (the accepted outcome of a completed or resolved payment; \
+            Columns: PAYMENT ID, PROVIDER, STATE ('(contested)' after it when its provider record is another payment's too), OUTCOME (the accepted outcome of a completed or resolved payment; \
             'reported …' for what a callback said of one that is not), AMOUNT, CREATED (UTC). Rows are printed as \
             they are read, in constant memory, however large the journal. With --json: one array of objects with \
             payment_id, provider, state, outcome, amounts and times, written element by element.
@@ -20,12 +20,18 @@ struct JournalListCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Only payments in these states (comma list), such as unknown,tampered,late.",
+            "Only payments in these states (comma list), such as unknown,tampered,late; 'contested' selects the payments whose provider record another payment names too (each waits for a person).",
             valueName: "states"
         ),
         transform: Self.states
     )
-    var state: Set<PaymentState>?
+    var state: StateFilter?
+
+    /// `--state`'s value: payment states, and whether only contested payments are wanted.
+    struct StateFilter {
+        var states: Set<PaymentState>?
+        var contested: Bool
+    }
 
     @Option(
         parsing: .unconditional,
@@ -48,7 +54,12 @@ struct JournalListCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let filter = JournalFilter(states: state, createdSince: since, limit: limit)
+        let filter = JournalFilter(
+            states: state?.states,
+            createdSince: since,
+            limit: limit,
+            contestedOnly: state?.contested ?? false
+        )
         try await journal.withJournal(.readOnly) { journal in
             var table = EntryTable()
             var count = 0
@@ -73,17 +84,22 @@ struct JournalListCommand: AsyncParsableCommand {
         }
     }
 
-    /// `--state`'s comma list.
-    static func states(_ text: String) throws -> Set<PaymentState> {
-        Set(
-            try text.split(separator: ",", omittingEmptySubsequences: false).map { name in
-                guard let state = PaymentState(rawValue: String(name)) else {
-                    let names = PaymentState.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw CLIError("'\(UntrustedText.safe(name))' is not a state; use \(names).")
-                }
-                return state
+    /// `--state`'s comma list: states, and `contested`.
+    static func states(_ text: String) throws -> StateFilter {
+        var states: Set<PaymentState> = []
+        var contested = false
+        for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+            if name == "contested" {
+                contested = true
+                continue
             }
-        )
+            guard let state = PaymentState(rawValue: String(name)) else {
+                let names = PaymentState.allCases.map(\.rawValue).joined(separator: ", ")
+                throw CLIError("'\(UntrustedText.safe(name))' is not a state; use \(names), or contested.")
+            }
+            states.insert(state)
+        }
+        return StateFilter(states: states.isEmpty ? nil : states, contested: contested)
     }
 
     /// `--since`: a duration back from now (``TimeSpan``), or an RFC 3339 date or date and time

@@ -23,8 +23,8 @@ struct JournalReconcileCommand: AsyncParsableCommand {
             credentials are not set are listed as unverifiable (no_credentials). Only a server that cannot be \
             reached (no network, time-outs, errors after the retries) stops the run; any other failure is listed \
             with its payment as unverifiable (verification_failed), with an error object under --json, and the \
-            run goes on. One record confirms one payment: a record another payment holds contradicts a payment \
-            whose callback named it, and proves nothing for one a search found it for (claimed_by_another_payment). \
+            run goes on. One record confirms one payment, whichever is asked first: a record another payment names too \
+            confirms neither, and both are flagged contested for a person (and not asked about again). \
             A Square payment is asked about at the location it was requested at; --square-location-id narrows \
             Square's searches for payments written without one. Prints one line per payment as it is done; with --json one object per \
             line: payment_id, before, after (the states; after = before when nothing was proven), verdict, \

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Tender
 import TenderHandoff
+import TenderProviderAPI
 
 /// `tender journal show ID`.
 struct JournalShowCommand: AsyncParsableCommand {
@@ -33,6 +34,14 @@ struct JournalShowCommand: AsyncParsableCommand {
             Output.line(entry.encodeJSON(history: history))
         } else {
             for line in JournalShowCommand.fields(entry.jsonObject()) { Output.line(line) }
+            // What a person must decide, in words: the contest's message names the other payments.
+            if entry.contestedAt != nil,
+                let contest = history.last(where: { $0.kind == .contested })?.note.flatMap({ note in
+                    PaymentVerification(journalJSON: note)
+                })
+            {
+                Output.line("contest: " + contest.message)
+            }
         }
     }
 

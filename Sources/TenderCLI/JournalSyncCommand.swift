@@ -13,7 +13,8 @@ struct JournalSyncCommand: AsyncParsableCommand {
             first, in batches of at most 500, and records what the server acknowledges, until none is left. The \
             device key is read from the environment variable TENDER_DEVICE_KEY (printed once by 'tender-server \
             devices add'). Prints how many changes were sent and the highest sequence the server holds; with --json, \
-            {"sent", "acknowledged_through"}. Safe to run again at any time, beside an app that takes payments: the \
+            {"sent", "acknowledged_through"} (and "notices", what the server said beside it, such as a newer \
+            contract version than its own). Safe to run again at any time, beside an app that takes payments: the \
             server applies each change once.
             """
     )
@@ -58,11 +59,17 @@ struct JournalSyncCommand: AsyncParsableCommand {
             try await journal.sync(to: server, deviceKey: key, timeout: timeout)
         }
         if json {
-            Output.line("{\"sent\":\(result.sent),\"acknowledged_through\":\(result.acknowledgedThrough)}")
+            var output = JSONOutput()
+            output.set("sent", result.sent)
+            output.set("acknowledged_through", Int(result.acknowledgedThrough))
+            if !result.notices.isEmpty { output["notices"] = .array(result.notices.map(JSONValue.string)) }
+            Output.line(output.text)
         } else {
             Output.line(
                 "Sent \(result.sent) change\(result.sent == 1 ? "" : "s"); the server holds this journal's changes through \(result.acknowledgedThrough)."
             )
         }
+        // What the server said beside it (a newer device than the server, say), one line each, on standard error.
+        for notice in result.notices { Output.error("notice: " + notice) }
     }
 }

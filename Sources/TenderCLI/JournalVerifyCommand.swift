@@ -16,8 +16,13 @@ struct JournalVerifyCommand: AsyncParsableCommand {
             callback's smp-tx-code. Swipe and SoftPOS publish no lookup API: unverifiable. Credentials are read \
             from the environment, never from the command line. What the server proves is recorded as 'tender \
             journal reconcile' records it; a payment with a verdict recorded keeps it. One record confirms one \
-            payment: an order or transaction another payment of the journal was confirmed with contradicts a \
-            payment whose callback named it (claimed_by_another_payment, naming the other payment). Exits 0 when the server \
+            payment, whichever is asked first: an order or transaction another payment of the journal names too \
+            (its callback reported it, or it was confirmed by it) confirms neither, unless Square's or SumUp's \
+            record tells them apart (another amount, a time outside the other payment's): both are flagged \
+            contested (unverifiable, naming the other payment; 'tender journal list --state contested') for a \
+            person to decide. A Square payment another application took contradicts (other_application). A search \
+            for a payment written without a location proves nothing where the seller has several \
+            (location_unknown): give --square-location-id. Exits 0 when the server \
             confirms the payment, 2 when it contradicts it or cannot settle it (not found yet, ambiguous, no \
             lookup API), 1 on errors (no network, no credentials, a refused token, unknown payment). \
             --square-location-id narrows Square's search to the location the payment was taken at, and a payment \

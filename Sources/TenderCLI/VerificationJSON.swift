@@ -47,7 +47,11 @@ enum VerificationJSON {
         let entry = reconciliation.after
         var line = "journal: \(entry.state)"
         if let outcome = entry.acceptedStatus { line += ", \(outcome)" }
-        if let verification = entry.verification { line += ", \(verification.verdict) by the provider" }
+        if entry.contestedAt != nil {
+            line += ", contested: a person must decide which payment the provider's record is"
+        } else if let verification = entry.verification {
+            line += ", \(verification.verdict) by the provider"
+        }
         if entry.needsReconciliation { line += ", needs reconciliation" }
         line += reconciliation.recorded ? " (recorded now)" : " (nothing recorded now)"
         return line + "."

@@ -223,7 +223,10 @@ struct JournalCLITests {
             for result in results { #expect(result.status == 0, "round \(round): \(result.stderr)") }
             let journal = try PaymentJournal(path: path, mode: .readOnly)
             #expect(try journal.entries().count == 8)
-            #expect(try journal.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }.map { $0 >> 24 } == 2)
+            #expect(
+                try journal.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }.map { $0 >> 24 }
+                    == PaymentJournal.schemaVersion
+            )
             #expect(try journal.check(full: true) == ["ok"])
         }
     }

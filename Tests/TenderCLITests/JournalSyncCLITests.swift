@@ -6,9 +6,9 @@ import Testing
 
 @testable import TenderHandoff
 
-/// A minimal `POST /v1/events` for one device (SYNC_CONTRACT.md, "Server behaviour"): the key, the changes from
-/// `held + 1` applied (earlier ones skipped), `200 {"acknowledged_through"}`, 401 for another key, 409
-/// `out_of_sequence` otherwise. The library's own tests exercise the contract in depth (TenderHandoffTests'
+/// A minimal `POST /v1/events` for one device (TenderSync's article "The sync contract", "The server's rules"): the
+/// key, the changes from `held + 1` applied (earlier ones skipped), `200 {"acknowledged_through"}` (with a `notice`
+/// when one is given), 401 for another key, 409 `out_of_sequence` otherwise. The library's own tests exercise the contract in depth (TenderHandoffTests'
 /// SyncTests); these check the command's contract.
 final class SyncStandIn: Sendable {
     let baseURL: URL
@@ -36,9 +36,11 @@ final class SyncStandIn: Sendable {
         self.applied = applied
     }
 
-    /// - Parameter delay: how long each answer waits after the batch is applied (the window between the server's
-    ///   commit and its answer).
-    static func start(key: String, delay: Duration? = nil) async throws -> SyncStandIn {
+    /// - Parameters:
+    ///   - delay: how long each answer waits after the batch is applied (the window between the server's commit and
+    ///     its answer).
+    ///   - notice: the `notice` every acknowledgement carries, as a server older than the device gives one.
+    static func start(key: String, delay: Duration? = nil, notice: String? = nil) async throws -> SyncStandIn {
         let server = HTTPServer(
             config: HTTPServer.Configuration(address: try sockaddr_in.inet(ip4: "127.0.0.1", port: 0), timeout: 30)
         )
@@ -72,7 +74,9 @@ final class SyncStandIn: Sendable {
                     state.held = sequence
                     applied.withLock { $0[sequence, default: 0] += 1 }
                 }
-                return answer(200, #"{"acknowledged_through":\#(state.held)}"#)
+                let acknowledgement = SyncAcknowledgement(acknowledgedThrough: state.held, notice: notice)
+                let text = (try? JSONEncoder().encode(acknowledgement)).map { String(decoding: $0, as: UTF8.self) }
+                return answer(200, text ?? "")
             }
             if let delay { try? await Task.sleep(for: delay) }
             return reply
@@ -102,7 +106,7 @@ final class SyncStandIn: Sendable {
     }
 }
 
-@Suite("tender journal sync: output, exit status, one-line errors (SYNC_CONTRACT.md, the device side)")
+@Suite("tender journal sync: output, exit status, one-line errors (the sync contract, the device's rules)")
 struct JournalSyncCLITests {
     static let key = "device-key-\(UUID().uuidString)"
 
@@ -156,6 +160,36 @@ struct JournalSyncCLITests {
         let text = try await CLIRunner.run(arguments, environment: ["TENDER_DEVICE_KEY": Self.key])
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stdout.contains("Sent 0 changes") && text.stdout.contains("through \(total)"), "\(text.stdout)")
+    }
+
+    @Test("a server older than the device answers with a notice: exit 0, the notice on stderr and in --json")
+    func noticeIsShown() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("journal.sqlite").path
+        let notice = "This server speaks sync contract version 1; the device speaks 2. Kept unknown kinds: teleported."
+        let server = try await SyncStandIn.start(key: Self.key, notice: notice)
+        defer { Task { await server.stop() } }
+        let arguments = [
+            "journal", "sync", "--server", server.baseURL.absoluteString, "--journal", path, "--timeout", "120",
+        ]
+
+        // Each run has something new to send: a sync with nothing new does not ask the server.
+        _ = try await JournalCLITests.pay(1, into: path)
+        let text = try await CLIRunner.run(arguments, environment: ["TENDER_DEVICE_KEY": Self.key])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stderr.contains("notice: " + notice), "\(text.stderr)")
+        #expect(!text.stderr.contains(Self.key))
+
+        _ = try await JournalCLITests.pay(1, into: path)
+        let total = try Self.changes(path)
+        let json = try await CLIRunner.run(arguments + ["--json"], environment: ["TENDER_DEVICE_KEY": Self.key])
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try await jsonObject(Substring(json.stdout.trimmingCharacters(in: .newlines)))
+        #expect(object["acknowledged_through"]?.integerValue == Int(total))
+        #expect(object["notices"] == .array([.string(notice)]))
+        #expect(json.stderr.contains("notice: " + notice), "\(json.stderr)")
+        #expect(try PaymentJournal(path: path, mode: .readOnly).acknowledgedThrough() == total)
     }
 
     @Test("no TENDER_DEVICE_KEY, a refused key, no journal, an unreachable server: exit 1 with one line")

@@ -39,7 +39,7 @@ struct JournalFileTests {
             "pending": "payment_pending", "overdue": "payment_pending", "undelivered": "payment_undelivered",
             "prune": "payment_prunable", "list": "payment_by_creation", "listState": "payment_by_state",
             "entryByToken": "handoff_token USING PRIMARY KEY", "unreconciled": "payment_unreconciled",
-            "claimedTransaction": "payment_by_transaction", "history": "payment_event_by_payment",
+            "namingPayments": "payment_by_transaction", "history": "payment_event_by_payment",
         ]
         try await journal.pool.read { db in
             for (name, sql) in JournalSQL.all {
@@ -304,6 +304,77 @@ struct JournalFileTests {
             #expect(error?.message.contains("Move it aside") == true)
             #expect(journalFiles(path) == before, "\(mode): the file was changed")
         }
+    }
+
+    /// A journal as Tender's schema 2 wrote it, at `path`, holding one completed Square payment: made with today's
+    /// schema, then taken back to schema 2's shape (its two later columns and its older reconciliation index).
+    static func makeSchema2Journal(at path: String) async throws -> PaymentID {
+        let journal = try PaymentJournal(path: path, clock: ManualClock())
+        let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
+        let prepared = try coordinator.prepare(SquareFixture.request())
+        _ = try await coordinator.handle(try SquareFixture.reply(to: prepared.url, transactionID: "O1"))
+        try journal.close()
+        let queue = try DatabaseQueue(path: path)
+        try await queue.writeWithoutTransaction { db in
+            let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            try db.execute(
+                sql: """
+                    DROP INDEX payment_unreconciled;
+                    DROP INDEX payment_contested;
+                    ALTER TABLE payment DROP COLUMN square_application_id;
+                    ALTER TABLE payment DROP COLUMN contested_at;
+                    CREATE INDEX payment_unreconciled ON payment (created_at, id) WHERE verification IS NULL
+                        AND (state = 'unknown' OR state = 'pending' OR state = 'tampered' OR (state = 'completed'
+                        AND outcome_source = 'callback' AND (provider = 'square' OR provider = 'sumup'))
+                        OR (disputed_at IS NOT NULL AND state <> 'resolved'));
+                    PRAGMA user_version = \(2 << 24 | version & 0xFF_FFFF);
+                    """
+            )
+            _ = try db.checkpoint(.truncate)
+        }
+        try queue.close()
+        return prepared.entry.id
+    }
+
+    @Test(
+        "a schema-2 journal is upgraded in place when first opened for writing, keeping every payment; read-only before that is refused, naming what to do"
+    )
+    func schema2Upgraded() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("journal.sqlite")
+        let id = try await Self.makeSchema2Journal(at: path)
+        let before = journalFiles(path)
+        let refused = #expect(throws: HandoffError.self) {
+            try PaymentJournal(path: path, clock: ManualClock(), mode: .readOnly)
+        }
+        #expect(refused?.code == .journalUpgradeNeeded, "\(String(describing: refused))")
+        #expect(refused?.message.contains(path) == true && refused?.message.contains("opened for writing") == true)
+        #expect(journalFiles(path) == before, "a read-only open changed the file")
+
+        let journal = try PaymentJournal(path: path, clock: ManualClock(), mode: .existing)
+        let entry = try #require(try journal.entry(id))
+        #expect(entry.state == .completed && entry.outcome?.transactionID == "O1")
+        #expect(entry.squareApplicationID == nil && entry.contestedAt == nil)
+        try await journal.pool.read { db in
+            #expect(try Int.fetchOne(db, sql: "PRAGMA user_version").map { $0 >> 24 } == PaymentJournal.schemaVersion)
+            let index = try String.fetchOne(
+                db,
+                sql: "SELECT sql FROM sqlite_master WHERE name = 'payment_unreconciled'"
+            )
+            #expect(index?.contains("contested_at IS NULL") == true)
+            #expect(try Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE name = 'payment_contested'") == true)
+        }
+        // The upgraded journal is the journal a new one is: it pays, and its unverified payment is reconciled.
+        let coordinator = HandoffCoordinator(journal: journal, opener: ScriptedOpener())
+        let next = try coordinator.prepare(SquareFixture.request())
+        #expect(next.entry.squareApplicationID == "sq0idp-TenderTests")
+        #expect(try journal.unreconciledEntries(after: nil, limit: 10).map(\.id) == [id])
+        #expect(try journal.check(full: true) == ["ok"])
+        try journal.close()
+        // Opened again, read-only too: nothing more to do.
+        let reopened = try PaymentJournal(path: path, clock: ManualClock(), mode: .readOnly)
+        #expect(try reopened.entry(id)?.id == id)
+        try reopened.close()
     }
 
     @Test("prune never deletes a pending, unknown, not-opened or unacknowledged payment (REL-9)")

@@ -36,9 +36,10 @@ struct JournalJSONTests {
                 "payment_id", "provider", "state", "outcome", "reported_outcome", "needs_reconciliation", "amount",
                 "amount_minor_units", "currency", "outcome_amount", "outcome_currency", "transaction_id",
                 "client_transaction_id", "foreign_transaction_id", "square_tender_types", "square_location_id",
-                "error_code", "message",
+                "square_application_id", "error_code", "message",
                 "outcome_source", "assurance", "idempotency_key", "handoff_count", "created_at", "updated_at",
-                "expires_at", "opened_at", "acknowledged_at", "disputed_at", "resolution", "verification", "history",
+                "expires_at", "opened_at", "acknowledged_at", "disputed_at", "contested_at", "resolution",
+                "verification", "history",
             ]
         )
         #expect(object["payment_id"]?.stringValue == prepared.entry.id.rawValue)

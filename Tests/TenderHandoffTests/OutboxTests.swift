@@ -5,7 +5,7 @@ import Testing
 
 @testable import TenderHandoff
 
-/// The journal's side of the fleet sync: the outbox (SYNC_CONTRACT.md, "The outbox (device)").
+/// The journal's side of the fleet sync: the outbox (TenderSync's article "The sync contract", "Overview").
 @Suite("Outbox: every change numbered in its own transaction, nothing the journal does not show")
 struct OutboxTests {
     /// Payments through their lives: answered (approved), acknowledged; `count` of them.
@@ -78,7 +78,8 @@ struct OutboxTests {
         let harness = try Harness()
         let made = try await Self.answeredPayments(harness, 4)
         let changes = try Self.outbox(harness.journal)
-        let everything = try changes.map { try $0.jsonValue().serialized() }.joined(separator: "\n")
+        let everything = try changes.map { String(decoding: try JSONEncoder().encode($0.syncChange()), as: UTF8.self) }
+            .joined(separator: "\n")
         let raw = try await harness.journal.pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM outbox").map { row in
                 row.databaseValues.map(\.description).joined(separator: "|")
@@ -91,7 +92,10 @@ struct OutboxTests {
         // Every payment object has exactly the members of the show form.
         let shown = Set(try #require(try harness.journal.entry(made[0].id)).jsonObject().keys)
         for change in changes {
-            let payment = try #require(try change.jsonValue().objectValue?["payment"]?.objectValue)
+            guard case .object(let payment)? = try change.syncChange().payment?.json else {
+                Issue.record("change \(change.sequence) carries no payment object")
+                continue
+            }
             #expect(Set(payment.keys) == shown)
             #expect(payment["history"] == nil)
         }
@@ -112,7 +116,7 @@ struct OutboxTests {
             #expect(change.kind == "pruned")
             #expect(change.fromState == "completed")
             #expect(change.toState == nil && change.payment == nil)
-            #expect(try change.jsonValue().objectValue?["payment"] == .null)
+            #expect(try change.syncChange().payment == nil)
         }
         // A payment written after the pruning is numbered on.
         _ = try harness.coordinator.prepare(SquareFixture.request())

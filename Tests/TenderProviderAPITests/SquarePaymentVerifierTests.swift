@@ -352,6 +352,87 @@ struct SquarePaymentVerifierTests {
         #expect(nothing.verdict == .unverifiable && nothing.reason == .notFoundYet && nothing.provenOutcome == nil)
     }
 
+    // MARK: The application and the location (issue 38)
+
+    @Test(
+        "another application's payment: contradicted when the callback named it (other_application); a search skips it"
+    )
+    func otherApplication() async throws {
+        // Square's Payment.application_details.application_id: "The Square ID assigned to the application used to
+        // take the payment" (api.json, ApplicationDetails).
+        let ours = "sq0idp-ours-app"
+        let named = Fixture.squareRequest(applicationID: ours)
+        let (theirs, _) = try await Self.verify(
+            named,
+            payment: Fixture.payment(Self.payment, application: "sq0idp-other")
+        )
+        #expect(theirs.verdict == .contradicted && theirs.reason == .otherApplication, "\(theirs)")
+        #expect(theirs.message.contains("sq0idp-other") && theirs.message.contains(ours))
+        #expect(theirs.evidence.records.first?.applicationID == "sq0idp-other")
+        let (same, _) = try await Self.verify(named, payment: Fixture.payment(Self.payment, application: ours))
+        #expect(same.verdict == .confirmed && same.evidence.records.first?.applicationID == ours)
+        // Not known on either side: the rule cannot apply, and the other rules decide.
+        let (unknown, _) = try await Self.verify(Fixture.squareRequest())
+        #expect(unknown.verdict == .confirmed)
+        let searched = Fixture.squareRequest(reported: nil, transactionID: nil, applicationID: ours)
+        let (skipped, _) = try await Self.search(
+            searched,
+            Self.listScript(online: [Fixture.payment("POTHERAPP", application: "sq0idp-other")])
+        )
+        #expect(skipped.verdict == .unverifiable && skipped.reason == .notFoundYet, "\(skipped)")
+        let (found, _) = try await Self.search(
+            searched,
+            Self.listScript(online: [
+                Fixture.payment("POTHERAPP", application: "sq0idp-other"), Fixture.payment("POURS", application: ours),
+            ])
+        )
+        #expect(found.verdict == .confirmed && found.evidence.records.map(\.id) == ["POURS"])
+    }
+
+    /// ListPayments as `listScript` answers it, and ListLocations with `locations` (or a 403 without the scope).
+    static func locationsScript(_ locations: [String]?, online: [String]) -> ScriptedServer.Script {
+        let list = listScript(online: online)
+        return { request, index in
+            guard request.path == "/v2/locations" else { return await list(request, index) }
+            guard let locations else { return .squareError(403, "INSUFFICIENT_SCOPES") }
+            let items = locations.map { #"{"id":"\#($0)","name":"Shop","status":"ACTIVE"}"# }
+            return .json(#"{"locations":[\#(items.joined(separator: ","))]}"#)
+        }
+    }
+
+    @Test(
+        "a search for a payment whose request named no location: the seller's only location is searched; with several, or no right to list them, nothing is proven (location_unknown)"
+    )
+    func unknownLocation() async throws {
+        let request = Fixture.squareRequest(reported: nil, transactionID: nil, location: nil)
+        let sale = Fixture.payment("PDOWNTOWN")
+        // The seller has one location: it is searched by name, and the payment there confirms.
+        let (one, oneRequests) = try await Self.search(
+            request,
+            Self.locationsScript([Fixture.location], online: [sale])
+        )
+        #expect(one.verdict == .confirmed && one.reason == .found, "\(one)")
+        #expect(oneRequests.map(\.path) == ["/v2/locations", "/v2/payments", "/v2/payments"])
+        #expect(oneRequests.dropFirst().allSatisfy { $0.parameter("location_id") == Fixture.location })
+        #expect(one.evidence.endpoints == ["GET /v2/locations", "GET /v2/payments"])
+        // Several: a same-amount sale at whichever location Square lists proves nothing; nothing is listed.
+        for locations in [[Fixture.location, "LAIRPORT0001"], nil] {
+            let (several, requests) = try await Self.search(request, Self.locationsScript(locations, online: [sale]))
+            #expect(several.verdict == .unverifiable && several.reason == .locationUnknown, "\(several)")
+            #expect(several.provenOutcome == nil && several.evidence.recordIDs.isEmpty)
+            #expect(requests.map(\.path) == ["/v2/locations"], "no ListPayments")
+        }
+        // A cancellation reported: no record at one location proves nothing of another (no no_record).
+        let cancelled = Fixture.squareRequest(
+            reported: .cancelled,
+            transactionID: nil,
+            location: nil,
+            expiredAt: Fixture.now.addingTimeInterval(-73 * 3600)
+        )
+        let (absent, _) = try await Self.search(cancelled, Self.locationsScript(["L1", "L2"], online: []))
+        #expect(absent.reason == .locationUnknown && absent.verdict == .unverifiable)
+    }
+
     @Test("a cancellation Square still does not have 72 hours after the window is confirmed (no_record)")
     func noRecordAfterSettling() async throws {
         let settled = Fixture.squareRequest(

@@ -7,7 +7,7 @@ import Testing
 
 @testable import TenderSandbox
 
-/// The sandbox sends Square's webhooks (issue 31 item 2; `shared/specs/square-webhooks.md`): for each payment its
+/// The sandbox sends Square's webhooks (issue 31 item 2; TenderServer's article "Running a fleet", "Square's webhooks"): for each payment its
 /// Point of Sale records, the events Square would send, signed as Square signs them, retried on failure, in the
 /// background.
 @Suite("Sandbox: Square's webhooks")

@@ -1,3 +1,14 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import LedgerTestSupport
+import Logging
+import NIOCore
+import NIOHTTP1
+import PostgresNIO
+import Tender
+import TenderHandoff
+import TenderServer
 // The fleet server's benchmark (docs/PERFORMANCE.md, "The fleet server"). Not a test: it prints figures.
 //
 //   swift run -c release --package-path Server TenderServerBenchmark [payments-in-the-large-ledger]
@@ -11,17 +22,7 @@
 // 2. The same ingest into a ledger already holding 10^6 payments (and 4 changes each), beside the same floor.
 // 3. The operator's first page (`/`, HTML: needs-a-person, the first 50 payments, totals, devices) and each filter of
 //    `GET /v1/payments` at 10^6 payments: p50 of 50 requests each.
-import AsyncHTTPClient
-import Foundation
-import Hummingbird
-import LedgerTestSupport
-import Logging
-import NIOCore
-import NIOHTTP1
-import PostgresNIO
-import Tender
-import TenderHandoff
-import TenderServer
+import TenderSync
 
 let largeSize = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 1_000_000
 let devicesCount = 100
@@ -175,7 +176,8 @@ func floor(_ devices: [SimulatedDevice], ledger: Ledger) async throws -> Double 
         for (_, snapshot) in latest {
             paymentRows.append([
                 .text(device.deviceID), .text(snapshot.paymentID.rawValue), .text(snapshot.provider.rawValue),
-                .text(snapshot.state.rawValue), .optionalText(snapshot.outcome), .bool(snapshot.needsReconciliation),
+                .text(snapshot.state.rawValue), .optionalText(snapshot.outcome?.rawValue),
+                .bool(snapshot.needsReconciliation),
                 .optionalText(snapshot.attention), .integer(Int64(snapshot.amount.minorUnits)),
                 .text(snapshot.amount.currency.code), .optionalText(snapshot.transactionID),
                 .optionalText(snapshot.clientTransactionID), .optionalText(snapshot.foreignTransactionID),

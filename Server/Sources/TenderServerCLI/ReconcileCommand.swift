@@ -4,6 +4,7 @@ import Logging
 import Tender
 import TenderProviderAPI
 import TenderServer
+import TenderSync
 
 /// `tender-server reconcile`: one run of central reconciliation, each payment examined printed as it is done.
 struct ReconcileCommand: AsyncParsableCommand {

@@ -5,6 +5,7 @@ import Logging
 import ServiceLifecycle
 import TenderProviderAPI
 import TenderServer
+import TenderSync
 import UnixSignals
 
 #if canImport(Glibc)

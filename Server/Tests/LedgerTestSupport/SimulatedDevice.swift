@@ -1,5 +1,6 @@
 public import Foundation
-public import TenderServer
+import TenderServer
+public import TenderSync
 
 /// A device's journal, simulated: its own ordered changes (sequence 1, 2, 3, … with no gap), and a sync loop that
 /// follows the contract: send what the server has not acknowledged, oldest first, in batches; record each

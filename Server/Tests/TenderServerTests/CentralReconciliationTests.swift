@@ -6,6 +6,7 @@ import TenderHandoff
 import TenderProviderAPI
 import TenderSandbox
 import TenderServer
+import TenderSync
 import Testing
 
 /// Central reconciliation (issue 31, "Central reconciliation"): the server matches the ledger's payments against

@@ -8,6 +8,7 @@ import TenderSandbox
 import TenderServer
 import TenderServerDemo
 import TenderSimulator
+import TenderSync
 import Testing
 
 /// Devices verify through the server (issue 31, "Devices verify through the server"): `GET /v1/verifications/

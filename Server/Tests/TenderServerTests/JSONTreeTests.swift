@@ -1,5 +1,6 @@
 import Foundation
 import TenderServer
+import TenderSync
 import Testing
 
 /// What the ledger stores of a device's object is `JSONTree.text`, written by hand: it must be JSON that reads back to

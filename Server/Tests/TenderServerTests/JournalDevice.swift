@@ -4,6 +4,7 @@ import Tender
 import TenderHandoff
 import TenderProviderAPI
 import TenderServer
+import TenderSync
 
 /// A device whose payments are real journal entries: each change it sends carries the entry as
 /// `tender journal show --json` shows it (the fields the server reads), so that the server's request for a payment
@@ -77,44 +78,10 @@ final class JournalDevice: @unchecked Sendable {
         guard answer.status == 200 else { throw TestSupportError("sync answered \(answer.status): \(answer.text)") }
     }
 
-    /// An entry as `tender journal show --json` shows it, for the fields the server reads.
-    static func snapshot(_ entry: JournalEntry, squareLocationID: String? = nil) -> JSONTree {
-        // The journal keeps milliseconds; its JSON writes the millisecond it stored.
-        func time(_ date: Date) -> JSONTree {
-            .string(Timestamp.text(Int64((date.timeIntervalSince1970 * 1000).rounded())))
-        }
-        func text(_ value: String?) -> JSONTree { value.map(JSONTree.string) ?? .null }
-        let accepted = entry.state == .completed || entry.state == .resolved ? entry.outcome?.status : nil
-        let reported = entry.resolution?.reportedOutcome ?? (entry.outcome?.source == .callback ? entry.outcome : nil)
-        var verification = JSONTree.null
-        if let recorded = entry.verification {
-            verification = .object([
-                "verdict": .string(recorded.verdict.rawValue), "at": time(recorded.verifiedAt),
-                "reason": text(recorded.reason.rawValue), "note": text(recorded.note), "evidence": .null,
-            ])
-        }
-        return .object([
-            "payment_id": .string(entry.id.rawValue),
-            "provider": .string(entry.provider.rawValue),
-            "state": .string(entry.state.rawValue),
-            "outcome": text(accepted?.rawValue),
-            "reported_outcome": text(reported?.status.rawValue),
-            "outcome_source": text(entry.outcome?.source.rawValue),
-            "needs_reconciliation": .bool(entry.needsReconciliation),
-            "amount": .string(entry.amount.decimalString),
-            "amount_minor_units": .integer(Int64(entry.amount.minorUnits)),
-            "currency": .string(entry.amount.currency.code),
-            "transaction_id": text(entry.outcome?.transactionID),
-            "client_transaction_id": text(entry.outcome?.clientTransactionID),
-            "foreign_transaction_id": text(entry.foreignTransactionID),
-            "square_location_id": text(squareLocationID),
-            "square_tender_types": entry.squareTenderTypes.map { .array($0.wireNames.map(JSONTree.string)) } ?? .null,
-            "idempotency_key": .string(entry.idempotencyKey.uuidString.lowercased()),
-            "created_at": time(entry.createdAt),
-            "updated_at": time(entry.updatedAt),
-            "expires_at": time(entry.expiresAt),
-            "verification": verification,
-        ])
+    /// An entry as `tender journal show --json` shows it: the journal's own JSON form, read back.
+    static func snapshot(_ entry: JournalEntry) -> JSONTree {
+        // The journal's encoder writes JSON that always reads.
+        (try? JSONDecoder().decode(JSONTree.self, from: Data(entry.encodeJSON().utf8))) ?? .null
     }
 }
 
@@ -124,7 +91,7 @@ enum LedgerSnapshots {
     /// A Square or SumUp payment: `state` and what the callback reported (`reported`, `transactionID`), written at
     /// `created` and expiring 15 minutes later.
     static func payment(
-        id: String = "pay-" + UUID().uuidString.prefix(8).lowercased(),
+        id: String = "pay-" + UUID().uuidString.lowercased(),
         provider: String = "square",
         state: String = "completed",
         reported: String? = "approved",

@@ -2,11 +2,12 @@ import Foundation
 import GRDB
 import LedgerTestSupport
 import TenderServer
+import TenderSync
 import Testing
 
 /// One storage interface, two databases: every test here runs on SQLite and on a real PostgreSQL (started by the
 /// test setup; skipped without PostgreSQL unless `TENDER_REQUIRE_POSTGRES=1`, as in CI, where it fails instead).
-/// The rules checked are the sync contract's (`/work/briefs/SYNC_CONTRACT.md`, "Server behaviour").
+/// The rules checked are the sync contract's (TenderSync's article "The sync contract", "The server's rules").
 @Suite("Ledger storage conformance")
 struct LedgerConformanceTests {
     @Test(

@@ -4,6 +4,7 @@ import Logging
 import Tender
 import TenderSandbox
 import TenderServer
+import TenderSync
 import Testing
 
 /// How often central reconciliation asks Square (issue 31, "Measured"): 10^4 payments of one day at one location, half

@@ -1,8 +1,9 @@
 import Foundation
 import LedgerTestSupport
 import TenderServer
+import TenderSync
 
-/// Square's event bodies, as Square writes them (`../shared/specs/square-webhooks.md`, "Body"; the official Python
+/// Square's event bodies, as Square writes them (the article "Running a fleet", "Square's webhooks"; the official Python
 /// SDK's PaymentCreatedEvent, PaymentUpdatedEvent, OrderCreatedEvent, OrderUpdatedEvent).
 enum SquareEvents {
     static let merchantID = "MLTENDERSANDBOX"

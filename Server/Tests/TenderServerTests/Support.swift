@@ -2,6 +2,7 @@ import Foundation
 import LedgerTestSupport
 import Logging
 import TenderServer
+import TenderSync
 import Testing
 
 /// The two stores the conformance suite runs against.

@@ -6,9 +6,10 @@ import LedgerTestSupport
 import Logging
 import NIOCore
 import TenderServer
+import TenderSync
 import Testing
 
-/// The HTTP contract (issue 30's "Contract", and `/work/briefs/SYNC_CONTRACT.md` for `POST /v1/events`), through
+/// The HTTP contract (issue 30's "Contract", and TenderSync's article "The sync contract" for `POST /v1/events`), through
 /// Hummingbird's router, on a SQLite ledger. Every refusal is checked to store nothing.
 @Suite("HTTP contract")
 struct SyncAPITests {
@@ -167,7 +168,7 @@ struct SyncAPITests {
     }
 
     @Test(
-        "an unknown change kind is 400 unknown_change_kind; a change that does not parse names its field and sequence"
+        "a change that does not parse is 400, naming field and sequence; an unknown kind is kept, with a notice"
     )
     func badChanges() async throws {
         try await withServer { fixture, client in
@@ -180,11 +181,6 @@ struct SyncAPITests {
                         .utf8
                 )
             }
-            let unknown = mutated { $0["kind"] = .string("teleported") }
-            let (status, object) = try await Self.post(client, unknown, key: fixture.key)
-            #expect(status == .badRequest)
-            #expect(Self.code(object) == "unknown_change_kind")
-
             let cases: [(String, Data)] = [
                 ("at", mutated { $0["at"] = .string("yesterday") }),
                 (
@@ -229,6 +225,16 @@ struct SyncAPITests {
                 #expect(message.contains("pruned_through is \(declared)"), "\(message)")
             }
             #expect(try await fixture.store.payments(PaymentQuery()).payments.isEmpty)
+
+            // A kind added to the journal after this server was built (sync contract version 2): the batch is
+            // applied, the change kept with its kind, and the device told in one line; nothing is refused forever.
+            let unknown = mutated { $0["kind"] = .string("teleported") }
+            let (status, object) = try await Self.post(client, unknown, key: fixture.key)
+            #expect(status == .ok, "\(object)")
+            #expect(object["acknowledged_through"] as? Int == 2)
+            let notice = object["notice"] as? String ?? ""
+            #expect(notice.contains("teleported"), "\(notice)")
+            #expect(try await fixture.store.payments(PaymentQuery()).payments.count == 1)
         }
     }
 
@@ -242,22 +248,22 @@ struct SyncAPITests {
             let over = Data(
                 JSONTree.object(["journal_id": .string(big.journalID), "changes": .array(changes)]).text.utf8
             )
-            #expect(over.count < SyncBatch.maximumBytes, "501 changes under 1 MiB: refused for their number")
+            #expect(over.count < SyncContract.maximumBytes, "501 changes under 1 MiB: refused for their number")
             let (status, object) = try await Self.post(client, over, key: fixture.key)
             #expect(status == .contentTooLarge)
             #expect(Self.code(object) == "too_large")
 
             // 1 MiB + 1: a valid batch padded with spaces (JSON whitespace) to one byte over.
             var padded = big.body(from: 1, count: 10)
-            padded.append(Data(repeating: 0x20, count: SyncBatch.maximumBytes + 1 - padded.count))
-            #expect(padded.count == SyncBatch.maximumBytes + 1)
+            padded.append(Data(repeating: 0x20, count: SyncContract.maximumBytes + 1 - padded.count))
+            #expect(padded.count == SyncContract.maximumBytes + 1)
             let (large, answer) = try await Self.post(client, padded, key: fixture.key)
             #expect(large == .contentTooLarge)
             #expect(Self.code(answer) == "too_large")
 
             // Exactly 1 MiB is accepted.
             var exact = big.body(from: 1, count: 10)
-            exact.append(Data(repeating: 0x20, count: SyncBatch.maximumBytes - exact.count))
+            exact.append(Data(repeating: 0x20, count: SyncContract.maximumBytes - exact.count))
             let (accepted, _) = try await Self.post(client, exact, key: fixture.key)
             #expect(accepted == .ok)
             #expect(try await fixture.store.devices().first?.heldSequence == 10)

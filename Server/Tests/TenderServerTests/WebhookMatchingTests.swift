@@ -7,6 +7,7 @@ import Tender
 import TenderProviderAPI
 import TenderSandbox
 import TenderServer
+import TenderSync
 import Testing
 
 #if canImport(Glibc)

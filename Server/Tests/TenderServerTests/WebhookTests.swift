@@ -7,9 +7,10 @@ import LedgerTestSupport
 import Logging
 import NIOCore
 import TenderServer
+import TenderSync
 import Testing
 
-/// `POST /v1/webhooks/square` (issue 31, "Webhooks"; `../shared/specs/square-webhooks.md`): Square's signature over the
+/// `POST /v1/webhooks/square` (issue 31, "Webhooks"; the article "Running a fleet", "Square's webhooks"): Square's signature over the
 /// configured notification URL and the raw body, checked before anything is stored; each `event_id` once; the
 /// payment and order objects kept, the newest by `updated_at` or `version`; over 1 MiB refused.
 @Suite("Square's webhooks")

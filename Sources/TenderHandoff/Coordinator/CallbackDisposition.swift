@@ -1,6 +1,6 @@
 /// What became of one callback delivered to ``HandoffCoordinator/handle(_:)-(URL)``.
 public enum CallbackDisposition: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
-    /// The callback was the payment's answer and is now in the journal (state ``PaymentState/completed``).
+    /// The callback was the payment's answer and is now in the journal (state `PaymentState.completed`).
     case recorded
     /// The journal has this answer already: the same token, endpoint and report again (a replay), or, once the payment
     /// took its answer, that answer again in other bytes. Nothing changed (SEC-2).
@@ -26,10 +26,10 @@ public enum CallbackDisposition: String, Sendable, Hashable, Codable, CaseIterab
     /// The right token, but not on the issued callback URL, or an echoed field (amount, currency, SumUp's
     /// `foreign-tx-id`) differs from the request (SEC-5): never counted as completed. The answer is kept (in the
     /// payment's history) and flags the payment (``JournalEntry/disputedAt``). A payment still waiting for its answer
-    /// becomes ``PaymentState/tampered`` and waits on for its genuine answer, which still completes it (flagged); one
+    /// becomes `PaymentState.tampered` and waits on for its genuine answer, which still completes it (flagged); one
     /// that had ended keeps its state and is delivered again.
     case tampered
-    /// The callback came after the payment expired. Recorded as ``PaymentState/late``, never accepted as
+    /// The callback came after the payment expired. Recorded as `PaymentState.late`, never accepted as
     /// a success (SEC-4).
     case late
 

@@ -56,26 +56,28 @@ extension HandoffCoordinator {
     ///
     /// The payments examined (read through an index of those payments only):
     ///
-    /// * ``PaymentState/unknown`` ones: no callback came within the hand-off time-out;
-    /// * ``PaymentState/pending`` ones whose expiry has passed (a pending payment still waits for its callback);
-    /// * ``PaymentState/completed`` ones whose callback's outcome no server has checked yet, of providers with a
+    /// * `PaymentState.unknown` ones: no callback came within the hand-off time-out;
+    /// * `PaymentState.pending` ones whose expiry has passed (a pending payment still waits for its callback);
+    /// * `PaymentState.completed` ones whose callback's outcome no server has checked yet, of providers with a
     ///   lookup API (Square, SumUp).
     ///
     /// Each is asked about with `PaymentVerificationRequest(entry:squareLocationID:)`, and what the server proves is
     /// recorded in one guarded transaction (see <doc:JournalAndRecovery>): an unknown or expired payment the server
-    /// shows approved, declined or cancelled becomes ``PaymentState/completed`` with that outcome (its source
+    /// shows approved, declined or cancelled becomes `PaymentState.completed` with that outcome (its source
     /// `RecordedOutcome.Source.provider`, verified with the provider); a completed payment's callback is confirmed or
     /// contradicted; a contradiction flags the payment (``JournalEntry/needsReconciliation``) and ``recover()``
     /// delivers it again until it is acknowledged. "Not found yet", "ambiguous" and "pending" change nothing. Terminal
     /// states never change here (REL-2). The verifier's evidence is kept with the payment and in its history.
     ///
-    /// **One record confirms one payment.** A verdict rests on the provider's records of its evidence (orders, payments,
-    /// transactions). In the transaction that records it, the journal asks whether another payment holds one of them
-    /// (its confirmation claimed it), or, for a record found by a search, whether one is another payment's reported
-    /// transaction ID. If so, the verdict becomes `claimed_by_another_payment`: `contradicted` (recorded, the payment
-    /// flagged) when the payment's callback named the record, `unverifiable` (nothing recorded) when a search found it.
-    /// A recorded confirmation claims its records for its payment. A Square payment is asked about at the location it
-    /// was requested at (``JournalEntry/squareLocationID``), whatever `squareLocationID` says.
+    /// **One record confirms one payment, whichever is asked about first.** A confirmation rests on the provider's
+    /// records of its evidence (orders, payments, transactions). In the transaction that records it, the journal looks
+    /// for the other payments that name one of them: confirmed by it earlier, or whose outcome's transaction ID is its
+    /// ID (their callback reported it). Unless the provider's evidence tells them apart (another amount, a record
+    /// outside the other payment's time, another location or application: `RecordContest`), the record confirms
+    /// neither: the verdict becomes `unverifiable` (`contested`), and both payments are flagged
+    /// (``JournalEntry/contestedAt``, delivered again, not asked about again) for a person to decide. A recorded
+    /// confirmation claims its records for its payment. A Square payment is asked about at the location it was
+    /// requested at (``JournalEntry/squareLocationID``), else at `squareLocationID`, else at the authorized seller's.
     ///
     /// **Failures.** Only a failure to reach the server — no network, a time-out, HTTP 5xx or 429 after the
     /// verifier's retries (`ProviderAPIError.isTransient`), or an error that is no `ProviderAPIError` — stops the
@@ -110,12 +112,21 @@ extension HandoffCoordinator {
         let journal = self.journal
         var after: (createdAt: Date, id: PaymentID)?
         var refused: [PaymentProvider: HandoffError] = [:]
+        // Once a contest has flagged payments of the page read, each is read again before its server is asked.
+        var contested = false
         while true {
             let cursor = after
             let page = try await journal.offloaded {
                 try journal.unreconciledEntries(after: cursor, limit: HandoffCoordinator.reconciliationPageSize)
             }
-            for entry in page {
+            for read in page {
+                var entry = read
+                if contested {
+                    guard let current = try await journal.offloaded({ try journal.entry(read.id) }),
+                        current.contestedAt == nil, current.verification == nil
+                    else { continue }
+                    entry = current
+                }
                 // A provider that refused the credentials refuses them for every payment: report the rest with
                 // that failure instead of asking its server again for each.
                 if let refusal = refused[entry.provider] {
@@ -131,6 +142,7 @@ extension HandoffCoordinator {
                 if let failure = reconciliation.failure, Self.isCredentialProblem(failure) {
                     refused[entry.provider] = failure
                 }
+                if reconciliation.recorded, reconciliation.verification.reason == .contested { contested = true }
                 try body(reconciliation)
             }
             guard page.count == HandoffCoordinator.reconciliationPageSize, let last = page.last else { return }
@@ -189,8 +201,10 @@ extension HandoffCoordinator {
         let (after, recorded, verification) = try await journal.offloaded { try journal.record(answer, of: entry) }
         if recorded {
             let kind: HandoffEvent.Kind =
-                verification.verdict == .contradicted
-                ? .contradicted : entry.state == .completed ? .verified : .reconciled
+                verification.reason == .contested
+                ? .contested
+                : verification.verdict == .contradicted
+                    ? .contradicted : entry.state == .completed ? .verified : .reconciled
             emit(kind, entry.id, entry.provider)
             // A pay() still waiting for a payment the server settled returns it.
             if after.state != .pending { waiters.signal(after) }
@@ -229,8 +243,12 @@ extension HandoffCoordinator {
         do {
             return try await verifier.verify(
                 // The location the payment was requested at, when the journal has it: a record of another location
-                // never confirms the payment, whatever location the caller names.
-                PaymentVerificationRequest(entry: entry, squareLocationID: entry.squareLocationID ?? squareLocationID)
+                // never confirms the payment, whatever location the caller names; else the caller's, else the
+                // authorized seller's.
+                PaymentVerificationRequest(
+                    entry: entry,
+                    squareLocationID: entry.squareLocationID ?? squareLocationID ?? squareAuthorization?.location?.id
+                )
             )
         } catch {
             if let failure = error as? ProviderAPIError, !failure.isTransient {

@@ -29,7 +29,7 @@ public final class HandoffCoordinator: Sendable {
         /// How long a payment accepts its callback as a success (SEC-4). Default: 15 minutes.
         public var expiry: Duration
         /// How long ``HandoffCoordinator/pay(_:id:reopening:)`` waits for the callback before it records the
-        /// payment as ``PaymentState/unknown`` and returns (REL-5). Never longer than ``expiry``.
+        /// payment as `PaymentState.unknown` and returns (REL-5). Never longer than ``expiry``.
         /// Default: 15 minutes.
         public var handoffTimeout: Duration
         /// How long ended, acknowledged payments stay in the journal (REL-9). Default: 90 days.
@@ -57,7 +57,7 @@ public final class HandoffCoordinator: Sendable {
     public let configuration: Configuration
 
     private let opener: (any PaymentURLOpener)?
-    private let squareAuthorization: SquareAuthorizationManager?
+    let squareAuthorization: SquareAuthorizationManager?
     private let logger: Logger
     private let log: (@Sendable (HandoffEvent) -> Void)?
     let waiters = OutcomeWaiters()
@@ -101,13 +101,13 @@ public final class HandoffCoordinator: Sendable {
     /// In order: a fresh one-time token is attached to the request through its correlation hook; the
     /// payment is committed to the journal (write-ahead, REL-1); only then is the POS app opened, and its
     /// opener's answer awaited. If the write fails the POS app is not opened (REL-8). If the app cannot be
-    /// opened, the payment is marked ``PaymentState/notOpened`` and ``HandoffError/Code/cannotOpenPOSApp``
+    /// opened, the payment is marked `PaymentState.notOpened` and ``HandoffError/Code/cannotOpenPOSApp``
     /// is thrown.
     ///
-    /// Returns the journal entry once the callback is recorded (``PaymentState/completed``, or
-    /// ``PaymentState/tampered`` or ``PaymentState/late``: check ``JournalEntry/state``; a tampered payment's genuine
+    /// Returns the journal entry once the callback is recorded (`PaymentState.completed`, or
+    /// `PaymentState.tampered` or `PaymentState.late`: check ``JournalEntry/state``; a tampered payment's genuine
     /// answer, if it comes later, still completes it, and ``recover()`` delivers it again), or when
-    /// ``Configuration/handoffTimeout`` passes without one: the payment is then ``PaymentState/unknown``, and
+    /// ``Configuration/handoffTimeout`` passes without one: the payment is then `PaymentState.unknown`, and
     /// the POS app is not opened again (REL-5). If the payment was handed off again meanwhile (another call with
     /// `reopening`), this call's time-out changes nothing: it returns the entry as it stands, and the newer call
     /// waits for its own answer. Every call waiting for the payment returns its answer. Acknowledge the entry once
@@ -257,7 +257,8 @@ public final class HandoffCoordinator: Sendable {
             lifetime: expiry,
             foreignTransactionID: foreignTransactionID,
             squareTenderTypes: (request as? SquareRequest)?.supportedTenderTypes,
-            squareLocationID: (request as? SquareRequest)?.locationID?.rawValue
+            squareLocationID: (request as? SquareRequest)?.locationID?.rawValue,
+            squareApplicationID: (request as? SquareRequest)?.applicationID
         )
         do {
             let (entry, reopened) = try journal.begin(draft, reopening: reopening)
@@ -321,7 +322,7 @@ public final class HandoffCoordinator: Sendable {
     /// For `application(_:open:options:)`, which must answer at once. A POS app answers once, and this URL is the only
     /// copy of its answer: if the journal cannot be written (a full disk, another process holding the write lock),
     /// recording it is tried again after each of ``recordingRetryDelays`` (each failure is logged as
-    /// ``HandoffEvent/Kind/storageFailed``), until it is recorded or they run out. The outcome reaches a waiting
+    /// `HandoffEvent.Kind.storageFailed`), until it is recorded or they run out. The outcome reaches a waiting
     /// ``pay(_:id:reopening:)``, and ``recover()`` and ``undeliveredEntries()`` once written. Use
     /// ``handle(_:)-(URL)`` to know what became of the callback, or to handle a storage error yourself.
     @discardableResult
@@ -361,15 +362,16 @@ public final class HandoffCoordinator: Sendable {
         var provider: PaymentProvider
     }
 
-    /// Reads a callback URL: `nil` when it is no POS app's callback.
+    /// Reads a callback URL, splitting its text once for detection, the provider's parser and its endpoint: `nil`
+    /// when it is no POS app's callback.
     /// - Throws: ``HandoffError/Code/malformedCallback`` when it looks like one but fails strict parsing.
     private func read(_ urlString: String) throws -> ReadCallback? {
-        guard let kind = PaymentURLKind.detect(urlString), kind.direction == .response,
-            let parser = PaymentCallbacks.types[kind.provider]
+        guard let url = try? CallbackURL(urlString), let kind = PaymentURLKind.detect(url),
+            kind.direction == .response, let parser = PaymentCallbacks.types[kind.provider]
         else { return nil }
         let callback: any PaymentCallback
         do {
-            callback = try parser.init(callbackURLString: urlString)
+            callback = try parser.init(callbackURL: url)
         } catch {
             emit(.malformed, nil, kind.provider)
             throw HandoffError(
@@ -384,7 +386,7 @@ public final class HandoffCoordinator: Sendable {
         let reported = RecordedOutcome(outcome, removing: token)
         let facts = CallbackFacts(
             provider: provider,
-            endpoint: URLParts.endpoint(of: urlString) ?? "",
+            endpoint: url.endpoint,
             tokenDigest: token.map(OneTimeToken.digest(of:)),
             reported: reported,
             reportedInCurrency: { currency in
@@ -445,7 +447,7 @@ public final class HandoffCoordinator: Sendable {
     // MARK: Launch, delivery, reconciliation
 
     /// What to do at launch (REL-6): expires overdue pending payments (they become
-    /// ``PaymentState/unknown``), prunes old ones, and returns what the app must still hear about.
+    /// `PaymentState.unknown`), prunes old ones, and returns what the app must still hear about.
     ///
     /// Deliver ``HandoffRecovery/undelivered`` to the app and ``acknowledge(_:)`` each one once acted upon;
     /// ``HandoffRecovery/pending`` payments may still get their callback (a cold launch by the POS app).
@@ -481,7 +483,7 @@ public final class HandoffCoordinator: Sendable {
     /// The verifier is asked with `PaymentVerificationRequest(entry:)`, what the journal knows of the payment.
     /// A confirmation raises the outcome's assurance to `PaymentOutcome.Assurance.verifiedWithProvider`.
     /// A contradiction is recorded and makes ``JournalEntry/needsReconciliation`` true; the payment stays
-    /// ``PaymentState/completed`` until a person resolves it (``resolve(_:as:transactionID:note:overwritingCompleted:)``),
+    /// `PaymentState.completed` until a person resolves it (``resolve(_:as:transactionID:note:overwritingCompleted:)``),
     /// and it is delivered to the app again. Either verdict keeps the verifier's reason and evidence
     /// (``JournalEntry/Verification``), and the whole verification in the payment's history. An `unverifiable` answer
     /// (no lookup API, not found yet, ambiguous) records nothing: the entry comes back as it was. A payment already
@@ -603,7 +605,7 @@ public struct HandoffRecovery: Sendable, Hashable {
     public var undelivered: [JournalEntry]
     /// Payments still waiting for their callback.
     public var pending: [JournalEntry]
-    /// Payments that expired while pending and are now ``PaymentState/unknown`` (also in ``undelivered``).
+    /// Payments that expired while pending and are now `PaymentState.unknown` (also in ``undelivered``).
     public var expired: [JournalEntry]
     /// How many old payments were pruned.
     public var prunedCount: Int

@@ -13,9 +13,11 @@ extension JournalEntry {
     /// `client_transaction_id`, `error_code` and `message` (the payment's outcome's: the one decided by hand once
     /// resolved, the server's for one the server proved), `foreign_transaction_id` (SumUp's lookup key, no secret),
     /// `square_tender_types` (wire strings, or `null`), `square_location_id` (the Square location the payment was
-    /// requested at, or `null`), `outcome_source`, `assurance` (`null` for an outcome decided
+    /// requested at, or `null`), `square_application_id` (the Square application that made the request, or `null`),
+    /// `outcome_source`, `assurance` (`null` for an outcome decided
     /// by hand), `idempotency_key`, `handoff_count`, `created_at`, `updated_at`, `expires_at`, `opened_at`,
-    /// `acknowledged_at`, `disputed_at` (when an answer first disagreed, or `null`), `resolution` (`null`, or `resolved_at`, `previous_state`, `note` and `reported`: the
+    /// `acknowledged_at`, `disputed_at` (when an answer first disagreed, or `null`), `contested_at` (when the payment's
+    /// provider record was found named by another payment too, or `null`), `resolution` (`null`, or `resolved_at`, `previous_state`, `note` and `reported`: the
     /// callback's `outcome`, `transaction_id`, `error_code` and `message` a resolution replaced) and `verification`
     /// (`null`, or the provider's server's `verdict`, `at`, `reason`, `note` and `evidence`). Absent values are
     /// `null`. Times are RFC 3339 in UTC with milliseconds, as the journal keeps them (`2026-11-27T10:15:30.123Z`).
@@ -45,6 +47,7 @@ extension JournalEntry {
             "foreign_transaction_id": text(foreignTransactionID),
             "square_tender_types": squareTenderTypes.map { .array($0.wireNames.map(JSONValue.string)) } ?? .null,
             "square_location_id": text(squareLocationID),
+            "square_application_id": text(squareApplicationID),
             "error_code": text(outcome?.errorCode),
             "message": text(outcome?.message),
             "outcome_source": text(outcome?.source.rawValue),
@@ -58,6 +61,7 @@ extension JournalEntry {
             "opened_at": text(openedAt.map(JournalEntry.timestamp)),
             "acknowledged_at": text(acknowledgedAt.map(JournalEntry.timestamp)),
             "disputed_at": text(disputedAt.map(JournalEntry.timestamp)),
+            "contested_at": text(contestedAt.map(JournalEntry.timestamp)),
             "resolution": resolution.map { .object($0.jsonObject) } ?? .null,
             "verification": verification.map { .object($0.jsonObject) } ?? .null,
         ]

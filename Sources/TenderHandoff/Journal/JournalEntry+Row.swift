@@ -19,7 +19,7 @@ extension JournalEntry {
         "outcome_error_code", "outcome_message", "outcome_assurance", "outcome_source", "resolved_at",
         "resolved_from_state", "resolution_note", "resolution_reported_outcome", "verification", "verified_at",
         "verification_note", "verification_reason", "verification_evidence", "foreign_transaction_id",
-        "square_tender_types", "square_location_id", "disputed_at",
+        "square_tender_types", "square_location_id", "disputed_at", "square_application_id", "contested_at",
     ]
 
     /// Square tender types as the journal keeps them in `square_tender_types`: their wire strings joined by commas
@@ -160,7 +160,9 @@ extension JournalEntry {
             foreignTransactionID: try optional("foreign_transaction_id"),
             squareTenderTypes: JournalEntry.squareTenderTypes(journalText: try optional("square_tender_types")),
             squareLocationID: try optional("square_location_id"),
-            disputedAt: try time("disputed_at")
+            disputedAt: try time("disputed_at"),
+            squareApplicationID: try optional("square_application_id"),
+            contestedAt: try time("contested_at")
         )
     }
 }

@@ -17,9 +17,9 @@ public struct JournalEntry: Sendable, Hashable {
     public var amount: Money
     /// Where the payment stands.
     public var state: PaymentState
-    /// The outcome: the callback's (redacted) for ``PaymentState/completed``, ``PaymentState/late`` and
-    /// ``PaymentState/tampered`` (the latest tampered answer's) — check ``state`` before trusting it — or the one entered for
-    /// ``PaymentState/resolved``, or, for a payment that no callback answered and the provider's server proved
+    /// The outcome: the callback's (redacted) for `PaymentState.completed`, `PaymentState.late` and
+    /// `PaymentState.tampered` (the latest tampered answer's) — check ``state`` before trusting it — or the one entered for
+    /// `PaymentState.resolved`, or, for a payment that no callback answered and the provider's server proved
     /// (``RecordedOutcome/Source/provider``), the server's. `nil` while none has been recorded.
     public var outcome: RecordedOutcome?
     /// Incremented by every change of state: what ``PaymentJournal/acknowledge(_:)`` checks so that an entry
@@ -31,7 +31,7 @@ public struct JournalEntry: Sendable, Hashable {
     public var createdAt: Date
     /// When the entry last changed.
     public var updatedAt: Date
-    /// When the payment expires: a callback after this is ``PaymentState/late`` (SEC-4).
+    /// When the payment expires: a callback after this is `PaymentState.late` (SEC-4).
     public var expiresAt: Date
     /// When the opener last reported that the POS app opened, if it did.
     public var openedAt: Date?
@@ -61,6 +61,15 @@ public struct JournalEntry: Sendable, Hashable {
     /// location. `nil` for the other providers, and for a Square request that named no location (Point of Sale then
     /// takes it at the location logged in).
     public var squareLocationID: String?
+    /// The Square application that made the request (its `client_id`): a Square payment another application took is not
+    /// this payment. `nil` for the other providers, and for payments a journal recorded before it kept it.
+    public var squareApplicationID: String?
+    /// When the provider's record that would confirm this payment was found named by another payment too (its callback
+    /// reported the record's ID, or it was confirmed by it), and the provider's evidence could not tell which of them
+    /// it is (`RecordContest`, in TenderProviderAPI): the record confirms neither, and a person decides. The contest,
+    /// naming both payments, is in the payment's history (kind `contested`). A verification recorded before the
+    /// contest no longer stands; a callback's outcome is back to reported by the POS app. `nil` while none is known.
+    public var contestedAt: Date?
 
     /// A check of the payment with the provider's server (SEC-7).
     public struct Verification: Sendable, Hashable {
@@ -94,13 +103,14 @@ public struct JournalEntry: Sendable, Hashable {
     }
 
     /// Whether someone has to find out what happened, until a person resolves the payment: its state needs
-    /// reconciliation (``PaymentState/needsReconciliation``), the provider's server contradicted what the journal
-    /// holds, or its answers disagree (``disputedAt``) and the server has not confirmed its outcome.
+    /// reconciliation (`PaymentState.needsReconciliation`), the provider's server contradicted what the journal
+    /// holds, its provider record is contested (``contestedAt``), or its answers disagree (``disputedAt``) and the server
+    /// has not confirmed its outcome.
     /// ``HandoffCoordinator/reconcile(using:squareLocationID:)`` asks the server about every such payment it can
     /// settle: unknown, tampered and disputed ones (a `late` or contradicted one needs a person).
     public var needsReconciliation: Bool {
         guard state != .resolved else { return false }
-        return state.needsReconciliation || verification?.verdict == .contradicted
+        return state.needsReconciliation || verification?.verdict == .contradicted || contestedAt != nil
             || (disputedAt != nil && verification?.verdict != .confirmed)
     }
 
@@ -112,7 +122,7 @@ public struct JournalEntry: Sendable, Hashable {
     public struct Resolution: Sendable, Hashable {
         /// When it was entered (the latest resolution).
         public var resolvedAt: Date
-        /// The state the payment was in before it was first resolved: never ``PaymentState/resolved``.
+        /// The state the payment was in before it was first resolved: never `PaymentState.resolved`.
         public var previousState: PaymentState
         /// Why, in the words of whoever resolved it (the latest resolution).
         public var note: String?
@@ -141,7 +151,7 @@ public struct JournalEntry: Sendable, Hashable {
         (state == .completed || state == .resolved) && outcome?.status == .approved
     }
 
-    /// Whether the app still has to be told about this entry: it left ``PaymentState/pending`` and has not
+    /// Whether the app still has to be told about this entry: it left `PaymentState.pending` and has not
     /// been acknowledged since its last change.
     public var isUndelivered: Bool { state != .pending && acknowledgedAt == nil }
 
@@ -165,7 +175,9 @@ public struct JournalEntry: Sendable, Hashable {
         foreignTransactionID: String? = nil,
         squareTenderTypes: SquareTenderTypes? = nil,
         squareLocationID: String? = nil,
-        disputedAt: Date? = nil
+        disputedAt: Date? = nil,
+        squareApplicationID: String? = nil,
+        contestedAt: Date? = nil
     ) {
         self.id = id
         self.idempotencyKey = idempotencyKey
@@ -186,5 +198,7 @@ public struct JournalEntry: Sendable, Hashable {
         self.squareTenderTypes = squareTenderTypes
         self.squareLocationID = squareLocationID
         self.disputedAt = disputedAt
+        self.squareApplicationID = squareApplicationID
+        self.contestedAt = contestedAt
     }
 }

@@ -69,8 +69,9 @@ extension JournalFiles {
                 committedPages = pages
             }
         }
-        // user_version (offset 60) and application_id (offset 68) of the journal the frames were written for.
-        if let image = committedFirstPage, image[60..<64] != database[60..<64] || image[68..<72] != database[68..<72] {
+        // The journal tag (the low three bytes of user_version, offset 61; its top byte is the schema version, which
+        // an upgrade raises) and application_id (offset 68) of the journal the frames were written for.
+        if let image = committedFirstPage, image[61..<64] != database[61..<64] || image[68..<72] != database[68..<72] {
             return foreign("its pages were written for another journal (another journal tag in their header)")
         }
         let filePages = (try JournalFiles.status(path)?.size ?? 0) / Int64(wal.pageSize)

@@ -9,9 +9,10 @@ enum JournalSQL {
     /// A new payment, returned as written; nothing when its ID exists.
     static let insertPayment = """
         INSERT INTO payment (id, idempotency_key, provider, amount_minor_units, currency, callback_endpoints, state,
-            created_at, updated_at, expires_at, foreign_transaction_id, square_tender_types, square_location_id)
+            created_at, updated_at, expires_at, foreign_transaction_id, square_tender_types, square_location_id,
+            square_application_id)
         VALUES (:id, :idempotencyKey, :provider, :amount, :currency, :endpoints, 'pending', :now, :now, :expiresAt,
-            :foreignTransactionID, :squareTenderTypes, :squareLocationID)
+            :foreignTransactionID, :squareTenderTypes, :squareLocationID, :squareApplicationID)
         ON CONFLICT (id) DO NOTHING
         RETURNING \(JournalEntry.columns)
         """
@@ -165,11 +166,26 @@ enum JournalSQL {
         ON CONFLICT (provider, record_id) DO NOTHING
         """
 
-    /// Another payment of `:provider` than `:id` whose outcome's transaction ID is `:transactionID`, through
-    /// `payment_by_transaction`: whether a record a search found is already another payment's.
-    static let claimedTransaction = """
-        SELECT id FROM payment
-        WHERE outcome_transaction_id = :transactionID AND provider = :provider AND id <> :id LIMIT 1
+    /// The payments of `:provider` other than `:id` whose outcome's transaction ID is `:transactionID` (reported by
+    /// their callback, or entered by hand), through `payment_by_transaction`: rivals for that record.
+    static let namingPayments = """
+        SELECT \(JournalEntry.columns) FROM payment
+        WHERE outcome_transaction_id = :transactionID AND provider = :provider AND id <> :id
+        """
+
+    /// A payment flagged as contested (``PaymentJournal/record(_:of:)``): its state and outcome stay, a callback's
+    /// outcome is back to reported by the POS app, and it is delivered again.
+    static let contest = """
+        UPDATE payment SET contested_at = :now, revision = revision + 1, updated_at = :now, acknowledged_at = NULL,
+            outcome_assurance = CASE WHEN outcome_source = 'callback' THEN 'reported_by_pos_app'
+                ELSE outcome_assurance END
+        WHERE id = :id AND revision = :revision AND contested_at IS NULL
+        RETURNING \(JournalEntry.columns)
+        """
+
+    /// `:provider`'s record `:recordID`, released if payment `:id` claimed it: a contested record confirms nobody.
+    static let releaseClaim = """
+        DELETE FROM provider_record WHERE provider = :provider AND record_id = :recordID AND payment_id = :id
         """
 
     /// A genuine callback, come after the provider's server completed the payment, that reports another status than
@@ -189,9 +205,9 @@ enum JournalSQL {
     /// resolved. SQLite uses a partial index only for a query
     /// whose `WHERE` holds the index's condition term for term (the query-plan test checks that it does).
     static let unreconciledCondition = """
-        verification IS NULL AND (state = 'unknown' OR state = 'pending' OR state = 'tampered' OR (state = 'completed' \
-        AND outcome_source = 'callback' AND (provider = 'square' OR provider = 'sumup')) \
-        OR (disputed_at IS NOT NULL AND state <> 'resolved'))
+        verification IS NULL AND contested_at IS NULL AND (state = 'unknown' OR state = 'pending' \
+        OR state = 'tampered' OR (state = 'completed' AND outcome_source = 'callback' \
+        AND (provider = 'square' OR provider = 'sumup')) OR (disputed_at IS NOT NULL AND state <> 'resolved'))
         """
 
     /// The next payments to reconcile after `(:afterCreated, :afterID)` in creation order, at most `:limit`, through
@@ -257,6 +273,14 @@ enum JournalSQL {
         ORDER BY created_at, id LIMIT :limit
         """
 
+    /// ``list`` for the contested payments (``JournalEntry/contestedAt``), through `payment_contested`.
+    static let listContested = """
+        SELECT \(JournalEntry.columns) FROM payment INDEXED BY payment_contested
+        WHERE contested_at IS NOT NULL AND created_at >= :since
+          AND (created_at > :afterCreated OR (created_at = :afterCreated AND id > :afterID))
+        ORDER BY created_at, id LIMIT :limit
+        """
+
     /// Every query and change above, named, with each shape of the transition: what the tests read the plans of.
     static var all: [(name: String, sql: String)] {
         var all: [(name: String, sql: String)] = [
@@ -269,10 +293,12 @@ enum JournalSQL {
             ("endpointsByID", endpointsByID), ("markOpened", markOpened), ("acknowledge", acknowledge),
             ("verification confirmed", verification(.confirmed)),
             ("verification contradicted", verification(.contradicted)), ("prune", prune), ("overdue", overdue),
-            ("unreconciled", unreconciled), ("claimedTransaction", claimedTransaction),
-            ("recordHolder", recordHolder), ("claimRecord", claimRecord),
+            ("unreconciled", unreconciled), ("namingPayments", namingPayments),
+            ("recordHolder", recordHolder), ("claimRecord", claimRecord), ("contest", contest),
+            ("releaseClaim", releaseClaim),
             ("contradictLateAnswer", contradictLateAnswer),
             ("pending", pending), ("undelivered", undelivered), ("list", list), ("listState", listState),
+            ("listContested", listContested),
         ]
         for outcome in [false, true] {
             for change in TransitionChange.shapes {

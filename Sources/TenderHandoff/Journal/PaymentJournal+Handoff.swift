@@ -23,6 +23,9 @@ struct HandoffDraft: Sendable {
     /// The Square location the request names (its own `location_id`, or the authorized seller's), kept with the
     /// payment for its verification. `nil` for the other providers.
     var squareLocationID: String? = nil
+    /// The Square application the request names (its `client_id`), kept with the payment for its verification: that
+    /// of its first hand-off. `nil` for the other providers.
+    var squareApplicationID: String? = nil
 }
 
 /// What the journal needs to know about a callback: never the token itself.
@@ -102,6 +105,7 @@ extension PaymentJournal {
                     "foreignTransactionID": draft.foreignTransactionID,
                     "squareTenderTypes": JournalEntry.journalText(draft.squareTenderTypes),
                     "squareLocationID": draft.squareLocationID,
+                    "squareApplicationID": draft.squareApplicationID,
                 ]
             )
             if let created {
@@ -196,8 +200,8 @@ extension PaymentJournal {
         }
     }
 
-    /// Marks a pending payment whose POS app could not be opened (REL-1): ``PaymentState/notOpened`` if no
-    /// earlier hand-off of it ever opened, ``PaymentState/unknown`` if one did (it may have charged).
+    /// Marks a pending payment whose POS app could not be opened (REL-1): `PaymentState.notOpened` if no
+    /// earlier hand-off of it ever opened, `PaymentState.unknown` if one did (it may have charged).
     /// - Parameter handoff: the hand-off whose opening failed (``JournalEntry/handoffCount`` when it was written):
     ///   if the payment was handed off again since, it is left as it is.
     func markOpenFailed(_ id: PaymentID, handoff: Int) throws -> JournalEntry? {
@@ -210,7 +214,7 @@ extension PaymentJournal {
         }
     }
 
-    /// Moves a still-pending payment to ``PaymentState/unknown`` after the hand-off time-out (REL-5).
+    /// Moves a still-pending payment to `PaymentState.unknown` after the hand-off time-out (REL-5).
     /// Returns the entry as it stands (already recorded, if the callback won the race).
     /// - Parameter handoff: the hand-off that timed out (``JournalEntry/handoffCount`` when it was written): if the
     ///   payment was handed off again since, the newer hand-off has a time-out of its own, and nothing changes.
@@ -230,8 +234,8 @@ extension PaymentJournal {
     ///
     /// * An answer the journal has already (``CallbackFacts/answerKey(tokenDigest:report:)``: the same token, endpoint, report
     ///   and echo) is a duplicate: nothing changes, and the transaction ends without a commit (a replay writes nothing).
-    /// * A payment still waiting for its answer (``PaymentState/acceptsCallback``) takes it: ``PaymentState/completed``,
-    ///   ``PaymentState/late``, or ``PaymentState/tampered`` for an answer that does not match the request (SEC-5),
+    /// * A payment still waiting for its answer (`PaymentState.acceptsCallback`) takes it: `PaymentState.completed`,
+    ///   `PaymentState.late`, or `PaymentState.tampered` for an answer that does not match the request (SEC-5),
     ///   which flags it (``JournalEntry/disputedAt``) and leaves it waiting for its genuine answer.
     /// * A payment that ended keeps its state and outcome (REL-2); the answer goes into its history. A tampered answer,
     ///   or a second, different answer to the hand-off whose answer the payment took, flags it and delivers it again

@@ -48,6 +48,21 @@ extension PaymentJournal {
             "since": filter.createdSince?.journalTime ?? Int64.min, "limit": limit,
             "afterCreated": cursor?.createdAt.journalTime ?? Int64.min, "afterID": cursor?.id.rawValue ?? "",
         ]
+        if filter.contestedOnly {
+            // Few, through their own index: the states are compared as they are read, page after page.
+            var found: [JournalEntry] = []
+            var cursor = arguments
+            while found.count < limit {
+                let page = try PaymentRecord.fetchAll(
+                    db.cachedStatement(sql: JournalSQL.listContested),
+                    arguments: cursor
+                ).map(\.entry)
+                found += page.filter { filter.states?.contains($0.state) ?? true }
+                guard page.count == limit, let last = page.last else { break }
+                cursor = arguments &+ ["afterCreated": last.createdAt.journalTime, "afterID": last.id.rawValue]
+            }
+            return Array(found.prefix(limit))
+        }
         guard let states = filter.states else {
             return try PaymentRecord.fetchAll(db.cachedStatement(sql: JournalSQL.list), arguments: arguments).map(
                 \.entry
@@ -167,7 +182,7 @@ extension PaymentJournal {
 
     /// Deletes the outbox's changes made before `cutoff` (a prefix: no gap), sent or not, so that a journal that
     /// never syncs stays bounded. Each payment still in the journal that an unsent one of them was about gets a
-    /// `snapshot` change (``HandoffEvent/Kind/snapshot``), numbered next in the same transaction, with the payment as
+    /// `snapshot` change (`HandoffEvent.Kind.snapshot`), numbered next in the same transaction, with the payment as
     /// it is: whenever the journal syncs, the ledger learns of every payment it holds, and the sync tells the server
     /// which changes it will never get (`pruned_through`, <doc:SyncingToAFleetServer>).
     static func pruneOutbox(_ db: Database, before cutoff: Date, at now: Date) throws {

@@ -3,10 +3,37 @@ import GRDB
 
 extension PaymentJournal {
     /// The schema's version (REL-7), in the top byte of the SQLite header's `user_version`. A journal with a higher one
-    /// was written by a newer Tender and is refused; the next schema will raise it and say how an older journal moves
-    /// on. Version 1 (before the outbox) was never released: a journal of it is a development build's, refused as
-    /// such.
-    static let schemaVersion = 2
+    /// was written by a newer Tender and is refused. Version 1 (before the outbox) was never released: a journal of it
+    /// is a development build's, refused as such. Version 2 journals are upgraded in place, in one transaction, when
+    /// they are first opened for writing (``upgrade``); read-only access to one is refused until then.
+    static let schemaVersion = 3
+
+    /// What makes a version-2 journal a version-3 one: the Square application of each request
+    /// (`square_application_id`), the flag of a payment whose provider record another payment names
+    /// (`contested_at`), the index of the payments to reconcile, which leaves contested ones out, and the index of the
+    /// contested ones. Adding a column writes no row; the indexes are built from the rows they select.
+    static let upgrade = """
+        ALTER TABLE payment ADD COLUMN square_application_id TEXT;
+        ALTER TABLE payment ADD COLUMN contested_at INTEGER;
+        DROP INDEX payment_unreconciled;
+        \(unreconciledIndex)
+        \(contestedIndex)
+        """
+
+    /// The contested payments, for a listing of them (`tender journal list --state contested`): empty in a journal
+    /// nobody forged an answer to.
+    static let contestedIndex = """
+        CREATE INDEX payment_contested ON payment (created_at, id) WHERE contested_at IS NOT NULL;
+        """
+
+    /// The partial index of the payments ``PaymentJournal/unreconciledEntries(after:limit:)`` reads: the condition is
+    /// `JournalSQL.unreconciledCondition`, term for term.
+    static let unreconciledIndex = """
+        CREATE INDEX payment_unreconciled ON payment (created_at, id) WHERE verification IS NULL AND contested_at IS NULL
+            AND (state = 'unknown' OR state = 'pending' OR state = 'tampered' OR (state = 'completed'
+            AND outcome_source = 'callback' AND (provider = 'square' OR provider = 'sumup'))
+            OR (disputed_at IS NOT NULL AND state <> 'resolved'));
+        """
 
     /// The header's `user_version` of a journal with this ID: the schema version in its top byte, and the ID's first
     /// 24 bits below (its journal tag). The header is on the journal's first page, which every writer rewrites when
@@ -73,6 +100,8 @@ extension PaymentJournal {
             foreign_transaction_id TEXT,
             square_tender_types TEXT,
             square_location_id TEXT,
+            square_application_id TEXT,
+            contested_at INTEGER,
             CHECK ((outcome_status IS NULL) = (outcome_source IS NULL)),
             CHECK (
                 (state <> 'completed' AND state <> 'tampered' AND state <> 'late' AND state <> 'resolved')
@@ -84,9 +113,8 @@ extension PaymentJournal {
         CREATE INDEX payment_undelivered ON payment (updated_at, id) WHERE acknowledged_at IS NULL AND state <> 'pending';
         CREATE INDEX payment_prunable ON payment (updated_at, id) WHERE acknowledged_at IS NOT NULL
             AND (state = 'completed' OR state = 'late' OR state = 'resolved');
-        CREATE INDEX payment_unreconciled ON payment (created_at, id) WHERE verification IS NULL AND (state = 'unknown'
-            OR state = 'pending' OR state = 'tampered' OR (state = 'completed' AND outcome_source = 'callback'
-            AND (provider = 'square' OR provider = 'sumup')) OR (disputed_at IS NOT NULL AND state <> 'resolved'));
+        \(unreconciledIndex)
+        \(contestedIndex)
         CREATE INDEX payment_by_transaction ON payment (outcome_transaction_id) WHERE outcome_transaction_id IS NOT NULL;
         CREATE TABLE handoff_token (
             token_hash BLOB PRIMARY KEY NOT NULL CHECK (length(token_hash) = 32),
@@ -142,7 +170,8 @@ extension PaymentJournal {
     ]
 
     /// Whether `path` holds nothing yet, read in constant time (the header's application ID and schema version, and the
-    /// schema's table names); throws when it holds something that is not a journal this Tender can use.
+    /// schema's table names); throws when it holds something that is not a journal this Tender can use. On the writing
+    /// connection, a journal of the previous schema is upgraded first (``upgrade``, in one transaction).
     /// - Throws: ``HandoffError/Code/notAJournal`` for another application's database,
     ///   ``HandoffError/Code/journalTooOld`` for a journal of a development build of Tender from before the schema was
     ///   fixed, ``HandoffError/Code/journalTooNew`` for a journal of a newer Tender, ``HandoffError/Code/journalCorrupt``
@@ -164,7 +193,7 @@ extension PaymentJournal {
         }
         if found.isEmpty, applicationID == 0 { return true }
         if Set(["payment", "handoff_token", "payment_event", "grdb_migrations"]).isSubset(of: found)
-            || (applicationID == PaymentJournal.applicationID && version >= 1 && version < schemaVersion)
+            || (applicationID == PaymentJournal.applicationID && version == 1)
         {
             // Development builds kept their schema's steps in GRDB's table, or had schema 1 (before the outbox); none
             // was released.
@@ -178,6 +207,23 @@ extension PaymentJournal {
                 .notAJournal,
                 "\(path) is an SQLite database without the journal's application ID, not a Tender journal; check the path. Tender leaves it as it is."
             )
+        }
+        if version == 2, tables.isSubset(of: found) {
+            guard !db.configuration.readonly else {
+                throw HandoffError(
+                    .journalUpgradeNeeded,
+                    "\(path) is a journal of an earlier Tender (schema 2); it is upgraded in place the first time it is opened for writing (by the app, or by a command that writes, such as 'tender journal reconcile'), and cannot be read before. Nothing was changed."
+                )
+            }
+            try db.inTransaction(.immediate) {
+                // Read again under the write lock: another process may have upgraded it meanwhile.
+                let userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                guard userVersion >> 24 == 2 else { return .rollback }
+                try db.execute(sql: upgrade)
+                try db.execute(sql: "PRAGMA user_version = \(schemaVersion << 24 | userVersion & 0xFF_FFFF)")
+                return .commit
+            }
+            return false
         }
         if version > schemaVersion {
             throw HandoffError(

@@ -35,17 +35,17 @@ extension PaymentJournal {
     /// whole verification, as JSON, into its history. An `unverifiable` answer (not found yet, ambiguous, pending, no
     /// lookup API) records nothing, and neither does a confirmation that proves no outcome.
     ///
-    /// **One record confirms one payment.** In the same transaction, the record IDs the verdict rests on (the order,
-    /// payment and transaction IDs of its evidence) are looked up in `provider_record`, the journal's table of the
-    /// records each confirmed payment holds (one row per record, its key the provider and the record's ID). A record
-    /// another payment holds proves nothing about this one: the verdict becomes `claimed_by_another_payment`,
-    /// `contradicted` when the payment's callback named the record (its reported transaction ID is one of the
-    /// record's IDs: the answer is not the payment the provider took), `unverifiable` when the verifier found it some
-    /// other way (a search: nothing is recorded). A record a search found that is another payment's reported
-    /// transaction ID is no proof either (`unverifiable`). A confirmation that is recorded claims its records for the
-    /// payment.
+    /// **One record confirms one payment, whichever is asked about first.** In the same transaction, before a
+    /// confirmation is recorded, the journal looks for the other payments that name a record it rests on
+    /// (``RecordContest/recordIDs(of:)``): those confirmed by it (`provider_record`, one row per record a
+    /// confirmed payment holds) and those whose outcome's transaction ID is its ID (a callback reported it, or a person
+    /// entered it). Each is judged by ``RecordContest/couldBelong(_:confirming:to:)``, on the provider's evidence only;
+    /// if any could be the record's payment, the record is contested: nothing is confirmed, and this payment and each
+    /// such rival not resolved by a person are flagged (``JournalEntry/contestedAt``, a `contested` row in each one's
+    /// history naming the others, delivered again; a rival's earlier confirmation no longer stands, and the records it
+    /// claimed are released). A confirmation that is recorded claims its records for the payment.
     /// - Returns: the payment as it stands afterwards, whether anything was recorded, and the answer that was
-    ///   (`verification`, or the `claimed_by_another_payment` answer that replaced it).
+    ///   (`verification`, or the `contested` answer that replaced it).
     /// - Throws: ``HandoffError`` with ``HandoffError/Code/paymentNotFound`` when the payment is gone, or a storage
     ///   error.
     func record(
@@ -56,85 +56,112 @@ extension PaymentJournal {
         let now = clock.now()
         return try transaction("verify") { db in
             let current = try PaymentJournal.requireEntry(db, entry.id)
+            let rivals =
+                verification.verdict == .confirmed ? try PaymentJournal.rivals(db, verification, of: current) : []
+            let answer =
+                rivals.isEmpty
+                ? verification
+                : RecordContest.contested(verification, of: "payment \(current.id)", rivals: rivals.map(\.name))
             // Changed since the server was asked (a callback came, a person resolved it, another process recorded a
-            // verdict): what the server said was about the payment as it was.
-            guard current.revision == entry.revision, current.state == entry.state, current.verification == nil else {
-                return ((current, false, verification), commit: false)
+            // verdict or a contest): what the server said was about the payment as it was.
+            guard current.revision == entry.revision, current.state == entry.state, current.verification == nil,
+                current.contestedAt == nil
+            else {
+                return ((current, false, answer), commit: false)
             }
-            let answer = try PaymentJournal.heldByAnother(db, verification, of: current) ?? verification
-            guard answer.verdict != .unverifiable else { return ((current, false, answer), commit: false) }
-            let ((after, recorded), commit) = try PaymentJournal.record(db, answer, of: current, at: now)
-            if recorded, answer.verdict == .confirmed {
-                for recordID in PaymentJournal.recordIDs(answer.evidence) {
+            if !rivals.isEmpty {
+                let contested = try PaymentJournal.contest(db, current, answer, at: now)
+                for rival in rivals where rival.entry.state != .resolved && rival.entry.contestedAt == nil {
+                    let others = ["payment \(current.id)"] + rivals.filter { $0.entry.id != rival.entry.id }.map(\.name)
+                    _ = try PaymentJournal.contest(
+                        db,
+                        rival.entry,
+                        RecordContest.contested(verification, of: rival.name, rivals: others),
+                        at: now
+                    )
+                }
+                return ((contested ?? current, contested != nil, answer), commit: contested != nil)
+            }
+            let ((after, recorded), commit) = try PaymentJournal.record(db, verification, of: current, at: now)
+            if recorded, verification.verdict == .confirmed {
+                for recordID in RecordContest.recordIDs(of: verification.evidence) {
                     try db.run(
                         JournalSQL.claimRecord,
                         ["provider": current.provider.rawValue, "recordID": recordID, "id": current.id.rawValue]
                     )
                 }
             }
-            return ((after, recorded, answer), commit: commit)
+            return ((after, recorded, verification), commit: commit)
         }
     }
 
-    /// The IDs of the provider's records a verdict rests on: the order looked up, and each record's ID, order and
-    /// transaction code.
-    static func recordIDs(_ evidence: PaymentVerificationEvidence) -> [String] {
-        let ids = [evidence.orderID] + evidence.records.flatMap { [$0.id, $0.orderID, $0.transactionCode] }
-        return Array(Set(ids.compactMap { $0 }.filter { !$0.isEmpty })).sorted()
+    /// Another payment that names a record a confirmation rests on, and could be that record's payment.
+    struct Rival {
+        var entry: JournalEntry
+        /// How messages name it: `payment P2`.
+        var name: String { "payment \(entry.id)" }
     }
 
-    /// `claimed_by_another_payment` in place of `verification` when a record it rests on is another payment's: one
-    /// that payment's confirmation claimed, or, for a record the verifier found by searching, that payment's reported
-    /// transaction ID. `nil` when no other payment holds any.
-    static func heldByAnother(
+    /// The rivals of `entry` for the records `verification` rests on: the other payments of its provider that claimed
+    /// one (confirmed by it) or whose outcome's transaction ID is one, and that could be that record's payment by the
+    /// provider's evidence (``RecordContest/couldBelong(_:confirming:to:)``), each once.
+    static func rivals(
         _ db: Database,
         _ verification: PaymentVerification,
         of entry: JournalEntry
-    ) throws -> PaymentVerification? {
-        let ids = recordIDs(verification.evidence)
-        // The callback named the record (its transaction ID is one of the record's), or the record carries the
-        // payment's own SumUp foreign-tx-id: either way it was looked up as this payment's.
-        let reported = entry.outcome?.source == .callback ? entry.outcome?.transactionID : nil
-        let named =
-            reported.map(ids.contains) == true
-            || (entry.foreignTransactionID != nil
-                && verification.evidence.records.contains { $0.foreignTransactionID == entry.foreignTransactionID })
-        for recordID in ids {
-            let arguments: StatementArguments = [
-                "provider": entry.provider.rawValue, "recordID": recordID, "id": entry.id.rawValue,
-            ]
-            var holder = try String.fetchOne(db.cachedStatement(sql: JournalSQL.recordHolder), arguments: arguments)
-            if holder == nil, !named {
-                holder = try String.fetchOne(
-                    db.cachedStatement(sql: JournalSQL.claimedTransaction),
-                    arguments: [
-                        "transactionID": recordID, "provider": entry.provider.rawValue, "id": entry.id.rawValue,
-                    ]
-                )
+    ) throws -> [Rival] {
+        var found: [PaymentID: JournalEntry] = [:]
+        for recordID in RecordContest.recordIDs(of: verification.evidence) {
+            let holder = try String.fetchOne(
+                db.cachedStatement(sql: JournalSQL.recordHolder),
+                arguments: ["provider": entry.provider.rawValue, "recordID": recordID, "id": entry.id.rawValue]
+            )
+            if let holder, let id = PaymentID(rawValue: holder), found[id] == nil {
+                found[id] = try fetchEntry(db, id)
             }
-            guard let holder else { continue }
-            let said = "(The verifier said: \(verification.verdict), \(verification.reason).)"
-            if named {
-                return PaymentVerification(
-                    verdict: .contradicted,
-                    reason: .claimedByAnotherPayment,
-                    message: "The provider's record \(recordID), which the POS app's answer named for payment "
-                        + "\(entry.id), is already payment \(holder)'s in this journal: one record confirms one "
-                        + "payment, so this answer is not a payment the provider took for \(entry.id). \(said) Check "
-                        + "both payments with the provider, then resolve this one.",
-                    evidence: verification.evidence
-                )
-            }
-            return PaymentVerification(
-                verdict: .unverifiable,
-                reason: .claimedByAnotherPayment,
-                message: "The provider's record \(recordID), which the verifier found by searching, is already payment "
-                    + "\(holder)'s in this journal: it proves nothing about payment \(entry.id), and nothing was "
-                    + "recorded. \(said) Match the payment by hand in the provider's dashboard.",
-                evidence: verification.evidence
+            let naming = try PaymentRecord.fetchAll(
+                db.cachedStatement(sql: JournalSQL.namingPayments),
+                arguments: ["provider": entry.provider.rawValue, "transactionID": recordID, "id": entry.id.rawValue]
+            )
+            for record in naming { found[record.entry.id] = record.entry }
+        }
+        return found.values.sorted { $0.id.rawValue < $1.id.rawValue }.filter { rival in
+            RecordContest.couldBelong(
+                verification.evidence,
+                confirming: entry.amount,
+                to: PaymentVerificationRequest(entry: rival, squareLocationID: rival.squareLocationID)
+            )
+        }.map(Rival.init)
+    }
+
+    /// Flags `entry` as contested with `answer` (its history row's note), releasing the records it claimed; `nil` when
+    /// it changed meanwhile or is flagged already.
+    static func contest(
+        _ db: Database,
+        _ entry: JournalEntry,
+        _ answer: PaymentVerification,
+        at now: Date
+    ) throws -> JournalEntry? {
+        let arguments: StatementArguments = [
+            "now": now.journalTime, "id": entry.id.rawValue, "revision": entry.revision,
+        ]
+        guard let contested = try returning(db, JournalSQL.contest, arguments) else { return nil }
+        for recordID in RecordContest.recordIDs(of: answer.evidence) {
+            try db.run(
+                JournalSQL.releaseClaim,
+                ["provider": entry.provider.rawValue, "recordID": recordID, "id": entry.id.rawValue]
             )
         }
-        return nil
+        try recordEvent(
+            db,
+            contested,
+            at: now,
+            kind: .contested,
+            from: entry.state,
+            to: entry.state,
+            note: try answer.journalJSON()
+        )
+        return contested
     }
 
     /// ``record(_:of:)``'s change, inside its transaction, of `current`, the payment as it is now.

@@ -166,7 +166,7 @@ public final class PaymentJournal: Sendable {
         }
     }
 
-    /// Payments the app has not acknowledged since they left ``PaymentState/pending``: what to deliver at launch.
+    /// Payments the app has not acknowledged since they left `PaymentState.pending`: what to deliver at launch.
     /// Read through an index of those payments only.
     public func undeliveredEntries() throws -> [JournalEntry] {
         try read { db in
@@ -244,11 +244,11 @@ public final class PaymentJournal: Sendable {
     }
 
     /// Decides a payment's outcome by hand, recording who-knows-what in `note`: the only way a terminal
-    /// payment changes (REL-2). The payment becomes ``PaymentState/resolved``; its ``JournalEntry/outcome`` is the
+    /// payment changes (REL-2). The payment becomes `PaymentState.resolved`; its ``JournalEntry/outcome`` is the
     /// one decided here, and its ``JournalEntry/Resolution`` keeps the state it was in and what the POS app
     /// reported. Resolving a resolved payment again corrects the decision and keeps both from before the first.
     ///
-    /// A ``PaymentState/completed`` payment has the outcome its POS app reported in time, on the right URL: changing it
+    /// A `PaymentState.completed` payment has the outcome its POS app reported in time, on the right URL: changing it
     /// is refused unless `overwritingCompleted` says so, so that no completed payment is overwritten by mistake.
     /// - Parameters:
     ///   - id: the payment.
@@ -312,7 +312,7 @@ public final class PaymentJournal: Sendable {
             "Payment \(entry.id) is completed: its POS app reported \(holds). Resolving it replaces that outcome; \(override) if the provider shows otherwise."
     }
 
-    /// Deletes payments that ended (``PaymentState/isTerminal``) and were acknowledged more than `retention` ago
+    /// Deletes payments that ended (`PaymentState.isTerminal`) and were acknowledged more than `retention` ago
     /// (REL-9), with their token hashes and history, oldest first. Pending, unknown, not-opened and unacknowledged
     /// payments are never pruned. Reads only the payments it may delete, through an index of those alone.
     ///
@@ -355,8 +355,8 @@ public final class PaymentJournal: Sendable {
     /// How many payments one transaction of ``prune(retention:limit:)`` deletes at most.
     public static let pruneBatchSize = 500
 
-    /// Moves every pending payment whose expiry has passed to ``PaymentState/unknown`` (needs
-    /// reconciliation). A genuine callback that comes later is still matched, as ``PaymentState/late``.
+    /// Moves every pending payment whose expiry has passed to `PaymentState.unknown` (needs
+    /// reconciliation). A genuine callback that comes later is still matched, as `PaymentState.late`.
     /// - Returns: the payments moved.
     @discardableResult
     public func expireOverduePayments() throws -> [JournalEntry] {
@@ -572,12 +572,21 @@ public struct JournalFilter: Sendable, Hashable {
     public var createdSince: Date?
     /// At most this many payments (the oldest that match).
     public var limit: Int?
+    /// Only contested payments (``JournalEntry/contestedAt``): those whose provider record another payment names too,
+    /// each waiting for a person.
+    public var contestedOnly: Bool
 
     /// Creates a filter; the default selects every payment.
-    public init(states: Set<PaymentState>? = nil, createdSince: Date? = nil, limit: Int? = nil) {
+    public init(
+        states: Set<PaymentState>? = nil,
+        createdSince: Date? = nil,
+        limit: Int? = nil,
+        contestedOnly: Bool = false
+    ) {
         self.states = states
         self.createdSince = createdSince
         self.limit = limit
+        self.contestedOnly = contestedOnly
     }
 }
 

@@ -9,7 +9,7 @@ public protocol PaymentURLOpener: Sendable {
     /// Opens `url`, returning whether the POS app was opened.
     ///
     /// Return `false` when the system says it cannot open the URL (the POS app is not installed).
-    /// The coordinator then marks the payment ``PaymentState/notOpened``.
+    /// The coordinator then marks the payment `PaymentState.notOpened`.
     func open(_ url: URL) async -> Bool
 }
 

@@ -21,6 +21,9 @@ public struct HandoffError: TenderError {
         /// The journal file was written by a development build of Tender, before the journal's schema was fixed: no
         /// released Tender reads it. Move it aside and start a new journal.
         public static let journalTooOld = Code(rawValue: "journal_too_old")
+        /// The journal file was written by an earlier release of Tender, and was opened read-only: it is upgraded in
+        /// place the first time it is opened for writing, and cannot be read before.
+        public static let journalUpgradeNeeded = Code(rawValue: "journal_upgrade_needed")
         /// Nothing is at the journal's path, and the journal was opened with
         /// ``PaymentJournal/OpenMode/existing`` or ``PaymentJournal/OpenMode/readOnly``: only
         /// ``PaymentJournal/OpenMode/create`` makes a new journal.
@@ -31,7 +34,7 @@ public struct HandoffError: TenderError {
         /// Reading or writing the journal failed (disk full, I/O error, locked for too long).
         /// When it happens while writing ahead, the POS app is not opened (REL-8).
         public static let storageFailed = Code(rawValue: "storage_failed")
-        /// The POS app could not be opened; the payment is marked ``PaymentState/notOpened`` (REL-1).
+        /// The POS app could not be opened; the payment is marked `PaymentState.notOpened` (REL-1).
         public static let cannotOpenPOSApp = Code(rawValue: "cannot_open_pos_app")
         /// The request cannot be handed off: it has no callback URL, its callback uses a POS app's scheme,
         /// or building its URL failed.

@@ -8,69 +8,9 @@ public import Tender
 /// (``HandoffCoordinator/init(journal:opener:configuration:squareAuthorization:logger:log:)``) with ``logMetadata``
 /// at ``logLevel``, and hands it to its `log` sink as a value.
 public struct HandoffEvent: Sendable, Hashable, CustomStringConvertible {
-    /// What happened. An open set, and the one vocabulary of a payment's life: the journal's history rows
-    /// (`payment_event.kind`) are written with these names, and a callback's kind is its ``CallbackDisposition``.
-    public struct Kind: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        /// The kind's stable string.
-        public let rawValue: String
-        /// Creates a kind from its string.
-        public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// A payment was written ahead.
-        public static let begun = Kind(rawValue: "begun")
-        /// A pending payment was handed off again, at the caller's request.
-        public static let reopened = Kind(rawValue: "reopened")
-        /// The opener reported that the POS app opened.
-        public static let opened = Kind(rawValue: "opened")
-        /// The opener reported that the POS app could not be opened.
-        public static let openFailed = Kind(rawValue: "open_failed")
-        /// A callback was recorded.
-        public static let recorded = Kind(rawValue: "recorded")
-        /// A callback repeated an answer the journal has: nothing changed.
-        public static let duplicate = Kind(rawValue: "duplicate")
-        /// An answer came after its payment had ended that is not the one it took (``CallbackDisposition/extraAnswer``).
-        public static let extraAnswer = Kind(rawValue: "extra_answer")
-        /// A callback had no token or an unknown one.
-        public static let unsolicited = Kind(rawValue: "unsolicited")
-        /// A callback came on the wrong URL or with a wrong echo: kept, the payment flagged.
-        public static let tampered = Kind(rawValue: "tampered")
-        /// A callback came after its payment expired.
-        public static let late = Kind(rawValue: "late")
-        /// A URL looked like a callback but could not be parsed.
-        public static let malformed = Kind(rawValue: "malformed")
-        /// No callback came within the hand-off time-out.
-        public static let timedOut = Kind(rawValue: "timed_out")
-        /// A pending payment expired.
-        public static let expired = Kind(rawValue: "expired")
-        /// A payment was resolved by hand.
-        public static let resolved = Kind(rawValue: "resolved")
-        /// The provider's server confirmed a recorded outcome (SEC-7).
-        public static let verified = Kind(rawValue: "verified")
-        /// The provider's server contradicted what the journal holds of a payment: it needs reconciliation (SEC-7).
-        public static let contradicted = Kind(rawValue: "contradicted")
-        /// The provider's server proved the outcome of a payment no callback had answered (unknown, or pending past
-        /// its expiry), and it was recorded: the payment is completed (``HandoffCoordinator/reconcile(using:squareLocationID:)``).
-        public static let reconciled = Kind(rawValue: "reconciled")
-        /// The app acknowledged a payment's outcome.
-        public static let acknowledged = Kind(rawValue: "acknowledged")
-        /// Old payments were pruned.
-        public static let pruned = Kind(rawValue: "pruned")
-        /// The payment as the journal holds it, numbered in the outbox for the fleet server because changes about it
-        /// were pruned before any sync sent them (``PaymentJournal/prune(retention:limit:)``). Never a history row, and
-        /// never logged: the outbox's alone.
-        public static let snapshot = Kind(rawValue: "snapshot")
-        /// Writing to the journal failed.
-        public static let storageFailed = Kind(rawValue: "storage_failed")
-
-        /// The kind's string.
-        public var description: String { rawValue }
-
-        /// What a callback became, as an event: ``recorded``, ``duplicate``, ``extraAnswer``, ``unsolicited``,
-        /// ``tampered`` or ``late``, named as the disposition is.
-        public init(_ disposition: CallbackDisposition) {
-            self.init(rawValue: disposition.rawValue)
-        }
-    }
+    /// What happened: the one vocabulary of a payment's life, defined in `TenderSync` (`PaymentEventKind`) so that
+    /// the fleet server reads the same names; a callback's kind is its ``CallbackDisposition``.
+    public typealias Kind = PaymentEventKind
 
     /// What happened.
     public let kind: Kind
@@ -101,7 +41,7 @@ public struct HandoffEvent: Sendable, Hashable, CustomStringConvertible {
         switch kind {
         case .storageFailed: .error
         case .tampered, .late, .unsolicited, .malformed, .extraAnswer, .openFailed, .timedOut, .contradicted,
-            .expired:
+            .contested, .expired:
             .warning
         case .acknowledged, .pruned: .debug
         default: .info
@@ -114,5 +54,22 @@ public struct HandoffEvent: Sendable, Hashable, CustomStringConvertible {
         if let paymentID { text += " payment=\(paymentID)" }
         if let provider { text += " provider=\(provider)" }
         return text
+    }
+}
+
+extension PaymentEventKind {
+    /// What a callback became, as an event: `recorded`, `duplicate`, `extra_answer`, `unsolicited`,
+    /// `tampered` or `late`, named as the disposition is.
+    public init(_ disposition: CallbackDisposition) {
+        self.init(rawValue: disposition.rawValue)
+    }
+}
+
+extension PaymentID {
+    /// Validates an identifier given as text.
+    /// - Throws: ``HandoffError`` with ``HandoffError/Code/invalidPaymentID`` when it is not one.
+    public init(validating text: String) throws {
+        guard let id = PaymentID(rawValue: text) else { throw HandoffError(.invalidPaymentID, PaymentID.rule) }
+        self = id
     }
 }

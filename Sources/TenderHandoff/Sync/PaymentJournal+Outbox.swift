@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
-package import Tender
+import Tender
+import TenderSync
 
-/// One change of the journal's outbox, as the fleet sync sends it (`/work/shared` sync contract): a row of a payment's
-/// history, numbered, with the payment after it.
+/// One row of the journal's outbox: a change of a payment's history, numbered, with the payment after it, as the
+/// journal stores it; ``syncChange()`` is the change as the sync contract sends it.
 package struct JournalChange: Sendable, Hashable {
     /// The journal's sequence number of the change: 1, 2, 3, … with no gap.
     package var sequence: Int64
@@ -22,29 +23,34 @@ package struct JournalChange: Sendable, Hashable {
     /// The payment after the change in its JSON form (``JournalEntry/encodeJSON(history:)``); `nil` for `pruned`.
     package var payment: String?
 
-    /// The change as the sync sends it: `{"sequence", "payment_id", "kind", "at", "from_state", "to_state", "note",
-    /// "payment"}`, `payment` the object the journal wrote.
-    /// - Throws: ``HandoffError/Code/journalCorrupt`` when the stored payment is not a JSON object.
-    package func jsonValue() throws -> JSONValue {
-        var payment = JSONValue.null
-        if let text = self.payment {
-            guard let value = try? JSONValue.parse(text, limits: JSONLimits(maximumBytes: 1 << 20, maximumDepth: 32)),
-                value.objectValue != nil
-            else { throw JournalEntry.damaged("outbox.payment") }
-            payment = value
+    /// The change as the sync contract has it (`SyncChange`), the stored payment read with the contract's own rules
+    /// (`PaymentSnapshot`): a device never sends what a server of its version refuses.
+    /// - Throws: ``HandoffError/Code/journalCorrupt`` when the stored row is not a change the contract holds (a file
+    ///   changed outside Tender).
+    package func syncChange() throws -> SyncChange {
+        guard let id = PaymentID(rawValue: paymentID) else { throw JournalEntry.damaged("outbox.payment_id") }
+        var snapshot: PaymentSnapshot?
+        if let payment {
+            guard let read = try? JSONDecoder().decode(PaymentSnapshot.self, from: Data(payment.utf8)) else {
+                throw JournalEntry.damaged("outbox.payment")
+            }
+            snapshot = read
         }
-        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
-        let object: JSONObject = [
-            "sequence": .integer(Int(sequence)),
-            "payment_id": .string(paymentID),
-            "kind": .string(kind),
-            "at": .string(JournalEntry.timestamp(Date(journalTime: at))),
-            "from_state": text(fromState),
-            "to_state": text(toState),
-            "note": text(note),
-            "payment": payment,
-        ]
-        return .object(object)
+        func state(_ text: String?, _ column: String) throws -> PaymentState? {
+            guard let text else { return nil }
+            guard let state = PaymentState(rawValue: text) else { throw JournalEntry.damaged(column) }
+            return state
+        }
+        return SyncChange(
+            sequence: sequence,
+            paymentID: id,
+            kind: PaymentEventKind(rawValue: kind),
+            at: at,
+            fromState: try state(fromState, "outbox.from_state"),
+            toState: try state(toState, "outbox.to_state"),
+            note: note,
+            payment: snapshot
+        )
     }
 }
 

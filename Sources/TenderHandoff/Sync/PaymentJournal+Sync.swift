@@ -13,19 +13,23 @@ public struct JournalSyncResult: Sendable, Hashable {
     public var sent: Int
     /// The highest sequence number the server holds of this journal: every change up to it is in the ledger.
     public var acknowledgedThrough: Int64
+    /// What the server said about the batches beside acknowledging them, each once: a contract version or change
+    /// kinds it does not know (`SyncAcknowledgement.notice`). Empty when it said nothing.
+    public var notices: [String]
 
     /// Creates a result.
-    public init(sent: Int, acknowledgedThrough: Int64) {
+    public init(sent: Int, acknowledgedThrough: Int64, notices: [String] = []) {
         self.sent = sent
         self.acknowledgedThrough = acknowledgedThrough
+        self.notices = notices
     }
 }
 
 extension PaymentJournal {
-    /// The most changes one request of ``sync(to:deviceKey:timeout:)`` carries (the server's limit).
-    public static let syncBatchSize = 500
-    /// The largest body one request carries, in bytes (1 MiB, the server's limit).
-    public static let syncBatchBytes = 1 << 20
+    /// The most changes one request of ``sync(to:deviceKey:timeout:)`` carries (the contract's limit).
+    public static let syncBatchSize = SyncContract.maximumChanges
+    /// The largest body one request carries, in bytes (1 MiB, the contract's limit).
+    public static let syncBatchBytes = SyncContract.maximumBytes
 
     /// Sends the changes the fleet server has not acknowledged, oldest first, to `POST /v1/events`, and records what
     /// it acknowledges, until none is left.
@@ -78,6 +82,7 @@ extension PaymentJournal {
         var through = try await offloaded { try self.acknowledgedThrough() }
         var next = through + 1
         var sent = 0
+        var notices: [String] = []
         // `409 out_of_sequence` answers in a row: a server that keeps moving its expectation is not followed forever.
         var detours = 0
         while true {
@@ -85,7 +90,9 @@ extension PaymentJournal {
             let changes = try await offloaded {
                 try self.changes(from: start, limit: PaymentJournal.syncBatchSize)
             }
-            guard let first = changes.first else { return JournalSyncResult(sent: sent, acknowledgedThrough: through) }
+            guard let first = changes.first else {
+                return JournalSyncResult(sent: sent, acknowledgedThrough: through, notices: notices)
+            }
             if first.sequence != start, start <= through {
                 throw HandoffError(
                     .syncRefused,
@@ -98,7 +105,8 @@ extension PaymentJournal {
             let prunedThrough = first.sequence == start ? nil : first.sequence - 1
             let batch = try SyncBatchBody(journalID: journalID, prunedThrough: prunedThrough, changes: changes)
             switch try await sender.send(batch.body) {
-            case .acknowledged(let held):
+            case .acknowledged(let held, let notice):
+                if let notice, !notices.contains(notice) { notices.append(notice) }
                 guard held >= batch.last else {
                     throw HandoffError(
                         .syncRefused,
@@ -134,9 +142,9 @@ extension PaymentJournal {
     }
 }
 
-/// The body of one `POST /v1/events`: `{"journal_id", "pruned_through"?, "changes": […]}`, the changes from the first
-/// given, as many as fit ``PaymentJournal/syncBatchBytes``; `pruned_through` when the changes the server expects
-/// before them were pruned unsent.
+/// The body of one `POST /v1/events`: a `SyncBatch` of the changes from the first given, as many as fit
+/// ``PaymentJournal/syncBatchBytes``; `pruned_through` when the changes the server expects before them were pruned
+/// unsent.
 struct SyncBatchBody {
     var body: Data
     var first: Int64
@@ -144,15 +152,25 @@ struct SyncBatchBody {
     var count: Int
 
     init(journalID: UUID, prunedThrough: Int64? = nil, changes: [JournalChange]) throws {
-        let pruned = prunedThrough.map { ",\"pruned_through\":\($0)" } ?? ""
-        let head = "{\"journal_id\":\"\(journalID.journalText)\"\(pruned),\"changes\":["
-        var text = head
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]  // the same bytes for the same batch
+        let contract = try changes.map { try $0.syncChange() }
+        func body(_ count: Int) throws -> Data {
+            let batch = SyncBatch(
+                journalID: journalID.journalText,
+                prunedThrough: prunedThrough,
+                changes: Array(contract.prefix(count))
+            )
+            return try encoder.encode(batch)
+        }
+        // Each change's size once, to find how many fit; the batch is then encoded whole, once.
+        let frame = try body(0).count
+        var size = frame
         var count = 0
-        for change in changes {
-            let element = try change.jsonValue().serialized(escapingSlashes: false)
-            // The element, its comma, and the closing `]}`.
-            guard text.utf8.count + element.utf8.count + 3 <= PaymentJournal.syncBatchBytes else { break }
-            text += (count == 0 ? "" : ",") + element
+        for change in contract {
+            let element = try encoder.encode(change).count + 1
+            guard size + element <= PaymentJournal.syncBatchBytes else { break }
+            size += element
             count += 1
         }
         guard count > 0, let first = changes.first else {
@@ -161,7 +179,7 @@ struct SyncBatchBody {
                 "Change \(changes.first?.sequence ?? 0) of the journal is larger than a sync request may be (1 MiB); it cannot be sent."
             )
         }
-        body = Data((text + "]}").utf8)
+        self.body = try body(count)
         self.first = first.sequence
         self.last = first.sequence + Int64(count) - 1
         self.count = count
@@ -171,8 +189,8 @@ struct SyncBatchBody {
 /// Sends sync requests to one fleet server and reads its answers.
 struct SyncSender: Sendable {
     enum Answer: Sendable, Hashable {
-        /// 200: the highest sequence the server holds.
-        case acknowledged(Int64)
+        /// 200: the highest sequence the server holds, and what it said beside it.
+        case acknowledged(Int64, notice: String?)
         /// 409 `out_of_sequence`: the sequence the server expects next.
         case outOfSequence(Int64)
     }
@@ -187,8 +205,8 @@ struct SyncSender: Sendable {
         client = ProviderHTTPClient(timeout: timeout, transport: ProviderURLSessionTransport())
     }
 
-    /// The largest answer read: the server's answers are a few hundred bytes.
-    static let answerLimits = JSONLimits(maximumBytes: 64 * 1024, maximumDepth: 8)
+    /// The largest answer read, in bytes: the server's answers are a few hundred.
+    static let answerLimit = 64 * 1024
 
     func send(_ body: Data) async throws -> Answer {
         var request = URLRequest(url: endpoint)
@@ -200,39 +218,41 @@ struct SyncSender: Sendable {
         let server = endpoint.host ?? "?"
         let response: ProviderTransportResponse
         do {
-            response = try await client.send(request, maximumBytes: Self.answerLimits.maximumBytes)
+            response = try await client.send(request, maximumBytes: Self.answerLimit)
         } catch let failure as ProviderHTTPClient.TransportFailure {
             throw HandoffError(
                 .syncUnavailable,
                 "The fleet server \(server) could not be reached: \(failure.reason). What it acknowledged before is recorded; sync again later."
             )
         }
-        let object = ProviderHTTPClient.jsonObject(response.body, limits: Self.answerLimits)
         let status = response.status
         if status == 200 {
-            guard let held = object?["acknowledged_through"]?.integerValue, held >= 0 else {
+            guard let answer = try? JSONDecoder().decode(SyncAcknowledgement.self, from: response.body),
+                answer.acknowledgedThrough >= 0
+            else {
                 throw HandoffError(
                     .syncUnavailable,
                     "The fleet server \(server) answered HTTP 200 without acknowledged_through; check that the URL is a Tender fleet server's."
                 )
             }
-            return .acknowledged(Int64(held))
+            return .acknowledged(
+                answer.acknowledgedThrough,
+                notice: answer.notice.map { UntrustedText.safe($0, limit: 400, controls: .unreadable) }
+            )
         }
-        let error = object?["error"]?.objectValue
-        let code = error?["code"]?.stringValue
+        let error = (try? JSONDecoder().decode(SyncErrorBody.self, from: response.body))?.error
+        let code = error?.code
         let said =
-            error?["message"]?.stringValue.map {
-                " (\(UntrustedText.safe($0, limit: 200, controls: .unreadable)))"
-            } ?? ""
+            error.map { " (\(UntrustedText.safe($0.message, limit: 200, controls: .unreadable)))" } ?? ""
         switch (status, code) {
         case (409, "out_of_sequence"):
-            guard let expected = error?["expected_sequence"]?.integerValue else {
+            guard let expected = error?.expectedSequence else {
                 throw HandoffError(
                     .syncRefused,
                     "The fleet server \(server) answered out_of_sequence without the sequence it expects\(said)."
                 )
             }
-            return .outOfSequence(Int64(expected))
+            return .outOfSequence(expected)
         case (409, "another_journal"):
             throw HandoffError(
                 .syncRefused,

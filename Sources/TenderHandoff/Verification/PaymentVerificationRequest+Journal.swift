@@ -15,6 +15,7 @@ extension PaymentVerificationRequest {
     /// | the payment's `foreign-tx-id` (SumUp) | `foreignTransactionID` | SumUp: looked up by it first |
     /// | the callback's `smp-tx-code` (SumUp) | `transactionID` | SumUp: compared, and looked up when the first finds nothing |
     /// | the tender types the Square request allowed | `squareTenderTypes` | Square: a payment of another type is no match, or contradicts |
+    /// | the Square request's application (`client_id`) | `squareApplicationID` | Square: a payment another application took is no match, or contradicts |
     /// | the payment's ID | `paymentID` | the fleet server (`FleetServerVerifier`): the payment it is asked about |
     ///
     /// Only a callback's report and identifiers are passed: an outcome resolved by hand, or proven by the server
@@ -45,6 +46,7 @@ extension PaymentVerificationRequest {
             foreignTransactionID: entry.provider == .sumUp ? entry.foreignTransactionID : nil,
             squareLocationID: entry.provider == .square ? squareLocationID : nil,
             squareTenderTypes: entry.provider == .square ? entry.squareTenderTypes : nil,
+            squareApplicationID: entry.provider == .square ? entry.squareApplicationID : nil,
             idempotencyKey: entry.idempotencyKey,
             paymentID: entry.id.rawValue
         )

@@ -21,6 +21,8 @@ extension SquareConnectClient {
         case batchRetrieveOrders
         case getPayment(String)
         case listPayments
+        /// ListLocations as a read of verification: how many locations the seller has, for a search that names none.
+        case sellerLocations
 
         /// Square's name of the endpoint, such as `RetrieveOrder`.
         var name: String {
@@ -34,6 +36,7 @@ extension SquareConnectClient {
             case .batchRetrieveOrders: return "BatchRetrieveOrders"
             case .getPayment: return "GetPayment"
             case .listPayments: return "ListPayments"
+            case .sellerLocations: return "ListLocations"
             }
         }
 
@@ -42,6 +45,7 @@ extension SquareConnectClient {
             switch self {
             case .retrieveOrder, .batchRetrieveOrders: return .ordersRead
             case .getPayment, .listPayments: return .paymentsRead
+            case .sellerLocations: return .merchantProfileRead
             case .tokenStatus, .location, .locations, .refresh, .authorizationCode, .revoke: return nil
             }
         }

@@ -108,6 +108,9 @@ public struct PaymentVerification: Sendable, Hashable, Codable, CustomStringConv
         /// The server's record was made outside the payment's time (``PaymentVerificationRequest/recordWindow``): an
         /// order, payment or transaction of another, older or later, sale.
         public static let outsideWindow = Reason(rawValue: "outside_window")
+        /// Square's payment was taken by another application of the seller (its `application_details.application_id`
+        /// is not the request's ``PaymentVerificationRequest/squareApplicationID``): it is not this payment.
+        public static let otherApplication = Reason(rawValue: "other_application")
 
         // Unverifiable.
 
@@ -126,10 +129,20 @@ public struct PaymentVerification: Sendable, Hashable, Codable, CustomStringConv
         public static let noLookupKey = Reason(rawValue: "no_lookup_key")
         /// The search found more payments than the verifier reads; narrow the window or give the location.
         public static let searchTooBroad = Reason(rawValue: "search_too_broad")
-        /// Given by the reconciler, not a verifier: the record a search found (or a SumUp transaction found by its
-        /// code alone) is already the transaction of another payment in the journal, so it proves nothing about
-        /// this one. Nothing is recorded.
+        /// No longer given (``contested`` replaced it): journals and ledgers of earlier releases hold it where the
+        /// record a verdict rested on was already another payment's.
         public static let claimedByAnotherPayment = Reason(rawValue: "claimed_by_another_payment")
+        /// A Square search for a payment whose request named no location, where no location is known (neither the
+        /// journal's seller authorization nor the device's registration names one) and the seller does not have
+        /// exactly one location: Square lists the seller's main location only, so whatever it finds there, or does not,
+        /// proves nothing about a payment taken elsewhere. Give the location (`squareLocationID`).
+        public static let locationUnknown = Reason(rawValue: "location_unknown")
+        /// Given by the journal or the fleet server, not a verifier: the provider's record this verdict rests on is
+        /// named by another payment too (its callback reported the record's ID, or it was confirmed by it), and the
+        /// provider's own evidence cannot tell which of them it is (both payments' times contain the record's, their
+        /// amounts are the same). One record confirms one payment, so it confirms neither: both are flagged, and a
+        /// person decides which payment the record is (``RecordContest``).
+        public static let contested = Reason(rawValue: "contested")
         /// Given by the reconciler, not a verifier: the verifier failed for this payment for a reason asking
         /// again soon will not fix (a refused token, a missing scope, an answer Tender cannot read); the failure is
         /// reported with the payment, nothing is recorded, and the run goes on.
@@ -165,6 +178,7 @@ extension PaymentVerification {
             record.transactionCode = scrub(record.transactionCode)
             record.foreignTransactionID = scrub(record.foreignTransactionID)
             record.orderID = scrub(record.orderID)
+            record.applicationID = scrub(record.applicationID)
             return record
         }
         evidence.recordIDs = evidence.recordIDs.map(scrub)

@@ -125,6 +125,8 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
         public var offlineCreatedAt: Date?
         /// Whether the provider pushed the record by webhook, rather than answering a request for it.
         public var pushedByWebhook: Bool
+        /// Square: the application that took the payment (`application_details.application_id`).
+        public var applicationID: String?
 
         /// `square_payment`.
         public static let squarePayment = "square_payment"
@@ -148,7 +150,8 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             createdAt: Date? = nil,
             orderID: String? = nil,
             offlineCreatedAt: Date? = nil,
-            pushedByWebhook: Bool = false
+            pushedByWebhook: Bool = false,
+            applicationID: String? = nil
         ) {
             self.kind = UntrustedText.safe(kind, limit: 200, controls: .unreadable)
             self.id = UntrustedText.safe(id, limit: 200, controls: .unreadable)
@@ -168,6 +171,7 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             self.orderID = orderID.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
             self.offlineCreatedAt = offlineCreatedAt
             self.pushedByWebhook = pushedByWebhook
+            self.applicationID = applicationID.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
         }
 
         private enum CodingKeys: String, CodingKey {
@@ -184,6 +188,7 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             case orderID = "order_id"
             case offlineCreatedAt = "offline_created_at"
             case pushedByWebhook = "webhook"
+            case applicationID = "application_id"
         }
 
         /// Decodes a record; `created_at` is RFC 3339 text.
@@ -205,7 +210,8 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
                 createdAt: try RFC3339Coding.decodeIfPresent(container, .createdAt),
                 orderID: try container.decodeIfPresent(String.self, forKey: .orderID),
                 offlineCreatedAt: try RFC3339Coding.decodeIfPresent(container, .offlineCreatedAt),
-                pushedByWebhook: try container.decodeIfPresent(Bool.self, forKey: .pushedByWebhook) ?? false
+                pushedByWebhook: try container.decodeIfPresent(Bool.self, forKey: .pushedByWebhook) ?? false,
+                applicationID: try container.decodeIfPresent(String.self, forKey: .applicationID)
             )
         }
 
@@ -228,6 +234,7 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             try container.encodeIfPresent(orderID, forKey: .orderID)
             try container.encodeIfPresent(offlineCreatedAt.map(InternetDate.rfc3339), forKey: .offlineCreatedAt)
             if pushedByWebhook { try container.encode(true, forKey: .pushedByWebhook) }
+            try container.encodeIfPresent(applicationID, forKey: .applicationID)
         }
     }
 

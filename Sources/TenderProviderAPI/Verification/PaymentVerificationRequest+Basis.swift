@@ -4,7 +4,7 @@ import Tender
 extension PaymentVerificationRequest {
     /// What a verdict on this request rests on, as 64 hexadecimal digits: the SHA-256 of every field the matching
     /// rules read — provider, amount, the payment's times and their allowances, what the POS app reported and the
-    /// identifiers it gave, the location and tender types — each written once, in a fixed order.
+    /// identifiers it gave, the location, tender types and application — each written once, in a fixed order.
     ///
     /// Two requests with the same basis get the same verdict from the same records; a verdict given for one basis says
     /// nothing about a request with another. A fleet server keeps the basis of each verdict it records, and
@@ -39,6 +39,8 @@ extension PaymentVerificationRequest {
         field("foreign_transaction_id", foreignTransactionID)
         field("square_location_id", squareLocationID)
         field("square_tender_types", squareTenderTypes.map { $0.wireNames.joined(separator: ",") })
+        // Written only when known, so that the basis of a payment recorded before Tender kept it is unchanged.
+        if let squareApplicationID { field("square_application_id", squareApplicationID) }
         return SHA256.hash(Array(text.utf8)).map { byte in
             let digits = String(byte, radix: 16)
             return digits.count == 1 ? "0" + digits : digits

@@ -14,6 +14,7 @@ public import Tender
 /// | ``foreignTransactionID`` | — | `foreign-tx-id`: looked up (preferred) |
 /// | ``squareLocationID`` | every record must be at this location; a search lists it | — |
 /// | ``squareTenderTypes`` | a payment of a type the request did not allow contradicts | — |
+/// | ``squareApplicationID`` | a payment another application took contradicts; a search skips it | — |
 /// | ``writtenAheadAt``, ``expiresAt`` | every record's times must be in ``recordWindow``; a search looks in ``window`` | the transaction's time must be in ``recordWindow`` |
 ///
 /// ## The payment's time
@@ -59,6 +60,9 @@ public struct PaymentVerificationRequest: Sendable, Hashable {
     public var squareLocationID: String?
     /// The tender types the Square request allowed (card only, or card and cash, …), if known.
     public var squareTenderTypes: SquareTenderTypes?
+    /// The Square application that made the request (its `client_id`), if known. When it is, a Square payment whose
+    /// `application_details.application_id` names another application is not this payment, however it was found.
+    public var squareApplicationID: String?
     /// The payment's idempotency key (REL-4). The reads a verifier makes (Square's RetrieveOrder, GetPayment,
     /// ListPayments, BatchRetrieveOrders; SumUp's transaction lookup) take none and change nothing, so asking
     /// twice is safe; the key is for the calls about the payment that do take one, such as refunds.
@@ -81,6 +85,7 @@ public struct PaymentVerificationRequest: Sendable, Hashable {
         foreignTransactionID: String? = nil,
         squareLocationID: String? = nil,
         squareTenderTypes: SquareTenderTypes? = nil,
+        squareApplicationID: String? = nil,
         idempotencyKey: UUID,
         paymentID: String? = nil
     ) {
@@ -96,6 +101,7 @@ public struct PaymentVerificationRequest: Sendable, Hashable {
         self.foreignTransactionID = foreignTransactionID
         self.squareLocationID = squareLocationID
         self.squareTenderTypes = squareTenderTypes
+        self.squareApplicationID = squareApplicationID
         self.idempotencyKey = idempotencyKey
         self.paymentID = paymentID
     }

@@ -3,7 +3,7 @@ import FlyingSocks
 import Foundation
 import Tender
 
-/// A local stand-in for `tender-server`'s `POST /v1/events`, following the sync contract (SYNC_CONTRACT.md,
+/// A local stand-in for `tender-server`'s `POST /v1/events`, following the sync contract (TenderSync's article "The sync contract",
 /// "Server behaviour") for one device: the key in `Authorization`, the device bound to the first `journal_id`, the
 /// changes with `sequence <= held` skipped, the first new one `held + 1` or 409 `out_of_sequence` with
 /// `expected_sequence`, `200 {"acknowledged_through"}`; a `pruned_through` before the batch's first change moves what it

@@ -64,7 +64,8 @@ enum Fixture {
         clientTransactionID: String? = nil,
         location: String? = Fixture.location,
         tenderTypes: SquareTenderTypes? = .card,
-        expiredAt: Date = Fixture.now
+        expiredAt: Date = Fixture.now,
+        applicationID: String? = nil
     ) -> PaymentVerificationRequest {
         PaymentVerificationRequest(
             provider: .square,
@@ -76,6 +77,7 @@ enum Fixture {
             clientTransactionID: clientTransactionID,
             squareLocationID: location,
             squareTenderTypes: tenderTypes,
+            squareApplicationID: applicationID,
             idempotencyKey: key
         )
     }
@@ -134,7 +136,8 @@ enum Fixture {
         location: String = Fixture.location,
         source: String = "CARD",
         createdAt: String = InternetDate.rfc3339(Fixture.now.addingTimeInterval(-600)),
-        offlineCreatedAt: String? = nil
+        offlineCreatedAt: String? = nil,
+        application: String? = nil
     ) -> String {
         let tipJSON = tip.map { #","tip_money":{"amount":\#($0),"currency":"\#(currency)"}"# } ?? ""
         let offline =
@@ -145,7 +148,9 @@ enum Fixture {
             + #""amount_money":{"amount":\#(amount),"currency":"\#(currency)"}\#(tipJSON),"#
             + #""total_money":{"amount":\#(amount + (tip ?? 0)),"currency":"\#(currency)"},"#
             + #""status":"\#(status)","source_type":"\#(source)","location_id":"\#(location)","#
-            + #""order_id":"oHyQ6w9wEc72nlKaIptsnc3CLnSZY","receipt_number":"bP9m"\#(offline)}"#
+            + #""order_id":"oHyQ6w9wEc72nlKaIptsnc3CLnSZY","receipt_number":"bP9m"\#(offline)"#
+            + (application.map { #","application_details":{"square_product":"SQUARE_POS","application_id":"\#($0)"}"# }
+                ?? "") + "}"
     }
 
     /// GetPayment's answer.

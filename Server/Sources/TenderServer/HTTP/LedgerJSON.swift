@@ -1,6 +1,7 @@
 import Foundation
 import Tender
 import TenderProviderAPI
+import TenderSync
 
 /// The JSON the server answers with: payments, pages, history, errors.
 enum LedgerJSON {
@@ -119,13 +120,6 @@ enum LedgerJSON {
             "note": change.note.map(JSONTree.string) ?? .null,
             "received_at": .string(Timestamp.text(change.receivedAt)),
         ])
-    }
-
-    /// `{"error": {"code", "message"}}`, with `expected_sequence` for `out_of_sequence`.
-    static func error(_ error: LedgerError) -> JSONTree {
-        var object: [String: JSONTree] = ["code": .string(error.code.rawValue), "message": .string(error.message)]
-        if let expected = error.expectedSequence { object["expected_sequence"] = .integer(expected) }
-        return .object(["error": .object(object)])
     }
 
     /// An amount as decimal text in its currency (`12.50 USD`); minor units and the code if the code is unknown.

@@ -3,6 +3,7 @@ import HTTPTypes
 public import Hummingbird
 public import Logging
 import NIOCore
+public import TenderSync
 
 /// The fleet server's HTTP side: devices' sync (`POST /v1/events`) and verifications
 /// (`GET /v1/verifications/{payment_id}`), Square's webhooks (`POST /v1/webhooks/square`), the operator's JSON API
@@ -148,16 +149,21 @@ public struct LedgerServer: Sendable {
             case .nobody, .wrongBearer:
                 throw LedgerError(.unauthorized, "Send a device's key as Authorization: Bearer.")
             }
-            if let length = request.headers[.contentLength].flatMap(Int.init), length > SyncBatch.maximumBytes {
+            if let length = request.headers[.contentLength].flatMap(Int.init), length > SyncContract.maximumBytes {
                 throw Self.tooLarge
             }
             let body: ByteBuffer
             do {
-                body = try await request.body.collect(upTo: SyncBatch.maximumBytes)
+                body = try await request.body.collect(upTo: SyncContract.maximumBytes)
             } catch is NIOTooManyBytesError {
                 throw Self.tooLarge
             }
-            let batch = try SyncBatch(json: Data(body.readableBytesView))
+            let batch: SyncBatch
+            do {
+                batch = try SyncBatch(json: Data(body.readableBytesView))
+            } catch let refused as SyncContractError {
+                throw LedgerError(refused)
+            }
             logger.info("sync received", metadata: ["device_id": "\(device.id)", "changes": "\(batch.changes.count)"])
             if let prunedThrough = batch.prunedThrough {
                 logger.notice(
@@ -173,7 +179,14 @@ public struct LedgerServer: Sendable {
                     "acknowledged_through": "\(held)",
                 ]
             )
-            return Self.json(.object(["acknowledged_through": .integer(held)]), status: .ok)
+            let acknowledgement = SyncAcknowledgement(
+                acknowledgedThrough: held,
+                notice: SyncAcknowledgement.notice(for: batch)
+            )
+            if let notice = acknowledgement.notice {
+                logger.notice("sync: \(notice)", metadata: ["device_id": "\(device.id)"])
+            }
+            return Self.json(encoding: acknowledgement, status: .ok)
         } catch {
             return failure(error, route: "sync")
         }
@@ -409,7 +422,27 @@ public struct LedgerServer: Sendable {
     }
 
     static func error(_ error: LedgerError) -> Response {
-        json(LedgerJSON.error(error), status: HTTPResponse.Status(code: error.status))
+        let body = SyncErrorBody(
+            code: error.code.rawValue,
+            message: error.message,
+            expectedSequence: error.expectedSequence
+        )
+        return json(encoding: body, status: HTTPResponse.Status(code: error.status))
+    }
+
+    /// A value of the sync contract (an acknowledgement, an error body) as the contract's own type encodes it, so the
+    /// server never spells the contract's members a second time.
+    static func json(encoding value: some Encodable, status: HTTPResponse.Status) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // The contract's answers hold strings and integers only, which always encode; were one not to, the answer
+        // is a bare 500, never a body that says something else.
+        guard let data = try? encoder.encode(value) else { return Response(status: .internalServerError) }
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+        )
     }
 
     static func json(_ value: JSONTree, status: HTTPResponse.Status) -> Response {

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import TenderHandoff
+import TenderSync
 
 /// The operator's page, rendered on the server: no script, one stylesheet inline, every value from a device
 /// escaped (``HTML/escape(_:)``). Laid out for a phone (390 px) and a desktop window (1280 px).

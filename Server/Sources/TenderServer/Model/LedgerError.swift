@@ -1,4 +1,5 @@
 public import Tender
+import TenderSync
 
 /// An error of the fleet server's: a stable code (the `code` of the JSON error object), a message for people, and the
 /// HTTP status it is answered with.
@@ -19,7 +20,9 @@ public struct LedgerError: TenderError {
         public static let malformedJSON = Code(rawValue: "malformed_json")
         /// 400: a change does not parse; the message names the field and the sequence.
         public static let invalidChange = Code(rawValue: "invalid_change")
-        /// 400: a change's `kind` is not one of the journal's history kinds.
+        /// 400: a change's `kind` was not one of the journal's history kinds. No longer answered: since version 2 of
+        /// the sync contract a change of a kind the server does not know is kept, and the acknowledgement's `notice`
+        /// names the kind. Kept so that a client that matches it still builds.
         public static let unknownChangeKind = Code(rawValue: "unknown_change_kind")
         /// 400: a query parameter of the operator's API is not valid.
         public static let invalidQuery = Code(rawValue: "invalid_query")
@@ -67,6 +70,12 @@ public struct LedgerError: TenderError {
         case .unavailable: 503
         default: 500
         }
+    }
+
+    /// The sync contract's refusal of a batch, with its code and message (`malformed_json`, `invalid_change`,
+    /// `too_large`).
+    init(_ refused: SyncContractError) {
+        self.init(Code(rawValue: refused.code.rawValue), refused.message)
     }
 
     static func unavailable(_ error: any Error) -> LedgerError {

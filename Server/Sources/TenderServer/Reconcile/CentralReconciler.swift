@@ -1,8 +1,8 @@
 public import Foundation
 public import Logging
 import Tender
-import TenderHandoff
 public import TenderProviderAPI
+public import TenderSync
 
 /// The verifiers the server asks with its own credentials (`SQUARE_ACCESS_TOKEN`; `SUMUP_ACCESS_TOKEN` and
 /// `SUMUP_MERCHANT_CODE`), and the seller whose webhooks count. A provider without its verifier is judged on what
@@ -80,7 +80,7 @@ public struct ReconcileSummary: Sendable, Hashable {
 ///
 /// A payment is examined when it needs the server's verdict (``LedgerStore/paymentsToVerify(now:after:limit:)``):
 /// unknown, pending past its expiry, completed and not verified by the server, or flagged; each request is built from
-/// the ledger's snapshot (``PaymentSnapshot/verificationRequest()``). Every verdict is recorded in its own transaction
+/// the ledger's snapshot (`PaymentSnapshot.verificationRequest()`). Every verdict is recorded in its own transaction
 /// (``LedgerStore/recordServerVerdict(_:)``), where one record confirms one payment fleet-wide; a failure records
 /// nothing, and the payment is asked about again on the next run. Killed at any point, the ledger holds the verdicts
 /// recorded so far, and a new run finishes the rest.

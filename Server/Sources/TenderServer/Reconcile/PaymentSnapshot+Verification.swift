@@ -1,7 +1,7 @@
 import Foundation
 import Tender
-import TenderHandoff
 public import TenderProviderAPI
+public import TenderSync
 
 extension PaymentSnapshot {
     /// The request the server asks the providers about this payment, built from what the device sent: the one place
@@ -16,7 +16,7 @@ extension PaymentSnapshot {
     /// | `expires_at` (its last hand-off's) | `expiresAt` |
     /// | `reported_outcome`, `transaction_id`, `client_transaction_id`, when `outcome_source` is `callback` | `reportedStatus`, `transactionID`, `clientTransactionID` |
     /// | `foreign_transaction_id` (SumUp) | `foreignTransactionID` |
-    /// | `square_location_id`, `square_tender_types` (Square) | `squareLocationID`, `squareTenderTypes` |
+    /// | `square_location_id`, `square_tender_types`, `square_application_id` (Square) | `squareLocationID`, `squareTenderTypes`, `squareApplicationID` |
     /// | `idempotency_key`, `payment_id` | `idempotencyKey`, `paymentID` |
     ///
     /// `nil` when the server has nothing to ask: a payment neither unknown, pending nor flagged, and a completed one
@@ -37,13 +37,14 @@ extension PaymentSnapshot {
             amount: amount,
             writtenAheadAt: Self.date(createdAt),
             expiresAt: Self.date(expiresAt),
-            reportedStatus: isCallback ? reportedOutcome.flatMap(PaymentOutcome.Status.init(rawValue:)) : nil,
+            reportedStatus: isCallback ? reportedOutcome : nil,
             transactionID: isCallback ? transactionID : nil,
             clientTransactionID: isCallback ? clientTransactionID : nil,
             foreignTransactionID: provider == .sumUp ? foreignTransactionID : nil,
             squareLocationID: provider == .square ? squareLocationID : nil,
             squareTenderTypes: provider == .square
                 ? squareTenderTypes.flatMap { SquareTenderTypes(wireNames: $0) } : nil,
+            squareApplicationID: provider == .square ? squareApplicationID : nil,
             // A device that sends no key (an old one) gets the nil UUID: no read the verifiers make takes a key.
             idempotencyKey: idempotencyKey ?? Self.noKey,
             paymentID: paymentID.rawValue

@@ -1,3 +1,5 @@
+public import TenderSync
+
 /// Where the ledger lives: PostgreSQL for fleets (``PostgresLedgerStore``), SQLite as the embedded default
 /// (``SQLiteLedgerStore``). Both pass one conformance suite, and every query of the ingest path, the listing and the
 /// filters reads an index (``queryPlans()``).
@@ -140,7 +142,7 @@ public struct LedgerPayment: Sendable, Hashable {
     public var outcome: String?
     /// Whether the device flags it for reconciliation.
     public var needsReconciliation: Bool
-    /// Why a person must look at it (see ``PaymentSnapshot/attention``), if they must.
+    /// Why a person must look at it (see `PaymentSnapshot.attention`, in TenderSync), if they must.
     public var attention: String?
     /// The amount in minor units.
     public var amountMinorUnits: Int64

@@ -1,4 +1,5 @@
 import Foundation
+import TenderSync
 
 /// The operator's filters over the ledger: `GET /v1/payments?state=&verdict=&device=&provider=&since=&until=&limit=&cursor=`.
 public struct PaymentQuery: Sendable, Hashable {

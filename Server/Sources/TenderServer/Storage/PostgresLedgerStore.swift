@@ -3,8 +3,8 @@ public import Logging
 import PostgresNIO
 public import ServiceLifecycle
 import Tender
-import TenderHandoff
 import TenderProviderAPI
+public import TenderSync
 
 /// The ledger in PostgreSQL, through postgres-nio's `PostgresClient` (a connection pool): for fleets.
 ///
@@ -255,7 +255,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
             bindings.append(snapshot.paymentID.rawValue)
             bindings.append(snapshot.provider.rawValue)
             bindings.append(snapshot.state.rawValue)
-            bindings.append(snapshot.outcome)
+            bindings.append(snapshot.outcome?.rawValue)
             bindings.append(snapshot.needsReconciliation)
             bindings.append(snapshot.attention)
             bindings.append(Int64(snapshot.amount.minorUnits))

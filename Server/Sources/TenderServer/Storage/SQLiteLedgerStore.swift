@@ -1,7 +1,7 @@
 import GRDB
 import Tender
-import TenderHandoff
 import TenderProviderAPI
+public import TenderSync
 
 /// The ledger in a SQLite file, through GRDB: the embedded default, so that `serve` works on a fresh machine.
 ///
@@ -551,7 +551,8 @@ public final class SQLiteLedgerStore: LedgerStore {
     static func snapshotArguments(_ snapshot: PaymentSnapshot) -> [String: (any DatabaseValueConvertible)?] {
         [
             "payment": snapshot.paymentID.rawValue, "provider": snapshot.provider.rawValue,
-            "state": snapshot.state.rawValue, "outcome": snapshot.outcome, "needs": snapshot.needsReconciliation,
+            "state": snapshot.state.rawValue, "outcome": snapshot.outcome?.rawValue,
+            "needs": snapshot.needsReconciliation,
             "attention": snapshot.attention, "amount": Int64(snapshot.amount.minorUnits),
             "currency": snapshot.amount.currency.code, "transaction": snapshot.transactionID,
             "client": snapshot.clientTransactionID, "foreign": snapshot.foreignTransactionID,

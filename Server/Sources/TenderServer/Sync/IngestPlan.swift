@@ -1,5 +1,5 @@
 import Tender
-import TenderHandoff
+import TenderSync
 
 /// What a batch does to the ledger, given what the server holds for its device: the rules of the sync contract,
 /// written once and used by both stores inside their transaction.
@@ -127,7 +127,7 @@ struct TotalsContribution: Hashable {
             createdAt: snapshot.createdAt,
             provider: snapshot.provider.rawValue,
             currency: snapshot.amount.currency.code,
-            outcome: snapshot.outcome,
+            outcome: snapshot.outcome?.rawValue,
             amountMinorUnits: Int64(snapshot.amount.minorUnits)
         )
     }

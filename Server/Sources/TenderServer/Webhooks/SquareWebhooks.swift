@@ -2,8 +2,9 @@ import Crypto
 public import Foundation
 import Tender
 import TenderProviderAPI
+import TenderSync
 
-/// Square's webhooks as this server takes them (`../shared/specs/square-webhooks.md`): where they come, the key they
+/// Square's webhooks as this server takes them (<doc:RunningAFleet>, "Square's webhooks"): where they come, the key they
 /// are signed with, and the seller whose events count.
 public struct SquareWebhooks: Sendable, CustomStringConvertible {
     /// The notification URL exactly as configured in the subscription (`--square-webhook-url`): Square signs it

@@ -13,6 +13,10 @@ import Tender
 ///    walk of their location when it has two or more of them.
 /// 3. GetPayment for each payment of an order that neither a walk nor a webhook brought.
 ///
+/// A payment searched for whose request named no location is searched at the seller's only location: ListLocations
+/// is asked once per batch, and where the seller has several (or the token may not list them), such payments are not
+/// searched at all (the rules answer ``PaymentVerification/Reason/locationUnknown``).
+///
 /// A request that fails is a failure of every payment that needed it, never a verdict.
 struct SquareBatchFetch {
     let client: SquareConnectClient
@@ -36,6 +40,9 @@ struct SquareBatchFetch {
     private var pushedIDs: Set<String> = []
     private var pushedByAmount: [Money: [SquarePayment]] = [:]
     private var examinedCounts: [[Int]: Int] = [:]
+    /// The seller's only location, for the requests that name none (`nil` inside: several, or not listed); `nil`
+    /// when no request needed it.
+    private var onlyLocation: Result<String?, any Error>?
 
     init(client: SquareConnectClient, accessToken: SquareAccessToken, maximumSearchPages: Int, tally: RequestTally) {
         self.client = client
@@ -76,6 +83,9 @@ struct SquareBatchFetch {
         let pushedOrders = Set(pushed.compactMap(\.orderID))
         let named = Set(requests.compactMap(\.transactionID).filter(SquareIDRule.isValid)).subtracting(pushedOrders)
         try await fetchOrders(named.sorted())
+        if requests.contains(where: { $0.transactionID == nil && $0.squareLocationID == nil }) {
+            onlyLocation = try await sellerOnlyLocation()
+        }
         try await walk(plan(requests))
         try await getPayments(neededPayments(requests))
         var results: [Result<(SquareRecords, endpoints: [String]), any Error>] = []
@@ -129,7 +139,20 @@ struct SquareBatchFetch {
     private mutating func searchRecords(
         for request: PaymentVerificationRequest
     ) -> Result<(SquareRecords, endpoints: [String]), any Error> {
-        let covering = walks.indices.filter { walks[$0].covers(request.window, at: request.squareLocationID) }
+        var onlyLocationID: String?
+        if request.squareLocationID == nil {
+            switch onlyLocation {
+            case .success(let id?)?: onlyLocationID = id
+            case .failure(let error)?: return .failure(error)
+            default:
+                // Not searched: the rules say why (location_unknown).
+                return .success(
+                    (SquareRecords(search: SquareRecords.Search(examinedCount: 0)), ["GET /v2/locations"])
+                )
+            }
+        }
+        let location = request.squareLocationID ?? onlyLocationID
+        let covering = walks.indices.filter { walks[$0].covers(request.window, at: location) }
         var candidates: [String: SquarePayment] = [:]
         var isComplete = covering.count == 2
         for index in covering {
@@ -150,10 +173,14 @@ struct SquareBatchFetch {
             payments: candidates.values.sorted {
                 ($0.createdAt ?? .distantPast, $0.id) < ($1.createdAt ?? .distantPast, $1.id)
             },
-            search: SquareRecords.Search(examinedCount: examined, isComplete: isComplete),
+            search: SquareRecords.Search(
+                examinedCount: examined,
+                isComplete: isComplete,
+                onlyLocationID: onlyLocationID
+            ),
             webhookPaymentIDs: pushedIDs
         )
-        return .success((records, ["GET /v2/payments"]))
+        return .success((records, (onlyLocationID == nil ? [] : ["GET /v2/locations"]) + ["GET /v2/payments"]))
     }
 
     /// How many different payments the walks `indices` listed, counted once per set of walks.
@@ -165,6 +192,21 @@ struct SquareBatchFetch {
         }
         examinedCounts[indices] = ids.count
         return ids.count
+    }
+
+    /// The seller's location when it has exactly one, `nil` when it has several or none, or when the token may not
+    /// list them (`MERCHANT_PROFILE_READ` missing: the location is then unknown, which no retry changes); any other
+    /// failure of ListLocations is the failure of the payments that needed it.
+    private func sellerOnlyLocation() async throws -> Result<String?, any Error> {
+        do {
+            let ids = try await client.sellerLocationIDs(accessToken: accessToken, tally: tally)
+            return .success(ids.count == 1 ? ids[0] : nil)
+        } catch ProviderAPIError.Code.insufficientScopes {
+            return .success(nil)
+        } catch {
+            try Self.rethrowCancellation(error)
+            return .failure(error)
+        }
     }
 
     // MARK: Orders
@@ -247,8 +289,16 @@ struct SquareBatchFetch {
         var created: [String?: [DateInterval]] = [:]
         var offline: [String?: [DateInterval]] = [:]
         for request in requests where request.transactionID == nil {
-            created[request.squareLocationID, default: []].append(request.window)
-            offline[request.squareLocationID, default: []].append(request.window)
+            let location: String?
+            if let named = request.squareLocationID {
+                location = named
+            } else if case .success(let only?)? = onlyLocation {
+                location = only
+            } else {
+                continue
+            }
+            created[location, default: []].append(request.window)
+            offline[location, default: []].append(request.window)
         }
         let orderPayments = Dictionary(grouping: neededPayments(requests), by: \.locationID)
         for (location, payments) in orderPayments where payments.count >= 2 {

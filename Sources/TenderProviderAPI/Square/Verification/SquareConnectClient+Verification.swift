@@ -69,6 +69,25 @@ extension SquareConnectClient {
         }
     }
 
+    /// ListLocations as verification reads it: `GET /v2/locations` (scope `MERCHANT_PROFILE_READ`), the IDs of the
+    /// seller's locations. A search for a payment whose request named no location is proof only when the seller has
+    /// exactly one (Square's ListPayments lists the main location when it is given none).
+    package func sellerLocationIDs(accessToken: SquareAccessToken, tally: RequestTally? = nil) async throws -> [String]
+    {
+        let answer = try await perform(
+            .sellerLocations,
+            path: "/v2/locations",
+            credential: .bearer(accessToken),
+            tally: tally
+        )
+        return try read(answer, "ListLocations' answer", keys: ["locations", "errors"]) {
+            (object) throws(JSONFieldError) in
+            try object.objects("locations").map { (location) throws(JSONFieldError) in
+                try location.requiredString("id")
+            }
+        }
+    }
+
     /// BatchRetrieveOrders' largest batch: 100 IDs (`api.json`: "A maximum of 100 orders can be retrieved per
     /// request").
     package static let ordersBatchLimit = 100

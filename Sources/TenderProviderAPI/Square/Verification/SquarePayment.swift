@@ -26,6 +26,9 @@ public struct SquarePayment: Sendable, Hashable {
     public var offlineCreatedAt: Date?
     /// Whether the payment was taken offline.
     public var isOfflinePayment: Bool
+    /// The application that took the payment (`application_details.application_id`): for a Point of Sale API
+    /// payment, the `client_id` of the request's application; for one taken in a Square app, that app's ID.
+    public var applicationID: String?
 
     /// Creates a payment.
     public init(
@@ -39,7 +42,8 @@ public struct SquarePayment: Sendable, Hashable {
         sourceType: SourceType? = nil,
         createdAt: Date? = nil,
         offlineCreatedAt: Date? = nil,
-        isOfflinePayment: Bool = false
+        isOfflinePayment: Bool = false,
+        applicationID: String? = nil
     ) {
         self.id = id
         self.status = status
@@ -52,6 +56,7 @@ public struct SquarePayment: Sendable, Hashable {
         self.createdAt = createdAt
         self.offlineCreatedAt = offlineCreatedAt
         self.isOfflinePayment = isOfflinePayment
+        self.applicationID = applicationID
     }
 
     /// A payment's status (`api.json`: "APPROVED, PENDING, COMPLETED, CANCELED, or FAILED"). An open set.
@@ -160,7 +165,8 @@ extension SquarePayment {
             offlineCreatedAt: try object.optionalObject("offline_payment_details")?.optionalTimestamp(
                 "client_created_at"
             ),
-            isOfflinePayment: try object.optionalBool("is_offline_payment") ?? false
+            isOfflinePayment: try object.optionalBool("is_offline_payment") ?? false,
+            applicationID: try object.optionalObject("application_details")?.optionalString("application_id")
         )
     }
 }

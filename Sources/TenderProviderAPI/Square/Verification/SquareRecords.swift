@@ -65,11 +65,17 @@ public struct SquareRecords: Sendable, Hashable {
         public var examinedCount: Int
         /// Whether it read every page; `false` when it stopped at its page limit, and so proves nothing.
         public var isComplete: Bool
+        /// For a request that named no location: the seller's only location, which the search listed, when the seller
+        /// has exactly one (ListLocations). `nil` when the request named its location, or the seller has several (or
+        /// their number is not known): then a search of a request without a location proves nothing
+        /// (``PaymentVerification/Reason/locationUnknown``).
+        public var onlyLocationID: String?
 
         /// Creates a search's outcome.
-        public init(examinedCount: Int, isComplete: Bool = true) {
+        public init(examinedCount: Int, isComplete: Bool = true, onlyLocationID: String? = nil) {
             self.examinedCount = examinedCount
             self.isComplete = isComplete
+            self.onlyLocationID = onlyLocationID
         }
     }
 }
@@ -81,11 +87,15 @@ extension SquareRecords {
     /// (``PaymentVerification/Reason/noSuchOrder``, nothing asked) or Square has no such order; when the order or
     /// a payment was made outside the payment's ``PaymentVerificationRequest/recordWindow`` (every one of its
     /// times), is at another location than ``PaymentVerificationRequest/squareLocationID`` (when known), has a
-    /// tender type the request did not allow, names a payment Square does not have, or has no tender; when the
+    /// tender type the request did not allow, was taken by another application than
+    /// ``PaymentVerificationRequest/squareApplicationID`` (when known), names a payment Square does not have, or has
+    /// no tender; when the
     /// amounts (tip not counted) or the status disagree with the request and the report. A `PENDING` payment, or a
     /// status Tender does not know, proves nothing.
     ///
-    /// **Found by a search**: a candidate has the request's amount, location and an allowed tender type, was taken
+    /// **Found by a search** (at the request's location; for a request that named none, at the seller's only location,
+    /// and where the seller has several, nothing is proven: ``PaymentVerification/Reason/locationUnknown``): a
+    /// candidate has the request's amount, location, application (when known) and an allowed tender type, was taken
     /// (`offline_payment_details.client_created_at`, else `created_at`) in the request's
     /// ``PaymentVerificationRequest/window``, and has every time in its record window. One candidate is judged as a
     /// named payment is; several are ``PaymentVerification/Reason/ambiguous``; none is
@@ -285,7 +295,17 @@ struct SquareJudge {
             )
         }
         evidence.examinedCount = search.examinedCount
-        let place = request.squareLocationID.map { " at location \($0)" } ?? ""
+        guard let location = request.squareLocationID ?? search.onlyLocationID else {
+            return verdict(
+                .unverifiable,
+                .locationUnknown,
+                "The request named no Square location and none is known for this payment, and the seller does not "
+                    + "have exactly one location: Square lists only the main location's payments when asked for none, "
+                    + "so a search proves nothing about a payment taken at another. Give the location the payment "
+                    + "was taken at (--square-location-id, the seller's authorization, or the device's registration)."
+            )
+        }
+        let place = " at location \(location)"
         guard search.isComplete else {
             return verdict(
                 .unverifiable,
@@ -339,7 +359,12 @@ struct SquareJudge {
     /// taken in the window, and every time in the record window.
     private func isCandidate(_ payment: SquarePayment) -> Bool {
         guard payment.amountMoney == request.amount else { return false }
-        if let location = request.squareLocationID, payment.locationID != location { return false }
+        if let location = request.squareLocationID ?? records.search?.onlyLocationID, payment.locationID != location {
+            return false
+        }
+        if let application = request.squareApplicationID, let other = payment.applicationID, other != application {
+            return false
+        }
         if let allowed = request.squareTenderTypes, payment.sourceType?.isAllowed(by: allowed) == false {
             return false
         }
@@ -436,6 +461,15 @@ struct SquareJudge {
                 payments: payments
             )
         }
+        if let application = request.squareApplicationID, let other = payment.applicationID, other != application {
+            return verdict(
+                .contradicted,
+                .otherApplication,
+                "\(name) was taken by the application \(UntrustedText.safe(other, limit: 200, controls: .unreadable)), "
+                    + "not \(application), which made this request: it is another application's payment.",
+                payments: payments
+            )
+        }
         if let allowed = request.squareTenderTypes, let source = payment.sourceType,
             source.isAllowed(by: allowed) == false
         {
@@ -506,7 +540,8 @@ struct SquareJudge {
                 createdAt: payment.createdAt,
                 orderID: payment.orderID,
                 offlineCreatedAt: payment.offlineCreatedAt,
-                pushedByWebhook: records.webhookPaymentIDs.contains(payment.id)
+                pushedByWebhook: records.webhookPaymentIDs.contains(payment.id),
+                applicationID: payment.applicationID
             )
         }
         var seen: Set<String> = []

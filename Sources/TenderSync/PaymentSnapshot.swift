@@ -1,21 +1,22 @@
 public import Foundation
 public import Tender
-public import TenderHandoff
 
 /// A payment as a device's journal shows it (`tender journal show ID --json`, without its `history`): the fields
 /// the ledger reads, and the whole object as received.
 ///
-/// The one place where the server reads a device's payment. Every field the ledger stores is checked here; the rest
-/// of the object is kept in ``json`` untouched, for the payment's page.
-public struct PaymentSnapshot: Sendable, Hashable, Decodable {
+/// The one place where a device's payment is read, on either side of the sync: the journal reads each change's payment
+/// with it before sending it (so a device never sends what a server refuses), and the server reads what it receives.
+/// Every field the ledger stores is checked here; the rest of the object is kept in ``json`` untouched, and is what
+/// encoding writes back.
+public struct PaymentSnapshot: Sendable, Hashable, Codable {
     /// The payment's ID.
     public var paymentID: PaymentID
     /// The provider's stable name (`square`, `sumup`, …): an open set.
     public var provider: PaymentProvider
     /// The payment's state on the device.
     public var state: PaymentState
-    /// The accepted outcome (`approved`, `declined`, `cancelled`, `failed`), for completed and resolved payments.
-    public var outcome: String?
+    /// The accepted outcome, for completed and resolved payments.
+    public var outcome: PaymentOutcome.Status?
     /// Whether the device flags the payment for reconciliation.
     public var needsReconciliation: Bool
     /// The amount asked for.
@@ -35,7 +36,7 @@ public struct PaymentSnapshot: Sendable, Hashable, Decodable {
     /// The provider's verdict as the device recorded it.
     public var verification: Verification?
     /// What the POS app's answer reported (`reported_outcome`), kept through a resolution.
-    public var reportedOutcome: String?
+    public var reportedOutcome: PaymentOutcome.Status?
     /// Where the accepted outcome came from (`outcome_source`): `callback`, `provider` or `manual`.
     public var outcomeSource: String?
     /// The payment's idempotency key (`idempotency_key`).
@@ -44,6 +45,8 @@ public struct PaymentSnapshot: Sendable, Hashable, Decodable {
     public var squareLocationID: String?
     /// The tender types the Square request allowed, as wire strings (`square_tender_types`).
     public var squareTenderTypes: [String]?
+    /// The Square application that made the request (`square_application_id`).
+    public var squareApplicationID: String?
     /// The whole object, as received.
     public var json: JSONTree
 
@@ -58,13 +61,15 @@ public struct PaymentSnapshot: Sendable, Hashable, Decodable {
     }
 
     /// A field that does not hold what it must: the field's name and the rule.
-    struct Problem: Error {
-        var field: String
-        var rule: String
+    public struct Problem: Error, Sendable {
+        /// The member, such as `amount_minor_units`.
+        public var field: String
+        /// What it must be, such as `is not an integer`.
+        public var rule: String
     }
 
     /// The longest text kept for an identifier from a device.
-    static let maximumIdentifierLength = 255
+    public static let maximumIdentifierLength = SyncContract.maximumIdentifierLength
 
     /// Reads and checks the object.
     public init(from decoder: any Decoder) throws {
@@ -102,10 +107,14 @@ public struct PaymentSnapshot: Sendable, Hashable, Decodable {
         guard let stateText = try string("state"), let state = PaymentState(rawValue: stateText) else {
             throw Problem(field: "state", rule: "is not a payment state")
         }
-        let outcome = try string("outcome", required: false)
-        if let outcome, !["approved", "declined", "cancelled", "failed"].contains(outcome) {
-            throw Problem(field: "outcome", rule: "is not approved, declined, cancelled, failed or null")
+        func status(_ key: String) throws -> PaymentOutcome.Status? {
+            guard let text = try string(key, required: false) else { return nil }
+            guard let status = PaymentOutcome.Status(rawValue: text) else {
+                throw Problem(field: key, rule: "is not approved, declined, cancelled, failed or null")
+            }
+            return status
         }
+        let outcome = try status("outcome")
         guard case .bool(let needsReconciliation)? = members["needs_reconciliation"] else {
             throw Problem(field: "needs_reconciliation", rule: "is not true or false")
         }
@@ -145,11 +154,7 @@ public struct PaymentSnapshot: Sendable, Hashable, Decodable {
         self.updatedAt = updatedAt
         self.expiresAt = try time("expires_at", required: false)
         self.verification = verification
-        let reported = try string("reported_outcome", required: false)
-        if let reported, !["approved", "declined", "cancelled", "failed"].contains(reported) {
-            throw Problem(field: "reported_outcome", rule: "is not approved, declined, cancelled, failed or null")
-        }
-        self.reportedOutcome = reported
+        self.reportedOutcome = try status("reported_outcome")
         self.outcomeSource = try string("outcome_source", required: false)
         if let key = try string("idempotency_key", required: false) {
             guard let uuid = UUID(uuidString: key) else {
@@ -160,6 +165,7 @@ public struct PaymentSnapshot: Sendable, Hashable, Decodable {
             self.idempotencyKey = nil
         }
         self.squareLocationID = try string("square_location_id", required: false)
+        self.squareApplicationID = try string("square_application_id", required: false)
         switch members["square_tender_types"] {
         case .null?, nil: self.squareTenderTypes = nil
         case .array(let items)?:
@@ -172,6 +178,11 @@ public struct PaymentSnapshot: Sendable, Hashable, Decodable {
         default: throw Problem(field: "square_tender_types", rule: "is not an array of tender type names or null")
         }
         self.json = json
+    }
+
+    /// Encodes the object as it was read.
+    public func encode(to encoder: any Encoder) throws {
+        try json.encode(to: encoder)
     }
 
     /// Why a person must look at the payment, if they must: `unknown` (no answer came), `contradicted` (the provider's

@@ -4,7 +4,7 @@ import Tender
 /// The identifier of one logical payment in the journal.
 ///
 /// By default a lower-case UUID chosen by Tender. Pass your own (an order number, say) to
-/// ``HandoffCoordinator/pay(_:id:reopening:)`` to make a second tap on "Pay" for the same order find the
+/// `HandoffCoordinator.pay(_:id:reopening:)` to make a second tap on "Pay" for the same order find the
 /// payment already under way instead of charging twice. It is not a secret: it appears in logs (SEC-10).
 public struct PaymentID: RawRepresentable, Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
     /// The identifier's text: 1–64 ASCII letters, digits, `-`, `_`, `.` or `:`, holding no card number.
@@ -19,26 +19,21 @@ public struct PaymentID: RawRepresentable, Sendable, Hashable, Codable, Comparab
 
     /// A new random identifier (a lower-case UUID).
     public init() {
-        rawValue = UUID().journalText
-    }
-
-    /// Validates an identifier given as text.
-    /// - Throws: ``HandoffError`` with ``HandoffError/Code/invalidPaymentID`` when it is not one.
-    public init(validating text: String) throws {
-        guard let id = PaymentID(rawValue: text) else {
-            throw HandoffError(
-                .invalidPaymentID,
-                "A payment ID is 1–64 ASCII letters, digits, '-', '_', '.' or ':', and never a card number; this one is not."
-            )
-        }
-        self = id
+        rawValue = UUID().uuidString.lowercased()
     }
 
     /// Decodes and validates an identifier.
     public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        self = try PaymentID(validating: text)
+        let container = try decoder.singleValueContainer()
+        guard let id = PaymentID(rawValue: try container.decode(String.self)) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: PaymentID.rule)
+        }
+        self = id
     }
+
+    /// What an identifier must be, in words.
+    public static let rule =
+        "A payment ID is 1–64 ASCII letters, digits, '-', '_', '.' or ':', and never a card number; this one is not."
 
     /// Encodes the identifier as a string.
     public func encode(to encoder: any Encoder) throws {

@@ -1,14 +1,16 @@
 import Foundation
-public import TenderHandoff
 
 /// One change of a device's journal: a row of a payment's history, with the payment as it is after it.
-public struct SyncChange: Sendable, Hashable, Decodable {
+///
+/// Its JSON form: `{"sequence", "payment_id", "kind", "at", "from_state", "to_state", "note", "payment"}`, `at` an
+/// RFC 3339 time in UTC with milliseconds, `payment` the payment's ``PaymentSnapshot`` (`null` for `pruned` only).
+public struct SyncChange: Sendable, Hashable, Codable {
     /// The journal's sequence number of the change: 1, 2, 3, … with no gap.
     public var sequence: Int64
     /// The payment the change is about.
     public var paymentID: PaymentID
-    /// The history kind: a raw value of TenderHandoff's `HandoffEvent.Kind` (see ``SyncChange/kinds``) or `pruned`.
-    public var kind: HandoffEvent.Kind
+    /// The history kind (``PaymentEventKind``; one this version does not know is kept as it came).
+    public var kind: PaymentEventKind
     /// When the change happened on the device, in milliseconds since 1970.
     public var at: Int64
     /// The state before the change (`nil` for `begun`).
@@ -20,19 +22,11 @@ public struct SyncChange: Sendable, Hashable, Decodable {
     /// The payment after the change; `nil` exactly when ``kind`` is `pruned`.
     public var payment: PaymentSnapshot?
 
-    /// The kinds a change may have: the journal's history kinds (TenderHandoff's `HandoffEvent.Kind`), `pruned`, and
-    /// `snapshot` (the payment as the journal holds it, sent because its earlier changes were pruned unsent).
-    public static let kinds: Set<HandoffEvent.Kind> = [
-        .begun, .reopened, .opened, .openFailed, .recorded, .duplicate, .extraAnswer, .unsolicited, .tampered, .late,
-        .malformed, .timedOut, .expired, .resolved, .verified, .contradicted, .reconciled, .acknowledged, .pruned,
-        .storageFailed, .snapshot,
-    ]
-
-    /// Creates a change (for tests and tools).
+    /// Creates a change.
     public init(
         sequence: Int64,
         paymentID: PaymentID,
-        kind: HandoffEvent.Kind,
+        kind: PaymentEventKind,
         at: Int64,
         fromState: PaymentState?,
         toState: PaymentState?,
@@ -56,31 +50,22 @@ public struct SyncChange: Sendable, Hashable, Decodable {
         case toState = "to_state"
     }
 
-    /// Decodes and checks a change: `invalid_change` names the field and the sequence, `unknown_change_kind` the kind.
+    /// Decodes and checks a change: ``SyncContractError/Code/invalidChange`` names the field and the sequence.
     public init(from decoder: any Decoder) throws {
         let container: KeyedDecodingContainer<CodingKeys>
         do {
             container = try decoder.container(keyedBy: CodingKeys.self)
         } catch {
-            throw LedgerError(.invalidChange, "A change is not a JSON object.")
+            throw SyncContractError(.invalidChange, "A change is not a JSON object.")
         }
         guard let sequence = try? container.decode(Int64.self, forKey: .sequence), sequence >= 1 else {
-            throw LedgerError(.invalidChange, "A change's sequence is missing or not an integer of at least 1.")
+            throw SyncContractError(.invalidChange, "A change's sequence is missing or not an integer of at least 1.")
         }
-        func invalid(_ field: String, _ rule: String) -> LedgerError {
-            LedgerError(.invalidChange, "Change \(sequence): \(field) \(rule).")
+        func invalid(_ field: String, _ rule: String) -> SyncContractError {
+            SyncContractError(.invalidChange, "Change \(sequence): \(field) \(rule).")
         }
-        let kindText: String
-        do { kindText = try container.decode(String.self, forKey: .kind) } catch {
-            throw invalid("kind", "is missing or not a string")
-        }
-        let kind = HandoffEvent.Kind(rawValue: kindText)
-        guard Self.kinds.contains(kind) else {
-            throw LedgerError(
-                .unknownChangeKind,
-                "Change \(sequence): kind is not one of the journal's history kinds (or pruned, snapshot); "
-                    + "update the server, or send only the kinds it knows."
-            )
+        guard let kind = try? container.decode(PaymentEventKind.self, forKey: .kind) else {
+            throw invalid("kind", "is missing or not a kind's name (1 to 32 lowercase letters, digits and '_')")
         }
         guard let idText = try? container.decode(String.self, forKey: .paymentID),
             let paymentID = PaymentID(rawValue: idText)
@@ -138,5 +123,18 @@ public struct SyncChange: Sendable, Hashable, Decodable {
             note: note,
             payment: payment
         )
+    }
+
+    /// Encodes the change in its JSON form; absent values are `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sequence, forKey: .sequence)
+        try container.encode(paymentID, forKey: .paymentID)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(Timestamp.text(at), forKey: .at)
+        try container.encode(fromState, forKey: .fromState)
+        try container.encode(toState, forKey: .toState)
+        try container.encode(note, forKey: .note)
+        try container.encode(payment, forKey: .payment)
     }
 }

@@ -17,22 +17,22 @@ public enum PaymentState: String, Sendable, Hashable, Codable, CaseIterable, Cus
     /// Written ahead, POS app opened or about to be: waiting for the callback.
     case pending
     /// The callback came on the issued URL, in time, with matching echoes, or, for a payment no callback answered,
-    /// the provider's server proved its outcome (``HandoffCoordinator/reconcile(using:squareLocationID:)``):
-    /// ``JournalEntry/outcome`` holds it, and its source says which.
+    /// the provider's server proved its outcome (`HandoffCoordinator.reconcile(using:squareLocationID:)`):
+    /// `JournalEntry.outcome` holds it, and its source says which.
     case completed
     /// No callback within the hand-off time-out, or the payment expired while pending: the POS app may or
     /// may not have charged. Needs reconciliation; a later genuine callback is still matched (REL-5).
     case unknown
     /// A callback carried the right token but came on another URL, or an echoed field differed (SEC-5): never counted
     /// as completed; needs reconciliation. Its answer is kept (in the outcome and the history), and the payment
-    /// still accepts its genuine answer, which completes it (still flagged: ``JournalEntry/disputedAt``), or the
-    /// provider's server's proof (``HandoffCoordinator/reconcile(using:squareLocationID:)``).
+    /// still accepts its genuine answer, which completes it (still flagged: `JournalEntry.disputedAt`), or the
+    /// provider's server's proof (`HandoffCoordinator.reconcile(using:squareLocationID:)`).
     case tampered
     /// The callback came after the payment expired (SEC-4). Never accepted as a success; needs reconciliation.
     case late
     /// The POS app could not be opened (REL-1): nothing was handed off. A callback is still matched.
     case notOpened = "not_opened"
-    /// Someone decided the outcome by hand (``HandoffCoordinator/resolve(_:as:transactionID:note:overwritingCompleted:)``).
+    /// Someone decided the outcome by hand (`HandoffCoordinator.resolve(_:as:transactionID:note:overwritingCompleted:)`).
     case resolved
 
     /// Whether the state is final: ``completed``, ``late`` or ``resolved``. Only an explicit, recorded manual

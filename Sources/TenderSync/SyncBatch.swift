@@ -1,0 +1,207 @@
+public import Foundation
+
+/// The body of `POST /v1/events`: a journal's ID and 1 to ``SyncContract/maximumChanges`` of its changes, in increasing
+/// `sequence` with no gap; `pruned_through` when the changes before them that the server may not hold were pruned on
+/// the device before any sync sent them; and the contract version the device speaks.
+///
+/// ``init(json:)`` checks everything a batch must hold and throws ``SyncContractError``: `malformed_json` for a body
+/// that is not the request's JSON, `invalid_change` (naming the field and the sequence), `too_large` over
+/// ``SyncContract/maximumChanges`` changes. The journal encodes one with `JSONEncoder`; the server decodes it.
+public struct SyncBatch: Sendable, Hashable, Codable {
+    /// The device's journal ID: a lowercase UUID.
+    public var journalID: String
+    /// The changes, in increasing sequence with no gap.
+    public var changes: [SyncChange]
+    /// The device's word that its changes up to this sequence that the server does not hold were pruned (deleted past
+    /// the journal's retention window) before any sync sent them: the server takes the batch as following it, and
+    /// counts the changes it will never get against the device. Always the first change's sequence less one; `nil`
+    /// when the device sends what follows what it was told the server holds.
+    public var prunedThrough: Int64?
+    /// The contract version the device speaks (``SyncContract/version``); `nil` for a device of version 1, which did
+    /// not send it.
+    public var contractVersion: Int?
+
+    /// Creates a batch of this version of the contract.
+    public init(
+        journalID: String,
+        prunedThrough: Int64? = nil,
+        changes: [SyncChange],
+        contractVersion: Int? = SyncContract.version
+    ) {
+        self.journalID = journalID
+        self.prunedThrough = prunedThrough
+        self.changes = changes
+        self.contractVersion = contractVersion
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case journalID = "journal_id"
+        case prunedThrough = "pruned_through"
+        case contractVersion = "contract_version"
+        case changes
+    }
+
+    /// Decodes and checks a request body.
+    /// - Throws: ``SyncContractError``.
+    public init(json: Data) throws {
+        let batch: SyncBatch
+        do {
+            batch = try JSONDecoder().decode(SyncBatch.self, from: json)
+        } catch let error as SyncContractError {
+            throw error
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            throw SyncContractError(.malformedJSON, "The body is not JSON; send the sync request's JSON object.")
+        } catch {
+            throw SyncContractError(
+                .malformedJSON,
+                "The body is not a sync request (\(Self.describe(error))); send {\"journal_id\", \"changes\": […]}."
+            )
+        }
+        self = batch
+    }
+
+    /// Decodes and checks a batch; see ``init(json:)``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let journalID = try container.decode(String.self, forKey: .journalID)
+        guard UUID(uuidString: journalID) != nil, journalID == journalID.lowercased() else {
+            throw SyncContractError(.malformedJSON, "journal_id must be the journal's lowercase UUID.")
+        }
+        let changes = try container.decode([SyncChange].self, forKey: .changes)
+        guard !changes.isEmpty else {
+            throw SyncContractError(
+                .invalidChange,
+                "changes is empty: send 1 to \(SyncContract.maximumChanges) changes."
+            )
+        }
+        guard changes.count <= SyncContract.maximumChanges else {
+            throw SyncContractError(
+                .tooLarge,
+                "The batch has \(changes.count) changes; send at most \(SyncContract.maximumChanges) at a time."
+            )
+        }
+        for (previous, change) in zip(changes, changes.dropFirst()) where change.sequence != previous.sequence + 1 {
+            throw SyncContractError(
+                .invalidChange,
+                "Change sequence \(change.sequence) follows \(previous.sequence) in the batch: "
+                    + "a batch's sequences increase by one, with no gap."
+            )
+        }
+        let prunedThrough = try container.decodeIfPresent(Int64.self, forKey: .prunedThrough)
+        if let prunedThrough, prunedThrough < 0 || prunedThrough != changes[0].sequence - 1 {
+            throw SyncContractError(
+                .invalidChange,
+                "pruned_through is \(prunedThrough), but the batch starts at change \(changes[0].sequence): it names "
+                    + "the change just before the batch's first."
+            )
+        }
+        let version = try container.decodeIfPresent(Int.self, forKey: .contractVersion)
+        if let version, version < 1 {
+            throw SyncContractError(.malformedJSON, "contract_version is \(version); versions start at 1.")
+        }
+        self.init(journalID: journalID, prunedThrough: prunedThrough, changes: changes, contractVersion: version)
+    }
+
+    /// Encodes the batch; `pruned_through` and `contract_version` only when set.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(journalID, forKey: .journalID)
+        try container.encodeIfPresent(prunedThrough, forKey: .prunedThrough)
+        try container.encodeIfPresent(contractVersion, forKey: .contractVersion)
+        try container.encode(changes, forKey: .changes)
+    }
+
+    /// The kinds of the batch's changes that this version of the contract does not name (a newer device's), each
+    /// once, in order.
+    public var unknownKinds: [PaymentEventKind] {
+        let known = Set(PaymentEventKind.known)
+        var seen: Set<PaymentEventKind> = []
+        return changes.map(\.kind).filter { !known.contains($0) && seen.insert($0).inserted }
+    }
+
+    /// A decoding error's path and kind, without the value (which may be anything a client sent).
+    public static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "unreadable" }
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+                .trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "\(path(context.codingPath)) has the wrong type"
+        case .dataCorrupted(let context): return "\(path(context.codingPath)) is not valid"
+        @unknown default: return "unreadable"
+        }
+    }
+}
+
+/// The server's answer to a batch it applied (HTTP 200): `{"acknowledged_through", "notice"}`.
+public struct SyncAcknowledgement: Sendable, Hashable, Codable {
+    /// The highest sequence the server holds of the journal: every change up to it is in the ledger.
+    public var acknowledgedThrough: Int64
+    /// One line for the device's operator, when the server has something to say about the batch: a contract version
+    /// or change kinds it does not know (it kept them as they came). `nil` otherwise.
+    public var notice: String?
+
+    /// Creates an acknowledgement.
+    public init(acknowledgedThrough: Int64, notice: String? = nil) {
+        self.acknowledgedThrough = acknowledgedThrough
+        self.notice = notice
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case acknowledgedThrough = "acknowledged_through"
+        case notice
+    }
+
+    /// The notice a server of this version gives for `batch`: the versions when the device speaks a newer one, and
+    /// the change kinds it does not know; `nil` when there is nothing to say.
+    public static func notice(for batch: SyncBatch) -> String? {
+        let unknown = batch.unknownKinds
+        let newer = (batch.contractVersion ?? 1) > SyncContract.version
+        guard newer || !unknown.isEmpty else { return nil }
+        var text = "This server speaks sync contract \(SyncContract.version)"
+        if let version = batch.contractVersion { text += ", the device \(version)" }
+        if !unknown.isEmpty {
+            text +=
+                "; it kept the changes of kinds it does not know ("
+                + unknown.map(\.rawValue).joined(separator: ", ") + ") as they came"
+        }
+        return text + ": update tender-server to the device's version of Tender."
+    }
+}
+
+/// The body of an error answer of the fleet server: `{"error": {"code", "message", "expected_sequence"}}`,
+/// `expected_sequence` only for `out_of_sequence`.
+public struct SyncErrorBody: Sendable, Hashable, Codable {
+    /// The error.
+    public var error: Detail
+
+    /// What went wrong.
+    public struct Detail: Sendable, Hashable, Codable {
+        /// The stable code, such as `out_of_sequence`.
+        public var code: String
+        /// What was wrong and what to do.
+        public var message: String
+        /// For `out_of_sequence`: the sequence the server expects next.
+        public var expectedSequence: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case code, message
+            case expectedSequence = "expected_sequence"
+        }
+
+        /// Creates a detail.
+        public init(code: String, message: String, expectedSequence: Int64? = nil) {
+            self.code = code
+            self.message = message
+            self.expectedSequence = expectedSequence
+        }
+    }
+
+    /// Creates an error body.
+    public init(code: String, message: String, expectedSequence: Int64? = nil) {
+        error = Detail(code: code, message: message, expectedSequence: expectedSequence)
+    }
+}

@@ -1,0 +1,47 @@
+/// The sync contract between a device's journal and the fleet server (`POST /v1/events`): its version and its limits,
+/// written once, read by both sides. See <doc:TheSyncContract>.
+public enum SyncContract: Sendable {
+    /// The contract's version: 1 for Tender's first fleet server; 2 adds `contract_version` to a batch and `notice` to
+    /// an acknowledgement, and changes of kinds the server does not know are kept rather than refused. A batch says
+    /// which version its device speaks; a server of an older one tells it so in its acknowledgement's notice.
+    public static let version = 2
+    /// The most changes one batch carries.
+    public static let maximumChanges = 500
+    /// The largest body of one request, in bytes (1 MiB).
+    public static let maximumBytes = 1 << 20
+    /// The longest text a device's identifier may be, in bytes.
+    public static let maximumIdentifierLength = 255
+}
+
+/// Why one side of the sync contract refuses what the other sent: a stable code (the same as the server's error
+/// code) and a message naming the field and the change, never the value.
+public struct SyncContractError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong: an open set of stable strings, as the server's `{"error": {"code"}}` spells them.
+    public struct Code: RawRepresentable, Sendable, Hashable {
+        /// The code's string.
+        public let rawValue: String
+        /// Creates a code from its string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The body is not JSON, or not the shape of a batch.
+        public static let malformedJSON = Code(rawValue: "malformed_json")
+        /// A change does not hold what it must; the message names the field and the sequence.
+        public static let invalidChange = Code(rawValue: "invalid_change")
+        /// Over ``SyncContract/maximumBytes`` or ``SyncContract/maximumChanges``.
+        public static let tooLarge = Code(rawValue: "too_large")
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// What was wrong and what to do.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// `invalid_change: …`.
+    public var description: String { "\(code.rawValue): \(message)" }
+}
