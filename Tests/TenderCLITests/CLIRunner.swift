@@ -40,8 +40,8 @@ struct CLIRunner {
         _ arguments: [String],
         environment: [String: String]? = nil,
         launcher: [String] = []
-    ) -> (process: Process, out: Pipe, err: Pipe) {
-        let process = Process()
+    ) -> (process: SpawnedProcess, out: Pipe, err: Pipe) {
+        let process = SpawnedProcess()
         if let program = launcher.first {
             process.executableURL = URL(fileURLWithPath: program)
             process.arguments = launcher.dropFirst() + [executable.path] + arguments

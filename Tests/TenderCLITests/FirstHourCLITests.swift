@@ -203,7 +203,7 @@ struct FirstHourCLITests {
             CLIRunner.executable.path, "journal", "verify", "order-10", "--base-url", server.baseURL, "--timeout",
             "0.2", "--journal", journal,
         ]
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-q", "-e", "-c", command.joined(separator: " "), "/dev/null"]
         process.environment = ProcessInfo.processInfo.environment.merging([
@@ -315,7 +315,7 @@ struct FirstHourCLITests {
 
     /// Runs a program to its end and returns its exit status; blocks the calling thread.
     static func systemBlocking(_ program: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         try process.run()

@@ -398,7 +398,7 @@ struct HandoffProcessTests {
 /// A child `tender` process read line by line. Its blocking reads and waits run on a thread of their own,
 /// never on the cooperative pool or Dispatch's global queues (see `CLIRunner.run`). One task uses it at a time.
 final class ChildProcess: @unchecked Sendable {
-    private let process = Process()
+    private let process = SpawnedProcess()
     private let output = Pipe()
     private var buffer = Data()
 

@@ -8,7 +8,7 @@ import TenderTestSupport
 final class SandboxProcess: @unchecked Sendable {
     // @unchecked: the process and pipes are set up once in `init`; Foundation's types are safe to use from the
     // test's task and from the thread that reads the rest of the output.
-    let process = Process()
+    let process = SpawnedProcess()
     private let output = Pipe()
     private let errors = Pipe()
 

@@ -218,7 +218,7 @@ struct SquareSignInCommandTests {
         file: String,
         respond: @escaping @Sendable (URL) async throws -> String
     ) async throws -> CLIRunner.Result {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = CLIRunner.executable
         process.arguments = [
             "square", "sign-in", "--base-url", baseURL.absoluteString, "--client-id", clientID, "--redirect-uri",
@@ -253,7 +253,7 @@ struct SquareSignInCommandTests {
     @Test("Ctrl-C at the prompt ends the sign-in with status 130, one line on stderr, nothing stored (issue 34)")
     func interruptedAtThePrompt() async throws {
         try await Self.withSandbox { baseURL, _, file in
-            let process = Process()
+            let process = SpawnedProcess()
             process.executableURL = CLIRunner.executable
             process.arguments = [
                 "square", "sign-in", "--base-url", baseURL.absoluteString, "--client-id", Self.clientID,

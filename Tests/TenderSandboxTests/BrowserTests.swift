@@ -3,6 +3,7 @@ import FlyingSocks
 import Foundation
 import Tender
 import TenderSandbox
+import TenderTestSupport
 import Testing
 
 #if canImport(Darwin)
@@ -341,13 +342,13 @@ struct BrowserTestError: Error, CustomStringConvertible {
 
 /// A chromedriver process and one headless Chromium session, over the W3C WebDriver HTTP API.
 final class WebDriver: Sendable {
-    private let process: Process
+    private let process: SpawnedProcess
     private let port: UInt16
     private let session: String
     /// chromedriver's and Chromium's temporary files (TMPDIR), removed on ``quit()``.
     private let scratch: URL
 
-    private init(process: Process, port: UInt16, session: String, scratch: URL) {
+    private init(process: SpawnedProcess, port: UInt16, session: String, scratch: URL) {
         self.process = process
         self.port = port
         self.session = session
@@ -361,7 +362,7 @@ final class WebDriver: Sendable {
             "tender-browser-\(UUID().uuidString)"
         )
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: tools.chromedriver)
         process.arguments = ["--port=\(port)"]
         // Chromium leaves small files in TMPDIR; keep them where the test removes them.
@@ -627,7 +628,7 @@ final class WebDriver: Sendable {
 
     /// Asks chromedriver to shut down, and kills it if it has not within 5 seconds. (A child of the test
     /// process may inherit a signal mask that blocks SIGTERM; SIGKILL cannot be blocked.)
-    private static func stop(_ process: Process, port: UInt16) async {
+    private static func stop(_ process: SpawnedProcess, port: UInt16) async {
         _ = try? await call(port: port, "GET", "/shutdown")
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning, Date() < deadline {

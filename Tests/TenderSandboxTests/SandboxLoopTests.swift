@@ -88,7 +88,7 @@ struct SandboxLoopTests {
         let line = POSPages.handleLine(url)
         #expect(line.hasPrefix("tender handle '"))
         let argument = String(line.dropFirst("tender handle ".count))
-        let shell = Process()
+        let shell = SpawnedProcess()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
         shell.arguments = ["-c", "printf '%s' " + argument]
         let output = Pipe()

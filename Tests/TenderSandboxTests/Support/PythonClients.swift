@@ -72,7 +72,7 @@ enum PythonClients {
         let argument = JSONValue.object(input).serialized(escapingSlashes: false)
         return try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                let process = Process()
+                let process = SpawnedProcess()
                 process.executableURL = python
                 process.arguments = [scripts.appendingPathComponent(script).path, argument]
                 process.currentDirectoryURL = scripts

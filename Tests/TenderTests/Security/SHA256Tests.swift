@@ -75,7 +75,7 @@ struct SHA256Tests {
         var generator = SystemRandomNumberGenerator()
         for length in [1, 54, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000] {
             let message = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let process = Process()
+            let process = SpawnedProcess()
             process.executableURL = URL(fileURLWithPath: tool)
             process.arguments = tool.hasSuffix("shasum") ? ["-a", "256"] : []
             let input = Pipe()
