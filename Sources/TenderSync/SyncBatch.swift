@@ -1,8 +1,10 @@
 public import Foundation
 
-/// The body of `POST /v1/events`: a journal's ID and 1 to ``SyncContract/maximumChanges`` of its changes, in increasing
-/// `sequence` with no gap; `pruned_through` when the changes before them that the server may not hold were pruned on
-/// the device before any sync sent them; and the contract version the device speaks.
+/// The body of `POST /v1/events`: a journal's ID and up to ``SyncContract/maximumChanges`` of its changes, in
+/// increasing `sequence` with no gap; `pruned_through` when the changes before them that the server may not hold were
+/// pruned on the device before any sync sent them; and the contract version the device speaks. A batch with no change
+/// (version 3) asks what the server holds: the device's key, the URL and the journal the device is bound to are
+/// checked as for any batch, and nothing is stored.
 ///
 /// ``init(json:)`` checks everything a batch must hold and throws ``SyncContractError``: `malformed_json` for a body
 /// that is not the request's JSON, `invalid_change` (naming the field and the sequence), `too_large` over
@@ -68,12 +70,6 @@ public struct SyncBatch: Sendable, Hashable, Codable {
             throw SyncContractError(.malformedJSON, "journal_id must be the journal's lowercase UUID.")
         }
         let changes = try container.decode([SyncChange].self, forKey: .changes)
-        guard !changes.isEmpty else {
-            throw SyncContractError(
-                .invalidChange,
-                "changes is empty: send 1 to \(SyncContract.maximumChanges) changes."
-            )
-        }
         guard changes.count <= SyncContract.maximumChanges else {
             throw SyncContractError(
                 .tooLarge,
@@ -88,11 +84,14 @@ public struct SyncBatch: Sendable, Hashable, Codable {
             )
         }
         let prunedThrough = try container.decodeIfPresent(Int64.self, forKey: .prunedThrough)
-        if let prunedThrough, prunedThrough < 0 || prunedThrough != changes[0].sequence - 1 {
+        if let prunedThrough, prunedThrough < 0 || prunedThrough != (changes.first?.sequence ?? 0) - 1 {
             throw SyncContractError(
                 .invalidChange,
-                "pruned_through is \(prunedThrough), but the batch starts at change \(changes[0].sequence): it names "
-                    + "the change just before the batch's first."
+                changes.first.map {
+                    "pruned_through is \(prunedThrough), but the batch starts at change \($0.sequence): it names "
+                        + "the change just before the batch's first."
+                }
+                    ?? "pruned_through is \(prunedThrough) in a batch with no change: it names the change before the first."
             )
         }
         let version = try container.decodeIfPresent(Int.self, forKey: .contractVersion)

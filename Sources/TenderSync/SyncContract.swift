@@ -2,9 +2,11 @@
 /// written once, read by both sides. See <doc:TheSyncContract>.
 public enum SyncContract: Sendable {
     /// The contract's version: 1 for Tender's first fleet server; 2 adds `contract_version` to a batch and `notice` to
-    /// an acknowledgement, and changes of kinds the server does not know are kept rather than refused. A batch says
-    /// which version its device speaks; a server of an older one tells it so in its acknowledgement's notice.
-    public static let version = 2
+    /// an acknowledgement, and changes of kinds the server does not know are kept rather than refused; 3 lets a batch
+    /// hold no change, to ask what the server holds (a sync with nothing new still checks the key and the URL). A
+    /// batch says which version its device speaks; a server of an older one tells it so in its acknowledgement's
+    /// notice.
+    public static let version = 3
     /// The most changes one batch carries.
     public static let maximumChanges = 500
     /// The largest body of one request, in bytes (1 MiB).

@@ -192,6 +192,27 @@ struct JournalSyncCLITests {
         #expect(try PaymentJournal(path: path, mode: .readOnly).acknowledgedThrough() == total)
     }
 
+    @Test("with nothing new, journal sync still asks the server: a refused key exits 1 with one line")
+    func nothingNewStillAsks() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("journal.sqlite").path
+        _ = try await JournalCLITests.pay(1, into: path)
+        let server = try await SyncStandIn.start(key: Self.key)
+        defer { Task { await server.stop() } }
+        let arguments = ["journal", "sync", "--server", server.baseURL.absoluteString, "--journal", path]
+        let first = try await CLIRunner.run(arguments, environment: ["TENDER_DEVICE_KEY": Self.key])
+        #expect(first.status == 0, "\(first.stderr)")
+        let requests = server.requestCount
+        let again = try await CLIRunner.run(arguments, environment: ["TENDER_DEVICE_KEY": Self.key])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("Sent 0 changes"), "\(again.stdout)")
+        #expect(server.requestCount == requests + 1, "a sync with nothing new asks the server")
+        let refused = try await CLIRunner.run(arguments, environment: ["TENDER_DEVICE_KEY": Self.key + "-revoked"])
+        Self.expectOneLineFailure(refused, mentioning: "401")
+        #expect(!refused.stderr.contains(Self.key + "-revoked"))
+    }
+
     @Test("no TENDER_DEVICE_KEY, a refused key, no journal, an unreachable server: exit 1 with one line")
     func failures() async throws {
         let directory = try await temporaryDirectory()

@@ -73,14 +73,18 @@ struct SyncTests {
             for (_, token) in made { #expect(!requests.contains { $0.body.contains(token) }) }
             try Self.expectLedgerEqualsJournal(server, harness.journal)
 
-            // Nothing left: the next sync sends nothing.
+            // Nothing left: the next sync sends no change, and asks all the same (a batch with no change, sync
+            // contract version 3), so that a wrong key or URL is found now.
             let again = try await harness.journal.sync(
                 to: server.baseURL,
                 deviceKey: server.key,
                 timeout: Self.patience
             )
             #expect(again == JournalSyncResult(sent: 0, acknowledgedThrough: total))
-            #expect(server.requests.count == requests.count)
+            #expect(server.requests.count == requests.count + 1)
+            #expect(server.requests.last?.sequences == [])
+            let asked = try JSONDecoder().decode(SyncBatch.self, from: Data((server.requests.last?.body ?? "").utf8))
+            #expect(asked.changes.isEmpty && asked.contractVersion == SyncContract.version)
 
             // New changes go on from where the server is.
             _ = try harness.coordinator.prepare(SquareFixture.request())
@@ -114,6 +118,56 @@ struct SyncTests {
             #expect(result == JournalSyncResult(sent: Int(total - 500), acknowledgedThrough: total))
             #expect(server.requests.last?.sequences == Array(501...total))
             try Self.expectLedgerEqualsJournal(server, harness.journal)
+        }
+    }
+
+    @Test("with nothing to send, a sync still asks: a refused key fails, and a server that lost what it held is named")
+    func nothingNewStillAsks() async throws {
+        try await Self.withServer { server in
+            let harness = try Harness()
+            _ = try await OutboxTests.answeredPayments(harness, 2)
+            let total = try Self.changeCount(harness.journal)
+            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
+            await #expect {
+                try await harness.journal.sync(to: server.baseURL, deviceKey: "another-key", timeout: Self.patience)
+            } throws: { error in
+                let error = error as? HandoffError
+                return error?.code == .syncRefused && error?.message.contains("401") == true
+            }
+            server.forget(from: 2)
+            await #expect {
+                try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
+            } throws: { error in
+                let error = error as? HandoffError
+                return error?.code == .syncRefused && error?.message.contains("lost changes 2…\(total)") == true
+                    && error?.message.contains("\n") == false
+            }
+            #expect(try harness.journal.acknowledgedThrough() == total, "nothing recorded")
+        }
+    }
+
+    @Test(
+        "a server of sync contract version 2 refuses a batch with no change after it accepted the key: the sync succeeds"
+    )
+    func olderServerAndNothingNew() async throws {
+        try await Self.withServer { server in
+            let harness = try Harness()
+            _ = try await OutboxTests.answeredPayments(harness, 1)
+            let total = try Self.changeCount(harness.journal)
+            _ = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
+            server.fail(
+                request: server.requests.count,
+                with: .answer(
+                    status: 400,
+                    body: #"{"error":{"code":"invalid_change","message":"changes is empty: send 1 to 500 changes."}}"#
+                )
+            )
+            let result = try await harness.journal.sync(
+                to: server.baseURL,
+                deviceKey: server.key,
+                timeout: Self.patience
+            )
+            #expect(result == JournalSyncResult(sent: 0, acknowledgedThrough: total))
         }
     }
 
@@ -229,14 +283,16 @@ struct SyncTests {
             }
             #expect(ledger.pruned.count == 2)
 
-            // Nothing more to send, and no declaration again.
+            // Nothing more to send, and no declaration again: the sync only asks (a batch with no change).
             let again = try await harness.journal.sync(
                 to: server.baseURL,
                 deviceKey: server.key,
                 timeout: Self.patience
             )
             #expect(again.sent == 0)
-            #expect(server.requests.count == 1)
+            #expect(server.requests.count == 2)
+            let asked = try JSONDecoder().decode(SyncBatch.self, from: Data(server.requests[1].body.utf8))
+            #expect(asked.changes.isEmpty && asked.prunedThrough == nil)
         }
     }
 

@@ -32,7 +32,8 @@ extension PaymentJournal {
     public static let syncBatchBytes = SyncContract.maximumBytes
 
     /// Sends the changes the fleet server has not acknowledged, oldest first, to `POST /v1/events`, and records what
-    /// it acknowledges, until none is left.
+    /// it acknowledges, until none is left. With none to send it asks all the same (a batch with no change), so that a
+    /// wrong key or URL, another device's key or a revoked one fails now, not at the next payment.
     ///
     /// Every change the journal records (each row of a payment's history, and each payment ``prune(retention:limit:)``
     /// deletes) is numbered in the outbox in its own transaction (see <doc:SyncingToAFleetServer>). A sync reads them in
@@ -85,14 +86,23 @@ extension PaymentJournal {
         var notices: [String] = []
         // `409 out_of_sequence` answers in a row: a server that keeps moving its expectation is not followed forever.
         var detours = 0
+        // Whether a batch was sent: a sync always asks the server at least once.
+        var asked = false
         while true {
             let start = next
             let changes = try await offloaded {
                 try self.changes(from: start, limit: PaymentJournal.syncBatchSize)
             }
             guard let first = changes.first else {
-                return JournalSyncResult(sent: sent, acknowledgedThrough: through, notices: notices)
+                guard !asked else {
+                    return JournalSyncResult(sent: sent, acknowledgedThrough: through, notices: notices)
+                }
+                // Nothing new: ask all the same (a batch with no change), so that a wrong key or URL, another
+                // device's key or a revoked one fails now rather than at the next payment.
+                let held = try await check(with: sender, journalID: journalID, through: through, notices: &notices)
+                return JournalSyncResult(sent: 0, acknowledgedThrough: held, notices: notices)
             }
+            asked = true
             if first.sequence != start, start <= through {
                 throw HandoffError(
                     .syncRefused,
@@ -126,6 +136,12 @@ extension PaymentJournal {
                 sent += batch.count
                 next = through + 1
                 detours = 0
+            case .olderServer:
+                // Answered to a batch with no change only, which this loop never sends.
+                throw HandoffError(
+                    .syncRefused,
+                    "The fleet server refused the changes as empty; nothing more was sent."
+                )
             case .outOfSequence(let expected):
                 // Another process of this device synced, or the server holds less than it once acknowledged: go on
                 // from the change it expects, if the journal still has it (the loop above says so otherwise).
@@ -138,6 +154,41 @@ extension PaymentJournal {
                 }
                 next = expected
             }
+        }
+    }
+}
+
+extension PaymentJournal {
+    /// Sends a batch with no change (sync contract version 3) and checks the answer against what the journal knows
+    /// the server held (`through`): the key, the URL and the journal's binding are checked as for any batch.
+    /// - Returns: the highest sequence the server holds (`through`, from a server that cannot say: version 2).
+    fileprivate func check(
+        with sender: SyncSender,
+        journalID: UUID,
+        through: Int64,
+        notices: inout [String]
+    ) async throws -> Int64 {
+        let server = sender.endpoint.host ?? "?"
+        switch try await sender.send(SyncBatchBody.empty(journalID: journalID), empty: true) {
+        case .acknowledged(let held, let notice):
+            if let notice, !notices.contains(notice) { notices.append(notice) }
+            let made = try await offloaded { try self.lastSequence() }
+            guard held >= through, held <= made else {
+                throw HandoffError(
+                    .syncRefused,
+                    held < through
+                        ? "The fleet server \(server) holds this journal's changes through \(held), but acknowledged them through \(through) before: the key is another device's, or the server lost changes \(held + 1)…\(through), which this journal cannot send again. Nothing was recorded."
+                        : "The fleet server \(server) says it holds this journal's changes through \(held), but the journal has made \(made) only; it holds another journal's changes under this device, or is not a Tender fleet server. Nothing was recorded."
+                )
+            }
+            return held
+        case .outOfSequence(let expected):
+            throw HandoffError(
+                .syncRefused,
+                "The fleet server \(server) expects change \(expected) of this journal, though the journal has nothing after \(through) to send; it is not a Tender fleet server of this journal. Nothing was recorded."
+            )
+        case .olderServer:
+            return through
         }
     }
 }
@@ -184,6 +235,13 @@ struct SyncBatchBody {
         self.last = first.sequence + Int64(count) - 1
         self.count = count
     }
+
+    /// The body of a batch with no change: a question of what the server holds.
+    static func empty(journalID: UUID) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return try encoder.encode(SyncBatch(journalID: journalID.journalText, changes: []))
+    }
 }
 
 /// Sends sync requests to one fleet server and reads its answers.
@@ -193,6 +251,9 @@ struct SyncSender: Sendable {
         case acknowledged(Int64, notice: String?)
         /// 409 `out_of_sequence`: the sequence the server expects next.
         case outOfSequence(Int64)
+        /// 400 `invalid_change` to a batch with no change: a server of sync contract version 2, which checked the
+        /// key first (it answers 401 or 403 before it reads a body) and wants 1 to 500 changes.
+        case olderServer
     }
 
     let endpoint: URL
@@ -208,7 +269,8 @@ struct SyncSender: Sendable {
     /// The largest answer read, in bytes: the server's answers are a few hundred.
     static let answerLimit = 64 * 1024
 
-    func send(_ body: Data) async throws -> Answer {
+    /// Sends one batch; `empty` when it holds no change (then an older server's refusal of it is `olderServer`).
+    func send(_ body: Data, empty: Bool = false) async throws -> Answer {
         var request = URLRequest(url: endpoint)
         request.httpMethod = "POST"
         request.httpBody = body
@@ -245,6 +307,8 @@ struct SyncSender: Sendable {
         let said =
             error.map { " (\(UntrustedText.safe($0.message, limit: 200, controls: .unreadable)))" } ?? ""
         switch (status, code) {
+        case (400, "invalid_change") where empty:
+            return .olderServer
         case (409, "out_of_sequence"):
             guard let expected = error?.expectedSequence else {
                 throw HandoffError(

@@ -145,7 +145,8 @@ final class FleetStandIn: Sendable {
         if case .answer(let status, let answer)? = fault { return (status, answer) }
         guard authorization == "Bearer \(key)" else { return error(401, "unauthorized") }
         guard body.utf8.count <= 1 << 20 else { return error(413, "too_large") }
-        guard let object, let journalID = object["journal_id"] as? String, let changes, !changes.isEmpty,
+        // A batch with no change asks what the server holds (sync contract version 3).
+        guard let object, let journalID = object["journal_id"] as? String, let changes,
             sequences.count == changes.count
         else { return error(400, "malformed_json") }
         guard changes.count <= 500 else { return error(413, "too_large") }
