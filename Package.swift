@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "TenderSync", targets: ["TenderSync"]),
         .library(name: "TenderProviderAPI", targets: ["TenderProviderAPI"]),
         .executable(name: "tender", targets: ["TenderCLI"]),
+        // Tender's own tests' helpers (a child process started with posix_spawn, reading its pipes), which the fleet
+        // server's tests (Server/) use too: one way of starting a child in both packages. Not for apps.
+        .library(name: "TenderTestSupport", targets: ["TenderTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -57,7 +60,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Helpers every test target shares (reading a child process's output); no product, so nothing ships it.
+        // Helpers every test target shares (starting a child process, reading its output), of both packages.
         .target(name: "TenderTestSupport", path: "Tests/TenderTestSupport"),
         // The CLI tests' child process for what no user of `tender` needs (recording callbacks to be killed at random
         // points, delivering one callback many times); no product either.

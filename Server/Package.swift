@@ -82,7 +82,11 @@ let package = Package(
         // What the tests and the benchmark share: a PostgreSQL server of their own, simulated devices, an HTTP client.
         .target(
             name: "LedgerTestSupport",
-            dependencies: ["TenderServer", .product(name: "TenderSync", package: "tender")],
+            dependencies: [
+                "TenderServer",
+                .product(name: "TenderSync", package: "tender"),
+                .product(name: "TenderTestSupport", package: "tender"),
+            ],
             path: "Tests/LedgerTestSupport"
         ),
         // Ingest and listing against PostgreSQL and its floor (docs/PERFORMANCE.md, "The fleet server").
@@ -107,6 +111,7 @@ let package = Package(
                 "TenderServer",
                 "TenderServerDemo",
                 "LedgerTestSupport",
+                .product(name: "TenderTestSupport", package: "tender"),
                 // The tests run the real `tender-server` binary, and the real `tender` (a device verifying through
                 // the server: `tender journal verify --server`).
                 "TenderServerCLI",

@@ -86,8 +86,11 @@ struct ServeCommand: AsyncParsableCommand {
         let url = try database.url()
         let interval = try Interval.parse(reconcileEvery, option: "--reconcile-every")
         let webhooks = try webhookConfiguration()
-        var logger = Logger(label: "tender-server")
-        logger.logLevel = .info
+        let logger = {
+            var logger = Logger(label: "tender-server")
+            logger.logLevel = .info
+            return logger
+        }()
         let (store, service) = try url.openStore(logger: logger)
         let token: String
         if let configured = ProcessInfo.processInfo.environment["TENDER_OPERATOR_TOKEN"], !configured.isEmpty {
@@ -117,7 +120,13 @@ struct ServeCommand: AsyncParsableCommand {
         )
         let host = self.host
         var services: [any Service] = service.map { [$0] } ?? []
-        services.append(ReconcileService(reconciler: reconciler, interval: interval, logger: logger))
+        // The first reconciliation waits for the migration (a new ledger has no tables before it).
+        let (migrated, migration) = AsyncStream<Void>.makeStream()
+        services.append(
+            ReconcileService(reconciler: reconciler, interval: interval, logger: logger) {
+                for await _ in migrated {}
+            }
+        )
         services.append(PushedRecordMatcher(reconciler: reconciler, orders: orders, logger: logger))
         var application = Application(
             router: server.router(),
@@ -127,26 +136,29 @@ struct ServeCommand: AsyncParsableCommand {
                 let bound = channel.localAddress?.port ?? 0
                 // Written straight to the file descriptor: nothing buffered, so a script reading it sees it now.
                 FileHandle.standardOutput.write(Data("http://\(host):\(bound)\n".utf8))
+                // Once the ledger is migrated and the port bound: a failed start logs no "serving".
+                logger.info(
+                    "serving",
+                    metadata: [
+                        "database": "\(url)", "square_webhooks": "\(webhooks != nil)",
+                        "reconcile_every": "\(interval.map { "\($0)" } ?? "off")",
+                    ]
+                )
             },
             logger: logger
         )
         application.beforeServerStarts {
             do {
                 try await store.migrate()
+                migration.finish()
             } catch {
-                FileHandle.standardError.write(
-                    Data("tender-server: the ledger at \(url) cannot be reached or set up; check that it runs.\n".utf8)
-                )
+                let reason =
+                    (error as? LedgerError)?.message
+                    ?? "The ledger at \(url) cannot be reached or set up; check that it runs."
+                FileHandle.standardError.write(Data("tender-server: \(reason)\n".utf8))
                 throw ExitCode.failure
             }
         }
-        logger.info(
-            "serving",
-            metadata: [
-                "database": "\(url)", "square_webhooks": "\(webhooks != nil)",
-                "reconcile_every": "\(interval.map { "\($0)" } ?? "off")",
-            ]
-        )
         // SIGTERM or SIGINT: stop accepting, let the requests in flight finish; whatever still runs after 30 seconds
         // (a request waiting on a database that went away) is cancelled, so that the server always ends.
         var group = ServiceGroupConfiguration(

@@ -1,5 +1,6 @@
 import Foundation
 public import TenderServer
+import TenderTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -130,46 +131,37 @@ public final class TemporaryPostgres: @unchecked Sendable {
 
     /// Runs a program to its end, its output in a file, and returns that output; throws if it fails.
     ///
-    /// `posix_spawn` and `waitpid`, not Foundation's `Process`: `pg_ctl start` leaves a server running that inherits
-    /// whatever the child inherited, and `Process` learns that its child ended only when every holder of its
-    /// descriptors has closed them; `waitpid` waits for the child alone.
+    /// Through ``SpawnedProcess`` (`posix_spawn`; `waitpid` waits for the child alone, whereas `pg_ctl start` leaves
+    /// a server running): the child, and the PostgreSQL server it may start, get none of this process's other
+    /// descriptors, which would otherwise hold the tests' sockets open after they close them.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("tender-run-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: file) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Nothing else of this process reaches the child: a PostgreSQL server started here would otherwise hold the
-        // tests' sockets open after they close them (a client's close would never reach the server it talked to).
-        closeOnExec()
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw TestSupportError("\(executable) could not start (errno \(spawned))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        guard FileManager.default.createFile(atPath: file, contents: nil),
+            let output = FileHandle(forWritingAtPath: file)
+        else { throw TestSupportError("\(file) could not be made for \(executable)'s output") }
+        defer { try? output.close() }
+        let process = SpawnedProcess()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = output
+        do {
+            try process.run()
+        } catch {
+            throw TestSupportError("\(executable) could not start (\(error))")
+        }
+        process.waitUntilExit()
         let text = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "")
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        // Exited normally with 0: the low 7 bits (the signal) and the exit code (bits 8–15) are all zero.
-        guard status == 0 else {
-            throw TestSupportError("\(executable) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            throw TestSupportError(
+                "\(executable) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(text)"
+            )
         }
         return text
-    }
-
-    /// Marks every descriptor of this process above standard error close-on-exec, so that no child started with
-    /// `posix_spawn` inherits one (glibc's `addclosefrom_np` is not visible to Swift). Harmless to this process.
-    private static func closeOnExec() {
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
-            let flags = fcntl(descriptor, F_GETFD)
-            if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
-        }
     }
 
     /// A port nothing listens on now: bound to port 0 and released (``LoopbackPort``).

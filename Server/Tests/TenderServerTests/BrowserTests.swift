@@ -1,6 +1,7 @@
 import Foundation
 import LedgerTestSupport
 import TenderServer
+import TenderTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -132,11 +133,11 @@ struct BrowserTests {
 
 /// chromedriver and one headless Chromium session, over W3C WebDriver.
 final class WebDriver: @unchecked Sendable {
-    private let process: Process
+    private let process: SpawnedProcess
     private let port: Int
     private let session: String
 
-    private init(process: Process, port: Int, session: String) {
+    private init(process: SpawnedProcess, port: Int, session: String) {
         self.process = process
         self.port = port
         self.session = session
@@ -144,7 +145,7 @@ final class WebDriver: @unchecked Sendable {
 
     static func launch(chromium: String, chromedriver: String) async throws -> WebDriver {
         let port = try TemporaryPostgres.freePort()
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: chromedriver)
         process.arguments = ["--port=\(port)"]
         process.standardOutput = FileHandle.nullDevice

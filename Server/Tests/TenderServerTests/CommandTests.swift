@@ -1,6 +1,8 @@
 import Foundation
+import GRDB
 import LedgerTestSupport
 import TenderServer
+import TenderTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -99,5 +101,43 @@ struct CommandTests {
         #expect(server.wait() == 0, "a graceful stop exits 0: \(server.standardError)")
         // The token appears once: where serve announced it, never in a log line.
         #expect(server.standardError.components(separatedBy: token).count == 2)
+    }
+
+    @Test("serve on a new ledger migrates before it reconciles: the first run is reconciled, nothing failed")
+    func firstReconciliationAfterMigration() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(["serve", "--database", "sqlite:\(folder.path)/ledger.sqlite", "--port", "0"])
+        defer { server.stop() }
+        _ = try server.baseURL()
+        // The first run starts as soon as the migration ended; its line (either) is logged once it ends.
+        let deadline = Date().addingTimeInterval(ServerProcess.deadline)
+        func ended(_ log: String) -> Bool { log.contains("] reconciled") || log.contains("reconciliation failed") }
+        while !ended(server.standardError), server.process.isRunning, Date() < deadline {
+            usleep(10_000)
+        }
+        #expect(server.standardError.contains("reconciled"), "\(server.standardError)")
+        #expect(!server.standardError.contains("reconciliation failed"), "\(server.standardError)")
+        server.signal(SIGTERM)
+        #expect(server.wait() == 0)
+    }
+
+    @Test("serve and devices list on a ledger made by a newer server: one line naming both versions, exit 1")
+    func ledgerTooNew() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let database = "sqlite:\(folder.path)/ledger.sqlite"
+        #expect(try ServerProcess.run(["devices", "list", "--database", database]).status == 0)
+        try await DatabaseQueue(path: folder.path + "/ledger.sqlite").write { db in
+            try db.execute(sql: "UPDATE ledger_version SET version = 99")
+        }
+        for arguments in [["serve", "--port", "0"], ["devices", "list"]] {
+            let result = try ServerProcess.run(arguments + ["--database", database])
+            #expect(result.status == 1, "\(arguments): \(result.stderr)")
+            let lines = result.stderr.split(separator: "\n").filter { !$0.contains("operator token") }
+            #expect(lines.count == 1, "\(arguments): \(result.stderr)")
+            #expect(lines.first?.contains("schema version 99") == true, "\(arguments): \(result.stderr)")
+            #expect(lines.first?.contains("(version 3)") == true, "\(arguments): \(result.stderr)")
+        }
     }
 }

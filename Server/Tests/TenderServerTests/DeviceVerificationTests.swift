@@ -9,6 +9,7 @@ import TenderServer
 import TenderServerDemo
 import TenderSimulator
 import TenderSync
+import TenderTestSupport
 import Testing
 
 /// Devices verify through the server (issue 31, "Devices verify through the server"): `GET /v1/verifications/
@@ -227,7 +228,7 @@ struct DeviceVerificationTests {
             let path = till.path
             let environment = ["TENDER_DEVICE_KEY": device.key, "SQUARE_ACCESS_TOKEN": "", "SUMUP_ACCESS_TOKEN": ""]
 
-            let verify = try TenderProcess.run(
+            let verify = try await TenderProcess.run(
                 ["journal", "verify", unanswered.id.rawValue, "--server", base, "--journal", path, "--json"],
                 environment: environment
             )
@@ -237,7 +238,7 @@ struct DeviceVerificationTests {
             #expect(verified["state"] == .string("completed"))
             #expect(verified["recorded"] == .bool(true))
 
-            let reconcile = try TenderProcess.run(
+            let reconcile = try await TenderProcess.run(
                 ["journal", "reconcile", "--server", base, "--journal", path, "--json"],
                 environment: environment
             )
@@ -249,7 +250,7 @@ struct DeviceVerificationTests {
             #expect(line["verdict"] == .string("contradicted"))
             #expect(line["needs_reconciliation"] == .bool(true))
 
-            let noKey = try TenderProcess.run(
+            let noKey = try await TenderProcess.run(
                 ["journal", "verify", unanswered.id.rawValue, "--server", base, "--journal", path],
                 environment: ["TENDER_DEVICE_KEY": ""]
             )
@@ -258,7 +259,7 @@ struct DeviceVerificationTests {
             #expect(noKey.stderr.split(separator: "\n").count == 1, "one line: \(noKey.stderr)")
 
             let stranger = try await JournalDevice.add(to: store)
-            let notMine = try TenderProcess.run(
+            let notMine = try await TenderProcess.run(
                 ["journal", "verify", unanswered.id.rawValue, "--server", base, "--journal", path, "--json"],
                 environment: ["TENDER_DEVICE_KEY": stranger.key]
             )
@@ -269,18 +270,73 @@ struct DeviceVerificationTests {
             }
         }
     }
+
+    @Test(
+        "tender journal sync with nothing new asks the server: another device's key, a revoked one, a wrong URL exit 1"
+    )
+    func syncNothingNewAsks() async throws {
+        try await Self.withFleet { store, sandbox, base, folder in
+            let till = try Till(folder: folder, name: "till", sandbox: sandbox)
+            _ = try await till.pay(675, .unanswered(.approve(tender: "card")))
+            let device = try await JournalDevice.add(to: store, name: "front")
+            let other = try await JournalDevice.add(to: store, name: "patio")
+            let sync = ["journal", "sync", "--server", base, "--journal", till.path]
+            let first = try await TenderProcess.run(sync, environment: ["TENDER_DEVICE_KEY": device.key])
+            #expect(first.status == 0, "\(first.stderr)")
+            let again = try await TenderProcess.run(sync, environment: ["TENDER_DEVICE_KEY": device.key])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stdout.contains("Sent 0 changes"), "\(again.stdout)")
+
+            func expectRefused(_ result: (status: Int32, stdout: String, stderr: String), _ text: String) {
+                #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
+                #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+                #expect(result.stderr.contains(text), "\(result.stderr)")
+                #expect(!result.stderr.contains(device.key) && !result.stderr.contains(other.key))
+            }
+            expectRefused(
+                try await TenderProcess.run(sync, environment: ["TENDER_DEVICE_KEY": other.key]),
+                "another device's"
+            )
+            #expect(
+                try await store.devices().first { $0.id == other.deviceID }?.journalID == nil,
+                "a batch with no change binds no journal"
+            )
+            expectRefused(
+                try await TenderProcess.run(
+                    ["journal", "sync", "--server", base + "/v1", "--journal", till.path],
+                    environment: ["TENDER_DEVICE_KEY": device.key]
+                ),
+                "404"
+            )
+            _ = try await store.revokeDevice(id: device.deviceID, at: 1)
+            expectRefused(try await TenderProcess.run(sync, environment: ["TENDER_DEVICE_KEY": device.key]), "401")
+        }
+    }
 }
 
 /// The real `tender` binary (the root package's CLI), built beside the tests.
 enum TenderProcess {
     static let executable: URL = ServerProcess.executable.deletingLastPathComponent().appendingPathComponent("tender")
 
-    /// Runs `tender` with `arguments` to its end.
+    /// Runs `tender` with `arguments` to its end, waiting on a thread of its own: the servers these tests run in this
+    /// process answer from the cooperative pool, which two tests blocked on their children would starve.
     static func run(
         _ arguments: [String],
         environment: [String: String]
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try runBlocking(arguments, environment: environment) })
+            }
+        }
+    }
+
+    /// ``run(_:environment:)``, blocking the calling thread.
+    static func runBlocking(
+        _ arguments: [String],
+        environment: [String: String]
     ) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = executable
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LedgerTestSupport
+import Logging
 import TenderServer
 import TenderSync
 import Testing
@@ -10,6 +11,13 @@ import Testing
 /// The rules checked are the sync contract's (TenderSync's article "The sync contract", "The server's rules").
 @Suite("Ledger storage conformance")
 struct LedgerConformanceTests {
+    /// A logger that says nothing below critical: these tests read what the stores return, not their logs.
+    static let quiet: Logger = {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        return logger
+    }()
+
     @Test(
         "PostgreSQL is there for the conformance suite",
         .enabled(
@@ -148,6 +156,100 @@ struct LedgerConformanceTests {
             try Int.fetchOne(db, sql: "SELECT version FROM ledger_version")
         }
         #expect(version == 3)
+    }
+
+    @Test(
+        "a start beside traffic: 24 starts migrate while 4 devices sync, none fails and no sync fails",
+        arguments: StoreKind.available
+    )
+    func startsBesideTraffic(kind: StoreKind) async throws {
+        let logger = Self.quiet
+        try await kind.withDatabase { url in
+            try await url.withStore(logger: logger) { store in
+                var journals: [SimulatedDevice] = []
+                for seed in 0..<4 {
+                    let (device, key) = try await addDevice(store)
+                    let journal = SimulatedDevice(deviceID: device.id, key: key, seed: UInt64(seed))
+                    journal.pay(25)
+                    journals.append(journal)
+                }
+                // Each start is what `serve`, `devices …` and `reconcile` do first: open the ledger and migrate it.
+                // Before a start read the version first, every start ran version 1's `CREATE … IF NOT EXISTS`, which
+                // on PostgreSQL deadlocked with the syncs in flight: most starts failed, and some syncs.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for journal in journals {
+                        group.addTask { try await ingestAll(journal, into: store, batchSize: 2) }
+                    }
+                    group.addTask {
+                        for _ in 0..<24 { try await url.withStore(logger: logger) { _ in } }
+                    }
+                    try await group.waitForAll()
+                }
+                let held = Dictionary(uniqueKeysWithValues: try await store.devices().map { ($0.id, $0.heldSequence) })
+                for journal in journals {
+                    #expect(held[journal.deviceID] == Int64(journal.changes.count))
+                }
+            }
+        }
+    }
+
+    @Test(
+        "a day's totals are summed in checked arithmetic: a batch that would wrap them is refused, nothing stored",
+        arguments: StoreKind.available
+    )
+    func totalsNeverWrap(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await JournalDevice.add(to: store)
+            let created = Date(timeIntervalSince1970: 1_795_000_000)
+            let half = Int64.max / 2 + 1
+            let batch = try SyncBatch(
+                json: device.batch([
+                    LedgerSnapshots.payment(amount: half, created: created),
+                    LedgerSnapshots.payment(amount: half, created: created.addingTimeInterval(60)),
+                ])
+            )
+            await expectLedgerError(.invalidChange) {
+                try await store.ingest(batch, deviceID: device.deviceID, receivedAt: 1_795_000_100_000)
+            }
+            #expect(try await store.payments(PaymentQuery()).payments.isEmpty)
+            let totals = try await store.totals(TotalsQuery(since: 0, until: Int64.max))
+            #expect(totals.isEmpty, "\(totals)")
+        }
+    }
+
+    @Test(
+        "a ledger made by a newer server is refused by its own message, and left as it is",
+        arguments: StoreKind.available
+    )
+    func schemaTooNew(kind: StoreKind) async throws {
+        let logger = Self.quiet
+        try await kind.withDatabase { url in
+            try await url.withStore(logger: logger) { _ in }
+            let bump = "UPDATE ledger_version SET version = 99"
+            switch url {
+            case .sqlite(let path): try await DatabaseQueue(path: path).write { db in try db.execute(sql: bump) }
+            case .postgres: _ = try TemporaryPostgres.shared().psql(url, bump)
+            }
+            do {
+                try await url.withStore(logger: logger) { _ in }
+                Issue.record("a ledger at schema version 99 was opened")
+            } catch let error as LedgerError {
+                #expect(error.code == .invalidConfiguration)
+                #expect(error.message.contains("schema version 99"), "\(error.message)")
+                #expect(error.message.contains("run the newer server"), "\(error.message)")
+            }
+            let version: String
+            switch url {
+            case .sqlite(let path):
+                version = try await DatabaseQueue(path: path).read { db in
+                    try String(Int.fetchOne(db, sql: "SELECT version FROM ledger_version") ?? 0)
+                }
+            case .postgres:
+                version = try TemporaryPostgres.shared().psql(url, "SELECT version FROM ledger_version")
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            #expect(version == "99")
+        }
     }
 
     @Test("a device is bound to its first journal: another journal is refused", arguments: StoreKind.available)

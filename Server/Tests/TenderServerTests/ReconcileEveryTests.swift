@@ -2,6 +2,7 @@ import Foundation
 import LedgerTestSupport
 import Tender
 import TenderServer
+import TenderTestSupport
 import Testing
 
 /// `tender-server serve --reconcile-every DURATION` (issue 31, "Contract"): the server reconciles the ledger with the

@@ -8,6 +8,7 @@ import TenderProviderAPI
 import TenderSandbox
 import TenderServer
 import TenderSync
+import TenderTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerTestSupport
+import TenderTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -24,7 +25,7 @@ final class ServerProcess: @unchecked Sendable {
         return URL(fileURLWithPath: ".build/debug/tender-server")
     }()
 
-    let process = Process()
+    let process = SpawnedProcess()
     private let output = Output()
     private let errors = Output()
 
@@ -102,7 +103,7 @@ final class ServerProcess: @unchecked Sendable {
         guard Self.waitForExit(process, timeout: timeout) else {
             Issue.record(
                 """
-                \(process.executableURL?.lastPathComponent ?? "the child") \(process.arguments ?? []) did not end \
+                \(process.executableURL?.lastPathComponent ?? "the child") \(process.arguments) did not end \
                 within \(Int(timeout)) s and was killed. Standard error: \(standardError.suffix(4000))
                 """
             )
@@ -114,7 +115,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Waits up to `timeout` seconds for `process` to end; if it has not, kills it (SIGKILL) and returns `false`.
-    static func waitForExit(_ process: Process, timeout: TimeInterval) -> Bool {
+    static func waitForExit(_ process: SpawnedProcess, timeout: TimeInterval) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { usleep(5_000) }
         guard process.isRunning else { return true }
@@ -135,7 +136,7 @@ final class ServerProcess: @unchecked Sendable {
         func read(_ handle: FileHandle) {
             Thread.detachNewThread {
                 while true {
-                    let chunk = handle.availableData
+                    let chunk = handle.readSomeRetryingInterrupts()
                     if chunk.isEmpty { break }
                     self.lock.withLock { self.data.append(chunk) }
                 }

@@ -40,6 +40,20 @@ enum StoreKind: String, CustomStringConvertible, CaseIterable, Sendable {
     }
 }
 
+extension StoreKind {
+    /// Runs `body` with the URL of a new, empty database of this kind: nothing created in it yet.
+    func withDatabase<Result: Sendable>(_ body: (DatabaseURL) async throws -> Result) async throws -> Result {
+        switch self {
+        case .sqlite:
+            let folder = try TemporaryFolder()
+            defer { folder.remove() }
+            return try await body(.sqlite(path: folder.path + "/ledger.sqlite"))
+        case .postgres:
+            return try await body(try TemporaryPostgres.shared().createDatabase())
+        }
+    }
+}
+
 /// A temporary folder, removed by ``remove()``.
 struct TemporaryFolder {
     let path: String

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
 import InMemoryLogging
@@ -152,8 +153,11 @@ struct SyncAPITests {
             ("an array", "[]", "malformed_json"),
             ("no changes member", "{\"journal_id\": \"6f1c2a9e-0b7d-4c51-9a43-2f5d8e7b1c30\"}", "malformed_json"),
             ("a journal ID that is no UUID", "{\"journal_id\": \"x\", \"changes\": []}", "malformed_json"),
+            // A batch with no change asks what the server holds (sync contract version 3); naming changes pruned
+            // before a first change it does not have is refused.
             (
-                "no change", "{\"journal_id\": \"6f1c2a9e-0b7d-4c51-9a43-2f5d8e7b1c30\", \"changes\": []}",
+                "pruned_through with no change",
+                "{\"journal_id\": \"6f1c2a9e-0b7d-4c51-9a43-2f5d8e7b1c30\", \"pruned_through\": 3, \"changes\": []}",
                 "invalid_change"
             ),
         ]
@@ -419,6 +423,36 @@ struct SyncAPITests {
             #expect(byDevice.status == .forbidden)
             let (json, _) = try await Self.get(client, "/v1/payments", bearer: nil)
             #expect(json == .unauthorized, "the cookie alone is for the page; without it the API is closed")
+        }
+    }
+
+    @Test("a defect is 500 internal_error, logged with the database's own message; it is never called an outage")
+    func defectIsNotAnOutage() async throws {
+        try await withServer { fixture, client in
+            let (stored, _) = try await Self.post(client, fixture.journal.body(from: 1, count: 5), key: fixture.key)
+            #expect(stored == .ok)
+            // A statement that cannot run whatever the database's health: the table it reads is gone.
+            let queue = try DatabaseQueue(path: fixture.folder.path + "/ledger.sqlite")
+            try await queue.write { db in try db.execute(sql: "DROP TABLE daily_total") }
+            try queue.close()
+            let (status, answer) = try await Self.post(
+                client,
+                fixture.journal.body(from: 6, count: 5),
+                key: fixture.key
+            )
+            #expect(status == .internalServerError, "\(answer)")
+            #expect(Self.code(answer) == "internal_error", "\(answer)")
+            let message = (answer["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(message.contains("retrying will not help"), "\(message)")
+            #expect(!message.contains("daily_total"), "the cause goes to the log, not to the client: \(message)")
+            let logged = fixture.log.entries.map { "\($0.message) \($0.metadata)" }
+            #expect(
+                logged.contains { $0.contains("sync: a defect") && $0.contains("no such table: daily_total") },
+                "\(logged)"
+            )
+            // The operator's API on the same store still answers: one defect is not an outage.
+            let (listed, _) = try await Self.get(client, "/v1/payments", bearer: Self.operatorToken)
+            #expect(listed == .ok)
         }
     }
 }

@@ -245,11 +245,11 @@ struct WebhookMatchingTests {
 /// A Hummingbird application serving on a loopback port for the length of a test (HummingbirdTesting's live mode
 /// picks its own port, and these tests need theirs known first).
 enum LiveServer {
-    static func run(
-        _ router: Router<BasicRequestContext>,
+    static func run<Context: RequestContext>(
+        _ router: Router<Context>,
         port: Int,
         _ body: () async throws -> Void
-    ) async throws {
+    ) async throws where Context.Source == ApplicationRequestContextSource {
         let (ready, signal) = AsyncStream<Void>.makeStream()
         var quiet = Logger(label: "live-server")
         quiet.logLevel = .critical

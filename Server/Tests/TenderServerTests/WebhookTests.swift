@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import TenderServer
 import TenderSync
+import TenderTestSupport
 import Testing
 
 /// `POST /v1/webhooks/square` (issue 31, "Webhooks"; the article "Running a fleet", "Square's webhooks"): Square's signature over the
@@ -393,7 +394,7 @@ struct SquareSDKTests {
         ])
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("PythonClients/square_signature.py")
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = python
         process.arguments = [script.path, input.text]
         var environment = ProcessInfo.processInfo.environment

@@ -38,7 +38,10 @@ public struct LedgerError: TenderError {
         public static let anotherJournal = Code(rawValue: "another_journal")
         /// 413: a body over 1 MiB or over 500 changes.
         public static let tooLarge = Code(rawValue: "too_large")
-        /// 503: the database cannot be reached; retry.
+        /// 500: a defect of the server (a statement or a decoding that is wrong), logged with its cause; a retry will
+        /// not mend it.
+        public static let internalError = Code(rawValue: "internal_error")
+        /// 503: the database cannot be reached or used now (down, busy, out of disk, out of time); retry.
         public static let unavailable = Code(rawValue: "unavailable")
         /// A configuration that cannot work: a bad database URL, a port that is not one.
         public static let invalidConfiguration = Code(rawValue: "invalid_configuration")
@@ -58,30 +61,17 @@ public struct LedgerError: TenderError {
         self.expectedSequence = expectedSequence
     }
 
-    /// The HTTP status the error is answered with.
-    public var status: Int {
-        switch code {
-        case .malformedJSON, .invalidChange, .unknownChangeKind, .invalidQuery: 400
-        case .unauthorized: 401
-        case .forbidden: 403
-        case .notFound: 404
-        case .outOfSequence, .anotherJournal: 409
-        case .tooLarge: 413
-        case .unavailable: 503
-        default: 500
-        }
-    }
-
     /// The sync contract's refusal of a batch, with its code and message (`malformed_json`, `invalid_change`,
     /// `too_large`).
     init(_ refused: SyncContractError) {
         self.init(Code(rawValue: refused.code.rawValue), refused.message)
     }
 
+    /// The 503 of an outage; its cause goes to the log (``StorageFailure/describe(_:)``), never to the client.
     static func unavailable(_ error: any Error) -> LedgerError {
         LedgerError(
             .unavailable,
-            "The ledger's database cannot be reached or did not answer (\(StorageFailure.describe(error))); retry later."
+            "The ledger's database cannot be reached or did not answer; retry later."
         )
     }
 }

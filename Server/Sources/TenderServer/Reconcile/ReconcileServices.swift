@@ -10,12 +10,20 @@ public struct ReconcileService: Service {
     public let interval: Duration?
     /// Where failures are logged.
     public let logger: Logger
+    /// What the first run waits for: the ledger's migration, which `serve` runs beside this service.
+    public let ready: (@Sendable () async -> Void)?
 
-    /// Creates the service.
-    public init(reconciler: CentralReconciler, interval: Duration?, logger: Logger) {
+    /// Creates the service; the first run comes once `ready` (if any) returned.
+    public init(
+        reconciler: CentralReconciler,
+        interval: Duration?,
+        logger: Logger,
+        ready: (@Sendable () async -> Void)? = nil
+    ) {
         self.reconciler = reconciler
         self.interval = interval
         self.logger = logger
+        self.ready = ready
     }
 
     /// Reconciles, then waits `interval`, until the graceful stop.
@@ -26,6 +34,7 @@ public struct ReconcileService: Service {
             return
         }
         await cancelWhenGracefulShutdown {
+            await ready?()
             while !Task.isCancelled {
                 do {
                     try await reconciler.run()

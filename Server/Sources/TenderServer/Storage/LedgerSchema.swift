@@ -174,6 +174,27 @@ enum LedgerSchema {
         (version < 2 ? version2 : []) + (version < 3 ? version3 : [])
     }
 
+    /// The statements a migration runs, in one transaction, on a ledger whose recorded version is `recorded`
+    /// (`nil`: no version recorded, a new database or a version 1 ledger, whose statements are `IF NOT EXISTS`),
+    /// ending with the new version recorded; none when the ledger is current.
+    ///
+    /// A start reads the version first and runs this only when it is not empty: any DDL, even `CREATE INDEX IF NOT
+    /// EXISTS` on an index that exists, locks the tables ingest writes (on PostgreSQL it deadlocked with syncs in
+    /// flight), so a start beside traffic must run none.
+    /// - Throws: ``tooNew(_:)`` for a ledger made by a newer server.
+    static func migration(from recorded: Int64?) throws -> [String] {
+        let version = recorded ?? 1
+        guard version <= currentVersion else { throw tooNew(version) }
+        let steps = recorded == nil ? version1 + [versionTable] + upgrade(from: 1) : upgrade(from: version)
+        guard !steps.isEmpty else { return [] }
+        return steps + [
+            "DELETE FROM ledger_version", "INSERT INTO ledger_version (version) VALUES (\(currentVersion))",
+        ]
+    }
+
+    /// The recorded version, once the version table is known to exist.
+    static let recordedVersion = "SELECT MAX(version) FROM ledger_version"
+
     /// A device's columns, as ``SQLiteLedgerStore`` and ``PostgresLedgerStore`` read them.
     static let deviceColumns =
         "device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen, pruned_unsent"

@@ -8,7 +8,9 @@ public import TenderSync
 /// (`another_journal`, `out_of_sequence`, `not_found`); anything else it throws means the database failed or cannot be
 /// reached, which the server answers with 503.
 public protocol LedgerStore: Sendable {
-    /// Creates or upgrades the schema; safe to call from several processes at once.
+    /// Creates or upgrades the schema; safe to call from several processes at once, and beside traffic: a ledger
+    /// already at the current version is only read, never locked.
+    /// - Throws: ``LedgerError`` `invalid_configuration` for a ledger made by a newer server.
     func migrate() async throws
 
     /// Adds a device holding only its key's digest.

@@ -37,6 +37,8 @@ extension DatabaseURL {
             defer { group.cancelAll() }
             do {
                 try await store.migrate()
+            } catch let error as LedgerError {
+                throw error
             } catch {
                 throw LedgerError(
                     .unavailable,

@@ -42,34 +42,61 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         }
     }
 
-    /// Creates the schema if it is not there yet (every statement `IF NOT EXISTS`).
+    /// Brings the schema to the current version (``LedgerSchema/migration(from:)``). A ledger already current is
+    /// only read, so starting a replica beside traffic takes no lock ingest waits for. An upgrade runs once, in one
+    /// transaction, whichever process gets there first: the others wait for it on an advisory lock, then find the
+    /// version recorded. It locks the device table before it changes anything, as ingest's first statement does, so
+    /// syncs in flight finish first and later ones wait for the upgrade instead of deadlocking with it.
+    /// - Throws: ``LedgerError`` `invalid_configuration` for a ledger made by a newer server.
     public func migrate() async throws {
+        let logger = self.logger
+        let recorded = try await client.withConnection { connection in
+            try await Self.recordedVersion(on: connection, logger)
+        }
+        guard try !LedgerSchema.migration(from: recorded).isEmpty else { return }
         try await client.withTransaction(logger: logger) { connection in
             // One migration at a time across processes; released at the end of the transaction.
             try await connection.query("SELECT pg_advisory_xact_lock(7305)", logger: logger)
-            for statement in LedgerSchema.version1 {
+            let statements = try LedgerSchema.migration(from: try await Self.recordedVersion(on: connection, logger))
+            guard !statements.isEmpty else { return }
+            if try await Self.exists("device", on: connection, logger) {
+                try await connection.query("LOCK TABLE device IN EXCLUSIVE MODE", logger: logger)
+            }
+            for statement in statements {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
-            try await connection.query(PostgresQuery(unsafeSQL: LedgerSchema.versionTable), logger: logger)
-            var version: Int64 = 1
-            for try await recorded in try await connection.query(
-                "SELECT MAX(version) FROM ledger_version",
-                logger: logger
-            ).decode(Int64?.self) {
-                version = recorded ?? 1
-            }
-            guard version <= LedgerSchema.currentVersion else { throw LedgerSchema.tooNew(version) }
-            if version < LedgerSchema.currentVersion {
-                for statement in LedgerSchema.upgrade(from: version) {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-                try await connection.query("DELETE FROM ledger_version", logger: logger)
-                try await connection.query(
-                    "INSERT INTO ledger_version (version) VALUES (\(Int64(LedgerSchema.currentVersion)))",
-                    logger: logger
-                )
-            }
         }
+    }
+
+    /// The version the ledger records; `nil` when none is (no version table: a new database, or version 1).
+    private static func recordedVersion(on connection: PostgresConnection, _ logger: Logger) async throws -> Int64? {
+        guard try await exists("ledger_version", on: connection, logger) else { return nil }
+        var version: Int64?
+        for try await recorded in try await connection.query(
+            PostgresQuery(unsafeSQL: LedgerSchema.recordedVersion),
+            logger: logger
+        ).decode(Int64?.self) {
+            version = recorded
+        }
+        return version
+    }
+
+    /// Whether the table exists (in the search path), read without taking any lock on it.
+    private static func exists(
+        _ table: String,
+        on connection: PostgresConnection,
+        _ logger: Logger
+    ) async throws
+        -> Bool
+    {
+        var found = false
+        for try await present in try await connection.query(
+            "SELECT to_regclass(\(table)) IS NOT NULL",
+            logger: logger
+        ).decode(Bool.self) {
+            found = present
+        }
+        return found
     }
 
     /// Adds a device holding only its key's digest.
@@ -188,6 +215,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
             held: device.heldSequence,
             revoked: device.isRevoked
         )
+        guard !plan.asksOnly else { return plan.acknowledgedThrough }
         if !plan.changes.isEmpty {
             var bindings = PostgresBindings(capacity: plan.changes.count * 9)
             var rows: [String] = []
@@ -282,7 +310,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
                 logger: logger
             )
         }
-        let deltas = plan.totalsDeltas(previous: previous)
+        let deltas = try plan.totalsDeltas(previous: previous)
         if !deltas.isEmpty {
             var bindings = PostgresBindings(capacity: deltas.count * 7)
             var rows: [String] = []

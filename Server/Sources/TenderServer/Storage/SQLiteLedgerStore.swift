@@ -23,25 +23,24 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     /// Creates the schema if it is not there yet, or brings it to the current version.
     public func migrate() async throws {
-        // One immediate transaction: another process migrating at the same time waits for it, then finds the
-        // version recorded. Version 1's statements are `IF NOT EXISTS`; later versions' run once, as the version says.
+        // A ledger already current is only read (``LedgerSchema/migration(from:)``). An upgrade is one immediate
+        // transaction: another process upgrading at the same time waits for it, then finds the version recorded.
+        let recorded = try await pool.read { db in try Self.recordedVersion(db) }
+        guard try !LedgerSchema.migration(from: recorded).isEmpty else { return }
         try await pool.writeWithoutTransaction { db in
             try db.inTransaction(.immediate) {
-                for statement in LedgerSchema.version1 { try db.execute(sql: statement) }
-                try db.execute(sql: LedgerSchema.versionTable)
-                let version = try Int64.fetchOne(db, sql: "SELECT MAX(version) FROM ledger_version") ?? 1
-                guard version <= LedgerSchema.currentVersion else { throw LedgerSchema.tooNew(version) }
-                if version < LedgerSchema.currentVersion {
-                    for statement in LedgerSchema.upgrade(from: version) { try db.execute(sql: statement) }
-                    try db.execute(sql: "DELETE FROM ledger_version")
-                    try db.execute(
-                        sql: "INSERT INTO ledger_version (version) VALUES (?)",
-                        arguments: [LedgerSchema.currentVersion]
-                    )
+                for statement in try LedgerSchema.migration(from: try Self.recordedVersion(db)) {
+                    try db.execute(sql: statement)
                 }
                 return .commit
             }
         }
+    }
+
+    /// The version the ledger records; `nil` when none is (no version table: a new database, or version 1).
+    private static func recordedVersion(_ db: Database) throws -> Int64? {
+        guard try db.tableExists("ledger_version") else { return nil }
+        return try Int64.fetchOne(db, sql: LedgerSchema.recordedVersion)
     }
 
     /// Adds a device holding only its key's digest.
@@ -110,6 +109,7 @@ public final class SQLiteLedgerStore: LedgerStore {
                 held: device.heldSequence,
                 revoked: device.isRevoked
             )
+            guard !plan.asksOnly else { return plan.acknowledgedThrough }
             let insertChange = try db.cachedStatement(
                 sql: """
                     INSERT INTO payment_change (device_id, sequence, payment_id, kind, at, from_state, to_state, note, \
@@ -177,7 +177,7 @@ public final class SQLiteLedgerStore: LedgerStore {
                     approved_minor_units = approved_minor_units + excluded.approved_minor_units
                     """
             )
-            for (key, delta) in plan.totalsDeltas(previous: previous) {
+            for (key, delta) in try plan.totalsDeltas(previous: previous) {
                 try addTotal.execute(arguments: [
                     "day": key.day, "device": deviceID, "provider": key.provider, "currency": key.currency,
                     "payments": delta.payments, "approved": delta.approved, "amount": delta.approvedMinorUnits,

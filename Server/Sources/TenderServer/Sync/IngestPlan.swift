@@ -13,6 +13,9 @@ struct IngestPlan {
     /// How many changes the batch says were pruned on the device unsent that the server did not hold (`pruned_through`
     /// past what it held): added to the device's ``Device/prunedUnsent``.
     var prunedUnsent: Int64
+    /// Whether the batch holds no change (sync contract version 3): it asks what the server holds, after the same
+    /// checks as any batch (the key, the journal the device is bound to), and writes nothing, not even the binding.
+    var asksOnly: Bool
 
     /// What one payment's row becomes: its latest snapshot (if the batch carries one), whether it ends pruned on the
     /// device, and the last change's sequence.
@@ -67,21 +70,24 @@ struct IngestPlan {
             updates[id] = update
         }
         changes = fresh
+        asksOnly = batch.changes.isEmpty
         payments = order.compactMap { updates[$0] }
         acknowledgedThrough = fresh.last?.sequence ?? base
     }
 
     /// What the snapshots add to the daily totals, less what the payments' previous rows added: one delta per day,
     /// provider and currency that changes.
-    func totalsDeltas(previous: [String: TotalsContribution]) -> [TotalsKey: TotalsContribution] {
+    /// - Throws: ``LedgerError`` `invalid_change` when a delta would not fit the ledger's integers (checked, never
+    ///   wrapped: a total is money).
+    func totalsDeltas(previous: [String: TotalsContribution]) throws -> [TotalsKey: TotalsContribution] {
         var deltas: [TotalsKey: TotalsContribution] = [:]
         for update in payments {
             guard let snapshot = update.snapshot else { continue }
             if let old = previous[update.paymentID] {
-                deltas[old.key, default: .zero(old.key)].subtract(old)
+                try deltas[old.key, default: .zero(old.key)].add(old, sign: -1, paymentID: update.paymentID)
             }
             let new = TotalsContribution(snapshot)
-            deltas[new.key, default: .zero(new.key)].add(new)
+            try deltas[new.key, default: .zero(new.key)].add(new, sign: 1, paymentID: update.paymentID)
         }
         return deltas.filter { !$0.value.isZero }
     }
@@ -141,15 +147,23 @@ struct TotalsContribution: Hashable {
 
     var isZero: Bool { payments == 0 && approved == 0 && approvedMinorUnits == 0 }
 
-    mutating func add(_ other: TotalsContribution) {
-        payments += other.payments
-        approved += other.approved
-        approvedMinorUnits &+= other.approvedMinorUnits
-    }
-
-    mutating func subtract(_ other: TotalsContribution) {
-        payments -= other.payments
-        approved -= other.approved
-        approvedMinorUnits &-= other.approvedMinorUnits
+    /// Adds (`sign` 1) or takes away (`sign` -1) another contribution to the same row, in checked arithmetic.
+    /// - Throws: ``LedgerError`` `invalid_change`, naming the payment, when a sum would not fit in 64 bits.
+    mutating func add(_ other: TotalsContribution, sign: Int64, paymentID: String) throws {
+        func sum(_ value: Int64, _ change: Int64) throws -> Int64 {
+            let (signed, overflowSign) = change.multipliedReportingOverflow(by: sign)
+            let (result, overflowSum) = value.addingReportingOverflow(signed)
+            guard !overflowSign, !overflowSum else {
+                throw LedgerError(
+                    .invalidChange,
+                    "Payment \(paymentID)'s amount takes the day's \(key.currency) total past what the ledger can hold; "
+                        + "no journal sends such an amount: check the device's software."
+                )
+            }
+            return result
+        }
+        payments = try sum(payments, other.payments)
+        approved = try sum(approved, other.approved)
+        approvedMinorUnits = try sum(approvedMinorUnits, other.approvedMinorUnits)
     }
 }

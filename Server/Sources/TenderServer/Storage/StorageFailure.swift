@@ -1,0 +1,70 @@
+import GRDB
+import NIOCore
+import PostgresNIO
+
+/// What a storage error means, decided in one place: an outage (the database cannot be reached or used right now: a
+/// retry may succeed, the answer is 503) or a defect (an SQL statement or a decoding that is wrong: 500), and how to
+/// log it without anything a client sent.
+enum StorageFailure {
+    /// The 503 an outage is answered with, naming what failed where that helps the operator (a full disk); `nil` for
+    /// an error that is no outage (a defect).
+    static func unavailable(_ error: any Error) -> LedgerError? {
+        switch error {
+        case let error as PSQLError:
+            guard error.code == .server else {
+                // The connection, the pool, TLS, authentication: the database is not usable from here now. A message
+                // the driver could not read, or a statement it could not send, is ours.
+                let defects: [PSQLError.Code] = [
+                    .messageDecodingFailure, .unexpectedBackendMessage, .invalidCommandTag, .tooManyParameters,
+                ]
+                return defects.contains(error.code) ? nil : .unavailable(error)
+            }
+            let state = error.serverInfo?[.sqlState] ?? ""
+            if state == "53100" {
+                return LedgerError(
+                    .unavailable,
+                    "The PostgreSQL server's disk is full; nothing was stored. Free space there, then retry."
+                )
+            }
+            // 08: connection, 53: resources, 57: shut down or cancelled (a statement time-out), 40: a serialization
+            // failure or deadlock, 55P03: a lock not available in time, 25006: a read-only server (a standby).
+            let retryable =
+                ["08", "53", "57", "40"].contains { state.hasPrefix($0) } || state == "55P03"
+                || state == "25006"
+            return retryable ? .unavailable(error) : nil
+        case let error as DatabaseError:
+            switch error.resultCode {
+            case .SQLITE_FULL:
+                return LedgerError(
+                    .unavailable,
+                    "The disk of the SQLite ledger is full; nothing was stored. Free space there, then retry."
+                )
+            case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_NOMEM,
+                .SQLITE_PROTOCOL, .SQLITE_INTERRUPT:
+                return .unavailable(error)
+            default:
+                return nil
+            }
+        case is CancellationError, is IOError, is ChannelError:
+            return .unavailable(error)
+        default:
+            return nil
+        }
+    }
+
+    /// An error for the log: its type and, for a database's own error, its code and message (never a value bound to
+    /// the statement, which PostgreSQL's detail and GRDB's description can show).
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as PSQLError:
+            guard let info = error.serverInfo else { return "PSQLError \(error.code)" }
+            return "PSQLError \(info[.sqlState] ?? "?"): \(info[.message] ?? "")"
+        case let error as DatabaseError:
+            return "DatabaseError \(error.resultCode): \(error.message ?? "")"
+        case let error as LedgerError:
+            return "LedgerError \(error.code.rawValue)"
+        default:
+            return String(describing: type(of: error))
+        }
+    }
+}
