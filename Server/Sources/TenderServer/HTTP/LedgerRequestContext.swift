@@ -123,7 +123,7 @@ struct RequireOperator: RouterMiddleware {
 
 /// The one place an error becomes an answer. A ``LedgerError`` is answered as it says (its status, its code and
 /// message). Any other error is the storage's or a bug: the database unreachable, busy, out of disk or time
-/// (``StorageFailure/unavailable(_:)``) is 503, to retry; anything else is 500 `internal_error`, which a retry will
+/// (`StorageFailure.unavailable(_:)`) is 503, to retry; anything else is 500 `internal_error`, which a retry will
 /// not mend. Both are logged with their real cause (the type, and the database's code and message: never a value a
 /// client sent, a key or a token); the answer carries none of it.
 struct AnswerErrors: RouterMiddleware {

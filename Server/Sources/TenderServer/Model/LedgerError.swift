@@ -67,7 +67,7 @@ public struct LedgerError: TenderError {
         self.init(Code(rawValue: refused.code.rawValue), refused.message)
     }
 
-    /// The 503 of an outage; its cause goes to the log (``StorageFailure/describe(_:)``), never to the client.
+    /// The 503 of an outage; its cause goes to the log (`StorageFailure.describe(_:)`), never to the client.
     static func unavailable(_ error: any Error) -> LedgerError {
         LedgerError(
             .unavailable,

@@ -42,7 +42,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         }
     }
 
-    /// Brings the schema to the current version (``LedgerSchema/migration(from:)``). A ledger already current is
+    /// Brings the schema to the current version (`LedgerSchema.migration(from:)`). A ledger already current is
     /// only read, so starting a replica beside traffic takes no lock ingest waits for. An upgrade runs once, in one
     /// transaction, whichever process gets there first: the others wait for it on an advisory lock, then find the
     /// version recorded. It locks the device table before it changes anything, as ingest's first statement does, so

@@ -23,7 +23,7 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     /// Creates the schema if it is not there yet, or brings it to the current version.
     public func migrate() async throws {
-        // A ledger already current is only read (``LedgerSchema/migration(from:)``). An upgrade is one immediate
+        // A ledger already current is only read (`LedgerSchema.migration(from:)`). An upgrade is one immediate
         // transaction: another process upgrading at the same time waits for it, then finds the version recorded.
         let recorded = try await pool.read { db in try Self.recordedVersion(db) }
         guard try !LedgerSchema.migration(from: recorded).isEmpty else { return }
