@@ -73,11 +73,9 @@ final class ServerProcess: @unchecked Sendable {
     func baseURL(timeout: TimeInterval = 120) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let line = standardOutput.split(separator: "\n", omittingEmptySubsequences: false).first,
-                standardOutput.contains("\n")
-            {
-                return String(line)
-            }
+            // One read of the output: two could see it before and after the line arrived (an empty "line").
+            let text = standardOutput
+            if let newline = text.firstIndex(of: "\n") { return String(text[..<newline]) }
             guard process.isRunning else {
                 throw TestSupportError("tender-server exited (\(process.terminationStatus)): \(standardError)")
             }
