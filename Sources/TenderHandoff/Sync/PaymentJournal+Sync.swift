@@ -125,13 +125,7 @@ extension PaymentJournal {
                 }
                 // More than the batch: another sync of this journal sent later changes. Never more than the journal
                 // ever made, or its next changes would be taken as acknowledged and never sent.
-                let made = try await offloaded { try self.lastSequence() }
-                guard held <= made else {
-                    throw HandoffError(
-                        .syncRefused,
-                        "The server acknowledged this journal's changes through \(held), but the journal has made \(made) only; it holds another journal's changes under this device, or is not a Tender fleet server. Nothing was recorded."
-                    )
-                }
+                try await requireMade(held)
                 through = try await offloaded { try self.recordAcknowledged(through: held) }
                 sent += batch.count
                 next = through + 1
@@ -159,6 +153,18 @@ extension PaymentJournal {
 }
 
 extension PaymentJournal {
+    /// Refuses an acknowledgement beyond the last change the journal ever made: recorded, it would mark the journal's
+    /// next changes as acknowledged, and they would never be sent.
+    fileprivate func requireMade(_ held: Int64) async throws {
+        let made = try await offloaded { try self.lastSequence() }
+        guard held <= made else {
+            throw HandoffError(
+                .syncRefused,
+                "The server acknowledged this journal's changes through \(held), but the journal has made \(made) only; it holds another journal's changes under this device, or is not a Tender fleet server. Nothing was recorded."
+            )
+        }
+    }
+
     /// Sends a batch with no change (sync contract version 3) and checks the answer against what the journal knows
     /// the server held (`through`): the key, the URL and the journal's binding are checked as for any batch.
     /// - Returns: the highest sequence the server holds (`through`, from a server that cannot say: version 2).
@@ -172,15 +178,13 @@ extension PaymentJournal {
         switch try await sender.send(SyncBatchBody.empty(journalID: journalID), empty: true) {
         case .acknowledged(let held, let notice):
             if let notice, !notices.contains(notice) { notices.append(notice) }
-            let made = try await offloaded { try self.lastSequence() }
-            guard held >= through, held <= made else {
+            guard held >= through else {
                 throw HandoffError(
                     .syncRefused,
-                    held < through
-                        ? "The fleet server \(server) holds this journal's changes through \(held), but acknowledged them through \(through) before: the key is another device's, or the server lost changes \(held + 1)…\(through), which this journal cannot send again. Nothing was recorded."
-                        : "The fleet server \(server) says it holds this journal's changes through \(held), but the journal has made \(made) only; it holds another journal's changes under this device, or is not a Tender fleet server. Nothing was recorded."
+                    "The fleet server \(server) holds this journal's changes through \(held), but acknowledged them through \(through) before: the key is another device's, or the server lost changes \(held + 1)…\(through), which this journal cannot send again. Nothing was recorded."
                 )
             }
+            try await requireMade(held)
             return held
         case .outOfSequence(let expected):
             throw HandoffError(
@@ -202,9 +206,15 @@ struct SyncBatchBody {
     var last: Int64
     var count: Int
 
-    init(journalID: UUID, prunedThrough: Int64? = nil, changes: [JournalChange]) throws {
+    /// The batches' encoder: the same bytes for the same batch.
+    static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]  // the same bytes for the same batch
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return encoder
+    }
+
+    init(journalID: UUID, prunedThrough: Int64? = nil, changes: [JournalChange]) throws {
+        let encoder = Self.encoder()
         let contract = try changes.map { try $0.syncChange() }
         func body(_ count: Int) throws -> Data {
             let batch = SyncBatch(
@@ -238,9 +248,7 @@ struct SyncBatchBody {
 
     /// The body of a batch with no change: a question of what the server holds.
     static func empty(journalID: UUID) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        return try encoder.encode(SyncBatch(journalID: journalID.journalText, changes: []))
+        try encoder().encode(SyncBatch(journalID: journalID.journalText, changes: []))
     }
 }
 
