@@ -172,9 +172,7 @@ struct AnswerErrors: RouterMiddleware {
 
     private func answer(_ error: LedgerError) -> Response {
         guard page else { return LedgerServer.error(error) }
-        let message =
-            error.code == .unavailable ? "The ledger's database cannot be reached; try again shortly." : error.message
-        return OperatorPage.html(OperatorPage.refused(message), status: error.status)
+        return OperatorPage.html(OperatorPage.refused(error.message), status: error.status)
     }
 }
 

@@ -102,7 +102,7 @@ public struct LedgerServer: Sendable {
                 "health: the database does not answer",
                 metadata: ["error": "\(StorageFailure.describe(error))"]
             )
-            return Self.error(StorageFailure.unavailable(error) ?? .unavailable(error))
+            return Self.error(StorageFailure.unavailable(error) ?? .unavailable)
         }
     }
 

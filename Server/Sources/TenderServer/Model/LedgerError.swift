@@ -68,10 +68,8 @@ public struct LedgerError: TenderError {
     }
 
     /// The 503 of an outage; its cause goes to the log (`StorageFailure.describe(_:)`), never to the client.
-    static func unavailable(_ error: any Error) -> LedgerError {
-        LedgerError(
-            .unavailable,
-            "The ledger's database cannot be reached or did not answer; retry later."
-        )
-    }
+    static let unavailable = LedgerError(
+        .unavailable,
+        "The ledger's database cannot be reached or did not answer; retry later."
+    )
 }

@@ -17,7 +17,7 @@ enum StorageFailure {
                 let defects: [PSQLError.Code] = [
                     .messageDecodingFailure, .unexpectedBackendMessage, .invalidCommandTag, .tooManyParameters,
                 ]
-                return defects.contains(error.code) ? nil : .unavailable(error)
+                return defects.contains(error.code) ? nil : .unavailable
             }
             let state = error.serverInfo?[.sqlState] ?? ""
             if state == "53100" {
@@ -31,7 +31,7 @@ enum StorageFailure {
             let retryable =
                 ["08", "53", "57", "40"].contains { state.hasPrefix($0) } || state == "55P03"
                 || state == "25006"
-            return retryable ? .unavailable(error) : nil
+            return retryable ? .unavailable : nil
         case let error as DatabaseError:
             switch error.resultCode {
             case .SQLITE_FULL:
@@ -41,12 +41,12 @@ enum StorageFailure {
                 )
             case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_NOMEM,
                 .SQLITE_PROTOCOL, .SQLITE_INTERRUPT:
-                return .unavailable(error)
+                return .unavailable
             default:
                 return nil
             }
         case is CancellationError, is IOError, is ChannelError:
-            return .unavailable(error)
+            return .unavailable
         default:
             return nil
         }
