@@ -460,10 +460,3 @@ final class ChildProcess: @unchecked Sendable {
         return String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
 }
-
-/// Runs blocking work on a thread of its own and awaits its result, leaving the shared pools free.
-func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(returning: body()) }
-    }
-}

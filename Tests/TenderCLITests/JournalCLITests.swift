@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Tender
+import TenderTestSupport
 import Testing
 
 @_spi(Benchmarks) @testable import TenderHandoff

@@ -175,3 +175,11 @@ public final class SpawnedProcess: @unchecked Sendable {
         kill(processIdentifier, number)
     }
 }
+
+/// Runs blocking work (waiting for a child, reading its pipes) on a thread of its own and awaits its result, leaving
+/// the cooperative pool to the servers the tests run in their own process: two tests blocked on it would starve them.
+public func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
+    }
+}

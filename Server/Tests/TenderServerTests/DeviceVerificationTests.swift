@@ -324,11 +324,7 @@ enum TenderProcess {
         _ arguments: [String],
         environment: [String: String]
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try runBlocking(arguments, environment: environment) })
-            }
-        }
+        try await offCooperativePool { Result { try runBlocking(arguments, environment: environment) } }.get()
     }
 
     /// ``run(_:environment:)``, blocking the calling thread.
