@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // The server's provider requests wait on NIO, not on FoundationNetworking (docs/PERFORMANCE.md).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // HTTP/1.1's request and response parts, for the connection deadlines.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // The ledger: storage (PostgreSQL and SQLite behind one protocol), ingest, the operator's API and page.
@@ -34,6 +36,9 @@ let package = Package(
                 // The verifiers and their rules, one copy, shared with the device's reconciler.
                 .product(name: "TenderProviderAPI", package: "tender"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // The HTTP/1.1 channel and its parts, for the connection deadlines (`ConnectionLimits`).
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

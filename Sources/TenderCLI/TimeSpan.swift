@@ -1,7 +1,7 @@
 import TenderHandoff
 
-/// A length of time as typed: `900` (seconds), `90s`, `15m`, `1h30m`, `2d`. `--expires-in`, `--older-than` and
-/// `--since` take one; it is written back the same way (``description``), so a message says what was understood.
+/// A length of time as typed: `900` (seconds, for `--expires-in` only), `90s`, `15m`, `1h30m`, `2d`. `--expires-in`,
+/// `--older-than` and `--since` take one; it is written back the same way (``description``), so a message says what was understood.
 struct TimeSpan: Sendable, Hashable, CustomStringConvertible {
     /// The length in whole seconds, more than 0.
     var seconds: Int
@@ -28,9 +28,17 @@ struct TimeSpan: Sendable, Hashable, CustomStringConvertible {
         try parse(text, atMost: Int(HandoffCoordinator.maximumExpiry.components.seconds), "30 days (30d, 720h)")
     }
 
-    /// `--older-than`, `--since`: any length the journal's times can go back, at most 100 years.
+    /// `--older-than`, `--since`: any length the journal's times can go back, at most 100 years, with its unit: a bare
+    /// number is refused, since `--older-than 90` meant as days would prune what was acknowledged 90 seconds ago.
     static func age(_ text: String) throws -> TimeSpan {
-        try parse(text, atMost: 100 * 365 * 86_400, "100 years (36500d)")
+        // 0 is refused by parse, as any zero length is: more than 0.
+        if !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }), text.utf8.contains(where: { $0 != 48 }) {
+            throw CLIError(
+                "give it a unit: \(text)d for \(text) days, or \(text)h, \(text)m, \(text)s (a bare number is not read "
+                    + "here: it could mean days or seconds)."
+            )
+        }
+        return try parse(text, atMost: 100 * 365 * 86_400, "100 years (36500d)")
     }
 
     /// Numbers each followed by a unit (`s`, `m`, `h`, `d`), or a bare number of seconds; more than 0 and at most

@@ -47,6 +47,9 @@ public struct PaymentSnapshot: Sendable, Hashable, Codable {
     public var squareTenderTypes: [String]?
     /// The Square application that made the request (`square_application_id`).
     public var squareApplicationID: String?
+    /// When the device flagged the payment as contested (`contested_at`): another payment names the provider record
+    /// that would confirm it, and a person decides which it is. `nil` from a device that sends no such field.
+    public var contestedAt: Int64?
     /// The whole object, as received.
     public var json: JSONTree
 
@@ -125,6 +128,25 @@ public struct PaymentSnapshot: Sendable, Hashable, Codable {
         guard let code = try string("currency"), let currency = try? Currency(code: code) else {
             throw Problem(field: "currency", rule: "is not an ISO 4217 currency code")
         }
+        // What no journal holds: a payment request needs at least one minor unit, and none carries more than the
+        // contract's maximum (so that a day's totals stay far from Int64's end).
+        guard units >= 1, units <= SyncContract.maximumMinorUnits else {
+            throw Problem(
+                field: "amount_minor_units",
+                rule: "must be 1 to \(SyncContract.maximumMinorUnits) (a payment request's amount)"
+            )
+        }
+        switch members["amount"] {
+        case .null?, nil: break
+        case .string(let text)?:
+            guard let written = try? Money(decimal: text, currency: currency), written.minorUnits == units else {
+                throw Problem(
+                    field: "amount",
+                    rule: "does not agree with amount_minor_units in \(currency.code) (\(currency.exponent) decimals)"
+                )
+            }
+        default: throw Problem(field: "amount", rule: "is not decimal text")
+        }
         var verification: Verification?
         switch members["verification"] {
         case .null?, nil: verification = nil
@@ -166,6 +188,7 @@ public struct PaymentSnapshot: Sendable, Hashable, Codable {
         }
         self.squareLocationID = try string("square_location_id", required: false)
         self.squareApplicationID = try string("square_application_id", required: false)
+        self.contestedAt = try time("contested_at", required: false)
         switch members["square_tender_types"] {
         case .null?, nil: self.squareTenderTypes = nil
         case .array(let items)?:
@@ -185,11 +208,13 @@ public struct PaymentSnapshot: Sendable, Hashable, Codable {
         try json.encode(to: encoder)
     }
 
-    /// Why a person must look at the payment, if they must: `unknown` (no answer came), `contradicted` (the provider's
-    /// server says otherwise), `needs_reconciliation` (tampered, late, or flagged by the device); `nil` otherwise.
+    /// Why a person must look at the payment, if they must: `unknown` (no answer came), `contested` (another payment
+    /// names its provider record), `contradicted` (the provider's server says otherwise), `needs_reconciliation`
+    /// (tampered, late, or flagged by the device); `nil` otherwise.
     /// A pending payment past its expiry needs a person too; the ledger finds those by their expiry.
     public var attention: String? {
         if state == .unknown { return "unknown" }
+        if contestedAt != nil && state != .resolved { return "contested" }
         if verification?.verdict == "contradicted" { return "contradicted" }
         if needsReconciliation || state.needsReconciliation { return "needs_reconciliation" }
         return nil

@@ -1,4 +1,5 @@
 public import Foundation
+import Tender
 
 /// The body of `POST /v1/events`: a journal's ID and up to ``SyncContract/maximumChanges`` of its changes, in
 /// increasing `sequence` with no gap; `pruned_through` when the changes before them that the server may not hold were
@@ -46,6 +47,20 @@ public struct SyncBatch: Sendable, Hashable, Codable {
     /// Decodes and checks a request body.
     /// - Throws: ``SyncContractError``.
     public init(json: Data) throws {
+        // Tender's strict reader first: Foundation's keeps the last of two equal keys, so a batch could say one
+        // amount to one reader and another to the next.
+        guard let text = String(validating: json, as: UTF8.self) else {
+            throw SyncContractError(.malformedJSON, "The body is not UTF-8 text; send the sync request's JSON object.")
+        }
+        do {
+            _ = try JSONValue.parse(text, limits: JSONLimits(maximumBytes: SyncContract.maximumBytes, maximumDepth: 32))
+        } catch {
+            throw SyncContractError(
+                .malformedJSON,
+                "The body is not strict JSON (\(error.message), at byte \(error.offset)); send one JSON object, each "
+                    + "key once."
+            )
+        }
         let batch: SyncBatch
         do {
             batch = try JSONDecoder().decode(SyncBatch.self, from: json)

@@ -1,3 +1,5 @@
+import Tender
+
 /// The sync contract between a device's journal and the fleet server (`POST /v1/events`): its version and its limits,
 /// written once, read by both sides. See <doc:TheSyncContract>.
 public enum SyncContract: Sendable {
@@ -11,6 +13,11 @@ public enum SyncContract: Sendable {
     public static let maximumChanges = 500
     /// The largest body of one request, in bytes (1 MiB).
     public static let maximumBytes = 1 << 20
+    /// The largest amount of one payment, in minor units: 999,999,999,999,999, above what any provider's request
+    /// carries (Square's requests refuse more, `Money.maximumPaymentMinorUnits` in Tender). A server refuses a payment
+    /// above it; the ledger's day totals, added in checked arithmetic, refuse the batch that would take them past
+    /// `Int64` (9,223 such payments in a day from one device).
+    public static let maximumMinorUnits = Money.maximumPaymentMinorUnits
     /// The longest text a device's identifier may be, in bytes.
     public static let maximumIdentifierLength = 255
 }

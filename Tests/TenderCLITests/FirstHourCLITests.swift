@@ -50,13 +50,18 @@ struct FirstHourCLITests {
         )
     }
 
-    @Test("prune says the retention it understood: a bare number is seconds; its help gives the default once")
+    @Test(
+        "prune says the retention it understood; a bare number is refused, naming the units (issue 43: '90' pruned what was 90 seconds old); its help gives the default once"
+    )
     func pruneSaysItsRetention() async throws {
         let directory = try await temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let journal = directory.appendingPathComponent("j.sqlite").path
         _ = try PaymentJournal(path: journal)
-        let pruned = try await CLIRunner.run(["journal", "prune", "--older-than", "5", "--journal", journal])
+        let bare = try await CLIRunner.run(["journal", "prune", "--older-than", "90", "--journal", journal])
+        #expect(bare.status != 0)
+        #expect(bare.stderr.contains("give it a unit: 90d for 90 days"), "\(bare.stderr)")
+        let pruned = try await CLIRunner.run(["journal", "prune", "--older-than", "5s", "--journal", journal])
         #expect(pruned.status == 0, "\(pruned.stderr)")
         #expect(pruned.stdout == "Pruned 0 payments ended and acknowledged over 5s ago.\n")
         let mixed = try await CLIRunner.run(["journal", "prune", "--older-than", "90m", "--journal", journal])

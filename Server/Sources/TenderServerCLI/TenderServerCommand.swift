@@ -80,12 +80,154 @@ struct ServeCommand: AsyncParsableCommand {
         )
     )
     var reconcileEvery: String = "60s"
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long an operator's sign-in on the page lasts: 12h (the default), 30m, 8h; signing out ends it at once.",
+            valueName: "duration"
+        )
+    )
+    var sessionLifetime: String = "12h"
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long a connection may wait for a request's complete head before it is closed: 30s (the default).",
+            valueName: "duration"
+        )
+    )
+    var idleTimeout: String = "30s"
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long a request's body may take, from its head to its end, before the connection is closed: 30s.",
+            valueName: "duration"
+        )
+    )
+    var bodyTimeout: String = "30s"
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How many connections to hold at once (4096); more wait in the kernel's queue. Lowered to what the "
+                + "process's descriptor limit allows.",
+            valueName: "count"
+        )
+    )
+    var maxConnections: Int = ConnectionLimits.standard.maximumConnections
+
+    /// How many connections the process can hold, at most `wanted`: its descriptor limit raised to the hard limit
+    /// first, less 64 for the database, the log and the providers' connections; a lower figure than `wanted` is said
+    /// on standard error.
+    static func connectionsAllowed(_ wanted: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return wanted }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        let available = Int(clamping: limit.rlim_cur) - 64
+        guard available < wanted else { return wanted }
+        let allowed = max(16, available)
+        FileHandle.standardError.write(
+            Data(
+                ("tender-server: holding at most \(allowed) connections, not \(wanted): the process may open only "
+                    + "\(limit.rlim_cur) descriptors (raise it with ulimit -n or LimitNOFILE=).\n").utf8
+            )
+        )
+        return allowed
+    }
+
+    /// Whether another process listens on `host`:`port` (an IPv4 or IPv6 address; a name is not checked here), so
+    /// that `serve` says so in one line before it opens the ledger or makes a token. Bound with `SO_REUSEADDR`, as
+    /// the server binds: a port left in `TIME_WAIT` is free.
+    static func isInUse(host: String, port: Int) -> Bool {
+        var ipv4 = in_addr()
+        var ipv6 = in6_addr()
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let family: Int32
+        if inet_pton(AF_INET, bare, &ipv4) == 1 {
+            family = AF_INET
+        } else if inet_pton(AF_INET6, bare, &ipv6) == 1 {
+            family = AF_INET6
+        } else {
+            return false
+        }
+        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var yes: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        let status: Int32
+        if family == AF_INET {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(port).bigEndian
+            address.sin_addr = ipv4
+            status = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        } else {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = UInt16(port).bigEndian
+            address.sin6_addr = ipv6
+            status = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        }
+        return status != 0 && errno == EADDRINUSE
+    }
+
+    /// Whether `host` is a loopback address, which no other machine reaches.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
 
     func run() async throws {
         guard (0...65535).contains(port) else { throw Failure(message: "--port must be from 0 to 65535.") }
         let url = try database.url()
         let interval = try Interval.parse(reconcileEvery, option: "--reconcile-every")
+        guard let lifetime = try Interval.parse(sessionLifetime, option: "--session-lifetime", never: false),
+            lifetime >= .seconds(60)
+        else {
+            throw Failure(message: "--session-lifetime must be at least 1m, such as 30m or 12h.")
+        }
+        guard let idle = try Interval.parse(idleTimeout, option: "--idle-timeout", never: false),
+            let body = try Interval.parse(bodyTimeout, option: "--body-timeout", never: false)
+        else {
+            throw Failure(message: "--idle-timeout and --body-timeout must be durations such as 30s or 2m, not 0.")
+        }
+        guard maxConnections >= 1 else { throw Failure(message: "--max-connections must be at least 1.") }
+        let limits = ConnectionLimits(
+            idleTimeout: idle,
+            bodyTimeout: body,
+            maximumConnections: Self.connectionsAllowed(maxConnections)
+        )
+        if let configured = ProcessInfo.processInfo.environment["TENDER_OPERATOR_TOKEN"], !configured.isEmpty,
+            let weakness = OperatorToken.weakness(of: configured)
+        {
+            throw Failure(message: weakness)
+        }
+        if !Self.isLoopback(host) {
+            FileHandle.standardError.write(
+                Data(
+                    ("tender-server: warning: serving plain HTTP on \(host): the operator token, the devices' keys and "
+                        + "the sign-in cookie cross the network unencrypted, where anyone on the path can read them. "
+                        + "Serve on 127.0.0.1 behind a TLS proxy (one that sets X-Forwarded-Proto: https).\n").utf8
+                )
+            )
+        }
         let webhooks = try webhookConfiguration()
+        if port != 0, Self.isInUse(host: host, port: port) {
+            throw Failure(
+                message: "Port \(port) on \(host) is in use (by another tender-server, or tender sandbox, which also "
+                    + "defaults to 8080?): choose another with --port, or --port 0 for any free one."
+            )
+        }
         let logger = {
             var logger = Logger(label: "tender-server")
             logger.logLevel = .info
@@ -116,7 +258,8 @@ struct ServeCommand: AsyncParsableCommand {
             operatorToken: OperatorToken(token),
             logger: logger,
             squareWebhooks: webhooks,
-            pushedOrder: { pushed.yield($0) }
+            pushedOrder: { pushed.yield($0) },
+            sessionLifetime: lifetime.components.seconds * 1000
         )
         let host = self.host
         var services: [any Service] = service.map { [$0] } ?? []
@@ -130,7 +273,12 @@ struct ServeCommand: AsyncParsableCommand {
         services.append(PushedRecordMatcher(reconciler: reconciler, orders: orders, logger: logger))
         var application = Application(
             router: server.router(),
-            configuration: .init(address: .hostname(host, port: port), serverName: "tender-server"),
+            server: limits.server(logger: logger),
+            configuration: .init(
+                address: .hostname(host, port: port),
+                serverName: "tender-server",
+                availableConnectionsDelegate: limits.availableConnections(logger: logger)
+            ),
             services: services,
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
@@ -276,7 +424,7 @@ struct ProviderOptions: ParsableArguments {
 
 /// A duration as the options take it: `60s`, `5m`, `1h`, `500ms`, a number of seconds, or `0` for none.
 enum Interval {
-    static func parse(_ text: String, option: String) throws -> Duration? {
+    static func parse(_ text: String, option: String, never: Bool = true) throws -> Duration? {
         let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
         var number = text
         var scale: Int64 = 1000
@@ -286,7 +434,10 @@ enum Interval {
             break
         }
         guard let value = Int64(number), value >= 0, value <= 86_400_000 / scale else {
-            throw Failure(message: "\(option) must be a duration such as 60s, 5m, 1h or 500ms, or 0 for never.")
+            throw Failure(
+                message: "\(option) must be a duration such as 60s, 5m, 1h or 500ms\(never ? ", or 0 for never" : "")"
+                    + ", of at most 24h."
+            )
         }
         return value == 0 ? nil : .milliseconds(value * scale)
     }

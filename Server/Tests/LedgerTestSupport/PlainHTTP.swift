@@ -23,16 +23,10 @@ public enum PlainHTTP: Sendable {
         }
     }
 
-    private static func blockingExchange(
-        _ port: Int,
-        _ method: String,
-        _ path: String,
-        _ body: Data?,
-        _ timeout: Int
-    ) throws -> (status: Int, body: Data) {
+    /// A client socket connected to 127.0.0.1:`port`, its reads bounded by `timeout` seconds; the caller closes it.
+    public static func connectedSocket(port: Int, timeout: Int) throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw TestSupportError("socket() failed") }
-        defer { close(descriptor) }
+        guard descriptor >= 0 else { throw TestSupportError("socket() failed: errno \(errno)") }
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -44,7 +38,22 @@ public enum PlainHTTP: Sendable {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { throw TestSupportError("could not connect to 127.0.0.1:\(port)") }
+        guard connected == 0 else {
+            close(descriptor)
+            throw TestSupportError("could not connect to 127.0.0.1:\(port): errno \(errno)")
+        }
+        return descriptor
+    }
+
+    private static func blockingExchange(
+        _ port: Int,
+        _ method: String,
+        _ path: String,
+        _ body: Data?,
+        _ timeout: Int
+    ) throws -> (status: Int, body: Data) {
+        let descriptor = try connectedSocket(port: port, timeout: timeout)
+        defer { close(descriptor) }
         let payload = body ?? Data()
         var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         request += "Content-Type: application/json\r\nContent-Length: \(payload.count)\r\n\r\n"

@@ -148,69 +148,173 @@ struct CentralReconciliationTests {
         }
     }
 
-    @Test(
-        "one record confirms one payment fleet-wide: a second device's answer naming it is contradicted, a search that finds it settles nothing",
-        arguments: StoreKind.available
+    /// What the one-record tests start from: a store, the sandbox with one Square order of 12.50 USD paid a minute ago,
+    /// two devices (`front`, `patio`), the front till's genuine payment naming the order (not synced yet), and a
+    /// reconciler asking the sandbox.
+    struct PaidOrder: Sendable {
+        let store: any LedgerStore
+        let sandbox: ProviderSandbox
+        let reconciler: CentralReconciler
+        let now: Date
+        let orderID: String
+        let first: JournalDevice
+        let second: JournalDevice
+        let genuine: JSONTree
+    }
+
+    static func withPaidOrder(
+        _ kind: StoreKind,
+        _ body: @escaping @Sendable (PaidOrder) async throws -> Void
     )
-    func oneRecordOnePayment(kind: StoreKind) async throws {
+        async throws
+    {
         try await kind.withStore { store in
             try await ProviderSandbox.run { sandbox in
                 try await withTransport { transport in
                     let now = Date()
-                    let order = SquareEvents.id("ORD")
+                    let orderID = SquareEvents.id("ORD")
                     try await sandbox.square.recordPayment(
                         amount: Money(minorUnits: 1250, currency: .usd),
                         locationID: SquareEvents.locationID,
-                        orderID: order,
+                        orderID: orderID,
                         createdAt: now.addingTimeInterval(-60)
                     )
-                    let first = try await JournalDevice.add(to: store, name: "front")
-                    let second = try await JournalDevice.add(to: store, name: "patio")
-                    let genuine = LedgerSnapshots.payment(
-                        transactionID: order,
-                        amount: 1250,
-                        created: now.addingTimeInterval(-120)
+                    try await body(
+                        PaidOrder(
+                            store: store,
+                            sandbox: sandbox,
+                            reconciler: CentralReconciler(
+                                store: store,
+                                verifiers: try sandbox.verifiers(transport: transport),
+                                logger: Self.logger
+                            ),
+                            now: now,
+                            orderID: orderID,
+                            first: try await JournalDevice.add(to: store, name: "front"),
+                            second: try await JournalDevice.add(to: store, name: "patio"),
+                            genuine: LedgerSnapshots.payment(
+                                transactionID: orderID,
+                                amount: 1250,
+                                created: now.addingTimeInterval(-120)
+                            )
+                        )
                     )
-                    // Another device's app answered with the same order: the replayed approval of another sale.
-                    let replayed = LedgerSnapshots.payment(
-                        transactionID: order,
-                        amount: 1250,
-                        created: now.addingTimeInterval(-115)
-                    )
-                    // A third payment whose callback never came: its search finds the same Square payment.
-                    let searched = LedgerSnapshots.payment(
-                        state: "unknown",
-                        reported: nil,
-                        source: nil,
-                        amount: 1250,
-                        created: now.addingTimeInterval(-110)
-                    )
-                    try await first.sync([genuine], into: store)
-                    try await second.sync([replayed, searched], into: store)
-                    let reconciler = CentralReconciler(
-                        store: store,
-                        verifiers: try sandbox.verifiers(transport: transport),
-                        logger: Self.logger
-                    )
-                    try await reconciler.run()
-                    let confirmed = try #require(try await Self.server(store, genuine, of: first))
-                    #expect(confirmed.verdict == "confirmed", "the oldest payment, examined first, claims the order")
-                    let claimed = try #require(try await Self.server(store, replayed, of: second))
-                    #expect(claimed.verdict == "contradicted")
-                    #expect(claimed.reason == "claimed_by_another_payment")
-                    #expect(claimed.message.contains(genuine["payment_id"]!.stringValue!))
-                    #expect(claimed.message.contains(first.deviceID))
-                    let found = try #require(try await Self.server(store, searched, of: second))
-                    #expect(found.verdict == "unverifiable")
-                    #expect(found.reason == "claimed_by_another_payment")
-                    #expect(found.provenOutcome == nil, "nothing proven: the device would record nothing")
                 }
             }
         }
     }
 
+    /// Which payment the server is asked about first: the genuine one, the replay, or both in one run.
+    enum Order: String, CaseIterable, Sendable {
+        case genuineFirst, forgeryFirst, oneRun
+    }
+
     @Test(
-        "two payments claiming one record at the same moment: the unique key lets exactly one confirm",
+        "one record, one payment, fleet-wide: a second device's replay of a confirmed order, in any order, confirms neither and contradicts neither; both contested",
+        arguments: StoreKind.available,
+        Order.allCases
+    )
+    func oneRecordOnePayment(kind: StoreKind, order: Order) async throws {
+        try await Self.withPaidOrder(kind) { fixture in
+            let (store, sandbox, now, orderID) = (fixture.store, fixture.sandbox, fixture.now, fixture.orderID)
+            let (first, second, genuine) = (fixture.first, fixture.second, fixture.genuine)
+            // Another device's app answered with the same order: the replayed approval of another sale.
+            let replayed = LedgerSnapshots.payment(
+                transactionID: orderID,
+                amount: 1250,
+                created: now.addingTimeInterval(-115)
+            )
+            let reconciler = fixture.reconciler
+            switch order {
+            case .genuineFirst:
+                try await first.sync([genuine], into: store)
+                try await reconciler.run()
+                let alone = try #require(try await Self.server(store, genuine, of: first))
+                #expect(alone.verdict == "confirmed", "no other payment names the order yet")
+                try await second.sync([replayed], into: store)
+                try await reconciler.run()
+            case .forgeryFirst:
+                try await second.sync([replayed], into: store)
+                try await reconciler.run()
+                let alone = try #require(try await Self.server(store, replayed, of: second))
+                #expect(alone.verdict == "confirmed", "the forgery alone is indistinguishable")
+                try await first.sync([genuine], into: store)
+                try await reconciler.run()
+            case .oneRun:
+                try await first.sync([genuine], into: store)
+                try await second.sync([replayed], into: store)
+                try await reconciler.run()
+            }
+            for (payment, device, other, otherDevice) in [
+                (genuine, first, replayed, second), (replayed, second, genuine, first),
+            ] {
+                let server = try #require(try await Self.server(store, payment, of: device))
+                #expect(server.verdict == "unverifiable", "\(order): neither is confirmed nor contradicted")
+                #expect(server.reason == "contested")
+                #expect(server.provenOutcome == nil)
+                #expect(server.message.contains(other["payment_id"]!.stringValue!), "names the other payment")
+                #expect(server.message.contains(otherDevice.deviceID))
+                let row = try #require(
+                    try await store.payment(
+                        deviceID: device.deviceID,
+                        paymentID: payment["payment_id"]!.stringValue!
+                    )
+                )
+                #expect(row.attention == "contested", "in front of a person")
+                #expect(row.verdict == "unverifiable", "the verdict shown is the server's")
+            }
+            let attention = try await store.attention(now: Timestamp.milliseconds(now), limit: 10)
+            #expect(attention.filter { $0.attention == "contested" }.count == 2)
+
+            // A person decides: neither is asked about again, and a device's resend keeps the flag.
+            let asked = await sandbox.requestCount()
+            let again = try await reconciler.run()
+            #expect(again.examined == 0)
+            #expect(await sandbox.requestCount() == asked)
+            try await first.sync([genuine], into: store)
+            let resent = try await store.payment(
+                deviceID: first.deviceID,
+                paymentID: genuine["payment_id"]!.stringValue!
+            )
+            #expect(resent?.attention == "contested")
+        }
+    }
+
+    @Test(
+        "a search that finds a record another payment names settles nothing: contested for both",
+        arguments: StoreKind.available
+    )
+    func searchFindsNamedRecord(kind: StoreKind) async throws {
+        try await Self.withPaidOrder(kind) { fixture in
+            let (store, now) = (fixture.store, fixture.now)
+            let (first, second, genuine) = (fixture.first, fixture.second, fixture.genuine)
+            // A payment whose callback never came: its search finds the same Square payment.
+            let searched = LedgerSnapshots.payment(
+                state: "unknown",
+                reported: nil,
+                source: nil,
+                amount: 1250,
+                created: now.addingTimeInterval(-110)
+            )
+            try await first.sync([genuine], into: store)
+            try await second.sync([searched], into: store)
+            try await fixture.reconciler.run()
+            let found = try #require(try await Self.server(store, searched, of: second))
+            #expect(found.verdict == "unverifiable")
+            #expect(found.reason == "contested")
+            #expect(found.provenOutcome == nil, "nothing proven: the device would record nothing")
+            let named = try #require(try await Self.server(store, genuine, of: first))
+            #expect(named.reason == "contested", "its earlier confirmation no longer stands")
+            let unknown = try await store.payment(
+                deviceID: second.deviceID,
+                paymentID: searched["payment_id"]!.stringValue!
+            )
+            #expect(unknown?.state == "unknown", "nothing is completed on a contested record")
+        }
+    }
+
+    @Test(
+        "two payments naming one record, confirmed at the same moment: neither is confirmed, both are contested",
         arguments: StoreKind.available
     )
     func concurrentClaims(kind: StoreKind) async throws {
@@ -257,8 +361,16 @@ struct CentralReconciliationTests {
                     for try await verdict in group { all.append(try #require(verdict)) }
                     return all
                 }
-                #expect(verdicts.filter { $0.verification.verdict == .confirmed }.count == 1, "round \(round)")
-                #expect(verdicts.filter { $0.verification.reason == .claimedByAnotherPayment }.count == 1)
+                // The first may be confirmed when it is recorded; the second then contests both, whatever the order.
+                #expect(verdicts.contains { $0.verification.reason == .contested }, "round \(round)")
+                for (device, payment) in devices {
+                    let row = try await store.payment(
+                        deviceID: device.deviceID,
+                        paymentID: payment["payment_id"]!.stringValue!
+                    )
+                    #expect(row?.server?.reason == "contested", "round \(round)")
+                    #expect(row?.attention == "contested")
+                }
             }
         }
     }

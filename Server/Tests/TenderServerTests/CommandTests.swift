@@ -103,6 +103,49 @@ struct CommandTests {
         #expect(server.standardError.components(separatedBy: token).count == 2)
     }
 
+    @Test(
+        "serve refuses an operator token under 128 bits and a port in use, each in one line, before it opens anything; plain HTTP beyond loopback is warned about"
+    )
+    func weakTokenAndPlainHTTP() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let database = "sqlite:\(folder.path)/ledger.sqlite"
+        let weak = try ServerProcess.run(
+            ["serve", "--database", database, "--port", "0"],
+            environment: ["TENDER_OPERATOR_TOKEN": "letmein2024"]
+        )
+        #expect(weak.status == 1, "\(weak.stderr)")
+        #expect(weak.stderr.split(separator: "\n").count == 1, "one line: \(weak.stderr)")
+        #expect(weak.stderr.contains("bits of entropy"), "\(weak.stderr)")
+        #expect(!weak.stderr.contains("letmein2024"), "the token is never printed back")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/ledger.sqlite"), "nothing was opened")
+
+        // A port another process listens on: one line naming it and what to do, before any token or ledger.
+        let holder = try ServerProcess(
+            ["serve", "--database", "sqlite:\(folder.path)/other.sqlite", "--port", "0"],
+            environment: ["TENDER_OPERATOR_TOKEN": "top_" + String(repeating: "k7Qz", count: 8)]
+        )
+        defer { holder.stop() }
+        let taken = try #require(try holder.baseURL().split(separator: ":").last.map(String.init))
+        let busy = try ServerProcess.run(["serve", "--database", database, "--port", taken])
+        #expect(busy.status == 1, "\(busy.stderr)")
+        #expect(busy.stderr.split(separator: "\n").count == 1, "one line: \(busy.stderr)")
+        #expect(busy.stderr.contains("Port \(taken) on 127.0.0.1 is in use"), "\(busy.stderr)")
+        #expect(!busy.stderr.contains("operator token"), "no token made for a server that cannot start")
+        holder.signal(SIGTERM)
+        #expect(holder.wait() == 0)
+
+        let open = try ServerProcess(
+            ["serve", "--database", database, "--port", "0", "--host", "0.0.0.0"],
+            environment: ["TENDER_OPERATOR_TOKEN": "top_" + String(repeating: "k7Qz", count: 8)]
+        )
+        defer { open.stop() }
+        _ = try open.baseURL()
+        #expect(open.standardError.contains("warning: serving plain HTTP on 0.0.0.0"), "\(open.standardError)")
+        open.signal(SIGTERM)
+        #expect(open.wait() == 0)
+    }
+
     @Test("serve on a new ledger migrates before it reconciles: the first run is reconciled, nothing failed")
     func firstReconciliationAfterMigration() throws {
         let folder = try TemporaryFolder()
@@ -137,7 +180,7 @@ struct CommandTests {
             let lines = result.stderr.split(separator: "\n").filter { !$0.contains("operator token") }
             #expect(lines.count == 1, "\(arguments): \(result.stderr)")
             #expect(lines.first?.contains("schema version 99") == true, "\(arguments): \(result.stderr)")
-            #expect(lines.first?.contains("(version 3)") == true, "\(arguments): \(result.stderr)")
+            #expect(lines.first?.contains("(version 4)") == true, "\(arguments): \(result.stderr)")
         }
     }
 }

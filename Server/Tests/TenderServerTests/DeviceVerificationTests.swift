@@ -272,6 +272,79 @@ struct DeviceVerificationTests {
     }
 
     @Test(
+        "a replay across two devices of one fleet (issue 38): the genuine payment verified first, second, or by two replicas at once; neither confirmed nor contradicted, both devices flag it contested through the real tender",
+        arguments: CentralReconciliationTests.Order.allCases
+    )
+    func replayAcrossDevices(order: CentralReconciliationTests.Order) async throws {
+        try await Self.withFleet { store, sandbox, base, folder in
+            let front = try Till(folder: folder, name: "front", sandbox: sandbox)
+            let patio = try Till(folder: folder, name: "patio", sandbox: sandbox)
+            let genuine = try await front.pay(1250, .callback(.approve(tender: "card")))
+            let orderID = try #require(genuine.outcome?.transactionID)
+            #expect(genuine.outcome?.status == .approved)
+            // Another app on the patio till answers with the front till's genuine order.
+            let forged = try await patio.pay(1250, .forged(transactionID: orderID))
+            #expect(forged.outcome?.status == .approved)
+            let frontDevice = try await JournalDevice.add(to: store, name: "front")
+            let patioDevice = try await JournalDevice.add(to: store, name: "patio")
+            func verify(_ till: Till, _ entry: JournalEntry, _ device: JournalDevice) async throws -> JSONTree {
+                let result = try await TenderProcess.run(
+                    ["journal", "verify", entry.id.rawValue, "--server", base, "--journal", till.path, "--json"],
+                    environment: ["TENDER_DEVICE_KEY": device.key]
+                )
+                #expect(!result.stdout.isEmpty, "\(result.stderr)")
+                return try JSONDecoder().decode(JSONTree.self, from: Data(result.stdout.utf8))
+            }
+            switch order {
+            case .genuineFirst:
+                try await frontDevice.sync([genuine], to: base, client: HTTPClient())
+                try await Self.reconcile(store, sandbox)
+                let alone = try await verify(front, genuine, frontDevice)
+                #expect(alone["verdict"] == .string("confirmed"), "no other payment names the order yet")
+                try await patioDevice.sync([forged], to: base, client: HTTPClient())
+                try await Self.reconcile(store, sandbox)
+            case .forgeryFirst:
+                try await patioDevice.sync([forged], to: base, client: HTTPClient())
+                try await Self.reconcile(store, sandbox)
+                try await frontDevice.sync([genuine], to: base, client: HTTPClient())
+                try await Self.reconcile(store, sandbox)
+            case .oneRun:
+                try await frontDevice.sync([genuine], to: base, client: HTTPClient())
+                try await patioDevice.sync([forged], to: base, client: HTTPClient())
+                // Two replicas reconciling at the same moment.
+                async let one: Void = Self.reconcile(store, sandbox)
+                async let two: Void = Self.reconcile(store, sandbox)
+                _ = try await (one, two)
+            }
+            for (till, entry, device, other) in [
+                (front, genuine, frontDevice, forged), (patio, forged, patioDevice, genuine),
+            ] {
+                let answer = try await verify(till, entry, device)
+                #expect(answer["verdict"] == .string("unverifiable"), "\(order): \(answer)")
+                #expect(answer["reason"] == .string("contested"))
+                #expect(answer["message"]?.stringValue?.contains(other.id.rawValue) == true, "names the other payment")
+                let contested = try #require(try till.journal.entry(entry.id))
+                #expect(contested.contestedAt != nil, "flagged on the device")
+                #expect(contested.verification?.verdict != .contradicted, "the genuine payment is never contradicted")
+                #expect(contested.state == .completed, "its state stays")
+                let list = try await TenderProcess.run(
+                    ["journal", "list", "--state", "contested", "--journal", till.path, "--json"],
+                    environment: [:]
+                )
+                #expect(list.status == 0, "\(list.stderr)")
+                #expect(list.stdout.contains(entry.id.rawValue), "journal list --state contested: \(list.stdout)")
+                #expect(try till.coordinator.recover().undelivered.map(\.id).contains(entry.id), "delivered again")
+            }
+            let attention = try await store.attention(now: Timestamp.milliseconds(Date()), limit: 10)
+            #expect(
+                Set(attention.filter { $0.attention == "contested" }.map(\.paymentID)) == [
+                    genuine.id.rawValue, forged.id.rawValue,
+                ]
+            )
+        }
+    }
+
+    @Test(
         "tender journal sync with nothing new asks the server: another device's key, a revoked one, a wrong URL exit 1"
     )
     func syncNothingNewAsks() async throws {

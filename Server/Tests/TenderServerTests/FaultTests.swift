@@ -52,7 +52,7 @@ struct FaultTests {
         let base = "http://127.0.0.1:\(port)"
         let stop = LockedFlag()
         let arguments = ["serve", "--database", "sqlite:\(path)", "--port", "\(port)"]
-        let environment = ["TENDER_OPERATOR_TOKEN": "top_kill-test"]
+        let environment = ["TENDER_OPERATOR_TOKEN": "top_kill-test-token-0123456789abcdef"]
         let journals = devices
         let devicesDone = Task { try await Self.runDevices(journals, baseURL: { base }, stop: stop) }
         var generator = SystemRandomNumberGenerator()
@@ -158,7 +158,7 @@ struct FaultTests {
         }
         let server = try ServerProcess(
             ["serve", "--database", "postgres://postgres@127.0.0.1:\(postgres.port)/\(url.database)", "--port", "0"],
-            environment: ["TENDER_OPERATOR_TOKEN": "top_pg-test"]
+            environment: ["TENDER_OPERATOR_TOKEN": "top_pg-test-token-0123456789abcdef"]
         )
         defer { server.stop() }
         let base = try server.baseURL()

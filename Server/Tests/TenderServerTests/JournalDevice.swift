@@ -114,7 +114,11 @@ enum LedgerSnapshots {
             "reported_outcome": reported.map(JSONTree.string) ?? .null,
             "outcome_source": source.map(JSONTree.string) ?? .null,
             "needs_reconciliation": .bool(state == "unknown"),
-            "amount": .string(String(format: "%d.%02d", amount / 100, amount % 100)),
+            // As the journal writes it: the amount in the currency's decimals.
+            "amount": (try? Currency(code: currency)).map {
+                .string(Money(minorUnits: Int(amount), currency: $0).decimalString)
+            }
+                ?? .null,
             "amount_minor_units": .integer(amount),
             "currency": .string(currency),
             "transaction_id": transactionID.map(JSONTree.string) ?? .null,

@@ -144,6 +144,7 @@ struct LedgerConformanceTests {
         let queue = try DatabaseQueue(path: path)
         try await queue.write { db in
             try db.execute(sql: "ALTER TABLE device DROP COLUMN pruned_unsent")
+            try db.execute(sql: "DROP TABLE operator_session")
             try db.execute(sql: "UPDATE ledger_version SET version = 2")
         }
         try queue.close()
@@ -155,7 +156,7 @@ struct LedgerConformanceTests {
         let version = try await DatabaseQueue(path: path).read { db in
             try Int.fetchOne(db, sql: "SELECT version FROM ledger_version")
         }
-        #expect(version == 3)
+        #expect(version == 4)
     }
 
     @Test(
@@ -194,26 +195,98 @@ struct LedgerConformanceTests {
     }
 
     @Test(
-        "a day's totals are summed in checked arithmetic: a batch that would wrap them is refused, nothing stored",
+        "a day's totals are summed in checked arithmetic: the largest payments a device may send fill a day's total to Int64's end, and the one that would wrap it is refused, nothing stored",
         arguments: StoreKind.available
     )
     func totalsNeverWrap(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let device = try await JournalDevice.add(to: store)
             let created = Date(timeIntervalSince1970: 1_795_000_000)
-            let half = Int64.max / 2 + 1
-            let batch = try SyncBatch(
-                json: device.batch([
-                    LedgerSnapshots.payment(amount: half, created: created),
-                    LedgerSnapshots.payment(amount: half, created: created.addingTimeInterval(60)),
-                ])
+            let largest = Int64(SyncContract.maximumMinorUnits)
+            // 9,223 of the largest payments the contract allows sum below Int64.max; one more would wrap.
+            let fit = Int(Int64.max / largest)
+            var sent = 0
+            while sent < fit {
+                let count = min(SyncContract.maximumChanges, fit - sent)
+                try await device.sync(
+                    (0..<count).map { index in
+                        LedgerSnapshots.payment(
+                            amount: largest,
+                            created: created.addingTimeInterval(Double(sent + index))
+                        )
+                    },
+                    into: store
+                )
+                sent += count
+            }
+            let full = try await store.totals(TotalsQuery(since: 0, until: Int64.max))
+            #expect(full.map(\.approvedMinorUnits) == [Int64(fit) * largest])
+            let over = try SyncBatch(
+                json: device.batch([LedgerSnapshots.payment(amount: largest, created: created.addingTimeInterval(-1))])
             )
             await expectLedgerError(.invalidChange) {
-                try await store.ingest(batch, deviceID: device.deviceID, receivedAt: 1_795_000_100_000)
+                try await store.ingest(over, deviceID: device.deviceID, receivedAt: 1_795_000_100_000)
             }
-            #expect(try await store.payments(PaymentQuery()).payments.isEmpty)
-            let totals = try await store.totals(TotalsQuery(since: 0, until: Int64.max))
-            #expect(totals.isEmpty, "\(totals)")
+            #expect(try await store.totals(TotalsQuery(since: 0, until: Int64.max)) == full, "nothing stored")
+            #expect(try await store.devices().first?.heldSequence == Int64(fit))
+        }
+    }
+
+    @Test(
+        "provider records are keyed by seller too (issue 40 item 9): another seller's signed event carrying our record's ID is kept beside ours, never over it",
+        arguments: StoreKind.available
+    )
+    func recordsPerSeller(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            func event(_ merchant: String?, revision: Int64, body: String) -> ProviderEvent {
+                ProviderEvent(
+                    provider: "square",
+                    eventID: UUID().uuidString,
+                    type: "payment.updated",
+                    merchantID: merchant,
+                    record: ProviderRecord(
+                        provider: "square",
+                        kind: "payment",
+                        recordID: "PAYSHARED1",
+                        merchantID: merchant,
+                        locationID: "L1",
+                        orderID: "ORDSHARED1",
+                        status: "COMPLETED",
+                        createdAt: 1_000,
+                        revision: revision,
+                        body: body
+                    )
+                )
+            }
+            #expect(try await store.recordEvent(event("MOURS", revision: 1, body: "{\"ours\":1}"), receivedAt: 1))
+            // A higher revision of another seller (or of none): stored beside ours.
+            #expect(try await store.recordEvent(event("MOTHER", revision: 9, body: "{\"theirs\":9}"), receivedAt: 2))
+            #expect(try await store.recordEvent(event(nil, revision: 9, body: "{\"nobody\":9}"), receivedAt: 3))
+            let ours = try await store.pushedRecords(
+                provider: "square",
+                kind: "payment",
+                merchantID: "MOURS",
+                orderIDs: ["ORDSHARED1"]
+            )
+            #expect(ours.map(\.body) == ["{\"ours\":1}"])
+            #expect(ours.first?.merchantID == "MOURS")
+            let theirs = try await store.pushedRecords(
+                provider: "square",
+                kind: "payment",
+                merchantID: "MOTHER",
+                since: 0,
+                until: 2_000
+            )
+            #expect(theirs.map(\.body) == ["{\"theirs\":9}"])
+            // Our own newer revision still replaces ours.
+            #expect(try await store.recordEvent(event("MOURS", revision: 2, body: "{\"ours\":2}"), receivedAt: 4))
+            let newer = try await store.pushedRecords(
+                provider: "square",
+                kind: "payment",
+                merchantID: "MOURS",
+                orderIDs: ["ORDSHARED1"]
+            )
+            #expect(newer.map(\.body) == ["{\"ours\":2}"])
         }
     }
 

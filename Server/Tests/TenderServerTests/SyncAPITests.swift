@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import InMemoryLogging
@@ -242,6 +243,68 @@ struct SyncAPITests {
         }
     }
 
+    @Test(
+        "amounts no journal can send (issue 40 item 4): negative, zero, 2^62, text that disagrees, a duplicated key: 400, nothing stored; the device's next batch is applied"
+    )
+    func amountsNoJournalSends() async throws {
+        try await withServer { fixture, client in
+            let changes = Array(fixture.journal.changes[0..<2])
+            func body(_ changes: [JSONTree]) -> Data {
+                Data(
+                    JSONTree.object(["journal_id": .string(fixture.journal.journalID), "changes": .array(changes)]).text
+                        .utf8
+                )
+            }
+            func mutated(_ edit: (inout [String: JSONTree]) -> Void) -> Data {
+                body(
+                    changes.map { change in
+                        guard case .object(var members) = change, case .object(var payment)? = members["payment"] else {
+                            return change
+                        }
+                        edit(&payment)
+                        members["payment"] = .object(payment)
+                        return .object(members)
+                    }
+                )
+            }
+            let valid = body(changes)
+            let text = String(decoding: valid, as: UTF8.self)
+            let key = text.contains("\"amount_minor_units\": ") ? "\"amount_minor_units\": " : "\"amount_minor_units\":"
+            #expect(text.contains(key))
+            let duplicated = Data(text.replacingOccurrences(of: key, with: key + "5, " + key).utf8)
+            let cases: [(String, Data, String)] = [
+                ("negative", mutated { $0["amount_minor_units"] = .integer(-100) }, "amount_minor_units"),
+                ("zero", mutated { $0["amount_minor_units"] = .integer(0) }, "amount_minor_units"),
+                ("2^62", mutated { $0["amount_minor_units"] = .integer(1 << 62) }, "amount_minor_units"),
+                (
+                    "text that disagrees",
+                    mutated {
+                        $0["amount"] = .string("10.01")
+                        $0["amount_minor_units"] = .integer(5)
+                    },
+                    "amount"
+                ),
+                ("a duplicated key", duplicated, "each key once"),
+            ]
+            for (name, data, field) in cases {
+                let (status, object) = try await Self.post(client, data, key: fixture.key)
+                #expect(status == .badRequest, "\(name): \(object)")
+                let message = (object["error"] as? [String: Any])?["message"] as? String ?? ""
+                #expect(message.contains(field), "\(name): \(message)")
+                #expect(try await fixture.store.payments(PaymentQuery()).payments.isEmpty, "\(name) stored something")
+                #expect(try await fixture.store.devices().first?.heldSequence == 0)
+            }
+            let (status, object) = try await Self.post(client, valid, key: fixture.key)
+            #expect(status == .ok, "\(object)")
+            #expect(object["acknowledged_through"] as? Int == 2)
+            let stored = try await fixture.store.payments(PaymentQuery()).payments
+            #expect(stored.count == 1)
+            #expect(
+                stored.allSatisfy { $0.amountMinorUnits > 0 && $0.amountMinorUnits <= SyncContract.maximumMinorUnits }
+            )
+        }
+    }
+
     @Test("over 1 MiB or over 500 changes is 413 too_large, and stores nothing")
     func tooLarge() async throws {
         try await withServer { fixture, client in
@@ -385,18 +448,10 @@ struct SyncAPITests {
             ) { $0 }
             #expect(wrong.status == .unauthorized)
             #expect(wrong.headers[.setCookie] == nil)
-            let login = try await client.execute(
-                uri: "/login",
-                method: .post,
-                headers: [.contentType: "application/x-www-form-urlencoded"],
-                body: ByteBuffer(string: "token=" + Self.operatorToken)
-            ) { $0 }
-            #expect(login.status == .seeOther)
-            let cookie = try #require(login.headers[.setCookie])
+            let (pair, cookie) = try await Self.signIn(client)
             #expect(cookie.contains("HttpOnly"))
             #expect(cookie.contains("SameSite=Strict"))
             #expect(!cookie.contains(Self.operatorToken), "the cookie is not the token")
-            let pair = try #require(cookie.split(separator: ";").first.map(String.init))
 
             let page = try await client.execute(uri: "/", method: .get, headers: [.cookie: pair]) { $0 }
             #expect(page.status == .ok)
@@ -423,6 +478,77 @@ struct SyncAPITests {
             #expect(byDevice.status == .forbidden)
             let (json, _) = try await Self.get(client, "/v1/payments", bearer: nil)
             #expect(json == .unauthorized, "the cookie alone is for the page; without it the API is closed")
+        }
+    }
+
+    /// Signs in with the operator token through the login form: the cookie's `name=value` pair, and the whole
+    /// `Set-Cookie` header.
+    static func signIn(
+        _ client: any TestClientProtocol,
+        _ headers: HTTPFields = [:]
+    ) async throws -> (pair: String, header: String) {
+        var fields: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        fields.append(contentsOf: headers)
+        let login = try await client.execute(
+            uri: "/login",
+            method: .post,
+            headers: fields,
+            body: ByteBuffer(string: "token=" + operatorToken)
+        ) { $0 }
+        #expect(login.status == .seeOther)
+        let header = try #require(login.headers[.setCookie])
+        return (try #require(header.split(separator: ";").first.map(String.init)), header)
+    }
+
+    @Test(
+        "operator sessions (issue 40 item 8): each sign-in its own random cookie with an expiry; a signed-out cookie is refused, another session stands; Secure behind HTTPS"
+    )
+    func sessions() async throws {
+        try await withServer { fixture, client in
+            func pageStatus(_ pair: String) async throws -> HTTPResponse.Status {
+                let response = try await client.execute(uri: "/", method: .get, headers: [.cookie: pair]) { $0 }
+                return response.status
+            }
+            let first = try await Self.signIn(client)
+            let second = try await Self.signIn(client, [HTTPField.Name("X-Forwarded-Proto")!: "https"])
+            #expect(first.pair != second.pair, "each sign-in is its own session")
+            #expect(first.header.contains("Max-Age=43200"), "\(first.header)")
+            #expect(!first.header.contains("Secure"), "plain HTTP: a Secure cookie would never come back")
+            #expect(second.header.contains("Secure"), "behind a TLS proxy: \(second.header)")
+            #expect(try await pageStatus(first.pair) == .ok)
+            #expect(try await pageStatus(second.pair) == .ok)
+
+            let logout = try await client.execute(uri: "/logout", method: .post, headers: [.cookie: first.pair]) { $0 }
+            #expect(logout.status == .seeOther)
+            #expect(logout.headers[.setCookie]?.contains("Max-Age=0") == true)
+            #expect(try await pageStatus(first.pair) == .seeOther, "a signed-out cookie, replayed, is refused")
+            #expect(try await pageStatus(second.pair) == .ok, "another session stands")
+            #expect(try await pageStatus("\(LedgerServer.cookieName)=forged") == .seeOther)
+        }
+    }
+
+    @Test("a session expires: after its lifetime the cookie is refused")
+    func sessionExpires() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try SQLiteLedgerStore(path: folder.path + "/ledger.sqlite")
+        try await store.migrate()
+        let clock = ManualClock(1_000_000)
+        let server = LedgerServer(
+            store: store,
+            operatorToken: OperatorToken(Self.operatorToken),
+            logger: Logger(label: "test"),
+            sessionLifetime: 60_000,
+            now: { clock.now }
+        )
+        let app = Application(router: server.router())
+        try await app.test(.router) { client in
+            let (pair, _) = try await Self.signIn(client)
+            #expect(try await client.execute(uri: "/", method: .get, headers: [.cookie: pair]) { $0 }.status == .ok)
+            clock.now += 60_000
+            #expect(
+                try await client.execute(uri: "/", method: .get, headers: [.cookie: pair]) { $0 }.status == .seeOther
+            )
         }
     }
 
@@ -454,5 +580,18 @@ struct SyncAPITests {
             let (listed, _) = try await Self.get(client, "/v1/payments", bearer: Self.operatorToken)
             #expect(listed == .ok)
         }
+    }
+}
+
+/// A clock the tests move by hand, in milliseconds since 1970.
+final class ManualClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Int64
+
+    init(_ start: Int64) { value = start }
+
+    var now: Int64 {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
     }
 }

@@ -17,6 +17,11 @@ public struct Money: Sendable, Hashable {
     /// The currency.
     public var currency: Currency
 
+    /// The largest amount Tender hands to a POS app in one payment request, in minor units: 999,999,999,999,999
+    /// (9,999,999,999,999.99 USD), above any provider's own limit. Every request's checks refuse more, so no journal
+    /// holds more, and a fleet server refuses more from a device.
+    public static let maximumPaymentMinorUnits = 999_999_999_999_999
+
     /// Creates an amount from a count of minor units.
     public init(minorUnits: Int, currency: Currency) {
         self.minorUnits = minorUnits

@@ -33,7 +33,10 @@ extension PaymentJournal {
     ///
     /// The verdict, its reason and the evidence go on the payment's row (``JournalEntry/verification``), and the
     /// whole verification, as JSON, into its history. An `unverifiable` answer (not found yet, ambiguous, pending, no
-    /// lookup API) records nothing, and neither does a confirmation that proves no outcome.
+    /// lookup API) records nothing, and neither does a confirmation that proves no outcome; but one with reason
+    /// ``PaymentVerification/Reason/contested`` (a fleet server's: a payment of another device names the record too)
+    /// flags the payment as contested, as a rival in this journal would, even over a confirmation recorded before,
+    /// unless a person resolved it.
     ///
     /// **One record confirms one payment, whichever is asked about first.** In the same transaction, before a
     /// confirmation is recorded, the journal looks for the other payments that name a record it rests on
@@ -52,7 +55,9 @@ extension PaymentJournal {
         _ verification: PaymentVerification,
         of entry: JournalEntry
     ) throws -> (entry: JournalEntry, recorded: Bool, verification: PaymentVerification) {
-        guard verification.verdict != .unverifiable else { return (entry, false, verification) }
+        // A fleet server's contest: a payment of another device names the record too.
+        let contestedElsewhere = verification.verdict == .unverifiable && verification.reason == .contested
+        guard verification.verdict != .unverifiable || contestedElsewhere else { return (entry, false, verification) }
         let now = clock.now()
         return try transaction("verify") { db in
             let current = try PaymentJournal.requireEntry(db, entry.id)
@@ -64,10 +69,16 @@ extension PaymentJournal {
                 : RecordContest.contested(verification, of: "payment \(current.id)", rivals: rivals.map(\.name))
             // Changed since the server was asked (a callback came, a person resolved it, another process recorded a
             // verdict or a contest): what the server said was about the payment as it was.
-            guard current.revision == entry.revision, current.state == entry.state, current.verification == nil,
-                current.contestedAt == nil
+            guard current.revision == entry.revision, current.state == entry.state,
+                current.verification == nil || contestedElsewhere, current.contestedAt == nil
             else {
                 return ((current, false, answer), commit: false)
+            }
+            if contestedElsewhere {
+                // A person who resolved the payment has decided already.
+                guard current.state != .resolved else { return ((current, false, answer), commit: false) }
+                let contested = try PaymentJournal.contest(db, current, answer, at: now)
+                return ((contested ?? current, contested != nil, answer), commit: contested != nil)
             }
             if !rivals.isEmpty {
                 let contested = try PaymentJournal.contest(db, current, answer, at: now)

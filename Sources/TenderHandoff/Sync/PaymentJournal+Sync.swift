@@ -340,6 +340,11 @@ struct SyncSender: Sendable {
                 .syncRefused,
                 "The fleet server \(server) refused the key (HTTP 403)\(said): it is not a device key (an operator token?). Use the device's key."
             )
+        case (404, _):
+            throw HandoffError(
+                .syncRefused,
+                "\(server) has no fleet sync API (HTTP 404)\(said): give the fleet server's base URL, its scheme, host and port only (such as http://ledger.example:8080), without /v1 or another path."
+            )
         case (429, _), (500...599, _):
             throw HandoffError(
                 .syncUnavailable,

@@ -176,8 +176,9 @@ public struct FleetServerVerifier: PaymentVerifier, CustomStringConvertible {
         case 404:
             return ProviderAPIError(
                 .unexpectedResponse,
-                "The server answered HTTP 404 without the fleet server's not_found error: it is not tender-server. "
-                    + "Check the --server URL.",
+                "The server answered HTTP 404 without the fleet server's not_found error: it is not tender-server's "
+                    + "API. Give the fleet server's base URL to --server, its scheme, host and port only (such as "
+                    + "http://ledger.example:8080), without /v1 or another path.",
                 provider: provider,
                 httpStatusCode: status
             )

@@ -25,7 +25,7 @@ struct SquarePropertyTests {
             count: 300,
             input: Self.word,
             callbacks,
-            Gen.int(in: 1...Int.max),
+            Gen.int(in: 1...Money.maximumPaymentMinorUnits),
             Gen.element(of: Currency.allCurrencies),
             optionals,
             Gen<SquareTenderTypes>.optionSet(of: .all),

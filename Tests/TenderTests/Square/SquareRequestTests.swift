@@ -130,6 +130,18 @@ struct SquareRequestTests {
         #expect(error?.message.hasPrefix("The tender list is empty: pass 'none' for no tenders") == true)
     }
 
+    @Test(
+        "an amount above Tender's largest payment is refused like one below a cent: no journal holds what a fleet server refuses"
+    )
+    func largestAmount() throws {
+        let largest = SquareFixtures.request(minorUnits: Money.maximumPaymentMinorUnits)
+        #expect(throws: Never.self) { try largest.url() }
+        let above = SquareFixtures.request(minorUnits: Money.maximumPaymentMinorUnits + 1)
+        let error = #expect(throws: SquareError.self) { try above.url() }
+        #expect(error?.code == .invalidRequestAmount)
+        #expect(error?.message.contains("at most 999999999999999 minor units") == true)
+    }
+
     @Test("validation runs in the SDK's order: client ID, then amount, then callback (square §1.6)")
     func validationOrder() throws {
         let noScheme = try #require(URL(string: "//myCallback"))

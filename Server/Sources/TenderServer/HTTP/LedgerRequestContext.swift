@@ -44,6 +44,7 @@ struct Identify: RouterMiddleware {
     typealias Context = LedgerRequestContext
     let store: any LedgerStore
     let operatorToken: OperatorToken
+    let now: @Sendable () -> Int64
 
     func handle(
         _ request: Request,
@@ -67,7 +68,9 @@ struct Identify: RouterMiddleware {
             }
             return .wrongCredential
         }
-        if let cookie = request.cookies[LedgerServer.cookieName], operatorToken.matchesCookie(cookie.value) {
+        if let cookie = request.cookies[LedgerServer.cookieName], !cookie.value.isEmpty, cookie.value.utf8.count <= 256,
+            try await store.isSessionOpen(digest: DeviceKey.digest(of: cookie.value), now: now())
+        {
             return .operatorCookie
         }
         return .nobody

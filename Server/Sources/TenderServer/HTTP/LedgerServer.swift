@@ -27,8 +27,13 @@ public struct LedgerServer: Sendable {
     /// the server matches it against the ledger then (``CentralReconciler/matchPushed(orderID:)``).
     public let pushedOrder: @Sendable (String) -> Void
 
+    /// How long a sign-in lasts (`--session-lifetime`), in milliseconds.
+    public let sessionLifetime: Int64
+
     /// The login cookie's name.
     public static let cookieName = "tender_operator"
+    /// How long a sign-in lasts unless said otherwise: 12 hours, a shift.
+    public static let defaultSessionLifetime: Int64 = 12 * 3_600_000
 
     /// Creates the server's routes over a store.
     public init(
@@ -37,8 +42,10 @@ public struct LedgerServer: Sendable {
         logger: Logger,
         squareWebhooks: SquareWebhooks? = nil,
         pushedOrder: @escaping @Sendable (String) -> Void = { _ in },
+        sessionLifetime: Int64 = LedgerServer.defaultSessionLifetime,
         now: @escaping @Sendable () -> Int64 = { Timestamp.milliseconds(Date()) }
     ) {
+        self.sessionLifetime = max(1, sessionLifetime)
         self.store = store
         self.operatorToken = operatorToken
         self.logger = logger
@@ -54,7 +61,7 @@ public struct LedgerServer: Sendable {
     public func router() -> Router<LedgerRequestContext> {
         let router = Router(context: LedgerRequestContext.self)
         router.add(middleware: RequestLog(logger: logger))
-        let identify = Identify(store: store, operatorToken: operatorToken)
+        let identify = Identify(store: store, operatorToken: operatorToken, now: now)
 
         router.get("/health") { _, _ in await health() }
         router.group().add(middleware: AnswerErrors(route: "webhook", page: false, logger: logger))
@@ -86,8 +93,9 @@ public struct LedgerServer: Sendable {
                 )
             }
         router.get("/login") { _, _ in OperatorPage.html(OperatorPage.login(failed: false)) }
-        router.post("/login") { request, _ in await login(request) }
-        router.post("/logout") { _, _ in logout() }
+        router.group().add(middleware: AnswerErrors(route: "login", page: true, logger: logger))
+            .post("/login") { request, _ in try await login(request) }
+            .post("/logout") { request, _ in try await logout(request) }
         return router
     }
 
@@ -247,7 +255,11 @@ public struct LedgerServer: Sendable {
         return OperatorPage.html(OperatorPage.payment(found, deviceName: name, history: history, now: now()))
     }
 
-    func login(_ request: Request) async -> Response {
+    /// Signs the operator in: a session of its own in the ledger (so that every replica knows it, and signing out
+    /// ends it everywhere), its cookie a random value the ledger keeps only the SHA-256 of; `HttpOnly`,
+    /// `SameSite=Strict`, `Max-Age` the session's lifetime, and `Secure` when the request came over HTTPS (a proxy's
+    /// `X-Forwarded-Proto: https`).
+    func login(_ request: Request) async throws -> Response {
         var request = request
         guard let body = try? await request.collectBody(upTo: 16 * 1024) else {
             return OperatorPage.html(OperatorPage.login(failed: true), status: .unauthorized)
@@ -257,13 +269,18 @@ public struct LedgerServer: Sendable {
             logger.warning("login refused")
             return OperatorPage.html(OperatorPage.login(failed: true), status: .unauthorized)
         }
+        let session = DeviceKey.randomBase64URL(byteCount: 32)
+        let at = now()
+        try await store.startSession(digest: DeviceKey.digest(of: session), at: at, expiresAt: at + sessionLifetime)
         logger.info("login")
         var response = Response(status: .seeOther, headers: [.location: "/"])
         response.setCookie(
             Cookie(
                 name: Self.cookieName,
-                value: operatorToken.cookieValue,
+                value: session,
+                maxAge: Int(sessionLifetime / 1000),
                 path: "/",
+                secure: Self.cameOverHTTPS(request),
                 httpOnly: true,
                 sameSite: .strict
             )
@@ -271,12 +288,32 @@ public struct LedgerServer: Sendable {
         return response
     }
 
-    func logout() -> Response {
+    /// Signs out: the session ends in the ledger (its cookie is refused from then on, by every replica) and the cookie
+    /// is cleared.
+    func logout(_ request: Request) async throws -> Response {
+        if let cookie = request.cookies[Self.cookieName], cookie.value.utf8.count <= 256 {
+            try await store.endSession(digest: DeviceKey.digest(of: cookie.value))
+            logger.info("logout")
+        }
         var response = Response(status: .seeOther, headers: [.location: "/login"])
         response.setCookie(
-            Cookie(name: Self.cookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict)
+            Cookie(
+                name: Self.cookieName,
+                value: "",
+                maxAge: 0,
+                path: "/",
+                secure: Self.cameOverHTTPS(request),
+                httpOnly: true,
+                sameSite: .strict
+            )
         )
         return response
+    }
+
+    /// Whether a TLS proxy in front says the request came over HTTPS.
+    static func cameOverHTTPS(_ request: Request) -> Bool {
+        guard let proto = HTTPField.Name("X-Forwarded-Proto").flatMap({ request.headers[$0] }) else { return false }
+        return proto.split(separator: ",").first?.trimmingCharacters(in: .whitespaces).lowercased() == "https"
     }
 
     // MARK: Answers

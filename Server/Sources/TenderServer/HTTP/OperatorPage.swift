@@ -179,6 +179,9 @@ enum OperatorPage {
         switch payment.attention {
         case "unknown": "unknown: no answer came; ask the provider"
         case "contradicted": "contradicted by the provider's server"
+        case "contested":
+            "contested: another payment names the provider record that would confirm it; find the record in the "
+                + "provider's dashboard, then resolve this payment and the other on their devices"
         case "needs_reconciliation": "needs reconciliation"
         default:
             payment.state == PaymentState.pending.rawValue && (payment.expiresAt ?? .max) < now
@@ -259,6 +262,13 @@ enum OperatorPage {
                 verdict + (payment.verifiedAt.map { " at " + time($0) } ?? "")
             }
         )
+        if let server = payment.server {
+            body += field(
+                "Verdict (the server's)",
+                "\(server.verdict) (\(server.reason)) at \(time(server.verifiedAt))"
+                    + (payment.hasCurrentServerVerdict ? "" : ", on an earlier snapshot") + ": \(server.message)"
+            )
+        }
         body += field("Needs reconciliation", payment.needsReconciliation ? "yes" : "no")
         body += field("Created", time(payment.createdAt))
         body += field("Updated", time(payment.updatedAt))

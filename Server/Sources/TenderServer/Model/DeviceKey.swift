@@ -31,14 +31,13 @@ public enum DeviceKey: Sendable {
 public struct OperatorToken: Sendable {
     /// The token's SHA-256, compared in constant time.
     let digest: [UInt8]
-    /// What the login cookie holds: a SHA-256 of the token under its own label, so the cookie is not the token.
-    let cookieValue: String
+
+    /// The fewest bits of entropy a chosen token may have (``weakness(of:)``).
+    public static let minimumBits = 128
 
     /// A token from its text.
     public init(_ token: String) {
         digest = Array(SHA256.hash(data: Data(token.utf8)))
-        cookieValue = SHA256.hash(data: Data(("tender-server operator session\n" + token).utf8))
-            .map { String(format: "%02x", $0) }.joined()
     }
 
     /// A new random token's text (`top_` and 43 base64url characters).
@@ -46,14 +45,31 @@ public struct OperatorToken: Sendable {
         "top_" + DeviceKey.randomBase64URL(byteCount: 32)
     }
 
+    /// Why `token` is too weak to guard the ledger, or `nil`: a token is counted as its length times the bits of
+    /// the alphabet its kinds of character span (lowercase letters 26, uppercase 26, digits 10, anything else 33),
+    /// which overestimates a chosen word; under ``minimumBits`` it is refused. A generated token has 256 bits.
+    public static func weakness(of token: String) -> String? {
+        var pool = 0
+        let scalars = token.unicodeScalars
+        if scalars.contains(where: { ("a"..."z").contains($0) }) { pool += 26 }
+        if scalars.contains(where: { ("A"..."Z").contains($0) }) { pool += 26 }
+        if scalars.contains(where: { ("0"..."9").contains($0) }) { pool += 10 }
+        if scalars.contains(where: {
+            !("a"..."z").contains($0) && !("A"..."Z").contains($0) && !("0"..."9").contains($0)
+        }) {
+            pool += 33
+        }
+        let bits = pool > 1 ? Double(scalars.count) * log2(Double(pool)) : 0
+        guard bits < Double(minimumBits) else { return nil }
+        return
+            "TENDER_OPERATOR_TOKEN has about \(Int(bits)) bits of entropy, under \(minimumBits): anyone who guesses it "
+            + "reads the fleet's payments and manages its devices. Unset it to have a random one made, or choose at least 22 random "
+            + "letters and digits."
+    }
+
     /// Whether `candidate` is the token (its digest compared in constant time).
     func matches(_ candidate: String) -> Bool {
         Self.constantTimeEqual(Array(SHA256.hash(data: Data(candidate.utf8))), digest)
-    }
-
-    /// Whether a cookie's value is the operator's session.
-    func matchesCookie(_ candidate: String) -> Bool {
-        Self.constantTimeEqual(Array(candidate.utf8), Array(cookieValue.utf8))
     }
 
     static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {

@@ -46,7 +46,7 @@ public struct ReconciledPayment: Sendable {
     public var before: String?
     /// The server's verdict afterwards: the one recorded, else ``before``.
     public var after: String?
-    /// What the verifier answered, as recorded (after ``RecordClaims``); `nil` when it failed.
+    /// What the verifier answered, as recorded (after the contest rule, `LedgerRecordContest`); `nil` when it failed.
     public var verification: PaymentVerification?
     /// Why no verdict came, when the verifier failed for this payment (nothing is recorded then).
     public var failure: ProviderAPIError?
@@ -125,8 +125,8 @@ public struct CentralReconciler: Sendable {
             var asked: [(payment: LedgerPayment, request: PaymentVerificationRequest)] = []
             for payment in page {
                 // The row's basis is the snapshot's: a snapshot that does not read or asks nothing is not examined.
-                guard let snapshot = try? JSONDecoder().decode(PaymentSnapshot.self, from: Data(payment.snapshot.utf8)),
-                    let request = snapshot.verificationRequest(), request.basis == payment.verificationBasis
+                guard let snapshot = payment.snapshotValue, let request = snapshot.verificationRequest(),
+                    request.basis == payment.verificationBasis
                 else { continue }
                 asked.append((payment, request))
             }
@@ -159,14 +159,15 @@ public struct CentralReconciler: Sendable {
         let candidates = try await store.payments(transactionID: orderID).filter { payment in
             payment.provider == PaymentProvider.square.rawValue && payment.verificationBasis != nil
                 && !(payment.hasCurrentServerVerdict && payment.server?.verdict != PaymentVerdict.unverifiable.rawValue)
+                && !LedgerRecordContest.isContested(payment)
         }
         guard !candidates.isEmpty else { return [] }
         let pushed = try await pushedSquarePayments(merchantID: merchantID, orderIDs: [orderID], window: nil)
         guard !pushed.isEmpty else { return [] }
         var outcomes: [ReconciledPayment] = []
         for payment in candidates {
-            guard let snapshot = try? JSONDecoder().decode(PaymentSnapshot.self, from: Data(payment.snapshot.utf8)),
-                let request = snapshot.verificationRequest(), request.basis == payment.verificationBasis,
+            guard let snapshot = payment.snapshotValue, let request = snapshot.verificationRequest(),
+                request.basis == payment.verificationBasis,
                 request.transactionID == orderID
             else { continue }
             let result = Result { () throws(ProviderAPIError) -> PaymentVerification in

@@ -30,7 +30,14 @@ extension PaymentSnapshot {
         case .completed: asked = canLookUp
         default: asked = canLookUp && (needsReconciliation || state.needsReconciliation)
         }
-        guard asked, let expiresAt else { return nil }
+        return asked ? describingRequest() : nil
+    }
+
+    /// The request that describes this payment, whatever its state: ``verificationRequest()`` without the question
+    /// whether the server asks about it. What a rival is judged by (`RecordContest.couldBelong(_:confirming:to:)`).
+    /// `nil` for a snapshot without an expiry.
+    func describingRequest() -> PaymentVerificationRequest? {
+        guard let expiresAt else { return nil }
         let isCallback = outcomeSource == "callback"
         return PaymentVerificationRequest(
             provider: provider,
@@ -59,5 +66,12 @@ extension PaymentSnapshot {
 
     private static func date(_ milliseconds: Int64) -> Date {
         Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}
+
+extension LedgerPayment {
+    /// The device's snapshot, read; `nil` when it does not read (a row changed outside the server).
+    var snapshotValue: PaymentSnapshot? {
+        try? JSONDecoder().decode(PaymentSnapshot.self, from: Data(snapshot.utf8))
     }
 }

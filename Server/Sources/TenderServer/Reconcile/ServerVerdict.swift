@@ -1,6 +1,7 @@
 import Foundation
 import Tender
 public import TenderProviderAPI
+import TenderSync
 
 /// A verdict the server reached on a payment, to record (``LedgerStore/recordServerVerdict(_:)``).
 public struct ServerVerdictToRecord: Sendable {
@@ -36,7 +37,7 @@ public struct ServerVerdictToRecord: Sendable {
     }
 }
 
-/// What ``LedgerStore/recordServerVerdict(_:)`` recorded: the verdict as recorded (``RecordClaims`` may have changed
+/// What ``LedgerStore/recordServerVerdict(_:)`` recorded: the verdict as recorded (the contest rule may have changed
 /// it) and the payment afterwards.
 public struct RecordedServerVerdict: Sendable {
     /// The verification recorded.
@@ -45,76 +46,86 @@ public struct RecordedServerVerdict: Sendable {
     public var payment: LedgerPayment
 }
 
-/// A ledger payment that holds a provider's record: the one a confirmation claimed, or one whose callback reported
-/// the record's ID.
-public struct ClaimHolder: Sendable, Hashable {
-    /// Its device.
-    public var deviceID: String
-    /// The payment.
-    public var paymentID: String
-    /// The record's ID it holds.
-    public var recordID: String
-
-    /// Creates a holder.
-    public init(deviceID: String, paymentID: String, recordID: String) {
-        self.deviceID = deviceID
-        self.paymentID = paymentID
-        self.recordID = recordID
-    }
-}
-
-/// One record confirms one payment, fleet-wide: the rule the stores apply in the transaction that records a verdict,
-/// written once.
+/// One record confirms one payment, fleet-wide, whichever payment is asked about first: `RecordContest`'s rule
+/// (TenderProviderAPI, the journal's too) where the stores record a verdict, in its transaction, written once.
 ///
-/// A confirmation rests on the provider's records in its evidence's `record_ids` (Square's order and its payments,
-/// SumUp's transaction). If another ledger payment, of any device, already claimed one of them (a confirmation of its
-/// own), or — for a record a search found — its callback reported that record's ID, this confirmation proves nothing
-/// about this payment:
+/// Before a confirmation is recorded, the store reads the **candidates**: every other ledger payment of the provider,
+/// of any device, that claimed one of the records it rests on (``recordIDs(of:)``; a confirmation of its own) or
+/// whose callback reported one of their IDs. A candidate is a rival unless the provider's evidence tells the two
+/// apart (`RecordContest.couldBelong(_:confirming:to:)`: another amount, a record outside its time, another location,
+/// application or SumUp `foreign-tx-id`). With a rival, the record confirms neither:
 ///
-/// | how the record was found (`found_by`) | verdict recorded |
+/// | payment | verdict recorded |
 /// |---|---|
-/// | `callback`, `payment_key`: this payment's own answer names a record another payment holds | contradicted, `claimed_by_another_payment` |
-/// | `search`: the only match of amount, place and time is another payment's | unverifiable, `claimed_by_another_payment` |
+/// | the one asked about | `unverifiable`, reason `contested`, naming each rival; it claims nothing |
+/// | each rival (not resolved on its device, not contested already) | the same, naming the others; its claims are released, an earlier confirmation no longer stands |
 ///
-/// A confirmation that stands claims its records (a primary key per provider and record decides when two payments
-/// claim one at the same time); any other verdict claims nothing and releases what the payment claimed before.
-public enum RecordClaims: Sendable {
-    /// The record IDs a verdict looks for in the claims: a confirmation's records; none for any other verdict.
-    public static func recordIDs(of verification: PaymentVerification) -> [String] {
-        verification.verdict == .confirmed ? verification.evidence.recordIDs : []
+/// Both then need a person (`attention` `contested`), and neither is asked about again until its device sends
+/// something new. What either payment's callback reported is never evidence that tells them apart: whoever answered
+/// it chose it. A confirmation without a rival claims its records (a primary key per provider and record decides
+/// between two payments claiming one at the same time); any other verdict claims nothing and releases what the
+/// payment claimed before.
+enum LedgerRecordContest {
+    /// What a store records for one verdict.
+    struct Decision {
+        /// The verification to record on the payment asked about.
+        var verification: PaymentVerification
+        /// The records it claims.
+        var claims: [String]
+        /// The rivals to flag, each with the verification to record on it.
+        var rivals: [(payment: LedgerPayment, verification: PaymentVerification)]
     }
 
-    /// Whether a holder is also a payment whose callback reported one of the records (not only one that claimed
-    /// it): for a record a search found.
-    public static func looksAtReportedTransactions(_ verification: PaymentVerification) -> Bool {
-        verification.verdict == .confirmed && verification.evidence.foundBy == .search
+    /// The record IDs the stores look for among the claims and the callbacks' transaction IDs: a confirmation's
+    /// records; none for any other verdict.
+    static func recordIDs(of verification: PaymentVerification) -> [String] {
+        verification.verdict == .confirmed ? RecordContest.recordIDs(of: verification.evidence) : []
     }
 
-    /// The verdict to record, given the payment that holds one of its records, if any.
-    public static func verdict(_ verification: PaymentVerification, heldBy holder: ClaimHolder?) -> PaymentVerification
-    {
-        guard let holder, verification.verdict == .confirmed else { return verification }
-        let other = "payment \(holder.paymentID) of device \(holder.deviceID)"
-        var evidence = verification.evidence
-        evidence.recordIDs = []
-        evidence.foundBy = nil
-        if verification.evidence.foundBy == .search {
-            return PaymentVerification(
-                verdict: .unverifiable,
-                reason: .claimedByAnotherPayment,
-                message: "The only match found, record \(holder.recordID), is already \(other)'s: one record "
-                    + "confirms one payment, so it proves nothing about this one. Nothing is settled.",
-                evidence: evidence
-            )
+    /// What to record for `verification` of `payment`, given the `candidates` the store read (the payment itself
+    /// among them is ignored).
+    static func decide(
+        _ verification: PaymentVerification,
+        of payment: LedgerPayment,
+        candidates: [LedgerPayment]
+    ) -> Decision {
+        if isContested(payment), let standing = payment.server.flatMap(VerificationText.verification) {
+            // Contested already: nothing re-decides it but a person.
+            return Decision(verification: standing, claims: [], rivals: [])
         }
-        return PaymentVerification(
-            verdict: .contradicted,
-            reason: .claimedByAnotherPayment,
-            message: "The provider's record \(holder.recordID), which this payment's answer names, already confirms "
-                + "\(other): one record confirms one payment, so this answer is another payment's.",
-            evidence: evidence
+        let ids = recordIDs(of: verification)
+        guard !ids.isEmpty else { return Decision(verification: verification, claims: [], rivals: []) }
+        var seen: Set<String> = [key(payment)]
+        let amount = payment.snapshotValue?.amount
+        let rivals = candidates.filter { seen.insert(key($0)).inserted }.filter { candidate in
+            guard let amount, let request = candidate.snapshotValue?.describingRequest() else { return true }
+            return RecordContest.couldBelong(verification.evidence, confirming: amount, to: request)
+        }.sorted { key($0) < key($1) }
+        guard !rivals.isEmpty else { return Decision(verification: verification, claims: ids, rivals: []) }
+        let flagged = rivals.filter { rival in
+            rival.state != PaymentState.resolved.rawValue && rival.verificationBasis != nil && !isContested(rival)
+        }
+        return Decision(
+            verification: RecordContest.contested(verification, of: name(payment), rivals: rivals.map(name)),
+            claims: [],
+            rivals: flagged.map { rival in
+                let others = [name(payment)] + rivals.filter { key($0) != key(rival) }.map(name)
+                return (rival, RecordContest.contested(verification, of: name(rival), rivals: others))
+            }
         )
     }
+
+    /// Whether the server's current verdict on `payment` is a contest.
+    static func isContested(_ payment: LedgerPayment) -> Bool {
+        payment.hasCurrentServerVerdict && payment.server?.reason == PaymentVerification.Reason.contested.rawValue
+    }
+
+    /// How messages name a ledger payment: `payment P of device D`.
+    static func name(_ payment: LedgerPayment) -> String {
+        "payment \(payment.paymentID) of device \(payment.deviceID)"
+    }
+
+    private static func key(_ payment: LedgerPayment) -> String { payment.deviceID + "/" + payment.paymentID }
 }
 
 /// A provider's event as received on a webhook, verified: its ID (to drop duplicates) and the record it carries, if
@@ -165,6 +176,11 @@ public struct ProviderRecord: Sendable, Hashable {
     public var revision: Int64
     /// The object as the provider sent it (JSON text).
     public var body: String
+
+    /// A stored `merchant_id` as a record's seller: `''`, stored for a record that names none, is `nil`.
+    static func seller(_ stored: String?) -> String? {
+        stored.flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     /// Creates a record.
     public init(

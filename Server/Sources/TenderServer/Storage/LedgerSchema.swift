@@ -21,13 +21,16 @@
 ///   totals).
 /// * `webhook_event` (version 2): every provider event received and verified, by its ID: a duplicate is dropped.
 /// * `provider_record` (version 2): the providers' records their webhooks pushed (a Square payment, a Square order's
-///   summary), one row each, keeping the newest by `revision` (a payment's `updated_at`, an order's `version`), with
-///   the seller and location they belong to and the object as sent.
+///   summary), one row each per seller (version 4: keyed by provider, seller, kind and ID; `''` for no seller),
+///   keeping the newest by `revision` (a payment's `updated_at`, an order's `version`), with the location they belong
+///   to and the object as sent.
+/// * `operator_session` (version 4): the operator's signed-in sessions, by the SHA-256 of the cookie's random value
+///   (never the value), each with its expiry; signing out deletes the row, so a cookie used after it is refused.
 /// * `record_claim` (version 2): which ledger payment a provider's record confirms. The primary key (provider,
 ///   record) is what makes "one record confirms one payment" hold fleet-wide: a second payment cannot claim it.
 enum LedgerSchema {
     /// The schema version this build creates and reads.
-    static let currentVersion = 3
+    static let currentVersion = 4
     /// The statements that create schema version 1, in order. `BIGINT` and `BOOLEAN` read as integers in SQLite.
     static let version1: [String] = [
         """
@@ -169,9 +172,71 @@ enum LedgerSchema {
         "ALTER TABLE device ADD COLUMN pruned_unsent BIGINT NOT NULL DEFAULT 0"
     ]
 
+    /// The statements that take a version 3 ledger to version 4: the operator's sessions (`operator_session`), and
+    /// provider records keyed by their seller too
+    /// (`merchant_id`, `''` for an event that names none), so that a signed event of another seller that carries a
+    /// record ID of ours is kept beside our record instead of replacing it. The table is rebuilt (SQLite cannot change
+    /// a primary key), its rows copied.
+    static let version4: [String] = [
+        """
+        CREATE TABLE provider_record_v4 (
+            provider TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            record_id TEXT NOT NULL,
+            merchant_id TEXT NOT NULL,
+            location_id TEXT,
+            order_id TEXT,
+            status TEXT,
+            created_at BIGINT,
+            revision BIGINT NOT NULL,
+            body TEXT NOT NULL,
+            received_at BIGINT NOT NULL,
+            PRIMARY KEY (provider, merchant_id, kind, record_id)
+        )
+        """,
+        """
+        INSERT INTO provider_record_v4 (provider, kind, record_id, merchant_id, location_id, order_id, status, \
+        created_at, revision, body, received_at) SELECT provider, kind, record_id, COALESCE(merchant_id, ''), \
+        location_id, order_id, status, created_at, revision, body, received_at FROM provider_record
+        """,
+        "DROP TABLE provider_record",
+        "ALTER TABLE provider_record_v4 RENAME TO provider_record",
+        "CREATE INDEX provider_record_by_order ON provider_record (provider, kind, order_id)",
+        "CREATE INDEX provider_record_by_time ON provider_record (provider, kind, created_at)",
+        """
+        CREATE TABLE operator_session (
+            session_digest TEXT PRIMARY KEY,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL
+        )
+        """,
+    ]
+
+    /// Opens an operator's session (its cookie's digest, when, until when), and drops the sessions that expired before
+    /// it: `startSession`'s two statements.
+    static func startSession(parameter: (Int) -> String) -> [String] {
+        [
+            "DELETE FROM operator_session WHERE expires_at <= \(parameter(1))",
+            """
+            INSERT INTO operator_session (session_digest, created_at, expires_at) \
+            VALUES (\(parameter(2)), \(parameter(1)), \(parameter(3)))
+            """,
+        ]
+    }
+
+    /// Whether a session is open (its digest, now): a row when it is.
+    static func openSession(parameter: (Int) -> String) -> String {
+        "SELECT 1 FROM operator_session WHERE session_digest = \(parameter(1)) AND expires_at > \(parameter(2))"
+    }
+
+    /// Ends a session (its digest).
+    static func endSession(parameter: (Int) -> String) -> String {
+        "DELETE FROM operator_session WHERE session_digest = \(parameter(1))"
+    }
+
     /// The statements that take a ledger at `version` to the current one, in order.
     static func upgrade(from version: Int64) -> [String] {
-        (version < 2 ? version2 : []) + (version < 3 ? version3 : [])
+        (version < 2 ? version2 : []) + (version < 3 ? version3 : []) + (version < 4 ? version4 : [])
     }
 
     /// The statements a migration runs, in one transaction, on a ledger whose recorded version is `recorded`
@@ -220,12 +285,14 @@ enum LedgerSchema {
         )
     }
 
-    /// The payments that need the server's verdict (``toVerify``), pending ones once expired before `now`, oldest
+    /// The payments that need the server's verdict (``toVerify``) and are not contested on their current request (a
+    /// person decides those: asking again would find the same rival), pending ones once expired before `now`, oldest
     /// first, read through `payment_to_verify`; after a cursor when `after`. Parameters, in order: now, then the
     /// cursor's created_at, device and payment when `after`, then the limit.
     static func toVerifyQuery(after: Bool, parameter: (Int) -> String) -> String {
         var sql = """
             SELECT \(paymentColumns) FROM payment WHERE \(toVerify) \
+            AND (server_reason IS NULL OR server_reason <> 'contested' OR server_basis <> verification_basis) \
             AND (state <> 'pending' OR expires_at < \(parameter(1)))
             """
         var next = 2
@@ -242,8 +309,8 @@ enum LedgerSchema {
     ]
 
     /// Records the server's verdict on a payment whose request is still the one answered, and shows it; a
-    /// contradiction puts the payment in front of a person (unless it is unknown, which already does). Returns the
-    /// payment's row. `parameter` names a value for the database.
+    /// contradiction or a contest puts the payment in front of a person (unless it is unknown, which already does).
+    /// Returns the payment's row. `parameter` names a value for the database.
     static func recordServerVerdict(parameter: (String) -> String) -> String {
         let verdict = parameter("verdict")
         return """
@@ -253,12 +320,83 @@ enum LedgerSchema {
             server_basis = \(parameter("basis")), verdict = \(verdict), verified_at = \(parameter("at")), \
             evidence = \(parameter("evidence")), \
             attention = CASE WHEN \(verdict) = 'contradicted' AND (attention IS NULL OR attention <> 'unknown') \
-            THEN 'contradicted' ELSE attention END \
+            THEN 'contradicted' WHEN \(parameter("reason")) = 'contested' AND (attention IS NULL OR attention <> 'unknown') \
+            THEN 'contested' ELSE attention END \
             WHERE device_id = \(parameter("device")) AND payment_id = \(parameter("payment")) \
             AND verification_basis = \(parameter("basis")) \
             RETURNING \(paymentColumns)
             """
     }
+
+    /// The payment a verdict is recorded on (device, then payment); on PostgreSQL, with `FOR UPDATE` after it, its
+    /// row locked until the verdict's transaction ends.
+    static func paymentToRecord(parameter: (Int) -> String) -> String {
+        "SELECT \(paymentColumns) FROM payment WHERE device_id = \(parameter(1)) AND payment_id = \(parameter(2))"
+    }
+
+    /// The payments that claimed one of `count` records of a provider (the provider, then the records): candidates
+    /// of `LedgerRecordContest`, read through `record_claim`'s primary key and `payment`'s.
+    static func claimHolders(count: Int, parameter: (Int) -> String) -> String {
+        """
+        SELECT \(paymentColumns) FROM payment WHERE (device_id, payment_id) IN (SELECT device_id, payment_id \
+        FROM record_claim WHERE provider = \(parameter(1)) AND record_id IN (\(list(count, from: 2, parameter))))
+        """
+    }
+
+    /// The payments of a provider whose callback reported one of `count` record IDs (the provider, then the IDs):
+    /// candidates of `LedgerRecordContest`, read through `payment_by_transaction`.
+    static func namingPayments(count: Int, parameter: (Int) -> String) -> String {
+        """
+        SELECT \(paymentColumns) FROM payment WHERE transaction_id IN (\(list(count, from: 2, parameter))) \
+        AND provider = \(parameter(1))
+        """
+    }
+
+    /// Releases every record a payment claimed (device, then payment).
+    static func releaseClaims(parameter: (Int) -> String) -> String {
+        "DELETE FROM record_claim WHERE device_id = \(parameter(1)) AND payment_id = \(parameter(2))"
+    }
+
+    /// Claims a record for a payment (provider, record, device, payment, time). Two payments claiming one record:
+    /// the primary key refuses the second.
+    static func claimRecord(parameter: (Int) -> String) -> String {
+        """
+        INSERT INTO record_claim (provider, record_id, device_id, payment_id, claimed_at) \
+        VALUES (\(list(5, from: 1, parameter)))
+        """
+    }
+
+    /// `count` placeholders from the `first`th, separated by commas.
+    private static func list(_ count: Int, from first: Int, _ parameter: (Int) -> String) -> String {
+        (first..<(first + count)).map(parameter).joined(separator: ", ")
+    }
+
+    /// Adds a batch's deltas to the day's totals (`rows` value lists of day, device, provider, currency, payments,
+    /// approved, approved minor units): each sum stays within `BIGINT`, or that row is not changed and not returned,
+    /// which the store answers `invalid_change` (its transaction rolled back). A batch's own sums are checked before
+    /// (`TotalsContribution.add`); this checks them against what is stored.
+    static func addTotals(_ rows: [String]) -> String {
+        let sums = ["payments", "approved", "approved_minor_units"].map { column in
+            """
+            (CASE WHEN excluded.\(column) >= 0 THEN daily_total.\(column) <= 9223372036854775807 - excluded.\(column) \
+            ELSE daily_total.\(column) >= -9223372036854775807 - 1 - excluded.\(column) END)
+            """
+        }
+        return """
+            INSERT INTO daily_total (day, device_id, provider, currency, payments, approved, approved_minor_units) \
+            VALUES \(rows.joined(separator: ", ")) ON CONFLICT (day, device_id, provider, currency) DO UPDATE SET \
+            payments = daily_total.payments + excluded.payments, approved = daily_total.approved + excluded.approved, \
+            approved_minor_units = daily_total.approved_minor_units + excluded.approved_minor_units \
+            WHERE \(sums.joined(separator: " AND ")) RETURNING day
+            """
+    }
+
+    /// What a batch that would take a day's total beyond `BIGINT` is answered.
+    static let totalOutOfRange = LedgerError(
+        .invalidChange,
+        "The batch takes a day's total past what the ledger can hold; no journal sends such amounts: check the "
+            + "device's software. Nothing was stored."
+    )
 
     /// The provider record columns every read returns.
     static let recordColumns = """
@@ -271,13 +409,13 @@ enum LedgerSchema {
         "received",
     ]
 
-    /// Stores a pushed record, replacing the one held only when its revision is higher (events come out of order).
+    /// Stores a pushed record, replacing the one of the same seller held only when its revision is higher (events come
+    /// out of order). The `merchant` parameter is `''` for a record that names no seller.
     static func upsertRecord(parameter: (String) -> String) -> String {
         """
         INSERT INTO provider_record (provider, kind, record_id, merchant_id, location_id, order_id, status, \
         created_at, revision, body, received_at) VALUES (\(recordParameters.map(parameter).joined(separator: ", "))) \
-        ON CONFLICT (provider, kind, record_id) DO UPDATE SET merchant_id = excluded.merchant_id, \
-        location_id = excluded.location_id, order_id = excluded.order_id, status = excluded.status, \
+        ON CONFLICT (provider, merchant_id, kind, record_id) DO UPDATE SET location_id = excluded.location_id, order_id = excluded.order_id, status = excluded.status, \
         created_at = excluded.created_at, revision = excluded.revision, body = excluded.body, \
         received_at = excluded.received_at WHERE excluded.revision > provider_record.revision
         """
@@ -302,13 +440,15 @@ enum LedgerSchema {
 
     /// What an upsert changes in a payment the ledger holds: everything the snapshot says, except that the
     /// verification shown (`verdict`, `verified_at`, `evidence`) stays the server's while its verdict is on the
-    /// request the new snapshot makes, and a contradiction of the server's keeps the payment in front of a person
-    /// (unless the device says it is unknown, which already does).
+    /// request the new snapshot makes, and a contradiction or a contest of the server's keeps the payment in front of a
+    /// person (unless the device says it is unknown, which already does).
     static let upsertAssignments = """
         provider = excluded.provider, state = excluded.state, outcome = excluded.outcome, \
         needs_reconciliation = excluded.needs_reconciliation, \
         attention = CASE WHEN \(serverCurrent) AND payment.server_verdict = 'contradicted' \
         AND (excluded.attention IS NULL OR excluded.attention <> 'unknown') THEN 'contradicted' \
+        WHEN \(serverCurrent) AND payment.server_reason = 'contested' \
+        AND (excluded.attention IS NULL OR excluded.attention <> 'unknown') THEN 'contested' \
         ELSE excluded.attention END, \
         amount_minor_units = excluded.amount_minor_units, currency = excluded.currency, \
         transaction_id = excluded.transaction_id, client_transaction_id = excluded.client_transaction_id, \

@@ -77,11 +77,21 @@ public protocol LedgerStore: Sendable {
     /// Every payment, of any device, whose `transaction_id` is `transactionID`.
     func payments(transactionID: String) async throws -> [LedgerPayment]
     /// Records the server's verdict on a payment, in one transaction: nothing when the payment changed meanwhile (its
-    /// request is not the one answered any more); else the verdict after ``RecordClaims`` (a record another payment
-    /// claimed confirms nothing here), this payment's claims replaced by the records a confirmation rests on (a
-    /// unique key decides between two payments claiming one record at once), and the verification shown.
+    /// request is not the one answered any more); else the verdict after the contest rule (`LedgerRecordContest`: a
+    /// record another payment of the fleet names, by a claim or its callback, confirms neither unless the provider's
+    /// evidence tells them apart, and both are flagged `contested`), this payment's claims replaced by the records a
+    /// confirmation rests on (a unique key decides between two payments claiming one record at once), and the
+    /// verification shown.
     /// - Returns: what was recorded, or `nil` when the payment changed meanwhile (or is gone).
     func recordServerVerdict(_ verdict: ServerVerdictToRecord) async throws -> RecordedServerVerdict?
+
+    /// Opens an operator's session: the SHA-256 (hex) of its cookie's value, from `at` until `expiresAt` (both
+    /// milliseconds); sessions expired by `at` are dropped.
+    func startSession(digest: String, at: Int64, expiresAt: Int64) async throws
+    /// Whether the session with this digest is open at `now`: started, not ended, not expired.
+    func isSessionOpen(digest: String, now: Int64) async throws -> Bool
+    /// Ends the session with this digest (signing out); nothing when there is none.
+    func endSession(digest: String) async throws
 }
 
 /// A device of the fleet.

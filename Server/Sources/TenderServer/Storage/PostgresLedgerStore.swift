@@ -325,19 +325,13 @@ public final class PostgresLedgerStore: LedgerStore, Service {
                 bindings.append(delta.approvedMinorUnits)
                 rows.append(placeholders(from: first + 1, count: 7))
             }
-            try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: """
-                        INSERT INTO daily_total AS total (day, device_id, provider, currency, payments, approved, \
-                        approved_minor_units) VALUES \(rows.joined(separator: ", ")) \
-                        ON CONFLICT (day, device_id, provider, currency) DO UPDATE SET \
-                        payments = total.payments + excluded.payments, approved = total.approved + excluded.approved, \
-                        approved_minor_units = total.approved_minor_units + excluded.approved_minor_units
-                        """,
-                    binds: bindings
-                ),
+            let changed = try await connection.query(
+                PostgresQuery(unsafeSQL: LedgerSchema.addTotals(rows), binds: bindings),
                 logger: logger
             )
+            var count = 0
+            for try await _ in changed { count += 1 }
+            guard count == deltas.count else { throw LedgerSchema.totalOutOfRange }
         }
         let updated = try await connection.query(
             """
@@ -461,6 +455,49 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         }
     }
 
+    /// Opens an operator's session.
+    public func startSession(digest: String, at: Int64, expiresAt: Int64) async throws {
+        let statements = LedgerSchema.startSession { "$\($0)" }
+        try await bounded { [self] in
+            _ = try await client.query(
+                PostgresQuery(unsafeSQL: statements[0], binds: Self.bindings([.integer(at)])),
+                logger: logger
+            )
+            _ = try await client.query(
+                PostgresQuery(
+                    unsafeSQL: statements[1],
+                    binds: Self.bindings([.integer(at), .text(digest), .integer(expiresAt)])
+                ),
+                logger: logger
+            )
+        }
+    }
+
+    /// Whether a session is open.
+    public func isSessionOpen(digest: String, now: Int64) async throws -> Bool {
+        try await bounded { [self] in
+            let rows = try await client.query(
+                PostgresQuery(
+                    unsafeSQL: LedgerSchema.openSession { "$\($0)" },
+                    binds: Self.bindings([.text(digest), .integer(now)])
+                ),
+                logger: logger
+            )
+            for try await _ in rows { return true }
+            return false
+        }
+    }
+
+    /// Ends a session.
+    public func endSession(digest: String) async throws {
+        try await bounded { [self] in
+            _ = try await client.query(
+                PostgresQuery(unsafeSQL: LedgerSchema.endSession { "$\($0)" }, binds: Self.bindings([.text(digest)])),
+                logger: logger
+            )
+        }
+    }
+
     /// Succeeds when the database answers.
     public func ping() async throws {
         try await bounded { [self] in
@@ -552,7 +589,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
                 bindings.append(record.provider)
                 bindings.append(record.kind)
                 bindings.append(record.recordID)
-                bindings.append(record.merchantID)
+                bindings.append(record.merchantID ?? "")
                 bindings.append(record.locationID)
                 bindings.append(record.orderID)
                 bindings.append(record.status)
@@ -646,7 +683,9 @@ public final class PostgresLedgerStore: LedgerStore, Service {
 
     /// Records the server's verdict in one transaction that locks the payment's row. Two payments claiming one
     /// record at the same time: the second's insert waits for the first's commit and fails on the primary key, and
-    /// its transaction is run again, which then finds the first's claim.
+    /// its transaction is run again, which then finds the first's claim. Two payments contesting each other at the
+    /// same time each lock their own row, then the other's: PostgreSQL ends one transaction as a deadlock, which is
+    /// run again and finds the contest recorded.
     public func recordServerVerdict(_ verdict: ServerVerdictToRecord) async throws -> RecordedServerVerdict? {
         var attempt = 0
         while true {
@@ -655,7 +694,9 @@ public final class PostgresLedgerStore: LedgerStore, Service {
                 return try await inTransaction { connection, logger in
                     try await Self.record(verdict, on: connection, logger)
                 }
-            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" && attempt < 3 {
+            } catch let error as PSQLError
+                where ["23505", "40P01", "40001"].contains(error.serverInfo?[.sqlState]) && attempt < 5
+            {
                 continue
             }
         }
@@ -666,79 +707,86 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         on connection: PostgresConnection,
         _ logger: Logger
     ) async throws -> RecordedServerVerdict? {
-        let (device, payment, provider) = (verdict.deviceID, verdict.paymentID, verdict.provider)
-        let locked = try await connection.query(
-            """
-            SELECT verification_basis FROM payment WHERE device_id = \(device) AND payment_id = \(payment) FOR UPDATE
-            """,
-            logger: logger
+        func rows(_ sql: String, _ values: [String]) async throws -> [LedgerPayment] {
+            var bindings = PostgresBindings()
+            for value in values { bindings.append(value) }
+            return try await payments(
+                connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+            )
+        }
+        let number: (Int) -> String = { "$\($0)" }
+        let locked = try await rows(
+            LedgerSchema.paymentToRecord(parameter: number) + " FOR UPDATE",
+            [verdict.deviceID, verdict.paymentID]
         )
-        var basis: String?
-        for try await value in locked.decode(String?.self) { basis = value }
-        guard basis == verdict.basis else { return nil }
-        let verification = verdict.verification
-        let ids = RecordClaims.recordIDs(of: verification)
-        var holder: ClaimHolder?
+        guard let payment = locked.first, payment.verificationBasis == verdict.basis else { return nil }
+        let ids = LedgerRecordContest.recordIDs(of: verdict.verification)
+        var candidates: [LedgerPayment] = []
         if !ids.isEmpty {
-            let claims = try await connection.query(
-                """
-                SELECT device_id, payment_id, record_id FROM record_claim WHERE provider = \(provider) \
-                AND record_id = ANY(\(ids)) AND NOT (device_id = \(device) AND payment_id = \(payment)) \
-                ORDER BY record_id LIMIT 1
-                """,
-                logger: logger
+            candidates += try await rows(
+                LedgerSchema.claimHolders(count: ids.count, parameter: number),
+                [verdict.provider] + ids
             )
-            for try await (holderDevice, holderPayment, record) in claims.decode((String, String, String).self) {
-                holder = ClaimHolder(deviceID: holderDevice, paymentID: holderPayment, recordID: record)
-            }
-        }
-        if holder == nil, RecordClaims.looksAtReportedTransactions(verification) {
-            let reported = try await connection.query(
-                """
-                SELECT device_id, payment_id, transaction_id FROM payment WHERE transaction_id = ANY(\(ids)) \
-                AND provider = \(provider) AND NOT (device_id = \(device) AND payment_id = \(payment)) \
-                ORDER BY transaction_id LIMIT 1
-                """,
-                logger: logger
+            candidates += try await rows(
+                LedgerSchema.namingPayments(count: ids.count, parameter: number),
+                [verdict.provider] + ids
             )
-            for try await (holderDevice, holderPayment, record) in reported.decode((String, String, String).self) {
-                holder = ClaimHolder(deviceID: holderDevice, paymentID: holderPayment, recordID: record)
-            }
         }
-        let recorded = RecordClaims.verdict(verification, heldBy: holder)
-        try await connection.query(
-            "DELETE FROM record_claim WHERE device_id = \(device) AND payment_id = \(payment)",
-            logger: logger
+        let decision = LedgerRecordContest.decide(verdict.verification, of: payment, candidates: candidates)
+        func write(
+            _ verification: PaymentVerification,
+            on target: LedgerPayment,
+            basis: String,
+            claims: [String]
         )
-        let claimed = Array(Set(RecordClaims.recordIDs(of: recorded))).sorted()
-        if !claimed.isEmpty {
+            async throws -> LedgerPayment?
+        {
+            let (device, id) = (target.deviceID, target.paymentID)
             try await connection.query(
-                """
-                INSERT INTO record_claim (provider, record_id, device_id, payment_id, claimed_at) \
-                SELECT \(provider), record_id, \(device), \(payment), \(verdict.at) FROM UNNEST(\(claimed)) AS record_id
-                """,
+                PostgresQuery(
+                    unsafeSQL: LedgerSchema.releaseClaims(parameter: number),
+                    binds: bindings([.text(device), .text(id)])
+                ),
                 logger: logger
             )
+            for record in claims {
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: LedgerSchema.claimRecord(parameter: number),
+                        binds: bindings([
+                            .text(verdict.provider), .text(record), .text(device), .text(id), .integer(verdict.at),
+                        ])
+                    ),
+                    logger: logger
+                )
+            }
+            var values = PostgresBindings()
+            values.append(verification.verdict.rawValue)
+            values.append(verification.reason.rawValue)
+            values.append(verification.message)
+            values.append(verification.provenOutcome?.rawValue)
+            values.append(VerificationText.evidence(verification.evidence))
+            values.append(verdict.at)
+            values.append(basis)
+            values.append(device)
+            values.append(id)
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: LedgerSchema.recordServerVerdict(parameter: positional(LedgerSchema.verdictParameters)),
+                    binds: values
+                ),
+                logger: logger
+            )
+            return try await payments(rows).first
         }
-        var bindings = PostgresBindings()
-        bindings.append(recorded.verdict.rawValue)
-        bindings.append(recorded.reason.rawValue)
-        bindings.append(recorded.message)
-        bindings.append(recorded.provenOutcome?.rawValue)
-        bindings.append(VerificationText.evidence(recorded.evidence))
-        bindings.append(verdict.at)
-        bindings.append(verdict.basis)
-        bindings.append(device)
-        bindings.append(payment)
-        let rows = try await connection.query(
-            PostgresQuery(
-                unsafeSQL: LedgerSchema.recordServerVerdict(parameter: positional(LedgerSchema.verdictParameters)),
-                binds: bindings
-            ),
-            logger: logger
-        )
-        guard let row = try await payments(rows).first else { return nil }
-        return RecordedServerVerdict(verification: recorded, payment: row)
+        for (rival, verification) in decision.rivals {
+            guard let basis = rival.verificationBasis else { continue }
+            _ = try await write(verification, on: rival, basis: basis, claims: [])
+        }
+        guard
+            let row = try await write(decision.verification, on: payment, basis: verdict.basis, claims: decision.claims)
+        else { return nil }
+        return RecordedServerVerdict(verification: decision.verification, payment: row)
     }
 
     /// A placeholder for each of `names`: `$1` for the first, and so on.
@@ -757,7 +805,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
                     provider: provider,
                     kind: kind,
                     recordID: id,
-                    merchantID: merchant,
+                    merchantID: ProviderRecord.seller(merchant),
                     locationID: location,
                     orderID: order,
                     status: status,

@@ -169,19 +169,19 @@ public final class SQLiteLedgerStore: LedgerStore {
                 }
             }
             let addTotal = try db.cachedStatement(
-                sql: """
-                    INSERT INTO daily_total (day, device_id, provider, currency, payments, approved, \
-                    approved_minor_units) VALUES (:day, :device, :provider, :currency, :payments, :approved, :amount) \
-                    ON CONFLICT (day, device_id, provider, currency) DO UPDATE SET \
-                    payments = payments + excluded.payments, approved = approved + excluded.approved, \
-                    approved_minor_units = approved_minor_units + excluded.approved_minor_units
-                    """
+                sql: LedgerSchema.addTotals([
+                    "(:day, :device, :provider, :currency, :payments, :approved, :amount)"
+                ])
             )
             for (key, delta) in try plan.totalsDeltas(previous: previous) {
-                try addTotal.execute(arguments: [
-                    "day": key.day, "device": deviceID, "provider": key.provider, "currency": key.currency,
-                    "payments": delta.payments, "approved": delta.approved, "amount": delta.approvedMinorUnits,
-                ])
+                let changed = try Row.fetchOne(
+                    addTotal,
+                    arguments: [
+                        "day": key.day, "device": deviceID, "provider": key.provider, "currency": key.currency,
+                        "payments": delta.payments, "approved": delta.approved, "amount": delta.approvedMinorUnits,
+                    ]
+                )
+                guard changed != nil else { throw LedgerSchema.totalOutOfRange }
             }
             let held = try Int64.fetchOne(
                 db.cachedStatement(
@@ -416,61 +416,91 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
-    /// Records the server's verdict in one transaction (SQLite has one writer: no other claim can slip in).
+    /// Records the server's verdict in one transaction (SQLite has one writer: no other claim or contest can slip
+    /// in).
     public func recordServerVerdict(_ verdict: ServerVerdictToRecord) async throws -> RecordedServerVerdict? {
         try await pool.write { db in
-            let basis = try String.fetchOne(
-                db,
-                sql: "SELECT verification_basis FROM payment WHERE device_id = ? AND payment_id = ?",
-                arguments: [verdict.deviceID, verdict.paymentID]
-            )
-            guard basis == verdict.basis else { return nil }
-            let verification = verdict.verification
-            var holder: ClaimHolder?
-            let ids = RecordClaims.recordIDs(of: verification)
-            for id in ids where holder == nil {
-                holder = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT device_id, payment_id FROM record_claim WHERE provider = ? AND record_id = ? \
-                        AND NOT (device_id = ? AND payment_id = ?)
-                        """,
-                    arguments: [verdict.provider, id, verdict.deviceID, verdict.paymentID]
-                ).map { ClaimHolder(deviceID: $0["device_id"], paymentID: $0["payment_id"], recordID: id) }
+            func rows(_ sql: String, _ values: [String]) throws -> [LedgerPayment] {
+                try Row.fetchAll(db, sql: sql, arguments: StatementArguments(values)).map(Self.payment)
             }
-            if RecordClaims.looksAtReportedTransactions(verification) {
-                for id in ids where holder == nil {
-                    holder = try Row.fetchOne(
-                        db,
-                        sql: """
-                            SELECT device_id, payment_id FROM payment WHERE transaction_id = ? AND provider = ? \
-                            AND NOT (device_id = ? AND payment_id = ?)
-                            """,
-                        arguments: [id, verdict.provider, verdict.deviceID, verdict.paymentID]
-                    ).map { ClaimHolder(deviceID: $0["device_id"], paymentID: $0["payment_id"], recordID: id) }
-                }
-            }
-            let recorded = RecordClaims.verdict(verification, heldBy: holder)
-            try db.execute(
-                sql: "DELETE FROM record_claim WHERE device_id = ? AND payment_id = ?",
-                arguments: [verdict.deviceID, verdict.paymentID]
+            let mark: (Int) -> String = { _ in "?" }
+            let payment = try rows(
+                LedgerSchema.paymentToRecord(parameter: mark),
+                [verdict.deviceID, verdict.paymentID]
             )
-            for id in Set(RecordClaims.recordIDs(of: recorded)) {
-                try db.execute(
-                    sql: """
-                        INSERT INTO record_claim (provider, record_id, device_id, payment_id, claimed_at) \
-                        VALUES (?, ?, ?, ?, ?)
-                        """,
-                    arguments: [verdict.provider, id, verdict.deviceID, verdict.paymentID, verdict.at]
+            .first
+            guard let payment, payment.verificationBasis == verdict.basis else { return nil }
+            let ids = LedgerRecordContest.recordIDs(of: verdict.verification)
+            var candidates: [LedgerPayment] = []
+            if !ids.isEmpty {
+                candidates += try rows(
+                    LedgerSchema.claimHolders(count: ids.count, parameter: mark),
+                    [verdict.provider] + ids
+                )
+                candidates += try rows(
+                    LedgerSchema.namingPayments(count: ids.count, parameter: mark),
+                    [verdict.provider] + ids
                 )
             }
-            let row = try Row.fetchOne(
-                db,
-                sql: LedgerSchema.recordServerVerdict(parameter: { ":\($0)" }),
-                arguments: StatementArguments(Self.verdictArguments(recorded, of: verdict))
+            let decision = LedgerRecordContest.decide(verdict.verification, of: payment, candidates: candidates)
+            func write(
+                _ verification: PaymentVerification,
+                on target: LedgerPayment,
+                basis: String,
+                claims: [String]
             )
-            guard let row else { return nil }
-            return RecordedServerVerdict(verification: recorded, payment: Self.payment(row))
+                throws -> Row?
+            {
+                try db.execute(
+                    sql: LedgerSchema.releaseClaims(parameter: mark),
+                    arguments: [target.deviceID, target.paymentID]
+                )
+                for record in claims {
+                    try db.execute(
+                        sql: LedgerSchema.claimRecord(parameter: mark),
+                        arguments: [verdict.provider, record, target.deviceID, target.paymentID, verdict.at]
+                    )
+                }
+                var arguments = Self.verdictArguments(verification, of: verdict)
+                arguments["basis"] = basis
+                arguments["device"] = target.deviceID
+                arguments["payment"] = target.paymentID
+                return try Row.fetchOne(
+                    db,
+                    sql: LedgerSchema.recordServerVerdict(parameter: { ":\($0)" }),
+                    arguments: StatementArguments(arguments)
+                )
+            }
+            for (rival, verification) in decision.rivals {
+                guard let basis = rival.verificationBasis else { continue }
+                _ = try write(verification, on: rival, basis: basis, claims: [])
+            }
+            guard let row = try write(decision.verification, on: payment, basis: verdict.basis, claims: decision.claims)
+            else { return nil }
+            return RecordedServerVerdict(verification: decision.verification, payment: Self.payment(row))
+        }
+    }
+
+    /// Opens an operator's session.
+    public func startSession(digest: String, at: Int64, expiresAt: Int64) async throws {
+        try await pool.write { db in
+            let statements = LedgerSchema.startSession { _ in "?" }
+            try db.execute(sql: statements[0], arguments: [at])
+            try db.execute(sql: statements[1], arguments: [digest, at, expiresAt])
+        }
+    }
+
+    /// Whether a session is open.
+    public func isSessionOpen(digest: String, now: Int64) async throws -> Bool {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: LedgerSchema.openSession { _ in "?" }, arguments: [digest, now]) != nil
+        }
+    }
+
+    /// Ends a session.
+    public func endSession(digest: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: LedgerSchema.endSession { _ in "?" }, arguments: [digest])
         }
     }
 
@@ -492,7 +522,7 @@ public final class SQLiteLedgerStore: LedgerStore {
     ) -> [String: (any DatabaseValueConvertible)?] {
         [
             "provider": record.provider, "kind": record.kind, "record": record.recordID,
-            "merchant": record.merchantID, "location": record.locationID, "order": record.orderID,
+            "merchant": record.merchantID ?? "", "location": record.locationID, "order": record.orderID,
             "status": record.status, "created": record.createdAt, "revision": record.revision, "body": record.body,
             "received": receivedAt,
         ]
@@ -514,7 +544,7 @@ public final class SQLiteLedgerStore: LedgerStore {
             provider: row["provider"],
             kind: row["kind"],
             recordID: row["record_id"],
-            merchantID: row["merchant_id"],
+            merchantID: ProviderRecord.seller(row["merchant_id"]),
             locationID: row["location_id"],
             orderID: row["order_id"],
             status: row["status"],

@@ -53,12 +53,14 @@ enum StorageFailure {
     }
 
     /// An error for the log: its type and, for a database's own error, its code and message (never a value bound to
-    /// the statement, which PostgreSQL's detail and GRDB's description can show).
+    /// the statement, which PostgreSQL's detail and GRDB's description can show; a data exception's message, class
+    /// 22, has its quoted parts masked, since PostgreSQL quotes the offending value there).
     static func describe(_ error: any Error) -> String {
         switch error {
         case let error as PSQLError:
             guard let info = error.serverInfo else { return "PSQLError \(error.code)" }
-            return "PSQLError \(info[.sqlState] ?? "?"): \(info[.message] ?? "")"
+            let state = info[.sqlState] ?? "?"
+            return "PSQLError \(state): \(masked(info[.message] ?? "", sqlState: state))"
         case let error as DatabaseError:
             return "DatabaseError \(error.resultCode): \(error.message ?? "")"
         case let error as LedgerError:
@@ -66,5 +68,22 @@ enum StorageFailure {
         default:
             return String(describing: type(of: error))
         }
+    }
+
+    /// `message` for the log: for a data exception (SQLSTATE class 22, such as `invalid input syntax for type bigint:
+    /// "…"`), every double-quoted part replaced by `"…"`; other messages name only the database's own objects.
+    static func masked(_ message: String, sqlState: String) -> String {
+        guard sqlState.hasPrefix("22") else { return message }
+        var result = ""
+        var quoted = false
+        for character in message {
+            if character == "\"" {
+                result.append(quoted ? "…\"" : "\"")
+                quoted.toggle()
+            } else if !quoted {
+                result.append(character)
+            }
+        }
+        return quoted ? result + "…" : result
     }
 }

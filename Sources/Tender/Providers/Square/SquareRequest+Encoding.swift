@@ -130,6 +130,12 @@ extension SquareRequest {
                 "The amount must be at least 1 minor unit (0.01 \(amount.currency.code)); it is \(UntrustedText.safe(amount.decimalString))."
             )
         }
+        guard amount.minorUnits <= Money.maximumPaymentMinorUnits else {
+            throw SquareError(
+                .invalidRequestAmount,
+                "The amount must be at most \(Money.maximumPaymentMinorUnits) minor units; it is \(UntrustedText.safe(amount.decimalString))."
+            )
+        }
         return try wireCallbackURL()
     }
 
