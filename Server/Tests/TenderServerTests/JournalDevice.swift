@@ -69,11 +69,16 @@ final class JournalDevice: @unchecked Sendable {
 
     /// Sends the entries to a running server.
     func sync(_ entries: [JournalEntry], to baseURL: String, client: HTTPClient) async throws {
+        try await sync(entries.map { Self.snapshot($0) }, to: baseURL, client: client)
+    }
+
+    /// Sends the snapshots to a running server.
+    func sync(_ snapshots: [JSONTree], to baseURL: String, client: HTTPClient) async throws {
         let answer = try await client.send(
             "POST",
             baseURL + "/v1/events",
             headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
-            body: batch(entries.map { Self.snapshot($0) })
+            body: batch(snapshots)
         )
         guard answer.status == 200 else { throw TestSupportError("sync answered \(answer.status): \(answer.text)") }
     }

@@ -192,6 +192,79 @@ struct WebhookMatchingTests {
         }
     }
 
+    @Test(
+        "the webhook first, then the sync (issue 40 item 3): the sync's payments are confirmed by the stored webhooks as soon as it is answered, with no request to Square and no reconciliation"
+    )
+    func webhookBeforeSync() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try SQLiteLedgerStore(path: folder.path + "/ledger.sqlite")
+        try await store.migrate()
+        try await ProviderSandbox.run { sandbox in
+            try await withTransport { transport in
+                // The server could ask Square (it has the sandbox's token): it must not need to.
+                let reconciler = CentralReconciler(
+                    store: store,
+                    verifiers: try sandbox.verifiers(transport: transport),
+                    logger: Self.logger
+                )
+                try await Self.withLiveServer(store, reconciler: reconciler) { base, webhooks in
+                    let now = Date()
+                    let device = try await JournalDevice.add(to: store)
+                    var payments: [JSONTree] = []
+                    let client = HTTPClient()
+                    for index in 0..<5 {
+                        let order = SquareEvents.id("ORD")
+                        let created = now.addingTimeInterval(-120 + Double(index) * 10)
+                        let recorded = try await sandbox.square.recordPayment(
+                            amount: Money(minorUnits: 2000 + index, currency: .usd),
+                            locationID: SquareEvents.locationID,
+                            orderID: order,
+                            createdAt: created
+                        )
+                        let event = SquareEvents.payment(
+                            id: recorded.id,
+                            amount: Int64(2000 + index),
+                            orderID: order,
+                            createdAt: created
+                        )
+                        let answer = try await client.send(
+                            "POST",
+                            base + "/v1/webhooks/square",
+                            headers: [SquareWebhooks.signatureHeader: webhooks.signature(for: event)],
+                            body: event
+                        )
+                        #expect(answer.status == 200, "\(answer.text)")
+                        payments.append(
+                            LedgerSnapshots.payment(
+                                transactionID: order,
+                                amount: Int64(2000 + index),
+                                created: created.addingTimeInterval(-30)
+                            )
+                        )
+                    }
+                    let before = await sandbox.requestCount()
+                    try await device.sync(payments, to: base, client: client)
+                    let ids = payments.compactMap { $0["payment_id"]?.stringValue }
+                    let confirmed = try await Self.eventually {
+                        var all = true
+                        for id in ids {
+                            let verdict = try await store.payment(deviceID: device.deviceID, paymentID: id)?.server
+                            all = all && verdict?.verdict == "confirmed"
+                        }
+                        return all
+                    }
+                    #expect(confirmed, "every synced payment confirmed by its stored webhook")
+                    #expect(await sandbox.requestCount() == before, "no request to Square")
+                    for id in ids {
+                        let server = try await store.payment(deviceID: device.deviceID, paymentID: id)?.server
+                        #expect(server?.evidence.contains(#""webhook":true"#) == true)
+                    }
+                }
+            }
+        }
+    }
+
     @Test("with the webhooks delivered first, reconciling the payments their callbacks named asks Square nothing")
     func webhooksFirst() async throws {
         let folder = try TemporaryFolder()

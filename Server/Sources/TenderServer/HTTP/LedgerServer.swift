@@ -3,6 +3,7 @@ import HTTPTypes
 public import Hummingbird
 public import Logging
 import NIOCore
+import Tender
 public import TenderSync
 
 /// The fleet server's HTTP side: devices' sync (`POST /v1/events`) and verifications
@@ -23,8 +24,9 @@ public struct LedgerServer: Sendable {
     public let now: @Sendable () -> Int64
     /// Square's webhooks, when the server takes them.
     public let squareWebhooks: SquareWebhooks?
-    /// Told the order of each new Square payment a webhook of the seller's stored, once its answer is on its way:
-    /// the server matches it against the ledger then (``CentralReconciler/matchPushed(orderID:)``).
+    /// Told the order of each new Square payment a webhook of the seller's stored, and of each Square order a synced
+    /// payment's callback named (when the server takes webhooks), once the answer is on its way: the server matches it
+    /// against the ledger then (``CentralReconciler/matchPushed(orderID:)``), whichever came first.
     public let pushedOrder: @Sendable (String) -> Void
 
     /// How long a sign-in lasts (`--session-lifetime`), in milliseconds.
@@ -152,6 +154,12 @@ public struct LedgerServer: Sendable {
         if let notice = acknowledgement.notice {
             logger.notice("sync: \(notice)", metadata: ["device_id": "\(device.id)"])
         }
+        // The webhook may have come first (Square sends it as the card is taken; the device syncs after the POS app's
+        // callback): each Square order a callback in this batch named is matched against what the webhooks stored,
+        // with no request to Square.
+        if squareWebhooks != nil {
+            for order in Self.namedSquareOrders(batch) { pushedOrder(order) }
+        }
         return Self.json(encoding: acknowledgement, status: .ok)
     }
 
@@ -253,6 +261,17 @@ public struct LedgerServer: Sendable {
         let history = try await store.history(deviceID: device, paymentID: payment)
         let name = try await store.devices().first { $0.id == device }?.name
         return OperatorPage.html(OperatorPage.payment(found, deviceName: name, history: history, now: now()))
+    }
+
+    /// The Square orders the callbacks of a batch's payments named, each once, in order.
+    static func namedSquareOrders(_ batch: SyncBatch) -> [String] {
+        var seen: Set<String> = []
+        return batch.changes.compactMap { change in
+            guard let payment = change.payment, payment.provider == .square, payment.outcomeSource == "callback",
+                let order = payment.transactionID, seen.insert(order).inserted
+            else { return nil }
+            return order
+        }
     }
 
     /// Signs the operator in: a session of its own in the ledger (so that every replica knows it, and signing out
