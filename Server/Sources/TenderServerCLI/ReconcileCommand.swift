@@ -19,7 +19,9 @@ struct ReconcileCommand: AsyncParsableCommand {
             answer that is not the provider's) records nothing; run it again and it finishes. With --json: one \
             object per payment, {"device_id", "payment_id", "before", "after", "verdict", "evidence"} and more \
             (before and after are the server's verdicts), then one summary line {"examined", "confirmed", \
-            "contradicted", "unverifiable", "provider_requests"}. Exits 0 unless the ledger cannot be reached.
+            "contradicted", "unverifiable", "provider_requests", "failed", "skipped"}. One reconciliation of a \
+            ledger runs at a time: while another runs (a replica), this one asks nothing and says so ("skipped": \
+            true). Exits 0 unless the ledger cannot be reached.
             """
     )
 
@@ -94,7 +96,7 @@ enum ReconcileOutput {
         return line
     }
 
-    /// `{"examined", "confirmed", "contradicted", "unverifiable", "provider_requests", "failed"}`.
+    /// `{"examined", "confirmed", "contradicted", "unverifiable", "provider_requests", "failed", "skipped"}`.
     static func summary(_ summary: ReconcileSummary) -> JSONTree {
         .object([
             "examined": .integer(Int64(summary.examined)),
@@ -103,11 +105,16 @@ enum ReconcileOutput {
             "unverifiable": .integer(Int64(summary.unverifiable)),
             "provider_requests": .integer(Int64(summary.providerRequests)),
             "failed": .integer(Int64(summary.failed)),
+            "skipped": .bool(summary.skipped),
         ])
     }
 
     static func summaryText(_ summary: ReconcileSummary) -> String {
-        "Examined \(summary.examined): \(summary.confirmed) confirmed, \(summary.contradicted) contradicted, "
+        if summary.skipped {
+            return "Asked nothing: another reconciliation of this ledger is running (a replica, or another "
+                + "tender-server reconcile); it asks about every payment that needs it."
+        }
+        return "Examined \(summary.examined): \(summary.confirmed) confirmed, \(summary.contradicted) contradicted, "
             + "\(summary.unverifiable) unverifiable, \(summary.failed) failed; \(summary.providerRequests) requests "
             + "to the providers."
     }

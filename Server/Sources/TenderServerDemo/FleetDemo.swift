@@ -255,21 +255,53 @@ public enum FleetDemo: Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
 
-        // Every device syncs, then the server reconciles with its own credentials.
+        // Every device syncs: each Square order a callback named is matched, as soon as its sync is answered, against
+        // the webhooks stored before it. Then the server reconciles the rest with its own credentials.
         for till in [front, patio, bar] { try await till.sync(to: base) }
+        let matched = rows.filter { row in
+            row.entry.provider == .square && row.entry.id != forged.id && row.entry.outcome?.transactionID != nil
+        }
+        let settledBy = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < settledBy {
+            var settled = 0
+            for row in matched
+            where try await store.payment(deviceID: row.till.deviceID, paymentID: row.entry.id.rawValue)?.server != nil
+            {
+                settled += 1
+            }
+            if settled == matched.count { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let summary = try await reconciler.run()
+        // What the server holds now, however it got there: at the sync from the webhooks, or by reconciliation.
         var verdicts: [String: PaymentVerification] = [:]
         var byWebhook = 0
-        let summary = try await reconciler.run { outcome in
-            guard let verification = outcome.verification else { return }
-            verdicts[outcome.deviceID + "/" + outcome.paymentID] = verification
-            let records = verification.evidence.records
+        for row in rows {
+            guard
+                let server = try await store.payment(deviceID: row.till.deviceID, paymentID: row.entry.id.rawValue)?
+                    .server,
+                let verdict = PaymentVerdict(rawValue: server.verdict),
+                let evidence = try? JSONDecoder().decode(
+                    PaymentVerificationEvidence.self,
+                    from: Data(server.evidence.utf8)
+                )
+            else { continue }
+            let verification = PaymentVerification(
+                verdict: verdict,
+                reason: PaymentVerification.Reason(rawValue: server.reason),
+                message: server.message,
+                provenOutcome: server.provenOutcome.flatMap(PaymentOutcome.Status.init(rawValue:)),
+                evidence: evidence
+            )
+            verdicts[row.till.deviceID + "/" + row.entry.id.rawValue] = verification
             // Found by the order the callback named, from what Square pushed alone (a search still asks Square).
-            if verification.verdict == .confirmed, verification.evidence.foundBy != .search, !records.isEmpty,
-                records.allSatisfy(\.pushedByWebhook)
+            if verdict == .confirmed, evidence.foundBy != .search, !evidence.records.isEmpty,
+                evidence.records.allSatisfy(\.pushedByWebhook)
             {
                 byWebhook += 1
             }
         }
+        let tally = { (verdict: PaymentVerdict) in verdicts.values.filter { $0.verdict == verdict }.count }
 
         // Each device asks the server, with its key alone, and records what it proved.
         var after: [PaymentID: JournalEntry] = [:]
@@ -307,8 +339,9 @@ public enum FleetDemo: Sendable {
                 + "\(rows.filter { $0.entry.provider == .square }.count) Square payments."
         )
         lines.append(
-            "The server: \(summary.examined) payments examined, \(summary.confirmed) confirmed, "
-                + "\(summary.contradicted) contradicted, \(summary.unverifiable) unverifiable; "
+            "The server: \(verdicts.count) payments judged (\(verdicts.count - summary.examined) at their sync, "
+                + "\(summary.examined) by reconciliation), \(tally(.confirmed)) confirmed, \(tally(.contradicted)) "
+                + "contradicted, \(tally(.unverifiable)) unverifiable; "
                 + "\(squareRequests) request\(squareRequests == 1 ? "" : "s") to Square, \(sumUpRequests) to SumUp."
         )
         lines.append(
@@ -324,9 +357,9 @@ public enum FleetDemo: Sendable {
         return Report(
             lines: lines,
             confirmedByWebhook: byWebhook,
-            confirmed: summary.confirmed,
-            contradicted: summary.contradicted,
-            unverifiable: summary.unverifiable,
+            confirmed: tally(.confirmed),
+            contradicted: tally(.contradicted),
+            unverifiable: tally(.unverifiable),
             unansweredDelivered: proven?.state == .completed && proven?.outcome?.status == .approved
                 && delivered.contains(unanswered.id),
             forgedDelivered: contradicted?.verification?.verdict == .contradicted && delivered.contains(forged.id),

@@ -148,6 +148,109 @@ struct CentralReconciliationTests {
         }
     }
 
+    @Test(
+        "a payment the provider does not know is asked again after 1, 5 and 30 minutes, then hourly (issue 40 item 2): 4 times in its first hour; past its lookup horizon it needs a person and is asked no more",
+        arguments: StoreKind.available
+    )
+    func askedAgainWithBackoff(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await ProviderSandbox.run { sandbox in
+                try await withTransport { transport in
+                    let start = Date()
+                    let clock = ManualClock(Timestamp.milliseconds(start))
+                    let device = try await JournalDevice.add(to: store)
+                    // Approved, says its callback, with no transaction ID: Square's search never finds it.
+                    let abandoned = LedgerSnapshots.payment(amount: 777, created: start.addingTimeInterval(-60))
+                    try await device.sync([abandoned], into: store)
+                    let reconciler = CentralReconciler(
+                        store: store,
+                        verifiers: try sandbox.verifiers(transport: transport),
+                        logger: Self.logger,
+                        now: { clock.now }
+                    )
+                    var asked: [Int] = []
+                    for minute in 0..<60 {
+                        clock.now = Timestamp.milliseconds(start) + Int64(minute) * 60_000
+                        if try await reconciler.run().examined > 0 { asked.append(minute) }
+                    }
+                    #expect(asked == [0, 1, 6, 36], "a reconciliation every minute for an hour asked at \(asked)")
+                    let id = try #require(abandoned["payment_id"]?.stringValue)
+                    let waiting = try #require(try await store.payment(deviceID: device.deviceID, paymentID: id))
+                    #expect(waiting.server?.verdict == "unverifiable")
+                    #expect(waiting.attention == nil, "not yet a person's: the provider may still record it")
+
+                    // Past the end of its record window (72 hours after its hand-off expired): asked once more, then
+                    // in front of a person, and never asked again.
+                    let expiry = try #require(waiting.expiresAt)
+                    clock.now = expiry + 72 * 3_600_000
+                    #expect(try await reconciler.run().examined == 1)
+                    let requests = await sandbox.requestCount()
+                    clock.now += 7 * 24 * 3_600_000
+                    #expect(try await reconciler.run().examined == 0)
+                    #expect(await sandbox.requestCount() == requests)
+                    let given = try await store.payment(deviceID: device.deviceID, paymentID: id)
+                    #expect(given?.attention == "unverifiable")
+                    let attention = try await store.attention(now: clock.now, limit: 10)
+                    #expect(attention.map(\.paymentID) == [id], "on the page's Needs a person")
+
+                    // The device sends something new about it: asked at once again.
+                    var changed = abandoned
+                    if case .object(var members) = changed {
+                        members["transaction_id"] = .string("ORDNEWLYREPORTED1")
+                        changed = .object(members)
+                    }
+                    try await device.sync([changed], into: store)
+                    #expect(try await reconciler.run().examined == 1)
+                }
+            }
+        }
+    }
+
+    @Test(
+        "3 replicas and 2 reconcile runs at once (issue 40 item 2): each payment examined once, the providers asked what one run asks",
+        arguments: StoreKind.available
+    )
+    func oneRunAtATime(kind: StoreKind) async throws {
+        // One run alone, on a ledger of its own: what the providers are asked for these payments.
+        let alone = try await kind.withStore { store in
+            try await ProviderSandbox.run { sandbox in
+                try await withTransport { transport in
+                    _ = try await ReconcileFaultTests.ledger(store, sandbox, count: 60, searched: 5)
+                    return try await CentralReconciler(
+                        store: store,
+                        verifiers: try sandbox.verifiers(transport: transport),
+                        logger: Self.logger
+                    ).run()
+                }
+            }
+        }
+        #expect(alone.examined == 65)
+        try await kind.withStore { store in
+            try await ProviderSandbox.run { sandbox in
+                try await withTransport { transport in
+                    _ = try await ReconcileFaultTests.ledger(store, sandbox, count: 60, searched: 5)
+                    let verifiers = try sandbox.verifiers(transport: transport)
+                    let runs = try await withThrowingTaskGroup(of: ReconcileSummary.self) { group in
+                        for _ in 0..<5 {
+                            group.addTask {
+                                try await CentralReconciler(store: store, verifiers: verifiers, logger: Self.logger)
+                                    .run()
+                            }
+                        }
+                        var all: [ReconcileSummary] = []
+                        for try await summary in group { all.append(summary) }
+                        return all
+                    }
+                    #expect(runs.map(\.examined).reduce(0, +) == 65, "each payment examined once: \(runs)")
+                    #expect(runs.map(\.confirmed).reduce(0, +) == alone.confirmed)
+                    let requests = runs.map(\.providerRequests).reduce(0, +)
+                    #expect(Double(requests) <= 1.1 * Double(alone.providerRequests), "\(requests) vs \(alone)")
+                    #expect(await sandbox.requestCount() == requests)
+                }
+            }
+        }
+    }
+
     /// What the one-record tests start from: a store, the sandbox with one Square order of 12.50 USD paid a minute ago,
     /// two devices (`front`, `patio`), the front till's genuine payment naming the order (not synced yet), and a
     /// reconciler asking the sandbox.

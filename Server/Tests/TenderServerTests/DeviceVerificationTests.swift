@@ -341,6 +341,17 @@ struct DeviceVerificationTests {
                     genuine.id.rawValue, forged.id.rawValue,
                 ]
             )
+            // The operator's page: both under Needs a person, each naming the other.
+            let page = try await HTTPClient().send(
+                "GET",
+                base + "/",
+                headers: ["Authorization": "Bearer \(SyncAPITests.operatorToken)"]
+            )
+            #expect(page.status == 200)
+            let section = String(page.text.split(separator: "id=\"payments\"").first ?? "")
+            #expect(section.contains("Needs a person (2)"), "\(section)")
+            #expect(section.components(separatedBy: genuine.id.rawValue).count >= 3, "listed, and named by the other")
+            #expect(section.components(separatedBy: forged.id.rawValue).count >= 3, "listed, and named by the other")
         }
     }
 

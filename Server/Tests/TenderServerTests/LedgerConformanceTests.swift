@@ -145,6 +145,8 @@ struct LedgerConformanceTests {
         try await queue.write { db in
             try db.execute(sql: "ALTER TABLE device DROP COLUMN pruned_unsent")
             try db.execute(sql: "DROP TABLE operator_session")
+            try db.execute(sql: "ALTER TABLE payment DROP COLUMN ask_after")
+            try db.execute(sql: "ALTER TABLE payment DROP COLUMN asked_count")
             try db.execute(sql: "UPDATE ledger_version SET version = 2")
         }
         try queue.close()

@@ -180,9 +180,14 @@ enum OperatorPage {
         case "unknown": "unknown: no answer came; ask the provider"
         case "contradicted": "contradicted by the provider's server"
         case "contested":
-            "contested: another payment names the provider record that would confirm it; find the record in the "
-                + "provider's dashboard, then resolve this payment and the other on their devices"
+            // The server's message names the other payment and its device, and what to decide.
+            "contested: "
+                + (payment.server?.message
+                    ?? "another payment names the provider record that would confirm it; find the record in the provider's dashboard, then resolve this payment and the other on their devices")
         case "needs_reconciliation": "needs reconciliation"
+        case "unverifiable":
+            "unverifiable: the provider never showed a record of it in its lookup window; check the provider's "
+                + "dashboard and resolve it on its device"
         default:
             payment.state == PaymentState.pending.rawValue && (payment.expiresAt ?? .max) < now
                 ? "pending past its expiry" : "needs a person"

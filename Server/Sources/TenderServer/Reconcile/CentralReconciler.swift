@@ -68,6 +68,9 @@ public struct ReconcileSummary: Sendable, Hashable {
     public var failed = 0
     /// HTTP requests sent to the providers' servers, retries included.
     public var providerRequests = 0
+    /// Whether the run asked nothing because another reconciliation of the ledger was running (a replica, a
+    /// `tender-server reconcile`): one at a time, so that the providers are asked once per payment.
+    public var skipped = false
 
     /// An empty summary.
     public init() {}
@@ -79,7 +82,9 @@ public struct ReconcileSummary: Sendable, Hashable {
 /// device's.
 ///
 /// A payment is examined when it needs the server's verdict (``LedgerStore/paymentsToVerify(now:after:limit:)``):
-/// unknown, pending past its expiry, completed and not verified by the server, or flagged; each request is built from
+/// unknown, pending past its expiry, completed and not verified by the server, or flagged. One answered `unverifiable`
+/// (not found yet, ambiguous) is asked again after 1, 5 and 30 minutes, then hourly, until 72 hours after its hand-off
+/// expired, when it is put in front of a person and no longer asked; each request is built from
 /// the ledger's snapshot (`PaymentSnapshot.verificationRequest()`). Every verdict is recorded in its own transaction
 /// (``LedgerStore/recordServerVerdict(_:)``), where one record confirms one payment fleet-wide; a failure records
 /// nothing, and the payment is asked about again on the next run. Killed at any point, the ledger holds the verdicts
@@ -114,8 +119,22 @@ public struct CentralReconciler: Sendable {
     /// Examines every payment that needs the server's verdict, oldest first, in batches, and records what the
     /// providers prove; `body` is called with each payment once its verdict is recorded (or its failure known).
     /// - Throws: a storage error, `CancellationError`, or what `body` throws.
+    ///
+    /// One run at a time per ledger, across processes (``LedgerStore/reconcilingAlone(_:)``): a run that finds another
+    /// running asks nothing and says so (``ReconcileSummary/skipped``); N replicas and a `reconcile` of the operator's
+    /// cost the providers what one run costs.
     @discardableResult
     public func run(forEach body: (ReconciledPayment) throws -> Void = { _ in }) async throws -> ReconcileSummary {
+        guard let summary = try await store.reconcilingAlone({ try await runAlone(forEach: body) }) else {
+            logger.info("reconciliation skipped: another run of this ledger is reconciling")
+            var skipped = ReconcileSummary()
+            skipped.skipped = true
+            return skipped
+        }
+        return summary
+    }
+
+    private func runAlone(forEach body: (ReconciledPayment) throws -> Void) async throws -> ReconcileSummary {
         var summary = ReconcileSummary()
         var cursor: PaymentCursor?
         while true {

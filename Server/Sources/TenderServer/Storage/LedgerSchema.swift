@@ -172,7 +172,8 @@ enum LedgerSchema {
         "ALTER TABLE device ADD COLUMN pruned_unsent BIGINT NOT NULL DEFAULT 0"
     ]
 
-    /// The statements that take a version 3 ledger to version 4: the operator's sessions (`operator_session`), and
+    /// The statements that take a version 3 ledger to version 4: when a payment answered `unverifiable` is asked about
+    /// next (`ask_after`) and how often it was answered (`asked_count`), the operator's sessions (`operator_session`), and
     /// provider records keyed by their seller too
     /// (`merchant_id`, `''` for an event that names none), so that a signed event of another seller that carries a
     /// record ID of ours is kept beside our record instead of replacing it. The table is rebuilt (SQLite cannot change
@@ -203,6 +204,8 @@ enum LedgerSchema {
         "ALTER TABLE provider_record_v4 RENAME TO provider_record",
         "CREATE INDEX provider_record_by_order ON provider_record (provider, kind, order_id)",
         "CREATE INDEX provider_record_by_time ON provider_record (provider, kind, created_at)",
+        "ALTER TABLE payment ADD COLUMN ask_after BIGINT",
+        "ALTER TABLE payment ADD COLUMN asked_count BIGINT NOT NULL DEFAULT 0",
         """
         CREATE TABLE operator_session (
             session_digest TEXT PRIMARY KEY,
@@ -268,8 +271,8 @@ enum LedgerSchema {
     static let versionTable = "CREATE TABLE IF NOT EXISTS ledger_version (version BIGINT NOT NULL)"
 
     /// Which payments need the server's verdict: those with something to ask about (`verification_basis`) and no
-    /// decisive verdict of the server's on it (none, one on an older basis, or `unverifiable`, asked again each run,
-    /// except for a provider that has no lookup API: asking again cannot change that).
+    /// decisive verdict of the server's on it (none, one on an older basis, or `unverifiable`, asked again once its wait
+    /// is over, `ask_after`, except for a provider that has no lookup API: asking again cannot change that).
     /// Pending payments are asked about once their hand-off expired, which the query adds (it depends on the time).
     static let toVerify = """
         verification_basis IS NOT NULL AND (server_basis IS NULL OR server_basis <> verification_basis \
@@ -285,15 +288,24 @@ enum LedgerSchema {
         )
     }
 
-    /// The payments that need the server's verdict (``toVerify``) and are not contested on their current request (a
-    /// person decides those: asking again would find the same rival), pending ones once expired before `now`, oldest
-    /// first, read through `payment_to_verify`; after a cursor when `after`. Parameters, in order: now, then the
-    /// cursor's created_at, device and payment when `after`, then the limit.
+    /// How long after each `unverifiable` answer a payment is asked again: 1, 5 and 30 minutes, then hourly.
+    static let askAgainAfter: [Int64] = [60_000, 5 * 60_000, 30 * 60_000, 3_600_000]
+
+    /// How long after its hand-off expired a payment stays worth asking about: 72 hours, the end of its record window
+    /// (`PaymentVerificationRequest.recordWindow`). An answer still `unverifiable` then puts it in front of a person
+    /// (attention `unverifiable`) and it is asked no more.
+    static let lookupHorizon: Int64 = 72 * 3_600_000
+
+    /// The payments that need the server's verdict (``toVerify``), are not contested on their current request (a
+    /// person decides those: asking again would find the same rival) and are not waiting to be asked again after an
+    /// `unverifiable` answer (`ask_after`), pending ones once expired before `now`, oldest first, read through
+    /// `payment_to_verify`; after a cursor when `after`. Parameters, in order: now, then the cursor's created_at,
+    /// device and payment when `after`, then the limit.
     static func toVerifyQuery(after: Bool, parameter: (Int) -> String) -> String {
         var sql = """
             SELECT \(paymentColumns) FROM payment WHERE \(toVerify) \
             AND (server_reason IS NULL OR server_reason <> 'contested' OR server_basis <> verification_basis) \
-            AND (state <> 'pending' OR expires_at < \(parameter(1)))
+            AND (state <> 'pending' OR expires_at < \(parameter(1))) AND (ask_after IS NULL OR ask_after <= \(parameter(1)))
             """
         var next = 2
         if after {
@@ -310,9 +322,11 @@ enum LedgerSchema {
 
     /// Records the server's verdict on a payment whose request is still the one answered, and shows it; a
     /// contradiction or a contest puts the payment in front of a person (unless it is unknown, which already does).
-    /// Returns the payment's row. `parameter` names a value for the database.
+    /// An `unverifiable` answer is asked again after ``askAgainAfter`` (by the answers so far, `asked_count`), and
+    /// past the ``lookupHorizon`` never, the payment in front of a person (attention `unverifiable`). Returns the payment's row. `parameter` names a value for the database.
     static func recordServerVerdict(parameter: (String) -> String) -> String {
         let verdict = parameter("verdict")
+        let pastHorizon = "\(parameter("at")) >= COALESCE(expires_at, created_at) + \(lookupHorizon)"
         return """
             UPDATE payment SET server_verdict = \(verdict), server_reason = \(parameter("reason")), \
             server_message = \(parameter("message")), server_proven_outcome = \(parameter("outcome")), \
@@ -321,7 +335,13 @@ enum LedgerSchema {
             evidence = \(parameter("evidence")), \
             attention = CASE WHEN \(verdict) = 'contradicted' AND (attention IS NULL OR attention <> 'unknown') \
             THEN 'contradicted' WHEN \(parameter("reason")) = 'contested' AND (attention IS NULL OR attention <> 'unknown') \
-            THEN 'contested' ELSE attention END \
+            THEN 'contested' WHEN \(verdict) = 'unverifiable' AND \(pastHorizon) AND attention IS NULL \
+            THEN 'unverifiable' ELSE attention END, \
+            ask_after = CASE WHEN \(verdict) <> 'unverifiable' THEN NULL WHEN \(pastHorizon) \
+            THEN 9223372036854775807 ELSE \(parameter("at")) + CASE asked_count \
+            \(askAgainAfter.dropLast().enumerated().map { "WHEN \($0.offset) THEN \($0.element)" }.joined(separator: " ")) \
+            ELSE \(askAgainAfter.last ?? 3_600_000) END END, \
+            asked_count = asked_count + 1 \
             WHERE device_id = \(parameter("device")) AND payment_id = \(parameter("payment")) \
             AND verification_basis = \(parameter("basis")) \
             RETURNING \(paymentColumns)
@@ -441,7 +461,8 @@ enum LedgerSchema {
     /// What an upsert changes in a payment the ledger holds: everything the snapshot says, except that the
     /// verification shown (`verdict`, `verified_at`, `evidence`) stays the server's while its verdict is on the
     /// request the new snapshot makes, and a contradiction or a contest of the server's keeps the payment in front of a
-    /// person (unless the device says it is unknown, which already does).
+    /// person (unless the device says it is unknown, which already does). A new request (another basis) is asked about
+    /// at once, its earlier answers forgotten (`ask_after`, `asked_count`).
     static let upsertAssignments = """
         provider = excluded.provider, state = excluded.state, outcome = excluded.outcome, \
         needs_reconciliation = excluded.needs_reconciliation, \
@@ -459,7 +480,10 @@ enum LedgerSchema {
         created_at = excluded.created_at, updated_at = excluded.updated_at, expires_at = excluded.expires_at, \
         pruned_on_device_at = excluded.pruned_on_device_at, last_sequence = excluded.last_sequence, \
         received_at = excluded.received_at, snapshot = excluded.snapshot, \
-        verification_basis = excluded.verification_basis
+        verification_basis = excluded.verification_basis, \
+        ask_after = CASE WHEN payment.verification_basis = excluded.verification_basis THEN payment.ask_after END, \
+        asked_count = CASE WHEN payment.verification_basis = excluded.verification_basis THEN payment.asked_count \
+        ELSE 0 END
         """
 
     /// Whether the server's verdict is on the request the incoming snapshot makes.

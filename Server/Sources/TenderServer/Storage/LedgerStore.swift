@@ -85,6 +85,12 @@ public protocol LedgerStore: Sendable {
     /// - Returns: what was recorded, or `nil` when the payment changed meanwhile (or is gone).
     func recordServerVerdict(_ verdict: ServerVerdictToRecord) async throws -> RecordedServerVerdict?
 
+    /// Runs `body` only when no other reconciliation of this ledger runs now, in any process (a replica, a
+    /// `tender-server reconcile`): `nil`, at once, when one does. The exclusion ends with `body`, or with the process
+    /// that holds it, killed or not: PostgreSQL's session advisory lock on a connection of its own, SQLite's `flock`
+    /// on `LEDGER-reconcile.lock` beside the file.
+    func reconcilingAlone<Result>(_ body: () async throws -> Result) async throws -> Result?
+
     /// Opens an operator's session: the SHA-256 (hex) of its cookie's value, from `at` until `expiresAt` (both
     /// milliseconds); sessions expired by `at` are dropped.
     func startSession(digest: String, at: Int64, expiresAt: Int64) async throws

@@ -455,6 +455,30 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         }
     }
 
+    /// Runs `body` while this process holds the ledger's reconciliation lock (a session advisory lock, on a connection
+    /// kept for it: PostgreSQL lets go of it if the process dies), or returns `nil` when another holds it.
+    public func reconcilingAlone<Result>(_ body: () async throws -> Result) async throws -> Result? {
+        let logger = self.logger
+        return try await client.withConnection { connection in
+            var held = false
+            let rows = try await connection.query("SELECT pg_try_advisory_lock(\(Self.reconcileLock))", logger: logger)
+            for try await value in rows.decode(Bool.self) { held = value }
+            guard held else { return nil }
+            let result: Result
+            do {
+                result = try await body()
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.reconcileLock))", logger: logger)
+                throw error
+            }
+            _ = try await connection.query("SELECT pg_advisory_unlock(\(Self.reconcileLock))", logger: logger)
+            return result
+        }
+    }
+
+    /// The advisory lock's key for reconciliation (the migration's is 7305).
+    static let reconcileLock: Int64 = 7306
+
     /// Opens an operator's session.
     public func startSession(digest: String, at: Int64, expiresAt: Int64) async throws {
         let statements = LedgerSchema.startSession { "$\($0)" }

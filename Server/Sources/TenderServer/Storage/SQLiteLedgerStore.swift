@@ -1,7 +1,12 @@
+import Foundation
 import GRDB
 import Tender
 import TenderProviderAPI
 public import TenderSync
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The ledger in a SQLite file, through GRDB: the embedded default, so that `serve` works on a fresh machine.
 ///
@@ -9,9 +14,12 @@ public import TenderSync
 /// one after the other; reads run beside writes.
 public final class SQLiteLedgerStore: LedgerStore {
     private let pool: DatabasePool
+    /// The ledger file's path.
+    let path: String
 
     /// Opens (or creates) the ledger at `path`.
     public init(path: String) throws {
+        self.path = path
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(10)
@@ -399,7 +407,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         try await pool.read { db in
             try Row.fetchAll(
                 db,
-                sql: LedgerSchema.toVerifyQuery(after: cursor != nil) { _ in "?" },
+                sql: LedgerSchema.toVerifyQuery(after: cursor != nil) { "?\($0)" },
                 arguments: StatementArguments(Self.toVerifyArguments(now: now, after: cursor, limit: limit))
             ).map(Self.payment)
         }
@@ -479,6 +487,23 @@ public final class SQLiteLedgerStore: LedgerStore {
             else { return nil }
             return RecordedServerVerdict(verification: decision.verification, payment: Self.payment(row))
         }
+    }
+
+    /// Runs `body` while this process holds `LEDGER-reconcile.lock` (`flock`, which the system lets go of with the
+    /// process), or returns `nil` when another run holds it, in this process or another.
+    public func reconcilingAlone<Result>(_ body: () async throws -> Result) async throws -> Result? {
+        let descriptor = open(path + "-reconcile.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw LedgerError(
+                .unavailable,
+                "The reconciliation lock beside the SQLite ledger cannot be opened (errno \(errno)); check the folder's "
+                    + "permissions."
+            )
+        }
+        defer { Glibc.close(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return nil }
+        defer { flock(descriptor, LOCK_UN) }
+        return try await body()
     }
 
     /// Opens an operator's session.
