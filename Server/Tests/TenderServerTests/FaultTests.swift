@@ -173,10 +173,12 @@ struct FaultTests {
         try postgres.stopServer()
         var sawUnavailable = false
         var healthWhileAway = 0
+        var healthBody = ""
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             let health = try await client.send("GET", base + "/health")
             healthWhileAway = health.status
+            healthBody = health.text
             let sync = try await client.send(
                 "POST",
                 base + "/v1/events",
@@ -190,6 +192,7 @@ struct FaultTests {
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(sawUnavailable, "health \(healthWhileAway)")
+        #expect(healthBody.contains(#""part":"database""#), "/health names the part that is down: \(healthBody)")
         try await Task.sleep(for: .seconds(1))
         try postgres.startServer()
         var healthy = false

@@ -103,6 +103,9 @@ public struct LedgerServer: Sendable {
 
     // MARK: Routes
 
+    /// `GET /health`: 200 `{"status": "ok"}` while the database answers within a second; else 503
+    /// `{"status": "unavailable", "part": "database", "error": {"code", "message"}}`, the message saying what is wrong
+    /// where it is known (the disk full, the credentials refused, no answer in time).
     func health() async -> Response {
         do {
             try await store.ping()
@@ -112,7 +115,14 @@ public struct LedgerServer: Sendable {
                 "health: the database does not answer",
                 metadata: ["error": "\(StorageFailure.describe(error))"]
             )
-            return Self.error(StorageFailure.unavailable(error) ?? .unavailable)
+            let failure = StorageFailure.unavailable(error) ?? .unavailable
+            return Self.json(
+                .object([
+                    "status": .string("unavailable"), "part": .string("database"),
+                    "error": .object(["code": .string(failure.code.rawValue), "message": .string(failure.message)]),
+                ]),
+                status: .serviceUnavailable
+            )
         }
     }
 

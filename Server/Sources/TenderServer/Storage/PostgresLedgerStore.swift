@@ -523,8 +523,10 @@ public final class PostgresLedgerStore: LedgerStore, Service {
     }
 
     /// Succeeds when the database answers.
+    /// Succeeds when the database answers within a second (or the store's patience, if shorter): `/health` says
+    /// at once that it does not.
     public func ping() async throws {
-        try await bounded { [self] in
+        try await bounded(patience: min(patience, .seconds(1))) { [self] in
             _ = try await client.query("SELECT 1", logger: logger)
         }
     }
@@ -847,8 +849,10 @@ public final class PostgresLedgerStore: LedgerStore, Service {
     /// waits for every child, so a deadline inside one bounds nothing). `body` runs in a task of its own, cancelled at
     /// the deadline; if it still finishes later, its result is dropped (a batch it committed is acknowledged to the
     /// device's retry, which the sync contract makes idempotent).
-    private func bounded<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result
-    {
+    private func bounded<Result: Sendable>(
+        patience: Duration? = nil,
+        _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
         let answer = FirstAnswer<Result>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -860,7 +864,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
                         answer.resume(.failure(error))
                     }
                 }
-                let patience = self.patience
+                let patience = patience ?? self.patience
                 let deadline = Task {
                     try await Task.sleep(for: patience)
                     work.cancel()
@@ -868,7 +872,7 @@ public final class PostgresLedgerStore: LedgerStore, Service {
                         .failure(
                             LedgerError(
                                 .unavailable,
-                                "The ledger's database did not answer within \(patience.components.seconds) seconds; "
+                                "The ledger's database did not answer within \(patience); "
                                     + "retry later."
                             )
                         )

@@ -20,6 +20,20 @@ enum StorageFailure {
                 return defects.contains(error.code) ? nil : .unavailable
             }
             let state = error.serverInfo?[.sqlState] ?? ""
+            if state == "28P01" || state == "28000" {
+                return LedgerError(
+                    .unavailable,
+                    "PostgreSQL refused the server's user or password; nothing was stored. Check the user and password "
+                        + "in --database (postgres://USER:PASSWORD@HOST/DB) and the server's pg_hba.conf."
+                )
+            }
+            if state == "3D000" {
+                return LedgerError(
+                    .unavailable,
+                    "The database named in --database does not exist on the PostgreSQL server; create it (createdb) "
+                        + "or name another."
+                )
+            }
             if state == "53100" {
                 return LedgerError(
                     .unavailable,
