@@ -187,3 +187,52 @@ struct ProviderVerificationTests {
         #expect(scope.split(separator: " ").contains("ORDERS_READ") && scope.contains("PAYMENTS_READ"))
     }
 }
+
+/// `FleetServerVerifier` for providers the fleet server never asks about (issue 43: `journal verify --server` for a
+/// Swipe payment said to ask again later, which would never help).
+@Suite("The fleet server's verifier and providers without a lookup API")
+struct FleetServerNoLookupTests {
+    /// A transport that counts what it is asked to send, and answers nothing.
+    final class CountingTransport: ProviderTransport, @unchecked Sendable {
+        private let lock = NSLock()
+        private var sent = 0
+        var count: Int { lock.withLock { sent } }
+
+        func send(
+            _ request: ProviderTransportRequest,
+            maximumBytes: Int,
+            deadline: Duration
+        ) async throws -> ProviderTransportResponse {
+            lock.withLock { sent += 1 }
+            throw CancellationError()
+        }
+    }
+
+    @Test(
+        "a Swipe or SoftPOS payment is answered no_lookup_api at once, as without --server, and nothing is sent",
+        arguments: [PaymentProvider.swipe, .softPOS]
+    )
+    func noLookup(provider: PaymentProvider) async throws {
+        let transport = CountingTransport()
+        let verifier = try FleetServerVerifier(
+            baseURL: try #require(URL(string: "http://127.0.0.1:9")),
+            deviceKey: FleetDeviceKey("tdk_test"),
+            transport: transport
+        )
+        let now = Date()
+        let answer = try await verifier.verify(
+            PaymentVerificationRequest(
+                provider: provider,
+                amount: Money(minorUnits: 1099, currency: .usd),
+                writtenAheadAt: now,
+                expiresAt: now.addingTimeInterval(900),
+                idempotencyKey: UUID(),
+                paymentID: "pay-1"
+            )
+        )
+        #expect(answer.verdict == .unverifiable)
+        #expect(answer.reason == .noLookupAPI)
+        #expect(answer.message.contains("publishes no API to look a payment up"))
+        #expect(transport.count == 0)
+    }
+}

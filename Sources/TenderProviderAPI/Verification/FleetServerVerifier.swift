@@ -76,10 +76,17 @@ public struct FleetServerVerifier: PaymentVerifier, CustomStringConvertible {
     /// `FleetServerVerifier(https://tender.example.com)`: no key.
     public var description: String { "FleetServerVerifier(\(baseURL.absoluteString))" }
 
-    /// Asks the merchant's server for its verdict on the payment `request.paymentID` names.
+    /// Asks the merchant's server for its verdict on the payment `request.paymentID` names; for a provider without a
+    /// lookup API (Swipe, SoftPOS), answers ``PaymentVerification/Reason/noLookupAPI`` at once, as
+    /// ``NoLookupPaymentVerifier`` does: the server never asks about those.
     /// - Throws: ``ProviderAPIError``: ``ProviderAPIError/Code/invalidInput`` for a request without a payment ID
     ///   (nothing is sent); see the table above for the rest.
     public func verify(_ request: PaymentVerificationRequest) async throws -> PaymentVerification {
+        // The server asks only providers with a lookup API; for the others it will never have a verdict, and says
+        // the same as a verifier of the device would, without being asked.
+        guard request.provider == .square || request.provider == .sumUp else {
+            return try await NoLookupPaymentVerifier().verify(request)
+        }
         guard let paymentID = request.paymentID, !paymentID.isEmpty else {
             throw ProviderAPIError(
                 .invalidInput,

@@ -128,8 +128,9 @@ extension SquareConnectSandbox {
         guard let location = locations[locationID] else {
             throw SandboxError(
                 .notFound,
-                "The Square stand-in has no location '\(CardNumberScreen.excerpt(locationID))': register it first "
-                    + "(register(_:), or Configuration.locations)."
+                "The Square stand-in has no location '\(CardNumberScreen.excerpt(locationID))': start tender sandbox "
+                    + "with --square-location-id \(CardNumberScreen.excerpt(locationID)) (in Swift: register(_:), or "
+                    + "Configuration.locations)."
             )
         }
         guard let merchantID = location.merchantID else {

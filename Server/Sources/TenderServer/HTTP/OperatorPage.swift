@@ -47,6 +47,7 @@ enum OperatorPage {
         a{color:#0a4fbf}
         .muted{color:#50555c}
         #attention{background:#fff6e0;border:1px solid #c98a00;border-radius:8px;padding:4px 12px 12px}
+        #attention.clear{background:#eef7ee;border-color:#5a9a5a}
         ul.rows{list-style:none;margin:0;padding:0}
         ul.rows>li{border-bottom:1px solid #d8dbe0;padding:8px 0;display:grid;gap:2px 12px;
           grid-template-columns:minmax(0,2fr) minmax(0,1.2fr) minmax(0,1fr) minmax(0,1.2fr) minmax(0,1.3fr)}
@@ -108,10 +109,13 @@ enum OperatorPage {
             <header><h1>Tender fleet</h1>
             <form method="post" action="/logout"><button type="submit">Sign out</button></form></header>
             """
-        body += "<section id=\"attention\"><h2>Needs a person (\(content.attention.count))</h2>"
+        // Amber only when it holds something: an empty list is good news, shown as such.
+        let clear = content.attention.isEmpty ? " class=\"clear\"" : ""
+        body += "<section id=\"attention\"\(clear)><h2>Needs a person (\(content.attention.count))</h2>"
         if content.attention.isEmpty {
             body +=
-                "<p>Nothing: no payment is unknown, contradicted, waiting for reconciliation or pending past its expiry.</p>"
+                "<p>Nothing: no payment is unknown, contradicted, contested, unverifiable, waiting for reconciliation or "
+                + "pending past its expiry.</p>"
         } else {
             body += "<ul class=\"rows\">"
             for payment in content.attention {
