@@ -74,6 +74,12 @@ struct ConnectionLimitTests {
         }.get()
         defer { for descriptor in idle + heads + bodies { close(descriptor) } }
 
+        // A client that was answered and keeps its connection open: closed after the idle time-out, quietly.
+        let keptAlive = try Self.connected(port)
+        defer { close(keptAlive) }
+        Self.send(keptAlive, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(Self.readable(keptAlive, within: 30_000), "answered")
+
         // Every one of them is open now, and the server still answers.
         let health = try await PlainHTTP.exchange(port: port, method: "GET", path: "/health", timeout: 30)
         #expect(health.status == 200)
@@ -96,6 +102,7 @@ struct ConnectionLimitTests {
         #expect(closed.idle == counts.idle, "idle connections closed")
         #expect(closed.heads == counts.heads, "unfinished heads closed")
         #expect(closed.bodies == counts.bodies, "slow bodies closed")
+        #expect(await offCooperativePool { Self.closedByServer(keptAlive) }, "the kept-alive connection closed")
 
         let after = try await PlainHTTP.exchange(port: port, method: "GET", path: "/health", timeout: 30)
         #expect(after.status == 200)
@@ -113,7 +120,8 @@ struct ConnectionLimitTests {
         }
         let (noRequest, slowBody) = logged()
         #expect(slowBody == counts.bodies, "each slow body logged once")
-        // The idle ones and the unfinished heads, each once; the /health exchanges close themselves.
+        // The idle ones and the unfinished heads, each once; the kept-alive one without a warning; the /health
+        // exchanges close themselves.
         #expect(noRequest == counts.idle + counts.heads, "each idle client logged once")
         server.signal(SIGTERM)
         #expect(server.wait() == 0)

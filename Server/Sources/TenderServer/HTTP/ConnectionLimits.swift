@@ -13,6 +13,9 @@ import NIOHTTPTypes
 /// | open, or done with a response, waiting for a request's complete head | ``idleTimeout`` from then: bytes of an unfinished head do not move it |
 /// | reading a request's body | ``bodyTimeout`` from the head: bytes of the body do not move it |
 /// | answering | none: the server's own work |
+///
+/// A connection that was answered and then waits (a client's keep-alive) is closed at its idle deadline without a
+/// warning; the others are logged once, with the client's address.
 public struct ConnectionLimits: Sendable, Hashable {
     /// How long a connection may wait for a request's complete head: 30 seconds unless said otherwise.
     public var idleTimeout: Duration
@@ -68,6 +71,11 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     private let limits: ConnectionLimits
     private let logger: Logger
     private var phase = Phase.waiting
+    /// Whether the current request was answered (its response ended), perhaps before its body did.
+    private var answered = false
+    /// How many requests the connection was answered: one that served some and then waits is a client's keep-alive,
+    /// closed without a warning.
+    private var served = 0
     private var deadline: Scheduled<Void>?
 
     init(_ limits: ConnectionLimits, logger: Logger) {
@@ -95,17 +103,28 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head: arm(context, .readingBody)
+        case .head:
+            answered = false
+            arm(context, .readingBody)
         case .body: break
         case .end:
-            disarm()
-            phase = .answering
+            if answered {
+                // Answered before its body ended (a refusal): now the connection waits for the next request.
+                arm(context, .waiting)
+            } else {
+                disarm()
+                phase = .answering
+            }
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), phase == .answering { arm(context, .waiting) }
+        if case .end = unwrapOutboundIn(data) {
+            answered = true
+            served += 1
+            if phase == .answering { arm(context, .waiting) }
+        }
         context.write(data, promise: promise)
     }
 
@@ -116,12 +135,15 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
         let remote = context.remoteAddress?.ipAddress ?? "unknown"
         deadline = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(limit)) { [self] in
             deadline = nil
-            logger.warning(
-                next == .readingBody
-                    ? "closed a connection: the request's body did not arrive in time"
-                    : "closed a connection: no complete request arrived in time",
-                metadata: ["client": "\(remote)", "limit": "\(limit)"]
-            )
+            let metadata: Logger.Metadata = ["client": "\(remote)", "limit": "\(limit)"]
+            switch next {
+            case .readingBody:
+                logger.warning("closed a connection: the request's body did not arrive in time", metadata: metadata)
+            case .waiting where served > 0:
+                logger.debug("closed an idle keep-alive connection", metadata: metadata)
+            default:
+                logger.warning("closed a connection: no complete request arrived in time", metadata: metadata)
+            }
             context.close(promise: nil)
         }
     }
