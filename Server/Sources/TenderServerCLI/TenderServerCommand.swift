@@ -113,11 +113,20 @@ struct ServeCommand: AsyncParsableCommand {
         )
     )
     var maxConnections: Int = ConnectionLimits.standard.maximumConnections
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How the log is written on standard error: text (the default), or json, one object a line for a log "
+                + "collector (then TENDER_OPERATOR_TOKEN must be set: a made one would be written there).",
+            valueName: "format"
+        )
+    )
+    var logFormat: LogFormat = .text
 
     /// How many connections the process can hold, at most `wanted`: its descriptor limit raised to the hard limit
     /// first, less 64 for the database, the log and the providers' connections; a lower figure than `wanted` is said
     /// on standard error.
-    static func connectionsAllowed(_ wanted: Int) -> Int {
+    func connectionsAllowed(_ wanted: Int) -> Int {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return wanted }
         if limit.rlim_cur < limit.rlim_max {
@@ -128,11 +137,9 @@ struct ServeCommand: AsyncParsableCommand {
         let available = Int(clamping: limit.rlim_cur) - 64
         guard available < wanted else { return wanted }
         let allowed = max(16, available)
-        FileHandle.standardError.write(
-            Data(
-                ("tender-server: holding at most \(allowed) connections, not \(wanted): the process may open only "
-                    + "\(limit.rlim_cur) descriptors (raise it with ulimit -n or LimitNOFILE=).\n").utf8
-            )
+        say(
+            "holding at most \(allowed) connections, not \(wanted): the process may open only \(limit.rlim_cur) "
+                + "descriptors (raise it with ulimit -n or LimitNOFILE=)."
         )
         return allowed
     }
@@ -182,6 +189,15 @@ struct ServeCommand: AsyncParsableCommand {
         return status != 0 && errno == EADDRINUSE
     }
 
+    /// A line for the operator on standard error: `tender-server: TEXT` as text, or a warning object with
+    /// `--log-format json`, so that a log collector reads every line.
+    func say(_ text: String) {
+        switch logFormat {
+        case .text: FileHandle.standardError.write(Data("tender-server: \(text)\n".utf8))
+        case .json: Logger(label: "tender-server").warning("\(text)")
+        }
+    }
+
     /// Whether `host` is a loopback address, which no other machine reaches.
     static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
@@ -205,20 +221,24 @@ struct ServeCommand: AsyncParsableCommand {
         let limits = ConnectionLimits(
             idleTimeout: idle,
             bodyTimeout: body,
-            maximumConnections: Self.connectionsAllowed(maxConnections)
+            maximumConnections: connectionsAllowed(maxConnections)
         )
+        if logFormat == .json, ProcessInfo.processInfo.environment["TENDER_OPERATOR_TOKEN"]?.isEmpty ?? true {
+            throw Failure(
+                message: "--log-format json needs TENDER_OPERATOR_TOKEN: a token made now would be printed into "
+                    + "the log collector's records. Set it (tender-server prints none then)."
+            )
+        }
         if let configured = ProcessInfo.processInfo.environment["TENDER_OPERATOR_TOKEN"], !configured.isEmpty,
             let weakness = OperatorToken.weakness(of: configured)
         {
             throw Failure(message: weakness)
         }
         if !Self.isLoopback(host) {
-            FileHandle.standardError.write(
-                Data(
-                    ("tender-server: warning: serving plain HTTP on \(host): the operator token, the devices' keys and "
-                        + "the sign-in cookie cross the network unencrypted, where anyone on the path can read them. "
-                        + "Serve on 127.0.0.1 behind a TLS proxy (one that sets X-Forwarded-Proto: https).\n").utf8
-                )
+            say(
+                "warning: serving plain HTTP on \(host): the operator token, the devices' keys and the sign-in cookie "
+                    + "cross the network unencrypted, where anyone on the path can read them. Serve on 127.0.0.1 "
+                    + "behind a TLS proxy (one that sets X-Forwarded-Proto: https)."
             )
         }
         let webhooks = try webhookConfiguration()
@@ -422,6 +442,11 @@ struct ProviderOptions: ParsableArguments {
     }
 }
 
+/// How `serve` writes its log: `text` (swift-log's standard lines) or `json` (``JSONLogHandler``).
+enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
 /// A duration as the options take it: `60s`, `5m`, `1h`, `500ms`, a number of seconds, or `0` for none.
 enum Interval {
     static func parse(_ text: String, option: String, never: Bool = true) throws -> Duration? {
@@ -544,9 +569,14 @@ func quietLogger() -> Logger {
 @main
 enum Main {
     static func main() async {
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
         do {
             var command = try TenderServerCommand.parseAsRoot()
+            // Once the command is read: `serve --log-format json` writes its log as JSON lines.
+            if (command as? ServeCommand)?.logFormat == .json {
+                LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+            } else {
+                LoggingSystem.bootstrap(StreamLogHandler.standardError)
+            }
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {

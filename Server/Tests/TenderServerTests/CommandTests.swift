@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import LedgerTestSupport
 import TenderServer
+import TenderSync
 import TenderTestSupport
 import Testing
 
@@ -144,6 +145,43 @@ struct CommandTests {
         #expect(open.standardError.contains("warning: serving plain HTTP on 0.0.0.0"), "\(open.standardError)")
         open.signal(SIGTERM)
         #expect(open.wait() == 0)
+    }
+
+    @Test(
+        "serve --log-format json (issue 42 item 4): every line on standard error is one JSON object with time, level, label and message; no token in any; a made token is refused"
+    )
+    func jsonLog() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let database = "sqlite:\(folder.path)/ledger.sqlite"
+        let refused = try ServerProcess.run(["serve", "--database", database, "--port", "0", "--log-format", "json"])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("--log-format json needs TENDER_OPERATOR_TOKEN"), "\(refused.stderr)")
+
+        let token = "top_" + String(repeating: "j5Rw", count: 8)
+        let server = try ServerProcess(
+            ["serve", "--database", database, "--port", "0", "--log-format", "json", "--host", "0.0.0.0"],
+            environment: ["TENDER_OPERATOR_TOKEN": token]
+        )
+        defer { server.stop() }
+        let base = try server.baseURL().replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1")
+        let health = try await HTTPClient().send("GET", base + "/health")
+        #expect(health.status == 200)
+        let deadline = Date().addingTimeInterval(ServerProcess.deadline)
+        while !server.standardError.contains("\"serving\""), server.process.isRunning, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        server.signal(SIGTERM)
+        #expect(server.wait() == 0)
+        let lines = server.standardError.split(separator: "\n")
+        #expect(lines.count >= 3, "\(server.standardError)")
+        for line in lines {
+            let object = try? JSONDecoder().decode(JSONTree.self, from: Data(line.utf8))
+            #expect(object?["level"]?.stringValue != nil && object?["message"]?.stringValue != nil, "\(line)")
+            #expect(object?["time"]?.stringValue != nil && object?["label"]?.stringValue != nil, "\(line)")
+            #expect(!line.contains(token), "a token in the log: \(line)")
+        }
+        #expect(server.standardError.contains("serving plain HTTP on 0.0.0.0"), "the warning is a JSON line too")
     }
 
     @Test("serve on a new ledger migrates before it reconciles: the first run is reconciled, nothing failed")
