@@ -1,4 +1,5 @@
 import ArgumentParser
+import TenderHandoff
 
 /// `tender`: build, decode, simulate and inspect app-to-app POS payments.
 struct TenderCommand: AsyncParsableCommand {
@@ -10,7 +11,7 @@ struct TenderCommand: AsyncParsableCommand {
             exits with status 1, prints nothing on standard output and one line on standard error that names the \
             flag typed and says what to fix. --callback is the callback URL's flag for every provider.
             """,
-        version: "0.1.0",
+        version: SyncContract.tenderVersion,
         subcommands: [
             SquareCommand.self, SwipeCommand.self, SoftPOSCommand.self, SumUpCommand.self, DecodeCommand.self,
             PayCommand.self, HandleCommand.self, JournalCommand.self, SimulateCommand.self, SandboxCommand.self,

@@ -23,24 +23,37 @@ public struct SyncBatch: Sendable, Hashable, Codable {
     /// The contract version the device speaks (``SyncContract/version``); `nil` for a device of version 1, which did
     /// not send it.
     public var contractVersion: Int?
+    /// The Tender release that sent the batch (``SyncContract/tenderVersion``, `0.1.0`); `nil` from a device before
+    /// contract version 4. Up to 64 printable ASCII characters.
+    public var tenderVersion: String?
+    /// How many changes the journal held that the server had not acknowledged when the batch was made, this batch's
+    /// included (contract version 4): what is left once the batch is applied is the device's backlog. `nil` from an
+    /// older device.
+    public var unsent: Int64?
 
     /// Creates a batch of this version of the contract.
     public init(
         journalID: String,
         prunedThrough: Int64? = nil,
         changes: [SyncChange],
-        contractVersion: Int? = SyncContract.version
+        contractVersion: Int? = SyncContract.version,
+        tenderVersion: String? = SyncContract.tenderVersion,
+        unsent: Int64? = nil
     ) {
         self.journalID = journalID
         self.prunedThrough = prunedThrough
         self.changes = changes
         self.contractVersion = contractVersion
+        self.tenderVersion = tenderVersion
+        self.unsent = unsent
     }
 
     enum CodingKeys: String, CodingKey {
         case journalID = "journal_id"
         case prunedThrough = "pruned_through"
         case contractVersion = "contract_version"
+        case tenderVersion = "tender_version"
+        case unsent
         case changes
     }
 
@@ -113,15 +126,42 @@ public struct SyncBatch: Sendable, Hashable, Codable {
         if let version, version < 1 {
             throw SyncContractError(.malformedJSON, "contract_version is \(version); versions start at 1.")
         }
-        self.init(journalID: journalID, prunedThrough: prunedThrough, changes: changes, contractVersion: version)
+        let tenderVersion = try container.decodeIfPresent(String.self, forKey: .tenderVersion)
+        if let tenderVersion {
+            guard !tenderVersion.isEmpty, tenderVersion.utf8.count <= 64,
+                tenderVersion.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+            else {
+                throw SyncContractError(
+                    .malformedJSON,
+                    "tender_version must be 1 to 64 printable ASCII characters, such as \(SyncContract.tenderVersion)."
+                )
+            }
+        }
+        let unsent = try container.decodeIfPresent(Int64.self, forKey: .unsent)
+        if let unsent, unsent < Int64(changes.count) {
+            throw SyncContractError(
+                .malformedJSON,
+                "unsent is \(unsent), fewer than the batch's \(changes.count) changes: it counts them too."
+            )
+        }
+        self.init(
+            journalID: journalID,
+            prunedThrough: prunedThrough,
+            changes: changes,
+            contractVersion: version,
+            tenderVersion: tenderVersion,
+            unsent: unsent
+        )
     }
 
-    /// Encodes the batch; `pruned_through` and `contract_version` only when set.
+    /// Encodes the batch; `pruned_through`, `contract_version`, `tender_version` and `unsent` only when set.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(journalID, forKey: .journalID)
         try container.encodeIfPresent(prunedThrough, forKey: .prunedThrough)
         try container.encodeIfPresent(contractVersion, forKey: .contractVersion)
+        try container.encodeIfPresent(tenderVersion, forKey: .tenderVersion)
+        try container.encodeIfPresent(unsent, forKey: .unsent)
         try container.encode(changes, forKey: .changes)
     }
 

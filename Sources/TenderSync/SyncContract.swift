@@ -5,10 +5,13 @@ import Tender
 public enum SyncContract: Sendable {
     /// The contract's version: 1 for Tender's first fleet server; 2 adds `contract_version` to a batch and `notice` to
     /// an acknowledgement, and changes of kinds the server does not know are kept rather than refused; 3 lets a batch
-    /// hold no change, to ask what the server holds (a sync with nothing new still checks the key and the URL). A
+    /// hold no change, to ask what the server holds (a sync with nothing new still checks the key and the URL); 4 adds
+    /// the device's health to a batch (`tender_version`, `unsent`), which older servers ignore. A
     /// batch says which version its device speaks; a server of an older one tells it so in its acknowledgement's
     /// notice.
-    public static let version = 3
+    public static let version = 4
+    /// The Tender release this build is (what `tender --version` prints, and a batch's `tender_version`).
+    public static let tenderVersion = "0.1.0"
     /// The most changes one batch carries.
     public static let maximumChanges = 500
     /// The largest body of one request, in bytes (1 MiB).

@@ -403,13 +403,17 @@ struct SyncTests {
             )
         }
         let id = UUID()
-        let batch = try SyncBatchBody(journalID: id, changes: changes)
+        let batch = try SyncBatchBody(journalID: id, unsent: Int64(changes.count), changes: changes)
         #expect(batch.body.count <= PaymentJournal.syncBatchBytes)
         #expect(batch.first == 1 && batch.count < 500 && batch.last == Int64(batch.count))
         // The next change would not have fitted, and the body is the contract's object with exactly those changes.
         let object = try #require(try JSONSerialization.jsonObject(with: batch.body) as? [String: Any])
         #expect(object["journal_id"] as? String == id.journalText)
         #expect((object["changes"] as? [Any])?.count == batch.count)
+        // The device's health (contract version 4): its release, and what it held unsent, this batch's included.
+        #expect(object["tender_version"] as? String == SyncContract.tenderVersion)
+        #expect(object["unsent"] as? Int == changes.count)
+        #expect(object["contract_version"] as? Int == 4)
         #expect(batch.body.count + big.utf8.count > PaymentJournal.syncBatchBytes)
     }
 

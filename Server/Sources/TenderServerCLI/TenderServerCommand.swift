@@ -122,6 +122,14 @@ struct ServeCommand: AsyncParsableCommand {
         )
     )
     var logFormat: LogFormat = .text
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "After how long without a sync the page shows a device as silent: 15m (the default), 1h, 90s.",
+            valueName: "duration"
+        )
+    )
+    var silentAfter: String = "15m"
 
     /// How many connections the process can hold, at most `wanted`: its descriptor limit raised to the hard limit
     /// first, less 64 for the database, the log and the providers' connections; a lower figure than `wanted` is said
@@ -218,6 +226,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw Failure(message: "--idle-timeout and --body-timeout must be durations such as 30s or 2m, not 0.")
         }
         guard maxConnections >= 1 else { throw Failure(message: "--max-connections must be at least 1.") }
+        guard let silence = try Interval.parse(silentAfter, option: "--silent-after", never: false) else {
+            throw Failure(message: "--silent-after must be a duration such as 15m or 1h, not 0.")
+        }
         let limits = ConnectionLimits(
             idleTimeout: idle,
             bodyTimeout: body,
@@ -279,7 +290,8 @@ struct ServeCommand: AsyncParsableCommand {
             logger: logger,
             squareWebhooks: webhooks,
             pushedOrder: { pushed.yield($0) },
-            sessionLifetime: lifetime.components.seconds * 1000
+            sessionLifetime: lifetime.components.seconds * 1000,
+            silentAfter: silence.components.seconds * 1000
         )
         let host = self.host
         var services: [any Service] = service.map { [$0] } ?? []
@@ -506,11 +518,32 @@ struct DevicesCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the devices.")
         @OptionGroup var database: DatabaseOption
-        @Flag(name: .long, help: "Print [{\"device_id\", \"name\", \"revoked\", \"last_seen\"}].") var json = false
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "Print [{\"device_id\", \"name\", \"revoked\", \"last_seen\", \"silent\", \"last_change\", \"unsent\", "
+                    + "\"tender_version\", \"needs_a_person\"}]."
+            )
+        )
+        var json = false
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "After how long without a sync a device is silent: 15m (the default), 1h, 90s.",
+                valueName: "duration"
+            )
+        )
+        var silentAfter: String = "15m"
 
         func run() async throws {
-            let devices = try await database.url().withStore(logger: quietLogger()) { store in try await store.devices()
+            guard let silence = try Interval.parse(silentAfter, option: "--silent-after", never: false) else {
+                throw Failure(message: "--silent-after must be a duration such as 15m or 1h, not 0.")
             }
+            let silentAfter = silence.components.seconds * 1000
+            let (devices, atStake) = try await database.url().withStore(logger: quietLogger()) { store in
+                (try await store.devices(), try await store.attentionByDevice())
+            }
+            let now = Timestamp.milliseconds(Date())
             if json {
                 let items = devices.map { device -> JSONTree in
                     .object([
@@ -522,13 +555,27 @@ struct DevicesCommand: AsyncParsableCommand {
                         "journal_id": device.journalID.map(JSONTree.string) ?? .null,
                         "acknowledged_through": .integer(device.heldSequence),
                         "pruned_unsent": .integer(device.prunedUnsent),
+                        "silent": .bool(!device.isRevoked && device.isSilent(now: now, silentAfter: silentAfter)),
+                        "last_change": device.lastChangeAt.map { .string(Timestamp.text($0)) } ?? .null,
+                        "unsent": device.backlog.map(JSONTree.integer) ?? .null,
+                        "tender_version": device.tenderVersion.map(JSONTree.string) ?? .null,
+                        "needs_a_person": .array(
+                            atStake.filter { $0.deviceID == device.id }.map { tally in
+                                .object([
+                                    "currency": .string(tally.currency), "payments": .integer(tally.payments),
+                                    "amount_minor_units": .integer(tally.amountMinorUnits),
+                                ])
+                            }
+                        ),
                     ])
                 }
                 print(JSONTree.array(items).text)
             } else {
                 for device in devices {
                     let seen = device.lastSeen.map(Timestamp.text) ?? "never"
-                    let status = device.isRevoked ? "revoked" : "active"
+                    let status =
+                        device.isRevoked
+                        ? "revoked" : device.isSilent(now: now, silentAfter: silentAfter) ? "silent" : "active"
                     let pruned = device.prunedUnsent > 0 ? "  (\(device.prunedUnsent) changes pruned unsent)" : ""
                     print("\(device.id)  \(status)  last seen \(seen)  \(device.name)\(pruned)")
                 }

@@ -184,6 +184,67 @@ struct CommandTests {
         #expect(server.standardError.contains("serving plain HTTP on 0.0.0.0"), "the warning is a JSON line too")
     }
 
+    @Test(
+        "devices list --json says each device's health: silent, last change, unsent, Tender release, the money needing a person"
+    )
+    func devicesHealth() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path + "/ledger.sqlite"
+        let store = try SQLiteLedgerStore(path: path)
+        try await store.migrate()
+        let quiet = try await JournalDevice.add(to: store, name: "quiet")
+        let busy = try await JournalDevice.add(to: store, name: "busy")
+        _ = try await store.addDevice(
+            id: UUID().uuidString.lowercased(),
+            name: "old",
+            keyDigest: "0",
+            at: 1_795_000_000_000
+        )
+        _ = try await store.ingest(
+            try SyncBatch(
+                json: busy.batch(
+                    [
+                        LedgerSnapshots.payment(
+                            state: "unknown",
+                            reported: nil,
+                            source: nil,
+                            amount: 990,
+                            created: Date()
+                        )
+                    ],
+                    health: ("0.1.0", 3)
+                )
+            ),
+            deviceID: busy.deviceID,
+            receivedAt: Timestamp.milliseconds(Date())
+        )
+        try store.close()
+        let result = try ServerProcess.run([
+            "devices", "list", "--json", "--silent-after", "1h", "--database", "sqlite:" + path,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let devices = try JSONDecoder().decode([JSONTree].self, from: Data(result.stdout.utf8))
+        let byName = Dictionary(uniqueKeysWithValues: devices.map { ($0["name"]?.stringValue ?? "", $0) })
+        let synced = try #require(byName["busy"])
+        #expect(synced["silent"] == .bool(false))
+        #expect(synced["unsent"] == .integer(2))
+        #expect(synced["tender_version"] == .string("0.1.0"))
+        #expect(synced["last_change"]?.stringValue != nil)
+        #expect(
+            synced["needs_a_person"]
+                == .array([
+                    .object(["currency": .string("USD"), "payments": .integer(1), "amount_minor_units": .integer(990)])
+                ])
+        )
+        let never = try #require(byName["quiet"])
+        #expect(never["unsent"] == .null && never["tender_version"] == .null)
+        #expect(quiet.deviceID == never["device_id"]?.stringValue)
+        #expect(never["silent"] == .bool(false), "added just now: not silent yet")
+        let old = try #require(byName["old"])
+        #expect(old["silent"] == .bool(true), "added in 2026-11 and never synced")
+    }
+
     @Test("serve on a new ledger migrates before it reconciles: the first run is reconciled, nothing failed")
     func firstReconciliationAfterMigration() throws {
         let folder = try TemporaryFolder()

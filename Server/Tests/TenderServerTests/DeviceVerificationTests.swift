@@ -352,6 +352,10 @@ struct DeviceVerificationTests {
             #expect(section.contains("Needs a person (2)"), "\(section)")
             #expect(section.components(separatedBy: genuine.id.rawValue).count >= 3, "listed, and named by the other")
             #expect(section.components(separatedBy: forged.id.rawValue).count >= 3, "listed, and named by the other")
+            // The Devices section: both tills, neither silent, each with the money that needs a person.
+            let devices = String(page.text.split(separator: "id=\"devices\"").last ?? "")
+            #expect(devices.contains("Devices (2, 0 silent)"), "\(devices.prefix(400))")
+            #expect(devices.components(separatedBy: "needs a person: 1 payment, 12.50 USD").count == 3, "one line each")
         }
     }
 

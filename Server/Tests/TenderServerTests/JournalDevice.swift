@@ -32,8 +32,9 @@ final class JournalDevice: @unchecked Sendable {
         return JournalDevice(deviceID: device.id, key: key)
     }
 
-    /// The next batch: one change per snapshot, each a `recorded` change carrying it.
-    func batch(_ snapshots: [JSONTree]) -> Data {
+    /// The next batch: one change per snapshot, each a `recorded` change carrying it; with the device's health
+    /// (contract version 4's `tender_version` and `unsent`) when `health` is given.
+    func batch(_ snapshots: [JSONTree], health: (version: String, unsent: Int64)? = nil) -> Data {
         var changes: [JSONTree] = []
         for snapshot in snapshots {
             sequence += 1
@@ -50,7 +51,12 @@ final class JournalDevice: @unchecked Sendable {
                 ])
             )
         }
-        return Data(JSONTree.object(["journal_id": .string(journalID), "changes": .array(changes)]).text.utf8)
+        var object: [String: JSONTree] = ["journal_id": .string(journalID), "changes": .array(changes)]
+        if let health {
+            object["tender_version"] = .string(health.version)
+            object["unsent"] = .integer(health.unsent)
+        }
+        return Data(JSONTree.object(object).text.utf8)
     }
 
     /// Sends the snapshots to the store directly (one transaction).

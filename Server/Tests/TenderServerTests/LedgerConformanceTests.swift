@@ -145,6 +145,9 @@ struct LedgerConformanceTests {
         try await queue.write { db in
             try db.execute(sql: "ALTER TABLE device DROP COLUMN pruned_unsent")
             try db.execute(sql: "DROP TABLE operator_session")
+            for column in ["last_change_at", "backlog", "tender_version"] {
+                try db.execute(sql: "ALTER TABLE device DROP COLUMN \(column)")
+            }
             try db.execute(sql: "ALTER TABLE payment DROP COLUMN ask_after")
             try db.execute(sql: "ALTER TABLE payment DROP COLUMN asked_count")
             try db.execute(sql: "UPDATE ledger_version SET version = 2")
@@ -231,6 +234,52 @@ struct LedgerConformanceTests {
             }
             #expect(try await store.totals(TotalsQuery(since: 0, until: Int64.max)) == full, "nothing stored")
             #expect(try await store.devices().first?.heldSequence == Int64(fit))
+        }
+    }
+
+    @Test(
+        "device health (issue 42 item 3): a batch's Tender release and unsent changes, its newest change's time, kept until a batch says otherwise; the money needing a person by device",
+        arguments: StoreKind.available
+    )
+    func deviceHealth(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await JournalDevice.add(to: store)
+            let created = Date(timeIntervalSince1970: 1_795_000_000)
+            let unknown = LedgerSnapshots.payment(
+                state: "unknown",
+                reported: nil,
+                source: nil,
+                amount: 1234,
+                created: created
+            )
+            let paid = LedgerSnapshots.payment(amount: 500, created: created.addingTimeInterval(60))
+            _ = try await store.ingest(
+                try SyncBatch(json: device.batch([unknown, paid], health: ("9.9.9", 7))),
+                deviceID: device.deviceID,
+                receivedAt: 1_795_000_100_000
+            )
+            let healthy = try #require(try await store.devices().first { $0.id == device.deviceID })
+            #expect(healthy.tenderVersion == "9.9.9")
+            #expect(healthy.backlog == 5, "7 unsent, 2 of them in the batch")
+            #expect(healthy.lastChangeAt == Timestamp.milliseconds(paid["updated_at"]!.stringValue!))
+            #expect(healthy.lastSeen == 1_795_000_100_000)
+            #expect(healthy.isSilent(now: 1_795_000_100_000 + 15 * 60_000, silentAfter: 15 * 60_000))
+            #expect(!healthy.isSilent(now: 1_795_000_100_000 + 60_000, silentAfter: 15 * 60_000))
+            // An older device's batch says nothing of its health: what it said before stands.
+            _ = try await store.ingest(
+                try SyncBatch(json: device.batch([LedgerSnapshots.payment(amount: 700, created: created)])),
+                deviceID: device.deviceID,
+                receivedAt: 1_795_000_200_000
+            )
+            let after = try #require(try await store.devices().first { $0.id == device.deviceID })
+            #expect(after.tenderVersion == "9.9.9" && after.backlog == 5)
+            #expect(after.lastSeen == 1_795_000_200_000)
+            let atStake = try await store.attentionByDevice()
+            #expect(
+                atStake == [
+                    DeviceAttention(deviceID: device.deviceID, currency: "USD", payments: 1, amountMinorUnits: 1234)
+                ]
+            )
         }
     }
 

@@ -48,6 +48,9 @@ enum JournalSQL {
         UPDATE journal SET acknowledged_through = max(acknowledged_through, :through)
         """
 
+    /// How many changes the outbox holds from `:from` on (its primary key's range).
+    static let unsentCount = "SELECT COUNT(*) FROM outbox WHERE sequence >= :from"
+
     /// The changes the server holds, gone from the outbox.
     static let deleteAcknowledged = "DELETE FROM outbox WHERE sequence <= :through"
 
@@ -286,7 +289,8 @@ enum JournalSQL {
         var all: [(name: String, sql: String)] = [
             ("insertPayment", insertPayment), ("insertToken", insertToken), ("insertEvent", insertEvent),
             ("insertChange", insertChange), ("changes", changes), ("acknowledgeThrough", acknowledgeThrough),
-            ("deleteAcknowledged", deleteAcknowledged), ("outboxBoundary", outboxBoundary),
+            ("deleteAcknowledged", deleteAcknowledged), ("unsentCount", unsentCount),
+            ("outboxBoundary", outboxBoundary),
             ("unsentBeforeBoundary", unsentBeforeBoundary), ("pruneOutbox", pruneOutbox),
             ("entryByID", entryByID), ("history", history), ("entryByToken", entryByToken),
             ("insertAnswer", insertAnswer), ("dispute", dispute),

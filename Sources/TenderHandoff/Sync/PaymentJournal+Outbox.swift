@@ -80,6 +80,14 @@ extension PaymentJournal {
         }
     }
 
+    /// How many changes the outbox holds from sequence `first` on: what a batch starting there leaves unsent, itself
+    /// included.
+    package func unsentCount(from first: Int64) throws -> Int64 {
+        try read { db in
+            try Int64.fetchOne(db.cachedStatement(sql: JournalSQL.unsentCount), arguments: ["from": first]) ?? 0
+        }
+    }
+
     /// Records that the fleet server holds every change up to `sequence`: the journal's ``acknowledgedThrough()``
     /// becomes it (never lower), and those changes leave the outbox, in one transaction.
     /// - Returns: the journal's acknowledged sequence afterwards.

@@ -113,7 +113,13 @@ extension PaymentJournal {
             // says so (`pruned_through`), and the snapshots prune wrote in their place carry the payments they were
             // about.
             let prunedThrough = first.sequence == start ? nil : first.sequence - 1
-            let batch = try SyncBatchBody(journalID: journalID, prunedThrough: prunedThrough, changes: changes)
+            let unsent = try await offloaded { try self.unsentCount(from: first.sequence) }
+            let batch = try SyncBatchBody(
+                journalID: journalID,
+                prunedThrough: prunedThrough,
+                unsent: unsent,
+                changes: changes
+            )
             switch try await sender.send(batch.body) {
             case .acknowledged(let held, let notice):
                 if let notice, !notices.contains(notice) { notices.append(notice) }
@@ -213,14 +219,17 @@ struct SyncBatchBody {
         return encoder
     }
 
-    init(journalID: UUID, prunedThrough: Int64? = nil, changes: [JournalChange]) throws {
+    /// - Parameter unsent: the changes the journal holds unacknowledged from the first of `changes` on (the batch's
+    ///   `unsent`, the device's health for the server).
+    init(journalID: UUID, prunedThrough: Int64? = nil, unsent: Int64, changes: [JournalChange]) throws {
         let encoder = Self.encoder()
         let contract = try changes.map { try $0.syncChange() }
         func body(_ count: Int) throws -> Data {
             let batch = SyncBatch(
                 journalID: journalID.journalText,
                 prunedThrough: prunedThrough,
-                changes: Array(contract.prefix(count))
+                changes: Array(contract.prefix(count)),
+                unsent: max(unsent, Int64(count))
             )
             return try encoder.encode(batch)
         }
@@ -248,7 +257,7 @@ struct SyncBatchBody {
 
     /// The body of a batch with no change: a question of what the server holds.
     static func empty(journalID: UUID) throws -> Data {
-        try encoder().encode(SyncBatch(journalID: journalID.journalText, changes: []))
+        try encoder().encode(SyncBatch(journalID: journalID.journalText, changes: [], unsent: 0))
     }
 }
 

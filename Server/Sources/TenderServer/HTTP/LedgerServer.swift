@@ -31,9 +31,13 @@ public struct LedgerServer: Sendable {
 
     /// How long a sign-in lasts (`--session-lifetime`), in milliseconds.
     public let sessionLifetime: Int64
+    /// After how long without a sync a device is silent (`--silent-after`), in milliseconds.
+    public let silentAfter: Int64
 
     /// The login cookie's name.
     public static let cookieName = "tender_operator"
+    /// After how long without a sync a device is silent unless said otherwise: 15 minutes.
+    public static let defaultSilentAfter: Int64 = 15 * 60_000
     /// How long a sign-in lasts unless said otherwise: 12 hours, a shift.
     public static let defaultSessionLifetime: Int64 = 12 * 3_600_000
 
@@ -45,9 +49,11 @@ public struct LedgerServer: Sendable {
         squareWebhooks: SquareWebhooks? = nil,
         pushedOrder: @escaping @Sendable (String) -> Void = { _ in },
         sessionLifetime: Int64 = LedgerServer.defaultSessionLifetime,
+        silentAfter: Int64 = LedgerServer.defaultSilentAfter,
         now: @escaping @Sendable () -> Int64 = { Timestamp.milliseconds(Date()) }
     ) {
         self.sessionLifetime = max(1, sessionLifetime)
+        self.silentAfter = max(1, silentAfter)
         self.store = store
         self.operatorToken = operatorToken
         self.logger = logger
@@ -259,6 +265,8 @@ public struct LedgerServer: Sendable {
             totals: try await store.totals(totalsQuery),
             totalsQuery: totalsQuery,
             devices: try await store.devices(),
+            deviceAttention: try await store.attentionByDevice(),
+            silentAfter: silentAfter,
             now: now
         )
         return OperatorPage.html(OperatorPage.ledger(content))

@@ -17,6 +17,10 @@ enum OperatorPage {
         var totals: [DailyTotal]
         var totalsQuery: TotalsQuery
         var devices: [Device]
+        /// The money in front of a person, by device and currency.
+        var deviceAttention: [DeviceAttention]
+        /// After how long without a sync a device is silent, in milliseconds.
+        var silentAfter: Int64
         var now: Int64
     }
 
@@ -48,6 +52,7 @@ enum OperatorPage {
         .muted{color:#50555c}
         #attention{background:#fff6e0;border:1px solid #c98a00;border-radius:8px;padding:4px 12px 12px}
         #attention.clear{background:#eef7ee;border-color:#5a9a5a}
+        #device-list li.silent{background:#fff6e0}
         ul.rows{list-style:none;margin:0;padding:0}
         ul.rows>li{border-bottom:1px solid #d8dbe0;padding:8px 0;display:grid;gap:2px 12px;
           grid-template-columns:minmax(0,2fr) minmax(0,1.2fr) minmax(0,1fr) minmax(0,1.2fr) minmax(0,1.3fr)}
@@ -134,6 +139,7 @@ enum OperatorPage {
             body += "</ul>"
         }
         body += "</section>"
+        body += devicesSection(content)
         body +=
             "<section id=\"payments\"><h2>Payments</h2>" + filters(content) + "<ul class=\"rows\" id=\"payment-list\">"
         for payment in content.page.payments {
@@ -177,6 +183,39 @@ enum OperatorPage {
         html += "</span><span class=\"muted\">\(time(payment.createdAt))</span>"
         if reason { html += "<span class=\"reason\">\(HTML.escape(attentionReason(payment, now: now)))</span>" }
         return html + "</li>"
+    }
+
+    /// The Devices section: every device not revoked, silent ones first (no sync for the silent time), each with its
+    /// last sync and change, what its journal still holds unsent, its Tender release, and the money of its payments
+    /// that need a person.
+    static func devicesSection(_ content: Content) -> String {
+        let active = content.devices.filter { !$0.isRevoked }
+        let silent = { (device: Device) in device.isSilent(now: content.now, silentAfter: content.silentAfter) }
+        let ordered = active.filter(silent) + active.filter { !silent($0) }
+        let silentCount = active.filter(silent).count
+        var html = "<section id=\"devices\"><h2>Devices (\(active.count), \(silentCount) silent)</h2>"
+        guard !ordered.isEmpty else { return html + "<p>No device yet: tender-server devices add NAME.</p></section>" }
+        html += "<ul class=\"rows\" id=\"device-list\">"
+        for device in ordered {
+            let atStake = content.deviceAttention.filter { $0.deviceID == device.id }
+            var line =
+                "<li\(silent(device) ? " class=\"silent\"" : "")><span class=\"id\">\(HTML.escape(device.name))</span>"
+            line += "<span>\(silent(device) ? "silent: " : "")last sync \(device.lastSeen.map(time) ?? "never")</span>"
+            line += "<span class=\"muted\">last change \(device.lastChangeAt.map(time) ?? "none")</span>"
+            line += "<span>\(device.backlog.map { "\($0) unsent" } ?? "unsent not said")"
+            line += device.tenderVersion.map { ", Tender \(HTML.escape($0))" } ?? ""
+            line += "</span><span class=\"reason\">"
+            line +=
+                atStake.isEmpty
+                ? "nothing needs a person"
+                : "needs a person: "
+                    + atStake.map {
+                        "\($0.payments) payment\($0.payments == 1 ? "" : "s"), "
+                            + HTML.escape(LedgerJSON.amount($0.amountMinorUnits, $0.currency))
+                    }.joined(separator: "; ")
+            html += line + "</span></li>"
+        }
+        return html + "</ul></section>"
     }
 
     static func attentionReason(_ payment: LedgerPayment, now: Int64) -> String {

@@ -172,7 +172,8 @@ enum LedgerSchema {
         "ALTER TABLE device ADD COLUMN pruned_unsent BIGINT NOT NULL DEFAULT 0"
     ]
 
-    /// The statements that take a version 3 ledger to version 4: when a payment answered `unverifiable` is asked about
+    /// The statements that take a version 3 ledger to version 4: each device's health (`last_change_at`, `backlog`,
+    /// `tender_version`, from contract version 4's batches), when a payment answered `unverifiable` is asked about
     /// next (`ask_after`) and how often it was answered (`asked_count`), the operator's sessions (`operator_session`), and
     /// provider records keyed by their seller too
     /// (`merchant_id`, `''` for an event that names none), so that a signed event of another seller that carries a
@@ -204,6 +205,9 @@ enum LedgerSchema {
         "ALTER TABLE provider_record_v4 RENAME TO provider_record",
         "CREATE INDEX provider_record_by_order ON provider_record (provider, kind, order_id)",
         "CREATE INDEX provider_record_by_time ON provider_record (provider, kind, created_at)",
+        "ALTER TABLE device ADD COLUMN last_change_at BIGINT",
+        "ALTER TABLE device ADD COLUMN backlog BIGINT",
+        "ALTER TABLE device ADD COLUMN tender_version TEXT",
         "ALTER TABLE payment ADD COLUMN ask_after BIGINT",
         "ALTER TABLE payment ADD COLUMN asked_count BIGINT NOT NULL DEFAULT 0",
         """
@@ -264,8 +268,10 @@ enum LedgerSchema {
     static let recordedVersion = "SELECT MAX(version) FROM ledger_version"
 
     /// A device's columns, as ``SQLiteLedgerStore`` and ``PostgresLedgerStore`` read them.
-    static let deviceColumns =
-        "device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen, pruned_unsent"
+    static let deviceColumns = """
+        device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen, pruned_unsent, last_change_at, \
+        backlog, tender_version
+        """
 
     /// The table that records the schema's version (absent: version 1, or a new database).
     static let versionTable = "CREATE TABLE IF NOT EXISTS ledger_version (version BIGINT NOT NULL)"
@@ -417,6 +423,24 @@ enum LedgerSchema {
         "The batch takes a day's total past what the ledger can hold; no journal sends such amounts: check the "
             + "device's software. Nothing was stored."
     )
+
+    /// What a batch records of its device (device ID, journal, held sequence, last seen, pruned unsent, last change,
+    /// backlog, Tender version); returns the held sequence. A batch that does not say its last change, backlog or
+    /// version leaves what the device said before.
+    static func recordSync(parameter: (Int) -> String) -> String {
+        """
+        UPDATE device SET journal_id = \(parameter(2)), held_sequence = \(parameter(3)), last_seen = \(parameter(4)), \
+        pruned_unsent = pruned_unsent + \(parameter(5)), last_change_at = COALESCE(\(parameter(6)), last_change_at), \
+        backlog = COALESCE(\(parameter(7)), backlog), tender_version = COALESCE(\(parameter(8)), tender_version) \
+        WHERE device_id = \(parameter(1)) RETURNING held_sequence
+        """
+    }
+
+    /// The payments in front of a person, by device and currency: how many, and how much money (a page's Devices).
+    static let attentionByDevice = """
+        SELECT device_id, currency, COUNT(*), CAST(SUM(amount_minor_units) AS BIGINT) FROM payment \
+        WHERE attention IS NOT NULL GROUP BY device_id, currency ORDER BY device_id, currency
+        """
 
     /// The provider record columns every read returns.
     static let recordColumns = """

@@ -91,6 +91,9 @@ public protocol LedgerStore: Sendable {
     /// on `LEDGER-reconcile.lock` beside the file.
     func reconcilingAlone<Result>(_ body: () async throws -> Result) async throws -> Result?
 
+    /// The payments in front of a person, by device and currency: how many, and how much money.
+    func attentionByDevice() async throws -> [DeviceAttention]
+
     /// Opens an operator's session: the SHA-256 (hex) of its cookie's value, from `at` until `expiresAt` (both
     /// milliseconds); sessions expired by `at` are dropped.
     func startSession(digest: String, at: Int64, expiresAt: Int64) async throws
@@ -120,6 +123,19 @@ public struct Device: Sendable, Hashable {
     /// sync sent them (`pruned_through`): history the ledger will never have. The payments the journal still held
     /// came as snapshots; 0 for a device that syncs at least once per retention window.
     public var prunedUnsent: Int64
+    /// When the newest change it sent was made on the device (its `at`), if it sent any (version 4).
+    public var lastChangeAt: Int64?
+    /// How many changes its journal held unsent after its last batch (the batch's `unsent` less the batch's own
+    /// changes), as the device said; `nil` before a device of contract version 4 synced.
+    public var backlog: Int64?
+    /// The Tender release of its last batch (`tender_version`), if it said.
+    public var tenderVersion: String?
+
+    /// Whether the device is silent at `now`: no sync for `silentAfter` milliseconds or more (never synced counts from
+    /// when it was added).
+    public func isSilent(now: Int64, silentAfter: Int64) -> Bool {
+        now - (lastSeen ?? createdAt) >= silentAfter
+    }
 
     /// Creates a device record.
     public init(
@@ -130,7 +146,10 @@ public struct Device: Sendable, Hashable {
         journalID: String?,
         heldSequence: Int64,
         lastSeen: Int64?,
-        prunedUnsent: Int64 = 0
+        prunedUnsent: Int64 = 0,
+        lastChangeAt: Int64? = nil,
+        backlog: Int64? = nil,
+        tenderVersion: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -140,10 +159,33 @@ public struct Device: Sendable, Hashable {
         self.heldSequence = heldSequence
         self.lastSeen = lastSeen
         self.prunedUnsent = prunedUnsent
+        self.lastChangeAt = lastChangeAt
+        self.backlog = backlog
+        self.tenderVersion = tenderVersion
     }
 
     /// Whether the device's key is refused.
     public var isRevoked: Bool { revokedAt != nil }
+}
+
+/// The payments of one device, in one currency, that need a person: the money at stake there.
+public struct DeviceAttention: Sendable, Hashable {
+    /// The device.
+    public var deviceID: String
+    /// The currency.
+    public var currency: String
+    /// How many payments.
+    public var payments: Int64
+    /// Their amounts' sum, in minor units.
+    public var amountMinorUnits: Int64
+
+    /// Creates a tally.
+    public init(deviceID: String, currency: String, payments: Int64, amountMinorUnits: Int64) {
+        self.deviceID = deviceID
+        self.currency = currency
+        self.payments = payments
+        self.amountMinorUnits = amountMinorUnits
+    }
 }
 
 /// A payment of the ledger: the latest snapshot a device sent, and what the ledger keeps beside it.

@@ -333,12 +333,17 @@ public final class PostgresLedgerStore: LedgerStore, Service {
             for try await _ in changed { count += 1 }
             guard count == deltas.count else { throw LedgerSchema.totalOutOfRange }
         }
+        var deviceRow = PostgresBindings()
+        deviceRow.append(deviceID)
+        deviceRow.append(batch.journalID)
+        deviceRow.append(plan.acknowledgedThrough)
+        deviceRow.append(receivedAt)
+        deviceRow.append(plan.prunedUnsent)
+        deviceRow.append(plan.lastChangeAt)
+        deviceRow.append(plan.backlog)
+        deviceRow.append(batch.tenderVersion)
         let updated = try await connection.query(
-            """
-            UPDATE device SET journal_id = \(batch.journalID), held_sequence = \(plan.acknowledgedThrough), \
-            last_seen = \(receivedAt), pruned_unsent = pruned_unsent + \(plan.prunedUnsent) \
-            WHERE device_id = \(deviceID) RETURNING held_sequence
-            """,
+            PostgresQuery(unsafeSQL: LedgerSchema.recordSync { "$\($0)" }, binds: deviceRow),
             logger: logger
         )
         for try await held in updated.decode(Int64.self) { return held }
@@ -478,6 +483,20 @@ public final class PostgresLedgerStore: LedgerStore, Service {
 
     /// The advisory lock's key for reconciliation (the migration's is 7305).
     static let reconcileLock: Int64 = 7306
+
+    /// The payments in front of a person, by device and currency.
+    public func attentionByDevice() async throws -> [DeviceAttention] {
+        try await bounded { [self] in
+            var tallies: [DeviceAttention] = []
+            let rows = try await client.query(PostgresQuery(unsafeSQL: LedgerSchema.attentionByDevice), logger: logger)
+            for try await (device, currency, payments, amount) in rows.decode((String, String, Int64, Int64).self) {
+                tallies.append(
+                    DeviceAttention(deviceID: device, currency: currency, payments: payments, amountMinorUnits: amount)
+                )
+            }
+            return tallies
+        }
+    }
 
     /// Opens an operator's session.
     public func startSession(digest: String, at: Int64, expiresAt: Int64) async throws {
@@ -925,19 +944,21 @@ public final class PostgresLedgerStore: LedgerStore, Service {
 
     static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
         var devices: [Device] = []
-        for try await (id, name, created, revoked, journal, held, seen, prunedUnsent) in rows.decode(
-            (String, String, Int64, Int64?, String?, Int64, Int64?, Int64).self
-        ) {
+        for try await row in rows {
+            let columns = row.makeRandomAccess()
             devices.append(
                 Device(
-                    id: id,
-                    name: name,
-                    createdAt: created,
-                    revokedAt: revoked,
-                    journalID: journal,
-                    heldSequence: held,
-                    lastSeen: seen,
-                    prunedUnsent: prunedUnsent
+                    id: try columns["device_id"].decode(String.self),
+                    name: try columns["name"].decode(String.self),
+                    createdAt: try columns["created_at"].decode(Int64.self),
+                    revokedAt: try columns["revoked_at"].decode(Int64?.self),
+                    journalID: try columns["journal_id"].decode(String?.self),
+                    heldSequence: try columns["held_sequence"].decode(Int64.self),
+                    lastSeen: try columns["last_seen"].decode(Int64?.self),
+                    prunedUnsent: try columns["pruned_unsent"].decode(Int64.self),
+                    lastChangeAt: try columns["last_change_at"].decode(Int64?.self),
+                    backlog: try columns["backlog"].decode(Int64?.self),
+                    tenderVersion: try columns["tender_version"].decode(String?.self)
                 )
             )
         }

@@ -192,15 +192,10 @@ public final class SQLiteLedgerStore: LedgerStore {
                 guard changed != nil else { throw LedgerSchema.totalOutOfRange }
             }
             let held = try Int64.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        UPDATE device SET journal_id = :journal, held_sequence = :held, last_seen = :seen, \
-                        pruned_unsent = pruned_unsent + :prunedUnsent WHERE device_id = :device RETURNING held_sequence
-                        """
-                ),
+                db.cachedStatement(sql: LedgerSchema.recordSync { "?\($0)" }),
                 arguments: [
-                    "journal": batch.journalID, "held": plan.acknowledgedThrough, "seen": receivedAt,
-                    "prunedUnsent": plan.prunedUnsent, "device": deviceID,
+                    deviceID, batch.journalID, plan.acknowledgedThrough, receivedAt, plan.prunedUnsent,
+                    plan.lastChangeAt, plan.backlog, batch.tenderVersion,
                 ]
             )
             return held ?? plan.acknowledgedThrough
@@ -506,6 +501,15 @@ public final class SQLiteLedgerStore: LedgerStore {
         return try await body()
     }
 
+    /// The payments in front of a person, by device and currency.
+    public func attentionByDevice() async throws -> [DeviceAttention] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: LedgerSchema.attentionByDevice).map { row in
+                DeviceAttention(deviceID: row[0], currency: row[1], payments: row[2], amountMinorUnits: row[3])
+            }
+        }
+    }
+
     /// Opens an operator's session.
     public func startSession(digest: String, at: Int64, expiresAt: Int64) async throws {
         try await pool.write { db in
@@ -637,7 +641,10 @@ public final class SQLiteLedgerStore: LedgerStore {
             journalID: row["journal_id"],
             heldSequence: row["held_sequence"],
             lastSeen: row["last_seen"],
-            prunedUnsent: row["pruned_unsent"]
+            prunedUnsent: row["pruned_unsent"],
+            lastChangeAt: row["last_change_at"],
+            backlog: row["backlog"],
+            tenderVersion: row["tender_version"]
         )
     }
 

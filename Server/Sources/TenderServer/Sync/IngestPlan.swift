@@ -13,6 +13,10 @@ struct IngestPlan {
     /// How many changes the batch says were pruned on the device unsent that the server did not hold (`pruned_through`
     /// past what it held): added to the device's ``Device/prunedUnsent``.
     var prunedUnsent: Int64
+    /// When the newest change of the batch was made on the device, if it holds one.
+    var lastChangeAt: Int64?
+    /// What the device's journal holds unsent once this batch is applied (its `unsent` less its changes), if it said.
+    var backlog: Int64?
     /// Whether the batch holds no change (sync contract version 3): it asks what the server holds, after the same
     /// checks as any batch (the key, the journal the device is bound to), and writes nothing, not even the binding.
     var asksOnly: Bool
@@ -45,6 +49,8 @@ struct IngestPlan {
         // them, it never will.
         let base = max(held, batch.prunedThrough ?? 0)
         prunedUnsent = base - held
+        lastChangeAt = batch.changes.map(\.at).max()
+        backlog = batch.unsent.map { $0 - Int64(batch.changes.count) }
         let fresh = batch.changes.filter { $0.sequence > base }
         if let first = fresh.first, first.sequence != base + 1 {
             throw LedgerError(
