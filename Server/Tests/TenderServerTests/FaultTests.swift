@@ -2,6 +2,7 @@ import Foundation
 import LedgerTestSupport
 import Logging
 import TenderServer
+import TenderTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -212,6 +213,105 @@ struct FaultTests {
         #expect(server.wait() == 0, "tender-server ends on SIGTERM: \(server.standardError.suffix(2000))")
         try await expectLedgerEquals(store, devices)
     }
+    @Test(
+        "3 replicas on one PostgreSQL restarted 100 times while 40 devices sync (issue 40 item 1): every start serves, no sync is answered 503, the ledger equals the journals",
+        .enabled(if: TemporaryPostgres.shouldRun, "PostgreSQL is not installed (CI sets TENDER_REQUIRE_POSTGRES=1)")
+    )
+    func replicasRestartBesideTraffic() async throws {
+        let postgres = try TemporaryPostgres.start()
+        defer { postgres.destroy() }
+        let database = try postgres.createDatabase()
+        guard case .postgres(let url) = database else { return }
+        let store = PostgresLedgerStore(url: url, logger: Logger(label: "test"))
+        let running = Task { try await store.run() }
+        defer { running.cancel() }
+        try await store.migrate()
+        var devices: [SimulatedDevice] = []
+        for seed in 0..<40 {
+            let (device, key) = try await addDevice(store)
+            devices.append(SimulatedDevice(deviceID: device.id, key: key, seed: UInt64(2000 + seed)))
+        }
+        let ports = try (0..<3).map { _ in try TemporaryPostgres.freePort() }
+        let arguments = [
+            "serve", "--database", "postgres://postgres@127.0.0.1:\(postgres.port)/\(url.database)",
+            "--reconcile-every", "0",
+        ]
+        let environment = ["TENDER_OPERATOR_TOKEN": "top_replica-test-token-0123456789abcdef"]
+        let started = try ports.map { try ServerProcess(arguments + ["--port", "\($0)"], environment: environment) }
+        for replica in started { _ = try replica.baseURL() }
+        let refusals = AnswerLog()
+        let stop = LockedFlag()
+        let journals = devices
+        let devicesDone = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, device) in journals.enumerated() {
+                    group.addTask {
+                        let client = HTTPClient(timeout: 10)
+                        var round = index
+                        // Each batch to the next replica: a restarting one refuses the connection, and the device
+                        // sends again.
+                        func post(_ body: Data) async throws -> HTTPAnswer {
+                            round += 1
+                            let answer = try await client.send(
+                                "POST",
+                                "http://127.0.0.1:\(ports[round % ports.count])/v1/events",
+                                headers: ["Authorization": "Bearer \(device.key)", "Content-Type": "application/json"],
+                                body: body
+                            )
+                            if answer.status >= 500 { refusals.append("\(answer.status) \(answer.text)") }
+                            return answer
+                        }
+                        while !stop.value {
+                            device.pay(1)
+                            try await device.sync(batchSize: 4, post: post)
+                        }
+                        try await device.sync(batchSize: 50, post: post)
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        // The restarts wait on the children: off the cooperative pool, which the devices' tasks need.
+        let (replicas, failedStarts) = await offCooperativePool { () -> ([ServerProcess], [String]) in
+            var replicas = started
+            var failed: [String] = []
+            for restart in 0..<100 {
+                let index = restart % replicas.count
+                replicas[index].signal(SIGTERM)
+                let status = replicas[index].wait()
+                if status != 0 {
+                    failed.append("stop \(restart): \(status) \(replicas[index].standardError.suffix(500))")
+                }
+                do {
+                    replicas[index] = try ServerProcess(
+                        arguments + ["--port", "\(ports[index])"],
+                        environment: environment
+                    )
+                    _ = try replicas[index].baseURL(timeout: 60)
+                } catch {
+                    failed.append("start \(restart): \(error) \(replicas[index].standardError.suffix(500))")
+                }
+            }
+            return (replicas, failed)
+        }
+        stop.set()
+        try await devicesDone.value
+        for replica in replicas {
+            replica.signal(SIGTERM)
+            _ = replica.wait()
+        }
+        #expect(failedStarts.isEmpty, "\(failedStarts)")
+        #expect(refusals.all.isEmpty, "\(refusals.all.prefix(5))")
+        try await expectLedgerEquals(store, devices)
+    }
+}
+
+/// What the replicas answered that was not a success, from any task.
+final class AnswerLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var answers: [String] = []
+    func append(_ answer: String) { lock.withLock { answers.append(answer) } }
+    var all: [String] { lock.withLock { answers } }
 }
 
 /// A flag set once, read from any task.
