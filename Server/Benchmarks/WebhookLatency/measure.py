@@ -15,6 +15,7 @@ def free():
     s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
 R, SB, SV = free(), free(), free()
 KEY = "lat-signature-key"
+TOKEN = "top_latency-benchmark-token-0123456789abcdef"
 NOTIFY = f"http://127.0.0.1:{R}/v1/webhooks/square"
 held = []
 class Relay(http.server.BaseHTTPRequestHandler):
@@ -28,7 +29,7 @@ threading.Thread(target=relay.serve_forever, daemon=True).start()
 
 sandbox = subprocess.Popen([T, "sandbox", "--port", str(SB), "--square-access-token", "sbtok", "--square-location-id", "L1",
     "--square-webhook-url", NOTIFY, "--square-webhook-signature-key", KEY], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-env = dict(os.environ, SQUARE_ACCESS_TOKEN="sbtok", TENDER_OPERATOR_TOKEN="top_latency")
+env = dict(os.environ, SQUARE_ACCESS_TOKEN="sbtok", TENDER_OPERATOR_TOKEN=TOKEN)
 server = subprocess.Popen([S, "serve", "--database", f"sqlite:{work}/ledger.sqlite", "--port", str(SV),
     "--square-webhook-url", NOTIFY, "--square-webhook-signature-key", KEY, "--square-merchant-id", "MLTENDERSANDBOX",
     "--base-url", f"http://127.0.0.1:{SB}", "--reconcile-every", "0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -52,8 +53,9 @@ for i in range(N):
     payments.append((receipt["payment_id"], held[before:]))
 subprocess.check_output([T, "journal", "sync", "--server", f"http://127.0.0.1:{SV}", "--journal", journal],
     env=dict(os.environ, TENDER_DEVICE_KEY=device["key"]))
-def verdict(pid):
-    r = urllib.request.Request(f"http://127.0.0.1:{SV}/v1/payments/{device['device_id']}/{pid}", headers={"Authorization": "Bearer top_latency"})
+def verdict(pid, owner=None):
+    owner = owner or device
+    r = urllib.request.Request(f"http://127.0.0.1:{SV}/v1/payments/{owner['device_id']}/{pid}", headers={"Authorization": "Bearer " + TOKEN})
     p = json.load(urllib.request.urlopen(r))
     v = p.get("server_verification")
     return v and v.get("verdict")
@@ -74,6 +76,42 @@ for pid, events in payments:
 latencies.sort()
 print(f"{len(latencies)} payments, {sum(len(e) for _, e in payments)} webhooks; webhook to confirmed verdict: "
       f"p50 {statistics.median(latencies):.1f} ms, min {latencies[0]:.1f}, max {latencies[-1]:.1f} ms")
+
+# The other order, as it usually comes: the webhooks reach the server first, then the device syncs. Measured from the
+# sync's answer (the `journal sync` command's end) to each payment's confirmed verdict.
+second = json.loads(subprocess.check_output([S, "devices", "add", "till 2", "--json", "--database", f"sqlite:{work}/ledger.sqlite"]))
+journal2 = f"{work}/j2.sqlite"
+ids = []
+for i in range(N):
+    url = subprocess.check_output([T, "pay", "square", "--application-id", "sq0idp-TenderSandbox", "--amount", str(5000 + i),
+        "--currency", "USD", "--callback", "my-app://done", "--location-id", "L1", "--tenders", "card", "--journal", journal2]).decode().strip()
+    before = len(held)
+    req = urllib.request.Request(f"http://127.0.0.1:{SB}/api/simulate", data=json.dumps({"request_url": url, "outcome": "approve"}).encode(),
+        headers={"Content-Type": "application/json"})
+    callback = json.load(urllib.request.urlopen(req))["callback_url"]
+    receipt = json.loads(subprocess.check_output([T, "handle", callback, "--journal", journal2]))
+    deadline = time.time() + 30
+    while len(held) == before and time.time() < deadline: time.sleep(0.01)
+    time.sleep(0.3)
+    for headers, body in held[before:]:
+        h = {k: v for k, v in headers.items() if k.lower() in ("content-type", "x-square-hmacsha256-signature")}
+        urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{SV}/v1/webhooks/square", data=body, headers=h))
+    ids.append(receipt["payment_id"])
+subprocess.check_output([T, "journal", "sync", "--server", f"http://127.0.0.1:{SV}", "--journal", journal2],
+    env=dict(os.environ, TENDER_DEVICE_KEY=second["key"]))
+answered = time.perf_counter()
+pending, after_sync = set(ids), []
+while pending and time.perf_counter() - answered < 30:
+    for pid in list(pending):
+        if verdict(pid, second) == "confirmed":
+            after_sync.append((time.perf_counter() - answered) * 1000)
+            pending.remove(pid)
+    time.sleep(0.002)
+after_sync.sort()
+if pending: print(len(pending), "payments not confirmed within 30 s of the sync")
+if after_sync:
+    print(f"{len(after_sync)} payments, webhooks first: sync's answer to confirmed verdict: "
+          f"p50 {statistics.median(after_sync):.1f} ms, min {after_sync[0]:.1f}, max {after_sync[-1]:.1f} ms")
 with open("/proc/loadavg") as f: print("load average:", f.read().split()[:3])
 server.terminate(); sandbox.terminate()
 subprocess.run(["rm", "-rf", work])
