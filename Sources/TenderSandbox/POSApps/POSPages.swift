@@ -397,7 +397,10 @@ enum POSPages {
         html += "<p>A desktop browser opens no app's scheme: record the answer with</p>\n"
         html += "<p><code class=\"url\" id=\"handle-line\">\(HTML.escape(handleLine(callbackURL)))</code></p>\n"
         html += "<p class=\"copy\"><button type=\"button\" data-copy=\"handle-line\" id=\"copy-handle\">"
-        html += "Copy the command</button></p>\n</section>\n"
+        html += "Copy the command</button></p>\n"
+        html += "<p>It records the answer in the default journal; add <code>--journal PATH</code> "
+        html += "for the journal the payment was written to (<code>tender pay … --journal PATH</code>).</p>\n"
+        html += "</section>\n"
         return html
     }
 
