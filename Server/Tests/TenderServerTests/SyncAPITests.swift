@@ -527,6 +527,57 @@ struct SyncAPITests {
         }
     }
 
+    @Test(
+        "the page's Devices section (issue 42 item 3): a device that stopped syncing is listed first, as silent, once --silent-after has passed"
+    )
+    func silentDeviceFirst() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try SQLiteLedgerStore(path: folder.path + "/ledger.sqlite")
+        try await store.migrate()
+        let start: Int64 = 1_795_000_000_000
+        let clock = ManualClock(start)
+        let quiet = try await JournalDevice.add(to: store, name: "went quiet")
+        let busy = try await JournalDevice.add(to: store, name: "still busy")
+        let created = Date(timeIntervalSince1970: Double(start) / 1000)
+        _ = try await store.ingest(
+            try SyncBatch(json: quiet.batch([LedgerSnapshots.payment(amount: 100, created: created)])),
+            deviceID: quiet.deviceID,
+            receivedAt: start
+        )
+        _ = try await store.ingest(
+            try SyncBatch(json: busy.batch([LedgerSnapshots.payment(amount: 200, created: created)])),
+            deviceID: busy.deviceID,
+            receivedAt: start + 20 * 60_000
+        )
+        let server = LedgerServer(
+            store: store,
+            operatorToken: OperatorToken(Self.operatorToken),
+            logger: Logger(label: "test"),
+            silentAfter: 15 * 60_000,
+            now: { clock.now }
+        )
+        try await Application(router: server.router()).test(.router) { client in
+            func devices() async throws -> String {
+                let page = try await client.execute(
+                    uri: "/",
+                    method: .get,
+                    headers: [.authorization: "Bearer \(Self.operatorToken)"]
+                ) { $0 }
+                return String(String(buffer: page.body).split(separator: "id=\"devices\"").last ?? "")
+            }
+            clock.now = start + 20 * 60_000
+            let listed = try await devices()
+            #expect(listed.contains("Devices (2, 1 silent)"), "\(listed.prefix(300))")
+            let quietAt = try #require(listed.range(of: "went quiet"))
+            let busyAt = try #require(listed.range(of: "still busy"))
+            #expect(quietAt.lowerBound < busyAt.lowerBound, "the silent device first")
+            #expect(listed.contains("silent: last sync"))
+            clock.now = start + 10 * 60_000
+            #expect(try await devices().contains("Devices (2, 0 silent)"), "within --silent-after, neither is silent")
+        }
+    }
+
     @Test("a session expires: after its lifetime the cookie is refused")
     func sessionExpires() async throws {
         let folder = try TemporaryFolder()
