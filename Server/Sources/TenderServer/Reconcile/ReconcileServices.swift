@@ -69,19 +69,35 @@ public struct PushedRecordMatcher: Service {
         self.logger = logger
     }
 
-    /// Matches each order as it comes, until the graceful stop.
+    /// How many orders are matched at once: a sync naming 20 orders has the last one matched while the first ones'
+    /// verdicts are written, not after them.
+    public static let concurrentMatches = 4
+
+    /// Matches each order as it comes, up to ``concurrentMatches`` at once, until the graceful stop. Matching one
+    /// order twice at once is harmless: both record the same verdict on the same request.
     public func run() async throws {
+        let reconciler = self.reconciler
+        let logger = self.logger
         await cancelWhenGracefulShutdown {
-            for await order in orders {
-                do {
-                    try await reconciler.matchPushed(orderID: order)
-                } catch is CancellationError {
-                    return
-                } catch {
-                    logger.error(
-                        "matching a webhook's payment failed; the next reconciliation asks again",
-                        metadata: ["error": "\(StorageFailure.describe(error))"]
-                    )
+            await withTaskGroup(of: Void.self) { group in
+                var running = 0
+                for await order in orders {
+                    if running >= Self.concurrentMatches {
+                        await group.next()
+                        running -= 1
+                    }
+                    running += 1
+                    group.addTask {
+                        do {
+                            try await reconciler.matchPushed(orderID: order)
+                        } catch is CancellationError {
+                        } catch {
+                            logger.error(
+                                "matching a webhook's payment failed; the next reconciliation asks again",
+                                metadata: ["error": "\(StorageFailure.describe(error))"]
+                            )
+                        }
+                    }
                 }
             }
         }
