@@ -38,19 +38,25 @@ time.sleep(0.5)
 device = json.loads(subprocess.check_output([S, "devices", "add", "till", "--json", "--database", f"sqlite:{work}/ledger.sqlite"]))
 journal = f"{work}/j.sqlite"
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 30
-payments = []
-for i in range(N):
-    url = subprocess.check_output([T, "pay", "square", "--application-id", "sq0idp-TenderSandbox", "--amount", str(100 + i),
-        "--currency", "USD", "--callback", "my-app://done", "--location-id", "L1", "--tenders", "card", "--journal", journal]).decode().strip()
+def pay(amount, into):
+    """A Square payment approved on the sandbox's Point of Sale and handled into the journal `into`: its ID, and the
+    webhooks the relay held for it."""
+    url = subprocess.check_output([T, "pay", "square", "--application-id", "sq0idp-TenderSandbox", "--amount", str(amount),
+        "--currency", "USD", "--callback", "my-app://done", "--location-id", "L1", "--tenders", "card", "--journal", into]).decode().strip()
     before = len(held)
     req = urllib.request.Request(f"http://127.0.0.1:{SB}/api/simulate", data=json.dumps({"request_url": url, "outcome": "approve"}).encode(),
         headers={"Content-Type": "application/json"})
     callback = json.load(urllib.request.urlopen(req))["callback_url"]
-    receipt = json.loads(subprocess.check_output([T, "handle", callback, "--journal", journal]))
+    receipt = json.loads(subprocess.check_output([T, "handle", callback, "--journal", into]))
     deadline = time.time() + 30
     while len(held) == before and time.time() < deadline: time.sleep(0.01)
     time.sleep(0.3)
-    payments.append((receipt["payment_id"], held[before:]))
+    return receipt["payment_id"], held[before:]
+def post(events):
+    for headers, body in events:
+        h = {k: v for k, v in headers.items() if k.lower() in ("content-type", "x-square-hmacsha256-signature")}
+        urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{SV}/v1/webhooks/square", data=body, headers=h))
+payments = [pay(100 + i, journal) for i in range(N)]
 subprocess.check_output([T, "journal", "sync", "--server", f"http://127.0.0.1:{SV}", "--journal", journal],
     env=dict(os.environ, TENDER_DEVICE_KEY=device["key"]))
 def verdict(pid, owner=None):
@@ -63,9 +69,7 @@ latencies = []
 for pid, events in payments:
     assert verdict(pid) is None, "a verdict before its webhooks"
     start = time.perf_counter()
-    for headers, body in events:
-        h = {k: v for k, v in headers.items() if k.lower() in ("content-type", "x-square-hmacsha256-signature")}
-        urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{SV}/v1/webhooks/square", data=body, headers=h))
+    post(events)
     while True:
         v = verdict(pid)
         if v: break
@@ -83,20 +87,9 @@ second = json.loads(subprocess.check_output([S, "devices", "add", "till 2", "--j
 journal2 = f"{work}/j2.sqlite"
 ids = []
 for i in range(N):
-    url = subprocess.check_output([T, "pay", "square", "--application-id", "sq0idp-TenderSandbox", "--amount", str(5000 + i),
-        "--currency", "USD", "--callback", "my-app://done", "--location-id", "L1", "--tenders", "card", "--journal", journal2]).decode().strip()
-    before = len(held)
-    req = urllib.request.Request(f"http://127.0.0.1:{SB}/api/simulate", data=json.dumps({"request_url": url, "outcome": "approve"}).encode(),
-        headers={"Content-Type": "application/json"})
-    callback = json.load(urllib.request.urlopen(req))["callback_url"]
-    receipt = json.loads(subprocess.check_output([T, "handle", callback, "--journal", journal2]))
-    deadline = time.time() + 30
-    while len(held) == before and time.time() < deadline: time.sleep(0.01)
-    time.sleep(0.3)
-    for headers, body in held[before:]:
-        h = {k: v for k, v in headers.items() if k.lower() in ("content-type", "x-square-hmacsha256-signature")}
-        urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{SV}/v1/webhooks/square", data=body, headers=h))
-    ids.append(receipt["payment_id"])
+    pid, events = pay(5000 + i, journal2)
+    post(events)
+    ids.append(pid)
 subprocess.check_output([T, "journal", "sync", "--server", f"http://127.0.0.1:{SV}", "--journal", journal2],
     env=dict(os.environ, TENDER_DEVICE_KEY=second["key"]))
 answered = time.perf_counter()

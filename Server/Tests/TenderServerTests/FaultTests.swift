@@ -37,6 +37,30 @@ struct FaultTests {
         }
     }
 
+    /// A new database on `postgres`, migrated, with its store's pool running (the caller cancels `running`), and
+    /// `devices` devices added, their journals simulated from `seed` on.
+    static func postgresLedger(
+        _ postgres: TemporaryPostgres,
+        devices count: Int,
+        seed: UInt64
+    ) async throws -> (
+        url: DatabaseURL.Postgres, store: PostgresLedgerStore, running: Task<Void, any Error>,
+        devices: [SimulatedDevice]
+    ) {
+        guard case .postgres(let url) = try postgres.createDatabase() else {
+            throw TestSupportError("TemporaryPostgres made a database that is not PostgreSQL's")
+        }
+        let store = PostgresLedgerStore(url: url, logger: Logger(label: "test"))
+        let running = Task { try await store.run() }
+        try await store.migrate()
+        var devices: [SimulatedDevice] = []
+        for index in 0..<count {
+            let (device, key) = try await addDevice(store)
+            devices.append(SimulatedDevice(deviceID: device.id, key: key, seed: seed + UInt64(index)))
+        }
+        return (url, store, running, devices)
+    }
+
     @Test("100 SIGKILLs of the server during ingest: the ledger equals the devices' journals")
     func sigkill() async throws {
         let folder = try TemporaryFolder()
@@ -146,17 +170,8 @@ struct FaultTests {
     func postgresGoesAway() async throws {
         let postgres = try TemporaryPostgres.start()
         defer { postgres.destroy() }
-        let database = try postgres.createDatabase()
-        guard case .postgres(let url) = database else { return }
-        let store = PostgresLedgerStore(url: url, logger: Logger(label: "test"))
-        let running = Task { try await store.run() }
+        let (url, store, running, devices) = try await Self.postgresLedger(postgres, devices: 3, seed: 500)
         defer { running.cancel() }
-        try await store.migrate()
-        var devices: [SimulatedDevice] = []
-        for seed in 0..<3 {
-            let (device, key) = try await addDevice(store)
-            devices.append(SimulatedDevice(deviceID: device.id, key: key, seed: UInt64(500 + seed)))
-        }
         let server = try ServerProcess(
             ["serve", "--database", "postgres://postgres@127.0.0.1:\(postgres.port)/\(url.database)", "--port", "0"],
             environment: ["TENDER_OPERATOR_TOKEN": "top_pg-test-token-0123456789abcdef"]
@@ -220,17 +235,8 @@ struct FaultTests {
     func replicasRestartBesideTraffic() async throws {
         let postgres = try TemporaryPostgres.start()
         defer { postgres.destroy() }
-        let database = try postgres.createDatabase()
-        guard case .postgres(let url) = database else { return }
-        let store = PostgresLedgerStore(url: url, logger: Logger(label: "test"))
-        let running = Task { try await store.run() }
+        let (url, store, running, devices) = try await Self.postgresLedger(postgres, devices: 40, seed: 2000)
         defer { running.cancel() }
-        try await store.migrate()
-        var devices: [SimulatedDevice] = []
-        for seed in 0..<40 {
-            let (device, key) = try await addDevice(store)
-            devices.append(SimulatedDevice(deviceID: device.id, key: key, seed: UInt64(2000 + seed)))
-        }
         let ports = try (0..<3).map { _ in try TemporaryPostgres.freePort() }
         let arguments = [
             "serve", "--database", "postgres://postgres@127.0.0.1:\(postgres.port)/\(url.database)",

@@ -49,6 +49,30 @@ struct WebhookMatchingTests {
         try await LiveServer.run(server.router(), port: port) { try await body(base, webhooks) }
     }
 
+    /// A Square payment of `amount` cents recorded on the sandbox's Square at `created`, with its order: the webhook
+    /// event Square sends for it, and the ledger snapshot of the device payment whose callback named the order (written
+    /// ahead 30 seconds before).
+    static func paidOrder(
+        _ sandbox: ProviderSandbox,
+        amount: Int,
+        created: Date
+    ) async throws -> (event: Data, snapshot: JSONTree) {
+        let order = SquareEvents.id("ORD")
+        let recorded = try await sandbox.square.recordPayment(
+            amount: Money(minorUnits: amount, currency: .usd),
+            locationID: SquareEvents.locationID,
+            orderID: order,
+            createdAt: created
+        )
+        let event = SquareEvents.payment(id: recorded.id, amount: Int64(amount), orderID: order, createdAt: created)
+        let snapshot = LedgerSnapshots.payment(
+            transactionID: order,
+            amount: Int64(amount),
+            created: created.addingTimeInterval(-30)
+        )
+        return (event, snapshot)
+    }
+
     /// Waits (up to 30 s) until `condition` holds.
     static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(30)
@@ -214,19 +238,10 @@ struct WebhookMatchingTests {
                     var payments: [JSONTree] = []
                     let client = HTTPClient()
                     for index in 0..<5 {
-                        let order = SquareEvents.id("ORD")
-                        let created = now.addingTimeInterval(-120 + Double(index) * 10)
-                        let recorded = try await sandbox.square.recordPayment(
-                            amount: Money(minorUnits: 2000 + index, currency: .usd),
-                            locationID: SquareEvents.locationID,
-                            orderID: order,
-                            createdAt: created
-                        )
-                        let event = SquareEvents.payment(
-                            id: recorded.id,
-                            amount: Int64(2000 + index),
-                            orderID: order,
-                            createdAt: created
+                        let (event, snapshot) = try await Self.paidOrder(
+                            sandbox,
+                            amount: 2000 + index,
+                            created: now.addingTimeInterval(-120 + Double(index) * 10)
                         )
                         let answer = try await client.send(
                             "POST",
@@ -235,13 +250,7 @@ struct WebhookMatchingTests {
                             body: event
                         )
                         #expect(answer.status == 200, "\(answer.text)")
-                        payments.append(
-                            LedgerSnapshots.payment(
-                                transactionID: order,
-                                amount: Int64(2000 + index),
-                                created: created.addingTimeInterval(-30)
-                            )
-                        )
+                        payments.append(snapshot)
                     }
                     let before = await sandbox.requestCount()
                     try await device.sync(payments, to: base, client: client)
@@ -277,28 +286,13 @@ struct WebhookMatchingTests {
                 let device = try await JournalDevice.add(to: store)
                 var payments: [JSONTree] = []
                 for index in 0..<20 {
-                    let order = SquareEvents.id("ORD")
-                    let created = now.addingTimeInterval(-600 + Double(index) * 10)
-                    let recorded = try await sandbox.square.recordPayment(
-                        amount: Money(minorUnits: 1000 + index, currency: .usd),
-                        locationID: SquareEvents.locationID,
-                        orderID: order,
-                        createdAt: created
-                    )
-                    let event = SquareEvents.payment(
-                        id: recorded.id,
-                        amount: Int64(1000 + index),
-                        orderID: order,
-                        createdAt: created
+                    let (event, snapshot) = try await Self.paidOrder(
+                        sandbox,
+                        amount: 1000 + index,
+                        created: now.addingTimeInterval(-600 + Double(index) * 10)
                     )
                     #expect(try await store.recordEvent(ProviderEvent(squareEvent: event), receivedAt: 1))
-                    payments.append(
-                        LedgerSnapshots.payment(
-                            transactionID: order,
-                            amount: Int64(1000 + index),
-                            created: created.addingTimeInterval(-30)
-                        )
-                    )
+                    payments.append(snapshot)
                 }
                 try await device.sync(payments, into: store)
                 let reconciler = CentralReconciler(
