@@ -352,7 +352,7 @@ struct SyncSender: Sendable {
         case (404, _):
             throw HandoffError(
                 .syncRefused,
-                "\(server) has no fleet sync API (HTTP 404)\(said): give the fleet server's base URL, its scheme, host and port only (such as http://ledger.example:8080), without /v1 or another path."
+                "The server at \(server) has no fleet sync API (HTTP 404)\(said): give the fleet server's base URL, its scheme, host and port only (such as http://ledger.example:8080), without /v1 or another path."
             )
         case (429, _), (500...599, _):
             throw HandoffError(
