@@ -72,8 +72,9 @@ enum LedgerRecordContest {
         var verification: PaymentVerification
         /// The records it claims.
         var claims: [String]
-        /// The rivals to flag, each with the verification to record on it.
-        var rivals: [(payment: LedgerPayment, verification: PaymentVerification)]
+        /// The rivals to flag, each with the verification to record on it and the basis it is recorded on (the
+        /// rival's current request's).
+        var rivals: [(payment: LedgerPayment, verification: PaymentVerification, basis: String)]
     }
 
     /// The record IDs the stores look for among the claims and the callbacks' transaction IDs: a confirmation's
@@ -102,15 +103,17 @@ enum LedgerRecordContest {
             return RecordContest.couldBelong(verification.evidence, confirming: amount, to: request)
         }.sorted { key($0) < key($1) }
         guard !rivals.isEmpty else { return Decision(verification: verification, claims: ids, rivals: []) }
-        let flagged = rivals.filter { rival in
-            rival.state != PaymentState.resolved.rawValue && rival.verificationBasis != nil && !isContested(rival)
-        }
         return Decision(
             verification: RecordContest.contested(verification, of: name(payment), rivals: rivals.map(name)),
             claims: [],
-            rivals: flagged.map { rival in
+            // A rival is flagged unless a person resolved it, it is contested already, or it asks nothing (no basis
+            // to record a verdict on).
+            rivals: rivals.compactMap { rival in
+                guard rival.state != PaymentState.resolved.rawValue, !isContested(rival),
+                    let basis = rival.verificationBasis
+                else { return nil }
                 let others = [name(payment)] + rivals.filter { key($0) != key(rival) }.map(name)
-                return (rival, RecordContest.contested(verification, of: name(rival), rivals: others))
+                return (rival, RecordContest.contested(verification, of: name(rival), rivals: others), basis)
             }
         )
     }

@@ -753,10 +753,11 @@ public final class PostgresLedgerStore: LedgerStore, Service {
         _ logger: Logger
     ) async throws -> RecordedServerVerdict? {
         func rows(_ sql: String, _ values: [String]) async throws -> [LedgerPayment] {
-            var bindings = PostgresBindings()
-            for value in values { bindings.append(value) }
-            return try await payments(
-                connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+            try await payments(
+                connection.query(
+                    PostgresQuery(unsafeSQL: sql, binds: bindings(values.map(SQLValue.text))),
+                    logger: logger
+                )
             )
         }
         let number: (Int) -> String = { "$\($0)" }
@@ -824,9 +825,8 @@ public final class PostgresLedgerStore: LedgerStore, Service {
             )
             return try await payments(rows).first
         }
-        for (rival, verification) in decision.rivals {
-            guard let basis = rival.verificationBasis else { continue }
-            _ = try await write(verification, on: rival, basis: basis, claims: [])
+        for rival in decision.rivals {
+            _ = try await write(rival.verification, on: rival.payment, basis: rival.basis, claims: [])
         }
         guard
             let row = try await write(decision.verification, on: payment, basis: verdict.basis, claims: decision.claims)

@@ -474,9 +474,8 @@ public final class SQLiteLedgerStore: LedgerStore {
                     arguments: StatementArguments(arguments)
                 )
             }
-            for (rival, verification) in decision.rivals {
-                guard let basis = rival.verificationBasis else { continue }
-                _ = try write(verification, on: rival, basis: basis, claims: [])
+            for rival in decision.rivals {
+                _ = try write(rival.verification, on: rival.payment, basis: rival.basis, claims: [])
             }
             guard let row = try write(decision.verification, on: payment, basis: verdict.basis, claims: decision.claims)
             else { return nil }
