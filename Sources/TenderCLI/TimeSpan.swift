@@ -33,9 +33,11 @@ struct TimeSpan: Sendable, Hashable, CustomStringConvertible {
     static func age(_ text: String) throws -> TimeSpan {
         // 0 is refused by parse, as any zero length is: more than 0.
         if !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }), text.utf8.contains(where: { $0 != 48 }) {
+            // A short number is echoed with each unit; a long one (a date typed without dashes) is not.
+            let units =
+                text.count <= 5 ? "\(text)d for \(text) days, or \(text)h, \(text)m, \(text)s" : "90d, 12h, 30m or 45s"
             throw CLIError(
-                "give it a unit: \(text)d for \(text) days, or \(text)h, \(text)m, \(text)s (a bare number is not read "
-                    + "here: it could mean days or seconds)."
+                "give it a unit: \(units) (a bare number is not read here: it could mean days or seconds)."
             )
         }
         return try parse(text, atMost: 100 * 365 * 86_400, "100 years (36500d)")
