@@ -282,4 +282,47 @@ struct CommandTests {
             #expect(lines.first?.contains("(version 4)") == true, "\(arguments): \(result.stderr)")
         }
     }
+
+    @Test(
+        "each PostgreSQL fault has its own line (issue 40 item 6): not reachable, no such database, a user refused; in serve and the commands",
+        .enabled(if: TemporaryPostgres.shouldRun, "PostgreSQL is not installed (CI sets TENDER_REQUIRE_POSTGRES=1)")
+    )
+    func postgresFaultsNamed() async throws {
+        let postgres = try TemporaryPostgres.start()
+        defer { postgres.destroy() }
+        let url = try postgres.createDatabase()
+        guard case .postgres(let location) = url else {
+            Issue.record("a PostgreSQL URL: \(url)")
+            return
+        }
+        _ = try postgres.psql(url, "CREATE ROLE ghost NOLOGIN")
+        let closed = try TemporaryPostgres.freePort()
+        let faults = [
+            ("postgres://postgres@127.0.0.1:\(closed)/ledger", "PostgreSQL at 127.0.0.1:\(closed) cannot be reached"),
+            (
+                "postgres://postgres@127.0.0.1:\(postgres.port)/no_such_ledger",
+                "does not exist on the PostgreSQL server"
+            ),
+            (
+                "postgres://ghost@127.0.0.1:\(postgres.port)/\(location.database)",
+                "refused the server's user or password"
+            ),
+        ]
+        for (database, words) in faults {
+            for arguments in [["devices", "list"], ["devices", "add", "Till"], ["serve", "--port", "0"]] {
+                // Each waits out the pool's patience: off the cooperative pool.
+                let result = try await offCooperativePool {
+                    Result {
+                        try ServerProcess.run(
+                            arguments + ["--database", database],
+                            environment: ["TENDER_OPERATOR_TOKEN": "top_fault-test-token-0123456789abcdef"]
+                        )
+                    }
+                }
+                .get()
+                #expect(result.status == 1, "\(arguments) \(database): \(result.stderr)")
+                #expect(result.stderr.contains(words), "\(arguments) \(database): \(result.stderr)")
+            }
+        }
+    }
 }

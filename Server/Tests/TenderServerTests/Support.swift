@@ -29,9 +29,14 @@ enum StoreKind: String, CustomStringConvertible, CaseIterable, Sendable {
             guard case .postgres(let url) = try server.createDatabase() else { fatalError("a PostgreSQL URL") }
             var logger = Logger(label: "test")
             logger.logLevel = .error
-            // A minute, not the server's 10 seconds: 16 copies of one device's batch wait on its row lock one after
-            // the other, which on a loaded machine takes longer than 10 seconds (the server would answer 503).
-            let store = PostgresLedgerStore(url: url, logger: logger, patience: .seconds(60))
+            // A minute, not the server's 2 and 10 seconds: 16 copies of one device's batch wait on its row lock one
+            // after the other, which on a loaded machine takes longer than 10 seconds (the server would answer 503).
+            let store = PostgresLedgerStore(
+                url: url,
+                logger: logger,
+                patience: .seconds(60),
+                statementLimit: .seconds(60)
+            )
             let running = Task { try await store.run() }
             defer { running.cancel() }
             try await store.migrate()

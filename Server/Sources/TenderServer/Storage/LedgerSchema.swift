@@ -219,28 +219,6 @@ enum LedgerSchema {
         """,
     ]
 
-    /// Opens an operator's session (its cookie's digest, when, until when), and drops the sessions that expired before
-    /// it: `startSession`'s two statements.
-    static func startSession(parameter: (Int) -> String) -> [String] {
-        [
-            "DELETE FROM operator_session WHERE expires_at <= \(parameter(1))",
-            """
-            INSERT INTO operator_session (session_digest, created_at, expires_at) \
-            VALUES (\(parameter(2)), \(parameter(1)), \(parameter(3)))
-            """,
-        ]
-    }
-
-    /// Whether a session is open (its digest, now): a row when it is.
-    static func openSession(parameter: (Int) -> String) -> String {
-        "SELECT 1 FROM operator_session WHERE session_digest = \(parameter(1)) AND expires_at > \(parameter(2))"
-    }
-
-    /// Ends a session (its digest).
-    static func endSession(parameter: (Int) -> String) -> String {
-        "DELETE FROM operator_session WHERE session_digest = \(parameter(1))"
-    }
-
     /// The statements that take a ledger at `version` to the current one, in order.
     static func upgrade(from version: Int64) -> [String] {
         (version < 2 ? version2 : []) + (version < 3 ? version3 : []) + (version < 4 ? version4 : [])
@@ -265,7 +243,7 @@ enum LedgerSchema {
     }
 
     /// The recorded version, once the version table is known to exist.
-    static let recordedVersion = "SELECT MAX(version) FROM ledger_version"
+    static let recordedVersion = "SELECT MAX(version) AS version FROM ledger_version"
 
     /// A device's columns, as ``SQLiteLedgerStore`` and ``PostgresLedgerStore`` read them.
     static let deviceColumns = """
@@ -302,121 +280,6 @@ enum LedgerSchema {
     /// (attention `unverifiable`) and it is asked no more.
     static let lookupHorizon: Int64 = 72 * 3_600_000
 
-    /// The payments that need the server's verdict (``toVerify``), are not contested on their current request (a
-    /// person decides those: asking again would find the same rival) and are not waiting to be asked again after an
-    /// `unverifiable` answer (`ask_after`), pending ones once expired before `now`, oldest first, read through
-    /// `payment_to_verify`; after a cursor when `after`. Parameters, in order: now, then the cursor's created_at,
-    /// device and payment when `after`, then the limit.
-    static func toVerifyQuery(after: Bool, parameter: (Int) -> String) -> String {
-        var sql = """
-            SELECT \(paymentColumns) FROM payment WHERE \(toVerify) \
-            AND (server_reason IS NULL OR server_reason <> 'contested' OR server_basis <> verification_basis) \
-            AND (state <> 'pending' OR expires_at < \(parameter(1))) AND (ask_after IS NULL OR ask_after <= \(parameter(1)))
-            """
-        var next = 2
-        if after {
-            sql += " AND (created_at, device_id, payment_id) > (\(parameter(2)), \(parameter(3)), \(parameter(4)))"
-            next = 5
-        }
-        return sql + " ORDER BY created_at, device_id, payment_id LIMIT \(parameter(next))"
-    }
-
-    /// The names of ``recordServerVerdict(parameter:)``'s parameters, in their positional order.
-    static let verdictParameters = [
-        "verdict", "reason", "message", "outcome", "evidence", "at", "basis", "device", "payment",
-    ]
-
-    /// Records the server's verdict on a payment whose request is still the one answered, and shows it; a
-    /// contradiction or a contest puts the payment in front of a person (unless it is unknown, which already does).
-    /// An `unverifiable` answer is asked again after ``askAgainAfter`` (by the answers so far, `asked_count`), and
-    /// past the ``lookupHorizon`` never, the payment in front of a person (attention `unverifiable`). Returns the payment's row. `parameter` names a value for the database.
-    static func recordServerVerdict(parameter: (String) -> String) -> String {
-        let verdict = parameter("verdict")
-        let pastHorizon = "\(parameter("at")) >= COALESCE(expires_at, created_at) + \(lookupHorizon)"
-        return """
-            UPDATE payment SET server_verdict = \(verdict), server_reason = \(parameter("reason")), \
-            server_message = \(parameter("message")), server_proven_outcome = \(parameter("outcome")), \
-            server_evidence = \(parameter("evidence")), server_verified_at = \(parameter("at")), \
-            server_basis = \(parameter("basis")), verdict = \(verdict), verified_at = \(parameter("at")), \
-            evidence = \(parameter("evidence")), \
-            attention = CASE WHEN \(verdict) = 'contradicted' AND (attention IS NULL OR attention <> 'unknown') \
-            THEN 'contradicted' WHEN \(parameter("reason")) = 'contested' AND (attention IS NULL OR attention <> 'unknown') \
-            THEN 'contested' WHEN \(verdict) = 'unverifiable' AND \(pastHorizon) AND attention IS NULL \
-            THEN 'unverifiable' ELSE attention END, \
-            ask_after = CASE WHEN \(verdict) <> 'unverifiable' THEN NULL WHEN \(pastHorizon) \
-            THEN 9223372036854775807 ELSE \(parameter("at")) + CASE asked_count \
-            \(askAgainAfter.dropLast().enumerated().map { "WHEN \($0.offset) THEN \($0.element)" }.joined(separator: " ")) \
-            ELSE \(askAgainAfter.last ?? 3_600_000) END END, \
-            asked_count = asked_count + 1 \
-            WHERE device_id = \(parameter("device")) AND payment_id = \(parameter("payment")) \
-            AND verification_basis = \(parameter("basis")) \
-            RETURNING \(paymentColumns)
-            """
-    }
-
-    /// The payment a verdict is recorded on (device, then payment); on PostgreSQL, with `FOR UPDATE` after it, its
-    /// row locked until the verdict's transaction ends.
-    static func paymentToRecord(parameter: (Int) -> String) -> String {
-        "SELECT \(paymentColumns) FROM payment WHERE device_id = \(parameter(1)) AND payment_id = \(parameter(2))"
-    }
-
-    /// The payments that claimed one of `count` records of a provider (the provider, then the records): candidates
-    /// of `LedgerRecordContest`, read through `record_claim`'s primary key and `payment`'s.
-    static func claimHolders(count: Int, parameter: (Int) -> String) -> String {
-        """
-        SELECT \(paymentColumns) FROM payment WHERE (device_id, payment_id) IN (SELECT device_id, payment_id \
-        FROM record_claim WHERE provider = \(parameter(1)) AND record_id IN (\(list(count, from: 2, parameter))))
-        """
-    }
-
-    /// The payments of a provider whose callback reported one of `count` record IDs (the provider, then the IDs):
-    /// candidates of `LedgerRecordContest`, read through `payment_by_transaction`.
-    static func namingPayments(count: Int, parameter: (Int) -> String) -> String {
-        """
-        SELECT \(paymentColumns) FROM payment WHERE transaction_id IN (\(list(count, from: 2, parameter))) \
-        AND provider = \(parameter(1))
-        """
-    }
-
-    /// Releases every record a payment claimed (device, then payment).
-    static func releaseClaims(parameter: (Int) -> String) -> String {
-        "DELETE FROM record_claim WHERE device_id = \(parameter(1)) AND payment_id = \(parameter(2))"
-    }
-
-    /// Claims a record for a payment (provider, record, device, payment, time). Two payments claiming one record:
-    /// the primary key refuses the second.
-    static func claimRecord(parameter: (Int) -> String) -> String {
-        """
-        INSERT INTO record_claim (provider, record_id, device_id, payment_id, claimed_at) \
-        VALUES (\(list(5, from: 1, parameter)))
-        """
-    }
-
-    /// `count` placeholders from the `first`th, separated by commas.
-    private static func list(_ count: Int, from first: Int, _ parameter: (Int) -> String) -> String {
-        (first..<(first + count)).map(parameter).joined(separator: ", ")
-    }
-
-    /// Adds a batch's deltas to the day's totals (`rows` value lists of day, device, provider, currency, payments,
-    /// approved, approved minor units): each sum stays within `BIGINT`, or that row is not changed and not returned,
-    /// which the store answers `invalid_change` (its transaction rolled back). A batch's own sums are checked before
-    /// (`TotalsContribution.add`); this checks them against what is stored.
-    static func addTotals(_ rows: [String]) -> String {
-        let sums = ["payments", "approved", "approved_minor_units"].map { column in
-            """
-            (CASE WHEN excluded.\(column) >= 0 THEN daily_total.\(column) <= 9223372036854775807 - excluded.\(column) \
-            ELSE daily_total.\(column) >= -9223372036854775807 - 1 - excluded.\(column) END)
-            """
-        }
-        return """
-            INSERT INTO daily_total (day, device_id, provider, currency, payments, approved, approved_minor_units) \
-            VALUES \(rows.joined(separator: ", ")) ON CONFLICT (day, device_id, provider, currency) DO UPDATE SET \
-            payments = daily_total.payments + excluded.payments, approved = daily_total.approved + excluded.approved, \
-            approved_minor_units = daily_total.approved_minor_units + excluded.approved_minor_units \
-            WHERE \(sums.joined(separator: " AND ")) RETURNING day
-            """
-    }
-
     /// What a batch that would take a day's total beyond `BIGINT` is answered.
     static let totalOutOfRange = LedgerError(
         .invalidChange,
@@ -424,46 +287,10 @@ enum LedgerSchema {
             + "device's software. Nothing was stored."
     )
 
-    /// What a batch records of its device (device ID, journal, held sequence, last seen, pruned unsent, last change,
-    /// backlog, Tender version); returns the held sequence. A batch that does not say its last change, backlog or
-    /// version leaves what the device said before.
-    static func recordSync(parameter: (Int) -> String) -> String {
-        """
-        UPDATE device SET journal_id = \(parameter(2)), held_sequence = \(parameter(3)), last_seen = \(parameter(4)), \
-        pruned_unsent = pruned_unsent + \(parameter(5)), last_change_at = COALESCE(\(parameter(6)), last_change_at), \
-        backlog = COALESCE(\(parameter(7)), backlog), tender_version = COALESCE(\(parameter(8)), tender_version) \
-        WHERE device_id = \(parameter(1)) RETURNING held_sequence
-        """
-    }
-
-    /// The payments in front of a person, by device and currency: how many, and how much money (a page's Devices).
-    static let attentionByDevice = """
-        SELECT device_id, currency, COUNT(*), CAST(SUM(amount_minor_units) AS BIGINT) FROM payment \
-        WHERE attention IS NOT NULL GROUP BY device_id, currency ORDER BY device_id, currency
-        """
-
     /// The provider record columns every read returns.
     static let recordColumns = """
         provider, kind, record_id, merchant_id, location_id, order_id, status, created_at, revision, body
         """
-
-    /// The names of ``upsertRecord(parameter:)``'s parameters, in their positional order.
-    static let recordParameters = [
-        "provider", "kind", "record", "merchant", "location", "order", "status", "created", "revision", "body",
-        "received",
-    ]
-
-    /// Stores a pushed record, replacing the one of the same seller held only when its revision is higher (events come
-    /// out of order). The `merchant` parameter is `''` for a record that names no seller.
-    static func upsertRecord(parameter: (String) -> String) -> String {
-        """
-        INSERT INTO provider_record (provider, kind, record_id, merchant_id, location_id, order_id, status, \
-        created_at, revision, body, received_at) VALUES (\(recordParameters.map(parameter).joined(separator: ", "))) \
-        ON CONFLICT (provider, merchant_id, kind, record_id) DO UPDATE SET location_id = excluded.location_id, order_id = excluded.order_id, status = excluded.status, \
-        created_at = excluded.created_at, revision = excluded.revision, body = excluded.body, \
-        received_at = excluded.received_at WHERE excluded.revision > provider_record.revision
-        """
-    }
 
     /// The payment columns every read returns, in ``LedgerPayment``'s order.
     static let paymentColumns = """
@@ -517,60 +344,6 @@ enum LedgerSchema {
     static let changeColumns =
         "device_id, sequence, payment_id, kind, at, from_state, to_state, note, received_at"
 
-    /// The `WHERE` conditions and the `ORDER BY` of a listing; `parameter` names the n-th bound value for the
-    /// database (`?` for SQLite, `$n` for PostgreSQL), called in the order the values are returned.
-    static func listing(_ query: PaymentQuery, parameter: (Int) -> String) -> (sql: String, values: [SQLValue]) {
-        var conditions: [String] = []
-        var values: [SQLValue] = []
-        func bind(_ value: SQLValue) -> String {
-            values.append(value)
-            return parameter(values.count)
-        }
-        if let state = query.state { conditions.append("state = \(bind(.text(state)))") }
-        if let verdict = query.verdict {
-            if verdict == PaymentQuery.unverified {
-                conditions.append("verdict IS NULL")
-            } else {
-                conditions.append("verdict = \(bind(.text(verdict)))")
-            }
-        }
-        if let device = query.deviceID { conditions.append("device_id = \(bind(.text(device)))") }
-        if let provider = query.provider { conditions.append("provider = \(bind(.text(provider)))") }
-        if let since = query.since { conditions.append("created_at >= \(bind(.integer(since)))") }
-        if let until = query.until { conditions.append("created_at < \(bind(.integer(until)))") }
-        if let cursor = query.cursor {
-            let created = bind(.integer(cursor.createdAt))
-            let device = bind(.text(cursor.deviceID))
-            let payment = bind(.text(cursor.paymentID))
-            conditions.append("(created_at, device_id, payment_id) < (\(created), \(device), \(payment))")
-        }
-        let limit = bind(.integer(Int64(query.limit + 1)))
-        var sql = "SELECT \(paymentColumns) FROM payment"
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += " ORDER BY created_at DESC, device_id DESC, payment_id DESC LIMIT \(limit)"
-        return (sql, values)
-    }
-
-    /// The totals' query; see ``listing(_:parameter:)`` for `parameter`.
-    static func totals(_ query: TotalsQuery, parameter: (Int) -> String) -> (sql: String, values: [SQLValue]) {
-        var values: [SQLValue] = [.integer(query.since), .integer(query.until)]
-        var sql = """
-            SELECT day, provider, currency, CAST(SUM(payments) AS BIGINT), CAST(SUM(approved) AS BIGINT), \
-            CAST(SUM(approved_minor_units) AS BIGINT) FROM daily_total \
-            WHERE day >= \(parameter(1)) AND day < \(parameter(2))
-            """
-        if let device = query.deviceID {
-            values.append(.text(device))
-            sql += " AND device_id = \(parameter(values.count))"
-        }
-        if let provider = query.provider {
-            values.append(.text(provider))
-            sql += " AND provider = \(parameter(values.count))"
-        }
-        sql += " GROUP BY day, provider, currency HAVING SUM(payments) > 0 ORDER BY day DESC, provider, currency"
-        return (sql, values)
-    }
-
     /// The queries whose plans ``LedgerStore/queryPlans()`` reports, by name, with sample values.
     static let plannedListings: [(String, PaymentQuery)] = [
         ("listing: first page", PaymentQuery()),
@@ -592,10 +365,4 @@ enum LedgerSchema {
             )
         ),
     ]
-}
-
-/// A value bound to a query: the few types the ledger's columns hold.
-enum SQLValue: Hashable {
-    case text(String)
-    case integer(Int64)
 }

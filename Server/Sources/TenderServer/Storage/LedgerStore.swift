@@ -1,8 +1,9 @@
 public import TenderSync
 
 /// Where the ledger lives: PostgreSQL for fleets (``PostgresLedgerStore``), SQLite as the embedded default
-/// (``SQLiteLedgerStore``). Both pass one conformance suite, and every query of the ingest path, the listing and the
-/// filters reads an index (``queryPlans()``).
+/// (``SQLiteLedgerStore``). Both are one implementation, ``SQLLedgerStore``, whose statements are written once; both
+/// pass one conformance suite, and every query of the ingest path, the listing and the filters reads an index
+/// (``queryPlans()``).
 ///
 /// Times are milliseconds since 1970 (UTC). A store throws ``LedgerError`` for what the caller did
 /// (`another_journal`, `out_of_sequence`, `not_found`); anything else it throws means the database failed or cannot be

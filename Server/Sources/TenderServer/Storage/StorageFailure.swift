@@ -19,27 +19,8 @@ enum StorageFailure {
                 ]
                 return defects.contains(error.code) ? nil : .unavailable
             }
+            if let specific = specific(error) { return specific }
             let state = error.serverInfo?[.sqlState] ?? ""
-            if state == "28P01" || state == "28000" {
-                return LedgerError(
-                    .unavailable,
-                    "PostgreSQL refused the server's user or password; nothing was stored. Check the user and password "
-                        + "in --database (postgres://USER:PASSWORD@HOST/DB) and the server's pg_hba.conf."
-                )
-            }
-            if state == "3D000" {
-                return LedgerError(
-                    .unavailable,
-                    "The database named in --database does not exist on the PostgreSQL server; create it (createdb) "
-                        + "or name another."
-                )
-            }
-            if state == "53100" {
-                return LedgerError(
-                    .unavailable,
-                    "The PostgreSQL server's disk is full; nothing was stored. Free space there, then retry."
-                )
-            }
             // 08: connection, 53: resources, 57: shut down or cancelled (a statement time-out), 40: a serialization
             // failure or deadlock, 55P03: a lock not available in time, 25006: a read-only server (a standby).
             let retryable =
@@ -61,6 +42,38 @@ enum StorageFailure {
             }
         case is CancellationError, is IOError, is ChannelError:
             return .unavailable
+        default:
+            return nil
+        }
+    }
+
+    /// The 503 of a PostgreSQL fault that has its own words: the user or password refused, no such database, a
+    /// full disk, a server starting or stopping; `nil` for any other error.
+    static func specific(_ error: any Error) -> LedgerError? {
+        guard let error = error as? PSQLError, error.code == .server else { return nil }
+        switch error.serverInfo?[.sqlState] ?? "" {
+        case "28P01", "28000":
+            return LedgerError(
+                .unavailable,
+                "PostgreSQL refused the server's user or password; nothing was stored. Check the user and password "
+                    + "in --database (postgres://USER:PASSWORD@HOST/DB) and the server's pg_hba.conf."
+            )
+        case "3D000":
+            return LedgerError(
+                .unavailable,
+                "The database named in --database does not exist on the PostgreSQL server; create it (createdb) "
+                    + "or name another."
+            )
+        case "53100":
+            return LedgerError(
+                .unavailable,
+                "The PostgreSQL server's disk is full; nothing was stored. Free space there, then retry."
+            )
+        case "57P03":
+            return LedgerError(
+                .unavailable,
+                "PostgreSQL is starting up or shutting down; nothing was stored. Retry in a moment."
+            )
         default:
             return nil
         }
