@@ -24,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // HTTP/1.1's request and response parts, for the connection deadlines.
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        // `GET /metrics`: swift-metrics' counters and timers, in Prometheus' text format.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The ledger: storage (PostgreSQL and SQLite behind one protocol), ingest, the operator's API and page.
@@ -45,6 +48,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // The `tender-server` command: serve, devices, reconcile, demo.

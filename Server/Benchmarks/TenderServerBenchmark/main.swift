@@ -58,7 +58,13 @@ func startLedger() async throws -> Ledger {
     let store = PostgresLedgerStore(url: url, logger: logger)
     var quiet = Logger(label: "server")
     quiet.logLevel = .error
-    let server = LedgerServer(store: store, operatorToken: OperatorToken("top_benchmark"), logger: quiet)
+    // With its metrics, as `serve` runs: the sync's counter and histogram are on the measured path.
+    let server = LedgerServer(
+        store: store,
+        operatorToken: OperatorToken("top_benchmark"),
+        logger: quiet,
+        metrics: LedgerMetrics()
+    )
     let port = Locked<Int?>(nil)
     let application = Application(
         router: server.router(),

@@ -48,7 +48,8 @@ struct ServeCommand: AsyncParsableCommand {
             POST /v1/webhooks/square takes Square's signed events. Every --reconcile-every (60s by default; 0 \
             turns it off) the server reconciles the ledger with the providers: the webhooks' records first, then \
             their APIs with SQUARE_ACCESS_TOKEN, and SUMUP_ACCESS_TOKEN with SUMUP_MERCHANT_CODE. Devices read its \
-            verdicts at GET /v1/verifications/{payment_id}.
+            verdicts at GET /v1/verifications/{payment_id}. GET /metrics serves Prometheus' text format to \
+            Authorization: Bearer with TENDER_METRICS_TOKEN or the operator token.
             """
     )
 
@@ -278,11 +279,14 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         let transport = NIOProviderTransport()
+        let metrics = LedgerMetrics()
         let reconciler = CentralReconciler(
             store: store,
-            verifiers: try providers.verifiers(transport: transport),
+            verifiers: try providers.verifiers(transport: transport, metrics: metrics),
             logger: logger
         )
+        let metricsToken = ProcessInfo.processInfo.environment["TENDER_METRICS_TOKEN"]
+            .flatMap { $0.isEmpty ? nil : OperatorToken($0) }
         let (orders, pushed) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
         let server = LedgerServer(
             store: store,
@@ -291,7 +295,9 @@ struct ServeCommand: AsyncParsableCommand {
             squareWebhooks: webhooks,
             pushedOrder: { pushed.yield($0) },
             sessionLifetime: lifetime.components.seconds * 1000,
-            silentAfter: silence.components.seconds * 1000
+            silentAfter: silence.components.seconds * 1000,
+            metrics: metrics,
+            metricsToken: metricsToken
         )
         let host = self.host
         var services: [any Service] = service.map { [$0] } ?? []
@@ -413,8 +419,12 @@ struct ProviderOptions: ParsableArguments {
         squareMerchantID ?? ProcessInfo.processInfo.environment["SQUARE_MERCHANT_ID"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// The verifiers of the providers whose credentials are in the environment, sending through `transport`.
-    func verifiers(transport: any ProviderTransport) throws -> ServerVerifiers {
+    /// The verifiers of the providers whose credentials are in the environment, sending through `transport`; each
+    /// provider's requests counted in `metrics`, if given.
+    func verifiers(transport base: any ProviderTransport, metrics: LedgerMetrics? = nil) throws -> ServerVerifiers {
+        func transport(_ provider: String) -> any ProviderTransport {
+            metrics.map { CountedTransport(base, provider: provider, metrics: $0) } ?? base
+        }
         let environment = ProcessInfo.processInfo.environment
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         var base: URL?
@@ -431,7 +441,7 @@ struct ProviderOptions: ParsableArguments {
         if let token = value("SQUARE_ACCESS_TOKEN") {
             let environment = try base.map { try SquareEnvironment(baseURL: $0) } ?? .production
             verifiers.square = SquarePaymentVerifier(
-                client: SquareConnectClient(environment: environment, transport: transport),
+                client: SquareConnectClient(environment: environment, transport: transport("square")),
                 accessToken: SquareAccessToken(token)
             )
         }
@@ -439,7 +449,7 @@ struct ProviderOptions: ParsableArguments {
         case (let token?, let merchant?):
             let environment = try base.map { try SumUpEnvironment(baseURL: $0) } ?? .production
             verifiers.sumUp = SumUpPaymentVerifier(
-                client: SumUpAPIClient(environment: environment, transport: transport),
+                client: SumUpAPIClient(environment: environment, transport: transport("sumup")),
                 merchantCode: merchant,
                 accessToken: SumUpAccessToken(token)
             )

@@ -33,6 +33,10 @@ public struct LedgerServer: Sendable {
     public let sessionLifetime: Int64
     /// After how long without a sync a device is silent (`--silent-after`), in milliseconds.
     public let silentAfter: Int64
+    /// The metrics, when the server serves them (`GET /metrics`).
+    public let metrics: LedgerMetrics?
+    /// The token `GET /metrics` takes besides the operator's (`TENDER_METRICS_TOKEN`), if any.
+    public let metricsToken: OperatorToken?
 
     /// The login cookie's name.
     public static let cookieName = "tender_operator"
@@ -50,8 +54,12 @@ public struct LedgerServer: Sendable {
         pushedOrder: @escaping @Sendable (String) -> Void = { _ in },
         sessionLifetime: Int64 = LedgerServer.defaultSessionLifetime,
         silentAfter: Int64 = LedgerServer.defaultSilentAfter,
+        metrics: LedgerMetrics? = nil,
+        metricsToken: OperatorToken? = nil,
         now: @escaping @Sendable () -> Int64 = { Timestamp.milliseconds(Date()) }
     ) {
+        self.metrics = metrics
+        self.metricsToken = metricsToken
         self.sessionLifetime = max(1, sessionLifetime)
         self.silentAfter = max(1, silentAfter)
         self.store = store
@@ -72,9 +80,12 @@ public struct LedgerServer: Sendable {
         let identify = Identify(store: store, operatorToken: operatorToken, now: now)
 
         router.get("/health") { _, _ in await health() }
+        router.group().add(middleware: AnswerErrors(route: "metrics", page: false, logger: logger))
+            .get("/metrics") { request, _ in try await metricsText(request) }
         router.group().add(middleware: AnswerErrors(route: "webhook", page: false, logger: logger))
             .post("/v1/webhooks/square") { request, _ in try await squareWebhook(request) }
-        router.group().add(middleware: AnswerErrors(route: "sync", page: false, logger: logger))
+        router.group().add(middleware: TimeSyncs(metrics: metrics))
+            .add(middleware: AnswerErrors(route: "sync", page: false, logger: logger))
             .add(middleware: identify).add(middleware: RequireDevice(action: "sync"))
             .post("/v1/events") { request, context in try await events(request, device: context.device()) }
         router.group().add(middleware: AnswerErrors(route: "verification", page: false, logger: logger))
@@ -121,7 +132,7 @@ public struct LedgerServer: Sendable {
                 "health: the database does not answer",
                 metadata: ["error": "\(StorageFailure.describe(error))"]
             )
-            let failure = StorageFailure.unavailable(error) ?? .unavailable
+            let failure = (error as? LedgerError) ?? StorageFailure.unavailable(error) ?? .unavailable
             return Self.json(
                 .object([
                     "status": .string("unavailable"), "part": .string("database"),
@@ -130,6 +141,24 @@ public struct LedgerServer: Sendable {
                 status: .serviceUnavailable
             )
         }
+    }
+
+    /// `GET /metrics`: the metrics in Prometheus' text format (``LedgerMetrics``), for `Authorization: Bearer` with
+    /// the metrics token or the operator's; 404 when the server serves none.
+    func metricsText(_ request: Request) async throws -> Response {
+        guard let metrics else { throw LedgerError(.notFound, "This server serves no metrics.") }
+        let parts = request.headers[.authorization].map { $0.split(separator: " ", maxSplits: 1) } ?? []
+        let credential = parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]) : ""
+        guard operatorToken.matches(credential) || metricsToken?.matches(credential) == true else {
+            throw LedgerError(
+                .unauthorized,
+                "Send TENDER_METRICS_TOKEN (or the operator token) as Authorization: Bearer to read the metrics."
+            )
+        }
+        let text = try await metrics.text(store: store, now: now(), silentAfter: silentAfter)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
     func events(_ request: Request, device: Device) async throws -> Response {
@@ -163,6 +192,7 @@ public struct LedgerServer: Sendable {
                 "acknowledged_through": "\(held)",
             ]
         )
+        metrics?.synced(changes: batch.changes.count)
         let acknowledgement = SyncAcknowledgement(
             acknowledgedThrough: held,
             notice: SyncAcknowledgement.notice(for: batch)
@@ -202,24 +232,34 @@ public struct LedgerServer: Sendable {
             )
         }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > SquareWebhooks.maximumBytes {
+            metrics?.webhook(provider: "square", result: "invalid")
             throw Self.tooLargeEvent
         }
         let body: Data
         do {
             body = Data(try await request.body.collect(upTo: SquareWebhooks.maximumBytes).readableBytesView)
         } catch is NIOTooManyBytesError {
+            metrics?.webhook(provider: "square", result: "invalid")
             throw Self.tooLargeEvent
         }
         let signature = HTTPField.Name(SquareWebhooks.signatureHeader).flatMap { request.headers[$0] }
         guard webhooks.isSigned(body, signature: signature) else {
             logger.warning("webhook refused: the signature does not verify", metadata: ["provider": "square"])
+            metrics?.webhook(provider: "square", result: "refused")
             throw LedgerError(
                 .forbidden,
                 "The webhook's signature does not verify for this notification URL and body; nothing was stored."
             )
         }
-        let event = try ProviderEvent(squareEvent: body)
+        let event: ProviderEvent
+        do {
+            event = try ProviderEvent(squareEvent: body)
+        } catch {
+            metrics?.webhook(provider: "square", result: "invalid")
+            throw error
+        }
         let isNew = try await store.recordEvent(event, receivedAt: now())
+        metrics?.webhook(provider: "square", result: isNew ? "stored" : "duplicate")
         logger.info(
             "webhook",
             metadata: [

@@ -218,6 +218,21 @@ extension LedgerSchema {
         FROM payment WHERE attention IS NOT NULL GROUP BY device_id, currency ORDER BY device_id, currency
         """
 
+    /// The payments flagged for a person, by reason and currency: how many, how much (through `payment_attention`).
+    static let attentionByReason: SQL = """
+        SELECT attention AS reason, currency, COUNT(*) AS payments, CAST(SUM(amount_minor_units) AS BIGINT) AS amount \
+        FROM payment WHERE attention IS NOT NULL GROUP BY attention, currency
+        """
+
+    /// The pending payments whose hand-off expired before `now`, by currency (through `payment_pending_expiry`).
+    static func expiredByCurrency(now: Int64, _ dialect: SQLDialect) -> SQL {
+        """
+        SELECT 'expired' AS reason, currency, COUNT(*) AS payments, CAST(SUM(amount_minor_units) AS BIGINT) AS amount \
+        FROM payment\(raw: dialect.indexedBy("payment_pending_expiry")) WHERE state = 'pending' AND expires_at < \(now) \
+        GROUP BY currency
+        """
+    }
+
     // MARK: The providers' word
 
     /// Keeps a provider's event by its ID; returns a row only when it was new (a duplicate changes nothing).

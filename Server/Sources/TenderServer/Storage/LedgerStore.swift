@@ -95,6 +95,10 @@ public protocol LedgerStore: Sendable {
     /// The payments in front of a person, by device and currency: how many, and how much money.
     func attentionByDevice() async throws -> [DeviceAttention]
 
+    /// The payments in front of a person, by reason (their `attention`, or `expired` for a pending payment whose
+    /// hand-off expired before `now`) and currency: how many, and how much money (the metrics).
+    func attentionTally(now: Int64) async throws -> [AttentionTally]
+
     /// Opens an operator's session: the SHA-256 (hex) of its cookie's value, from `at` until `expiresAt` (both
     /// milliseconds); sessions expired by `at` are dropped.
     func startSession(digest: String, at: Int64, expiresAt: Int64) async throws
@@ -183,6 +187,26 @@ public struct DeviceAttention: Sendable, Hashable {
     /// Creates a tally.
     public init(deviceID: String, currency: String, payments: Int64, amountMinorUnits: Int64) {
         self.deviceID = deviceID
+        self.currency = currency
+        self.payments = payments
+        self.amountMinorUnits = amountMinorUnits
+    }
+}
+
+/// The payments in front of a person for one reason, in one currency.
+public struct AttentionTally: Sendable, Hashable {
+    /// Why: `unknown`, `contested`, `contradicted`, `needs_reconciliation`, `unverifiable`, or `expired`.
+    public var reason: String
+    /// The currency.
+    public var currency: String
+    /// How many payments.
+    public var payments: Int64
+    /// Their amounts' sum, in minor units.
+    public var amountMinorUnits: Int64
+
+    /// Creates a tally.
+    public init(reason: String, currency: String, payments: Int64, amountMinorUnits: Int64) {
+        self.reason = reason
         self.currency = currency
         self.payments = payments
         self.amountMinorUnits = amountMinorUnits

@@ -7,9 +7,9 @@ public import ServiceLifecycle
 /// are ``SQLLedgerStore``'s; this type opens the pool and says how PostgreSQL differs.
 ///
 /// Waiting is bounded by the database's own time-outs, so that a request answered 503 committed nothing: a connection
-/// not lent within the store's patience fails the call before any statement ran (the database is down, unreachable or
-/// overloaded), and each session runs with `statement_timeout` (10 s, waiting for locks included), which PostgreSQL
-/// enforces by rolling the transaction back. Run the store (``run()``) as a service for as long as it is used; the
+/// not lent within the store's patience fails the call before any statement ran when the database cannot be used from
+/// here (down, unreachable, refusing the user, no such database: the error says which), and each session runs with
+/// `statement_timeout` (10 s, waiting for locks included), which PostgreSQL enforces by rolling the transaction back. Run the store (``run()``) as a service for as long as it is used; the
 /// pool reconnects when the database is back.
 public final class PostgresLedgerStore: SQLLedgerStore, Service {
     private let client: PostgresClient
@@ -17,7 +17,9 @@ public final class PostgresLedgerStore: SQLLedgerStore, Service {
     public let database: SQLLedgerDatabase
 
     /// A store for the database `url` names (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB`). A call that waits longer
-    /// than `patience` for a connection throws `unavailable` (the server answers 503 and the device retries); a
+    /// than `patience` for a connection of a database that cannot be used throws `unavailable`, naming why (the server
+    /// answers 503 and the device retries; a database that answers while the pool is busy is waited for up to
+    /// `statementLimit`); a
     /// statement that runs, or waits for a lock, longer than `statementLimit` is ended by PostgreSQL, its transaction
     /// rolled back (also 503).
     public init(
@@ -67,7 +69,7 @@ struct PostgresDatabase: LedgerDatabase {
     let logger: Logger
     let patience: Duration
     /// The last diagnosis of a connection not lent, and when it was made: one a second at most.
-    private let diagnosed = NIOLockedValueBox<(at: ContinuousClock.Instant, error: LedgerError)?>(nil)
+    private let diagnosed = NIOLockedValueBox<(at: ContinuousClock.Instant, error: LedgerError?)?>(nil)
 
     /// PostgreSQL's `statement_timeout`, which includes waiting for locks.
     let statementLimit: Duration
@@ -150,9 +152,11 @@ struct PostgresDatabase: LedgerDatabase {
     /// The advisory lock's key for reconciliation; the migration's is 7305.
     static let reconcileLock: Int64 = 7306
 
-    /// Runs `body` on a connection of the pool, or throws `unavailable` when none is lent within the patience (the
-    /// pool waits for a database that went away for as long as it is asked to). The deadline ends the wait for a
-    /// connection only: once `body` started, its statements run to their end or to PostgreSQL's own time-outs, so
+    /// Runs `body` on a connection of the pool, or throws `unavailable` when none is lent in time: after the patience,
+    /// when the database cannot be used from here (``diagnosis()``: not reachable, refusing the user, no such
+    /// database, starting or stopping), or after the statement limit when it answers and the pool is only busy. The
+    /// pool itself waits for a database that went away for as long as it is asked to. The deadline ends the wait for
+    /// a connection only: once `body` started, its statements run to their end or to PostgreSQL's own time-outs, so
     /// that what the caller is told is what happened.
     private func leased<Result: Sendable>(
         patience: Duration? = nil,
@@ -163,29 +167,52 @@ struct PostgresDatabase: LedgerDatabase {
         return try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask {
                 try await client.withConnection { connection in
-                    guard lease.withLockedValue({ $0.advance(to: .lent) }) else { throw CancellationError() }
+                    guard lease.withLockedValue({ $0.advance(to: .lent) }) else { throw LateLease() }
                     return try await body(connection)
                 }
             }
             group.addTask {
                 try await Task.sleep(for: patience)
+                guard lease.withLockedValue({ $0 == .waiting }) else { return nil }
+                let failure = await database.diagnosis()
+                if failure == nil {
+                    // The database answers: the pool is busy, or making its first connections on a loaded machine.
+                    try await Task.sleep(for: max(.zero, database.statementLimit - patience))
+                }
                 guard lease.withLockedValue({ $0.advance(to: .late) }) else { return nil }
-                throw await database.diagnosis(after: patience)
+                throw failure
+                    ?? LedgerError(
+                        .unavailable,
+                        "The ledger's PostgreSQL answers, but the server's pool lent no connection within "
+                            + "\(database.statementLimit): every connection is busy; nothing was stored. Retry later."
+                    )
             }
-            while let answer = try await group.next() {
-                if let answer {
+            while let result = await group.nextResult() {
+                switch result {
+                case .success(let answer?):
                     group.cancelAll()
                     return answer
+                case .success(nil), .failure(is LateLease):
+                    continue
+                case .failure(let error as PSQLError) where error.code != .server:
+                    // The connection failed (the database went away meanwhile): say why, if it can be told.
+                    group.cancelAll()
+                    throw await database.diagnosis() ?? error
+                case .failure(let error):
+                    throw error
                 }
             }
             throw CancellationError()
         }
     }
 
-    /// Why no connection was lent within `patience`, found by opening one directly (within a second): the database
-    /// cannot be reached, refuses the user or password, has no such database, is starting or stopping, or answers
-    /// and so is only busy. Made at most once a second; a call in between is told the last one.
-    func diagnosis(after patience: Duration) async -> LedgerError {
+    /// A connection lent after the call gave up waiting for it: handed back at once.
+    private struct LateLease: Error {}
+
+    /// Why the pool lends no connection, found by opening one directly (within a second): `nil` when the database
+    /// answers; else what is wrong, in its own words (not reachable, the user or password refused, no such database,
+    /// starting or stopping). Made at most once a second; a call in between is told the last one.
+    func diagnosis() async -> LedgerError? {
         let now = ContinuousClock.now
         if let last = diagnosed.withLockedValue({ $0 }), last.at.duration(to: now) < .seconds(1) { return last.error }
         var configuration = PostgresConnection.Configuration(
@@ -197,15 +224,11 @@ struct PostgresDatabase: LedgerDatabase {
             tls: .disable
         )
         configuration.options.connectTimeout = .seconds(1)
-        let answer: LedgerError
+        let answer: LedgerError?
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
             try? await connection.close()
-            answer = LedgerError(
-                .unavailable,
-                "The ledger's PostgreSQL lent no connection within \(patience): every connection of the server's pool "
-                    + "is busy; nothing was stored. Retry later."
-            )
+            answer = nil
         } catch {
             answer =
                 StorageFailure.specific(error)

@@ -371,6 +371,23 @@ extension SQLLedgerStore {
         }
     }
 
+    /// The payments in front of a person, by reason and currency.
+    public func attentionTally(now: Int64) async throws -> [AttentionTally] {
+        let dialect = db.dialect
+        return try await db.read { session in
+            try await session.rows(LedgerSchema.attentionByReason)
+                + session.rows(LedgerSchema.expiredByCurrency(now: now, dialect))
+        }
+        .map { row in
+            AttentionTally(
+                reason: try row.requiredText("reason"),
+                currency: try row.requiredText("currency"),
+                payments: try row.requiredInteger("payments"),
+                amountMinorUnits: try row.requiredInteger("amount")
+            )
+        }
+    }
+
     /// Opens an operator's session.
     public func startSession(digest: String, at: Int64, expiresAt: Int64) async throws {
         try await db.transaction { session in
