@@ -282,12 +282,11 @@ struct PostgresSession: SQLSession {
         let query = Self.query(statement)
         let fetch: @Sendable () async throws -> [SQLRow] = {
             var rows: [SQLRow] = []
+            var columns: SQLRow.Columns?
             for try await row in try await connection.query(query, logger: logger) {
-                var values: [String: SQLValue] = [:]
-                for cell in row {
-                    values[cell.columnName] = try Self.value(cell)
-                }
-                rows.append(SQLRow(values: values))
+                let names = columns ?? SQLRow.Columns(row.map(\.columnName))
+                columns = names
+                rows.append(SQLRow(columns: names, values: try row.map(Self.value)))
             }
             return rows
         }

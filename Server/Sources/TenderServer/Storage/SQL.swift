@@ -90,8 +90,19 @@ enum SQLValue: Sendable, Hashable {
 /// A row read from the ledger, by column name. A column missing or of another type is a defect of ours (the
 /// statement and the reader disagree), thrown as ``SQLRow/Mismatch``.
 struct SQLRow: Sendable {
-    /// The row's values by column name (`NULL` as `nil`).
-    let values: [String: SQLValue]
+    /// A result's column names and their positions: one table for all of its rows.
+    final class Columns: Sendable {
+        let positions: [String: Int]
+
+        init(_ names: [String]) {
+            positions = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    /// The result's columns.
+    let columns: Columns
+    /// The row's values in the columns' order (`NULL` as `nil`).
+    let values: [SQLValue]
 
     /// A column the row does not have, or has with another type.
     struct Mismatch: Error, CustomStringConvertible {
@@ -101,7 +112,10 @@ struct SQLRow: Sendable {
 
     /// The column's value, `nil` for `NULL` (SQLite's `NULL` has no type).
     private func cell(_ column: String) throws -> SQLValue? {
-        guard let value = values[column] else { throw Mismatch(column: column) }
+        guard let position = columns.positions[column], position < values.count else {
+            throw Mismatch(column: column)
+        }
+        let value = values[position]
         switch value {
         case .text(nil), .integer(nil), .bool(nil): return nil
         default: return value

@@ -123,7 +123,7 @@ struct SQLiteSession: SQLSession {
     func rows(_ statement: SQL) async throws -> [SQLRow] {
         let (text, arguments) = Self.prepared(statement)
         let read: @Sendable (Database) throws -> [SQLRow] = { db in
-            try Row.fetchAll(db.cachedStatement(sql: text), arguments: arguments).map(Self.row)
+            try Self.rows(Row.fetchAll(db.cachedStatement(sql: text), arguments: arguments))
         }
         return writes ? try await pool.writeWithoutTransaction(read) : try await pool.read(read)
     }
@@ -147,17 +147,23 @@ struct SQLiteSession: SQLSession {
         return (text, StatementArguments(arguments))
     }
 
-    static func row(_ row: Row) throws -> SQLRow {
-        var values: [String: SQLValue] = [:]
-        for (column, value) in row {
-            switch value.storage {
-            case .null: values[column] = .text(nil)
-            case .int64(let number): values[column] = .integer(number)
-            case .string(let text): values[column] = .text(text)
-            case .double, .blob: throw SQLRow.Mismatch(column: column)
-            }
+    /// The rows of a result, their columns' table made once.
+    static func rows(_ rows: [Row]) throws -> [SQLRow] {
+        guard let first = rows.first else { return [] }
+        let columns = SQLRow.Columns(Array(first.columnNames))
+        return try rows.map { row in
+            SQLRow(
+                columns: columns,
+                values: try zip(row.columnNames, row.databaseValues).map { column, value in
+                    switch value.storage {
+                    case .null: .text(nil)
+                    case .int64(let number): .integer(number)
+                    case .string(let text): .text(text)
+                    case .double, .blob: throw SQLRow.Mismatch(column: column)
+                    }
+                }
+            )
         }
-        return SQLRow(values: values)
     }
 }
 
