@@ -143,9 +143,14 @@ struct PostgresDatabase: LedgerDatabase {
     }
 
     /// `SELECT 1` within a second (or the patience, if shorter): `/health` says at once that the database is not there.
+    /// A pool too busy to lend a connection then, while the database answers one of the server's own, is an answer.
     func ping() async throws {
-        _ = try await leased(patience: min(patience, .seconds(1))) { connection in
-            try await session(on: connection).execute("SELECT 1")
+        do {
+            _ = try await leased(patience: min(patience, .seconds(1)), waitWhenBusy: false) { connection in
+                try await session(on: connection).execute("SELECT 1")
+            }
+        } catch is PoolBusy {
+            return
         }
     }
 
@@ -160,6 +165,7 @@ struct PostgresDatabase: LedgerDatabase {
     /// that what the caller is told is what happened.
     private func leased<Result: Sendable>(
         patience: Duration? = nil,
+        waitWhenBusy: Bool = true,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let lease = NIOLockedValueBox(Lease.waiting)
@@ -175,6 +181,10 @@ struct PostgresDatabase: LedgerDatabase {
                 try await Task.sleep(for: patience)
                 guard lease.withLockedValue({ $0 == .waiting }) else { return nil }
                 let failure = await database.diagnosis()
+                if failure == nil, !waitWhenBusy {
+                    guard lease.withLockedValue({ $0.advance(to: .late) }) else { return nil }
+                    throw PoolBusy()
+                }
                 if failure == nil {
                     // The database answers: the pool is busy, or making its first connections on a loaded machine.
                     try await Task.sleep(for: max(.zero, database.statementLimit - patience))
@@ -208,6 +218,9 @@ struct PostgresDatabase: LedgerDatabase {
 
     /// A connection lent after the call gave up waiting for it: handed back at once.
     private struct LateLease: Error {}
+
+    /// No connection lent within the patience, though the database answered one of the server's own.
+    private struct PoolBusy: Error {}
 
     /// Why the pool lends no connection, found by opening one directly (within a second): `nil` when the database
     /// answers; else what is wrong, in its own words (not reachable, the user or password refused, no such database,
