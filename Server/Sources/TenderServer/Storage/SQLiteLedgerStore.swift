@@ -12,14 +12,11 @@ import Glibc
 /// other; reads run beside writes.
 public final class SQLiteLedgerStore: SQLLedgerStore {
     private let pool: DatabasePool
-    /// The ledger file's path.
-    let path: String
     /// The database the statements run on.
     public let database: SQLLedgerDatabase
 
     /// Opens (or creates) the ledger at `path`.
     public init(path: String) throws {
-        self.path = path
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(10)
