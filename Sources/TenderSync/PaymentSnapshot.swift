@@ -55,8 +55,9 @@ public struct PaymentSnapshot: Sendable, Hashable, Codable {
 
     /// A verdict of the provider's server, as a device recorded it.
     public struct Verification: Sendable, Hashable {
-        /// `confirmed`, `contradicted` or `unverifiable` (an open set).
-        public var verdict: String
+        /// `confirmed`, `contradicted` or `unverifiable`: a word a journal of another contract version could add
+        /// would come with that version (``SyncContract``), so any other is refused.
+        public var verdict: PaymentVerdict
         /// When it was recorded, in milliseconds since 1970.
         public var at: Int64
         /// The provider's evidence, as received (or `null`).
@@ -151,8 +152,8 @@ public struct PaymentSnapshot: Sendable, Hashable, Codable {
         switch members["verification"] {
         case .null?, nil: verification = nil
         case .object(let fields)?:
-            guard case .string(let verdict)? = fields["verdict"], !verdict.isEmpty, verdict.utf8.count <= 32 else {
-                throw Problem(field: "verification.verdict", rule: "is not a verdict")
+            guard case .string(let word)? = fields["verdict"], let verdict = PaymentVerdict(rawValue: word) else {
+                throw Problem(field: "verification.verdict", rule: "is not confirmed, contradicted or unverifiable")
             }
             guard case .string(let atText)? = fields["at"], let at = Timestamp.milliseconds(atText) else {
                 throw Problem(field: "verification.at", rule: "is not an RFC 3339 time in UTC")
@@ -212,11 +213,31 @@ public struct PaymentSnapshot: Sendable, Hashable, Codable {
     /// names its provider record), `contradicted` (the provider's server says otherwise), `needs_reconciliation`
     /// (tampered, late, or flagged by the device); `nil` otherwise.
     /// A pending payment past its expiry needs a person too; the ledger finds those by their expiry.
-    public var attention: String? {
-        if state == .unknown { return "unknown" }
-        if contestedAt != nil && state != .resolved { return "contested" }
-        if verification?.verdict == "contradicted" { return "contradicted" }
-        if needsReconciliation || state.needsReconciliation { return "needs_reconciliation" }
+    public var attention: PaymentAttention? {
+        if state == .unknown { return .unknown }
+        if contestedAt != nil && state != .resolved { return .contested }
+        if verification?.verdict == .contradicted { return .contradicted }
+        if needsReconciliation || state.needsReconciliation { return .needsReconciliation }
         return nil
     }
+}
+
+/// Why a person must look at a payment: the first four a device's payment says of itself
+/// (``PaymentSnapshot/attention``), the last two the fleet server finds (its own verdict, the payment's expiry).
+public enum PaymentAttention: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    /// No answer came: ask the provider.
+    case unknown
+    /// Another payment names the provider record that would confirm it.
+    case contested
+    /// The provider's server says otherwise.
+    case contradicted
+    /// Tampered, late, or flagged by the device.
+    case needsReconciliation = "needs_reconciliation"
+    /// The provider never showed a record of it in its lookup window (the server's verdict).
+    case unverifiable
+    /// Pending past its expiry (found by the ledger from the payment's expiry, never stored).
+    case expired
+
+    /// The stable name, as in the ledger, its API and its metrics.
+    public var description: String { rawValue }
 }

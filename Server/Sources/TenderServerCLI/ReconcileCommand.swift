@@ -67,12 +67,12 @@ enum ReconcileOutput {
         var object: [String: JSONTree] = [
             "device_id": .string(outcome.deviceID),
             "payment_id": .string(outcome.paymentID),
-            "before": outcome.before.map(JSONTree.string) ?? .null,
-            "after": outcome.after.map(JSONTree.string) ?? .null,
+            "before": outcome.before.map { .string($0.rawValue) } ?? .null,
+            "after": outcome.after.map { .string($0.rawValue) } ?? .null,
             "verdict": verification.map { .string($0.verdict.rawValue) } ?? .null,
             "evidence": verification.flatMap { try? JSONTree(text: VerificationText.evidence($0.evidence)) } ?? .null,
-            "provider": .string(outcome.provider),
-            "state": .string(outcome.state),
+            "provider": .string(outcome.provider.rawValue),
+            "state": .string(outcome.state.rawValue),
             "reason": verification.map { .string($0.reason.rawValue) } ?? .null,
             "message": verification.map { .string($0.message) } ?? .null,
             "proven_outcome": verification?.provenOutcome.map { .string($0.rawValue) } ?? .null,
@@ -87,7 +87,7 @@ enum ReconcileOutput {
     /// `DEVICE/PAYMENT (provider, state): before → after, verdict (reason)`, or the failure.
     static func text(_ outcome: ReconciledPayment) -> String {
         var line = "\(outcome.deviceID)/\(outcome.paymentID) (\(outcome.provider), \(outcome.state)): "
-        line += "\(outcome.before ?? "none") → \(outcome.after ?? "none")"
+        line += "\(outcome.before?.rawValue ?? "none") → \(outcome.after?.rawValue ?? "none")"
         if let verification = outcome.verification {
             line += ", \(verification.verdict) (\(verification.reason))"
             if !outcome.recorded { line += ", not recorded: the payment changed meanwhile" }

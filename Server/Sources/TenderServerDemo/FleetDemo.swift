@@ -280,19 +280,9 @@ public enum FleetDemo: Sendable {
             guard
                 let server = try await store.payment(deviceID: row.till.deviceID, paymentID: row.entry.id.rawValue)?
                     .server,
-                let verdict = PaymentVerdict(rawValue: server.verdict),
-                let evidence = try? JSONDecoder().decode(
-                    PaymentVerificationEvidence.self,
-                    from: Data(server.evidence.utf8)
-                )
+                let verification = VerificationText.verification(server)
             else { continue }
-            let verification = PaymentVerification(
-                verdict: verdict,
-                reason: PaymentVerification.Reason(rawValue: server.reason),
-                message: server.message,
-                provenOutcome: server.provenOutcome.flatMap(PaymentOutcome.Status.init(rawValue:)),
-                evidence: evidence
-            )
+            let (verdict, evidence) = (verification.verdict, verification.evidence)
             verdicts[row.till.deviceID + "/" + row.entry.id.rawValue] = verification
             // Found by the order the callback named, from what Square pushed alone (a search still asks Square).
             if verdict == .confirmed, evidence.foundBy != .search, !evidence.records.isEmpty,

@@ -113,19 +113,19 @@ struct CentralReconciliationTests {
                     #expect(seen.allSatisfy { $0.recorded && $0.before == nil })
 
                     let namedVerdict = try #require(try await Self.server(store, named, of: device))
-                    #expect(namedVerdict.verdict == "confirmed")
-                    #expect(namedVerdict.reason == "matches")
+                    #expect(namedVerdict.verdict == .confirmed)
+                    #expect(namedVerdict.reason == .matches)
                     let forgedVerdict = try #require(try await Self.server(store, forged, of: device))
-                    #expect(forgedVerdict.verdict == "contradicted")
-                    #expect(forgedVerdict.reason == "no_such_order")
+                    #expect(forgedVerdict.verdict == .contradicted)
+                    #expect(forgedVerdict.reason == .noSuchOrder)
                     let proven = try #require(try await Self.server(store, unknown, of: device))
-                    #expect(proven.verdict == "confirmed")
-                    #expect(proven.reason == "found")
-                    #expect(proven.provenOutcome == "approved")
-                    #expect(try await Self.server(store, sumUpPayment, of: device)?.verdict == "confirmed")
+                    #expect(proven.verdict == .confirmed)
+                    #expect(proven.reason == .found)
+                    #expect(proven.provenOutcome == .approved)
+                    #expect(try await Self.server(store, sumUpPayment, of: device)?.verdict == .confirmed)
                     let noLookup = try #require(try await Self.server(store, swipe, of: device))
-                    #expect(noLookup.verdict == "unverifiable")
-                    #expect(noLookup.reason == "no_lookup_api")
+                    #expect(noLookup.verdict == .unverifiable)
+                    #expect(noLookup.reason == .noLookupAPI)
 
                     // The verification shown is the server's, and the contradiction puts the payment in front of a person.
                     let shown = try #require(
@@ -134,9 +134,9 @@ struct CentralReconciliationTests {
                             paymentID: forged["payment_id"]!.stringValue!
                         )
                     )
-                    #expect(shown.verdict == "contradicted")
+                    #expect(shown.verdict == .contradicted)
                     #expect(shown.hasCurrentServerVerdict)
-                    #expect(shown.attention == "contradicted")
+                    #expect(shown.attention == .contradicted)
 
                     // Nothing is left to ask about: a second run examines nothing and asks nothing.
                     let again = await sandbox.requestCount()
@@ -176,7 +176,7 @@ struct CentralReconciliationTests {
                     #expect(asked == [0, 1, 6, 36], "a reconciliation every minute for an hour asked at \(asked)")
                     let id = try #require(abandoned["payment_id"]?.stringValue)
                     let waiting = try #require(try await store.payment(deviceID: device.deviceID, paymentID: id))
-                    #expect(waiting.server?.verdict == "unverifiable")
+                    #expect(waiting.server?.verdict == .unverifiable)
                     #expect(waiting.attention == nil, "not yet a person's: the provider may still record it")
 
                     // Past the end of its record window (72 hours after its hand-off expired): asked once more, then
@@ -189,7 +189,7 @@ struct CentralReconciliationTests {
                     #expect(try await reconciler.run().examined == 0)
                     #expect(await sandbox.requestCount() == requests)
                     let given = try await store.payment(deviceID: device.deviceID, paymentID: id)
-                    #expect(given?.attention == "unverifiable")
+                    #expect(given?.attention == .unverifiable)
                     let attention = try await store.attention(now: clock.now, limit: 10)
                     #expect(attention.map(\.paymentID) == [id], "on the page's Needs a person")
 
@@ -333,14 +333,14 @@ struct CentralReconciliationTests {
                 try await first.sync([genuine], into: store)
                 try await reconciler.run()
                 let alone = try #require(try await Self.server(store, genuine, of: first))
-                #expect(alone.verdict == "confirmed", "no other payment names the order yet")
+                #expect(alone.verdict == .confirmed, "no other payment names the order yet")
                 try await second.sync([replayed], into: store)
                 try await reconciler.run()
             case .forgeryFirst:
                 try await second.sync([replayed], into: store)
                 try await reconciler.run()
                 let alone = try #require(try await Self.server(store, replayed, of: second))
-                #expect(alone.verdict == "confirmed", "the forgery alone is indistinguishable")
+                #expect(alone.verdict == .confirmed, "the forgery alone is indistinguishable")
                 try await first.sync([genuine], into: store)
                 try await reconciler.run()
             case .oneRun:
@@ -352,8 +352,8 @@ struct CentralReconciliationTests {
                 (genuine, first, replayed, second), (replayed, second, genuine, first),
             ] {
                 let server = try #require(try await Self.server(store, payment, of: device))
-                #expect(server.verdict == "unverifiable", "\(order): neither is confirmed nor contradicted")
-                #expect(server.reason == "contested")
+                #expect(server.verdict == .unverifiable, "\(order): neither is confirmed nor contradicted")
+                #expect(server.reason == .contested)
                 #expect(server.provenOutcome == nil)
                 #expect(server.message.contains(other["payment_id"]!.stringValue!), "names the other payment")
                 #expect(server.message.contains(otherDevice.deviceID))
@@ -363,11 +363,11 @@ struct CentralReconciliationTests {
                         paymentID: payment["payment_id"]!.stringValue!
                     )
                 )
-                #expect(row.attention == "contested", "in front of a person")
-                #expect(row.verdict == "unverifiable", "the verdict shown is the server's")
+                #expect(row.attention == .contested, "in front of a person")
+                #expect(row.verdict == .unverifiable, "the verdict shown is the server's")
             }
             let attention = try await store.attention(now: Timestamp.milliseconds(now), limit: 10)
-            #expect(attention.filter { $0.attention == "contested" }.count == 2)
+            #expect(attention.filter { $0.attention == .contested }.count == 2)
 
             // A person decides: neither is asked about again, and a device's resend keeps the flag.
             let asked = await sandbox.requestCount()
@@ -379,7 +379,7 @@ struct CentralReconciliationTests {
                 deviceID: first.deviceID,
                 paymentID: genuine["payment_id"]!.stringValue!
             )
-            #expect(resent?.attention == "contested")
+            #expect(resent?.attention == .contested)
         }
     }
 
@@ -403,16 +403,16 @@ struct CentralReconciliationTests {
             try await second.sync([searched], into: store)
             try await fixture.reconciler.run()
             let found = try #require(try await Self.server(store, searched, of: second))
-            #expect(found.verdict == "unverifiable")
-            #expect(found.reason == "contested")
+            #expect(found.verdict == .unverifiable)
+            #expect(found.reason == .contested)
             #expect(found.provenOutcome == nil, "nothing proven: the device would record nothing")
             let named = try #require(try await Self.server(store, genuine, of: first))
-            #expect(named.reason == "contested", "its earlier confirmation no longer stands")
+            #expect(named.reason == .contested, "its earlier confirmation no longer stands")
             let unknown = try await store.payment(
                 deviceID: second.deviceID,
                 paymentID: searched["payment_id"]!.stringValue!
             )
-            #expect(unknown?.state == "unknown", "nothing is completed on a contested record")
+            #expect(unknown?.state == .unknown, "nothing is completed on a contested record")
         }
     }
 
@@ -441,7 +441,7 @@ struct CentralReconciliationTests {
                                 ServerVerdictToRecord(
                                     deviceID: device.deviceID,
                                     paymentID: snapshot.paymentID.rawValue,
-                                    provider: "square",
+                                    provider: .square,
                                     verification: PaymentVerification(
                                         verdict: .confirmed,
                                         reason: .matches,
@@ -471,8 +471,8 @@ struct CentralReconciliationTests {
                         deviceID: device.deviceID,
                         paymentID: payment["payment_id"]!.stringValue!
                     )
-                    #expect(row?.server?.reason == "contested", "round \(round)")
-                    #expect(row?.attention == "contested")
+                    #expect(row?.server?.reason == .contested, "round \(round)")
+                    #expect(row?.attention == .contested)
                 }
             }
         }

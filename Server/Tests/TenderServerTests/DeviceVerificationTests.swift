@@ -337,7 +337,7 @@ struct DeviceVerificationTests {
             }
             let attention = try await store.attention(now: Timestamp.milliseconds(Date()), limit: 10)
             #expect(
-                Set(attention.filter { $0.attention == "contested" }.map(\.paymentID)) == [
+                Set(attention.filter { $0.attention == .contested }.map(\.paymentID)) == [
                     genuine.id.rawValue, forged.id.rawValue,
                 ]
             )

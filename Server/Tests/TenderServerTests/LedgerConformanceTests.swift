@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import LedgerTestSupport
 import Logging
+import Tender
 import TenderServer
 import TenderSync
 import Testing
@@ -466,23 +467,23 @@ struct LedgerConformanceTests {
             let device = journals[1].deviceID
             let middle = everything[60].createdAt
             let checks: [(PaymentQuery, (LedgerPayment) -> Bool)] = [
-                (PaymentQuery(state: "unknown", limit: 500), { $0.state == "unknown" }),
-                (PaymentQuery(verdict: "contradicted", limit: 500), { $0.verdict == "contradicted" }),
+                (PaymentQuery(state: .unknown, limit: 500), { $0.state == .unknown }),
+                (PaymentQuery(verdict: "contradicted", limit: 500), { $0.verdict == .contradicted }),
                 (PaymentQuery(verdict: PaymentQuery.unverified, limit: 500), { $0.verdict == nil }),
                 (PaymentQuery(deviceID: device, limit: 500), { $0.deviceID == device }),
-                (PaymentQuery(provider: "sumup", limit: 500), { $0.provider == "sumup" }),
+                (PaymentQuery(provider: .sumUp, limit: 500), { $0.provider == .sumUp }),
                 (PaymentQuery(since: middle, limit: 500), { $0.createdAt >= middle }),
                 (PaymentQuery(until: middle, limit: 500), { $0.createdAt < middle }),
                 (
-                    PaymentQuery(state: "completed", deviceID: device, provider: "square", limit: 500),
-                    { $0.state == "completed" && $0.deviceID == device && $0.provider == "square" }
+                    PaymentQuery(state: .completed, deviceID: device, provider: .square, limit: 500),
+                    { $0.state == .completed && $0.deviceID == device && $0.provider == .square }
                 ),
             ]
             for (query, predicate) in checks {
                 let found = try await store.payments(query).payments
                 #expect(found == everything.filter(predicate), "\(query)")
             }
-            #expect(try await store.payments(PaymentQuery(state: "unknown", limit: 500)).payments.isEmpty == false)
+            #expect(try await store.payments(PaymentQuery(state: .unknown, limit: 500)).payments.isEmpty == false)
         }
     }
 
@@ -501,8 +502,8 @@ struct LedgerConformanceTests {
             let now = (all.map(\.createdAt).max() ?? 0) + 3_600_000
             let attention = try await store.attention(now: now, limit: 500)
             let expected = all.filter {
-                $0.state == "unknown" || $0.verdict == "contradicted" || $0.needsReconciliation
-                    || ($0.state == "pending" && ($0.expiresAt ?? .max) < now)
+                $0.state == .unknown || $0.verdict == .contradicted || $0.needsReconciliation
+                    || ($0.state == .pending && ($0.expiresAt ?? .max) < now)
             }
             #expect(Set(attention.map(\.paymentID)) == Set(expected.map(\.paymentID)))
             #expect(!attention.isEmpty)
@@ -512,7 +513,7 @@ struct LedgerConformanceTests {
             for payment in all {
                 let day = payment.createdAt - payment.createdAt % 86_400_000
                 let key = "\(day) \(payment.provider) \(payment.currency)"
-                let approved = payment.outcome == "approved"
+                let approved = payment.outcome == .approved
                 let old = sums[key] ?? (0, 0, 0)
                 sums[key] = (old.0 + 1, old.1 + (approved ? 1 : 0), old.2 + (approved ? payment.amountMinorUnits : 0))
             }

@@ -81,7 +81,7 @@ struct MetricsTests {
             var attention: [String: Double] = [:]
             var money: [String: Double] = [:]
             for payment in try await store.attention(now: Self.now, limit: 1000) {
-                attention[payment.attention ?? "expired", default: 0] += 1
+                attention[(payment.attention ?? .expired).rawValue, default: 0] += 1
                 let exponent = payment.currency == "JPY" ? 0 : 2
                 money[payment.currency, default: 0] += Double(payment.amountMinorUnits) / pow(10, Double(exponent))
             }

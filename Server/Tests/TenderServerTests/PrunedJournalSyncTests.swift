@@ -43,10 +43,10 @@ struct PrunedJournalSyncTests {
             let listed = try await store.payments(PaymentQuery()).payments
             #expect(listed.map(\.paymentID) == [unknown.id.rawValue])
             let entry = try #require(try till.journal.entry(unknown.id))
-            #expect(listed.first?.state == entry.state.rawValue)
+            #expect(listed.first?.state == entry.state)
             #expect(entry.state == .unknown)
             let history = try await store.history(deviceID: device.deviceID, paymentID: unknown.id.rawValue)
-            #expect(history.map(\.kind).contains("snapshot"))
+            #expect(history.map(\.kind).contains(.snapshot))
             for id in acknowledged {
                 #expect(try await store.payment(deviceID: device.deviceID, paymentID: id.rawValue) == nil)
             }

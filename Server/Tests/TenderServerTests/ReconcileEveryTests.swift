@@ -28,7 +28,7 @@ struct ReconcileEveryTests {
         let deadline = Date().addingTimeInterval(60)
         while true {
             let payments = try await store.payments(PaymentQuery(limit: 500)).payments
-            if payments.count == count, payments.allSatisfy({ $0.server?.verdict == "confirmed" }) { return }
+            if payments.count == count, payments.allSatisfy({ $0.server?.verdict == .confirmed }) { return }
             guard Date() < deadline, server.process.isRunning else {
                 Issue.record(
                     """

@@ -252,7 +252,7 @@ struct ReconcileFaultTests {
             #expect(summary["failed"] == .integer(0))
             let done = try await store.payments(PaymentQuery(limit: 500)).payments
             #expect(done.count == payments.count)
-            #expect(done.allSatisfy { $0.server?.verdict == "confirmed" && $0.hasCurrentServerVerdict })
+            #expect(done.allSatisfy { $0.server?.verdict == .confirmed && $0.hasCurrentServerVerdict })
             let again = try ServerProcess.run(arguments, environment: environment)
             #expect(again.stdout.contains(#""examined":0"#), "nothing is left: \(again.stdout)")
         }

@@ -395,6 +395,25 @@ struct SyncAPITests {
             let (bad, refusal) = try await Self.get(client, "/v1/payments?limit=5000", bearer: Self.operatorToken)
             #expect(bad == .badRequest)
             #expect(((refusal as? [String: Any])?["error"] as? [String: Any])?["code"] as? String == "invalid_query")
+            // A mistyped state or verdict is named, with the words that would do, rather than an empty list.
+            for (query, words) in [
+                ("state=complete", "state must be one of pending, completed"),
+                ("verdict=confirm", "verdict must be confirmed, contradicted, unverifiable or unverified"),
+            ] {
+                let (mistyped, answer) = try await Self.get(client, "/v1/payments?\(query)", bearer: Self.operatorToken)
+                let error = (answer as? [String: Any])?["error"] as? [String: Any]
+                #expect(mistyped == .badRequest && error?["code"] as? String == "invalid_query", "\(query)")
+                #expect(
+                    (error?["message"] as? String)?.contains(words) == true,
+                    "\(query): \(String(describing: error))"
+                )
+            }
+            let (typed, listed) = try await Self.get(
+                client,
+                "/v1/payments?state=completed&verdict=unverified&provider=square",
+                bearer: Self.operatorToken
+            )
+            #expect(typed == .ok && (listed as? [String: Any])?["payments"] is [Any])
 
             for path in ["/v1/payments", "/v1/payments/\(fixture.device.id)/\(id)"] {
                 let (forbidden, answer) = try await Self.get(client, path, bearer: fixture.key)

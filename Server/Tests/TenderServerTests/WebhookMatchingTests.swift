@@ -118,11 +118,11 @@ struct WebhookMatchingTests {
                 let id = try #require(payment["payment_id"]?.stringValue)
                 let confirmed = try await Self.eventually {
                     try await store.payment(deviceID: device.deviceID, paymentID: id)?.server?.verdict
-                        == "confirmed"
+                        == .confirmed
                 }
                 #expect(confirmed, "the webhook's payment confirmed the ledger's")
                 let server = try #require(try await store.payment(deviceID: device.deviceID, paymentID: id)?.server)
-                #expect(server.reason == "matches")
+                #expect(server.reason == .matches)
                 #expect(server.evidence.contains(#""webhook":true"#), "the record is marked as pushed by webhook")
                 #expect(await sandbox.square.requests.isEmpty, "no request to Square's API")
             }
@@ -204,13 +204,13 @@ struct WebhookMatchingTests {
                     let namedVerdict = try #require(
                         try await store.payment(deviceID: device.deviceID, paymentID: namedID)?.server
                     )
-                    #expect(namedVerdict.verdict == "confirmed", "Square's own record, not the other seller's 99.99")
+                    #expect(namedVerdict.verdict == .confirmed, "Square's own record, not the other seller's 99.99")
                     #expect(!namedVerdict.evidence.contains("9999"))
                     let unknownVerdict = try #require(
                         try await store.payment(deviceID: device.deviceID, paymentID: unknownID)?.server
                     )
-                    #expect(unknownVerdict.verdict == "unverifiable")
-                    #expect(unknownVerdict.reason == "not_found_yet", "a payment at another location is not this one")
+                    #expect(unknownVerdict.verdict == .unverifiable)
+                    #expect(unknownVerdict.reason == .notFoundYet, "a payment at another location is not this one")
                 }
             }
         }
@@ -259,7 +259,7 @@ struct WebhookMatchingTests {
                         var all = true
                         for id in ids {
                             let verdict = try await store.payment(deviceID: device.deviceID, paymentID: id)?.server
-                            all = all && verdict?.verdict == "confirmed"
+                            all = all && verdict?.verdict == .confirmed
                         }
                         return all
                     }

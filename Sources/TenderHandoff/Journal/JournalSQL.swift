@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Tender
 import TenderProviderAPI
 
 /// Every statement the journal runs, with named parameters (`:id`). Each goes through GRDB's statement cache

@@ -17,7 +17,7 @@ import FoundationNetworking
 /// A verdict is the server's answer to what it was last sent of the payment: the server gives it with the
 /// ``PaymentVerificationRequest/basis`` it judged, and when that is not this device's request's (the device learnt
 /// something since, such as a late callback, and has not synced it yet), the answer is
-/// ``PaymentVerdict/unverifiable`` (``PaymentVerification/Reason/serverVerdictOutdated``): sync, and ask again.
+/// `unverifiable` (``PaymentVerification/Reason/serverVerdictOutdated``): sync, and ask again.
 ///
 /// | the server's answer | result |
 /// |---|---|

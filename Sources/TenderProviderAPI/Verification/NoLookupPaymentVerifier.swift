@@ -2,8 +2,8 @@ public import Foundation
 import Tender
 
 /// The verifier of providers that publish no API to look a payment up — Swipe and Comercia's SoftPOS: it always
-/// answers ``PaymentVerdict/unverifiable`` with ``PaymentVerification/Reason/noLookupAPI``, and never
-/// ``PaymentVerdict/confirmed``.
+/// answers `unverifiable` with ``PaymentVerification/Reason/noLookupAPI``, and never
+/// `confirmed`.
 ///
 /// Their answers can be matched to their requests (the one-time token), never checked with a server: an app that
 /// hijacked their URL scheme can answer "approved" and nothing here can tell. Check such payments in the
@@ -17,7 +17,7 @@ public struct NoLookupPaymentVerifier: PaymentVerifier {
         self.now = now
     }
 
-    /// Answers ``PaymentVerdict/unverifiable`` (``PaymentVerification/Reason/noLookupAPI``), asking nobody.
+    /// Answers `unverifiable` (``PaymentVerification/Reason/noLookupAPI``), asking nobody.
     public func verify(_ request: PaymentVerificationRequest) async throws -> PaymentVerification {
         let said: String
         switch request.provider {

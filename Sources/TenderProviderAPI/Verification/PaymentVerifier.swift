@@ -7,8 +7,8 @@
 /// ``NoLookupPaymentVerifier`` (Swipe and SoftPOS publish no lookup API) and ``ProviderPaymentVerifier``, which
 /// picks one by the payment's provider. See <doc:VerifyingPayments>.
 ///
-/// A verifier answers with a ``PaymentVerification`` — ``PaymentVerdict/confirmed``,
-/// ``PaymentVerdict/contradicted`` or ``PaymentVerdict/unverifiable`` — whenever the server gave an answer,
+/// A verifier answers with a ``PaymentVerification`` — `confirmed`,
+/// `contradicted` or `unverifiable` — whenever the server gave an answer,
 /// including "not found yet". It **throws** (a ``ProviderAPIError``) when it could not ask: no network, the
 /// server failing after the retries, a refused token, an answer that is not the provider's, bad input. Record
 /// nothing then; ask again later.

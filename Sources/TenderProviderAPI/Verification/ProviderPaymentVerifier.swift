@@ -3,7 +3,7 @@ import Tender
 
 /// Verifies a payment with the verifier of its provider: ``SquarePaymentVerifier`` for Square,
 /// ``SumUpPaymentVerifier`` for SumUp, and ``NoLookupPaymentVerifier`` for Swipe, SoftPOS and any provider
-/// without a lookup API, which answers ``PaymentVerdict/unverifiable`` (``PaymentVerification/Reason/noLookupAPI``).
+/// without a lookup API, which answers `unverifiable` (``PaymentVerification/Reason/noLookupAPI``).
 ///
 /// ```swift
 /// let verifier = ProviderPaymentVerifier(

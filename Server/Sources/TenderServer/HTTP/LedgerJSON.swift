@@ -15,7 +15,7 @@ enum LedgerJSON {
         var verification = JSONTree.null
         if let verdict = payment.verdict {
             verification = .object([
-                "verdict": .string(verdict),
+                "verdict": name(verdict),
                 "at": payment.verifiedAt.map { .string(Timestamp.text($0)) } ?? .null,
                 "evidence": payment.evidence.flatMap { try? JSONTree(text: $0) } ?? .null,
                 "by": .string(payment.hasCurrentServerVerdict ? "server" : "device"),
@@ -24,10 +24,10 @@ enum LedgerJSON {
         var server = JSONTree.null
         if let verdict = payment.server {
             server = .object([
-                "verdict": .string(verdict.verdict),
-                "reason": .string(verdict.reason),
+                "verdict": name(verdict.verdict),
+                "reason": name(verdict.reason),
                 "message": .string(verdict.message),
-                "proven_outcome": verdict.provenOutcome.map(JSONTree.string) ?? .null,
+                "proven_outcome": name(verdict.provenOutcome),
                 "at": .string(Timestamp.text(verdict.verifiedAt)),
                 "evidence": (try? JSONTree(text: verdict.evidence)) ?? .null,
                 "current": .bool(payment.hasCurrentServerVerdict),
@@ -39,9 +39,9 @@ enum LedgerJSON {
         return .object([
             "device_id": .string(payment.deviceID),
             "payment_id": .string(payment.paymentID),
-            "provider": .string(payment.provider),
-            "state": .string(payment.state),
-            "outcome": text(payment.outcome),
+            "provider": name(payment.provider),
+            "state": name(payment.state),
+            "outcome": name(payment.outcome),
             "amount": .integer(payment.amountMinorUnits),
             "currency": .string(payment.currency),
             "transaction_id": text(payment.transactionID),
@@ -52,7 +52,7 @@ enum LedgerJSON {
             "updated_at": time(payment.updatedAt),
             "expires_at": time(payment.expiresAt),
             "needs_reconciliation": .bool(payment.needsReconciliation),
-            "attention": text(payment.attention),
+            "attention": name(payment.attention),
             "pruned_on_device_at": time(payment.prunedOnDeviceAt),
             "last_sequence": .integer(payment.lastSequence),
             "server_verification": server,
@@ -110,13 +110,18 @@ enum LedgerJSON {
         return .object(object)
     }
 
+    /// A name of a type of ours (a state, a provider, a verdict) as its text, `null` for none.
+    static func name<Name: RawRepresentable>(_ value: Name?) -> JSONTree where Name.RawValue == String {
+        value.map { .string($0.rawValue) } ?? .null
+    }
+
     static func change(_ change: LedgerChange) -> JSONTree {
         .object([
             "sequence": .integer(change.sequence),
-            "kind": .string(change.kind),
+            "kind": name(change.kind),
             "at": .string(Timestamp.text(change.at)),
-            "from_state": change.fromState.map(JSONTree.string) ?? .null,
-            "to_state": change.toState.map(JSONTree.string) ?? .null,
+            "from_state": name(change.fromState),
+            "to_state": name(change.toState),
             "note": change.note.map(JSONTree.string) ?? .null,
             "received_at": .string(Timestamp.text(change.receivedAt)),
         ])

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import Prometheus
 import Tender
 public import TenderProviderAPI
+import TenderSync
 
 /// The server's metrics, `GET /metrics` in Prometheus' text format: swift-metrics' counters and timers of this
 /// process (each replica counts its own; Prometheus sums them), and the ledger's state read at each scrape.
@@ -33,7 +34,7 @@ public final class LedgerMetrics: Sendable {
     /// The name of the sync requests' histogram.
     static let syncDurationName = "tender_sync_request_duration_seconds"
     /// The reasons a payment needs a person, each always shown (0 when none).
-    static let reasons = ["unknown", "contested", "contradicted", "needs_reconciliation", "unverifiable", "expired"]
+    static let reasons = PaymentAttention.allCases.map(\.rawValue)
 
     /// Metrics of their own (tests and replicas of one process never share them).
     public init() {
@@ -133,7 +134,7 @@ public final class LedgerMetrics: Sendable {
         var payments: [String: Int64] = Dictionary(uniqueKeysWithValues: Self.reasons.map { ($0, 0) })
         var money: [String: Double] = [:]
         for tally in tallies {
-            payments[tally.reason, default: 0] += tally.payments
+            payments[tally.reason.rawValue, default: 0] += tally.payments
             let exponent = (try? Currency(code: tally.currency))?.exponent ?? 0
             money[tally.currency, default: 0] += Double(tally.amountMinorUnits) / pow(10, Double(exponent))
         }
@@ -151,7 +152,7 @@ public final class LedgerMetrics: Sendable {
         }
         let silent = devices.filter { !$0.isRevoked && $0.isSilent(now: now, silentAfter: silentAfter) }.count
         gauge(.silent).set(Double(silent))
-        let since = waiting.map { $0.state == "pending" ? ($0.expiresAt ?? $0.createdAt) : $0.createdAt }
+        let since = waiting.map { $0.state == .pending ? ($0.expiresAt ?? $0.createdAt) : $0.createdAt }
         gauge(.lag).set(Double(max(0, now - (since ?? now))) / 1000)
         return registry.emitToString()
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import Tender
 import TenderSync
 
 /// The operator's page, rendered on the server: no script, one stylesheet inline, every value from a device
@@ -160,7 +161,7 @@ enum OperatorPage {
         body += ".</p><ul class=\"rows totals\">"
         for total in content.totals {
             body += "<li><span>\(Timestamp.day(total.day))</span>"
-            body += "<span>\(HTML.escape(total.provider)) \(HTML.escape(total.currency))</span>"
+            body += "<span>\(HTML.escape(total.provider.rawValue)) \(HTML.escape(total.currency))</span>"
             body += "<span>\(total.payments) payments, \(total.approved) approved: "
             body += "\(HTML.escape(LedgerJSON.amount(total.approvedMinorUnits, total.currency)))</span></li>"
         }
@@ -174,12 +175,12 @@ enum OperatorPage {
         let link = "/payments/\(HTML.component(payment.deviceID))/\(HTML.component(payment.paymentID))"
         var html = "<li><span class=\"id\"><a href=\"\(HTML.escape(link))\">\(HTML.escape(payment.paymentID))</a>"
         html += " <span class=\"muted\">on \(HTML.escape(deviceName ?? payment.deviceID))</span></span>"
-        var state = HTML.escape(payment.state)
-        if let outcome = payment.outcome { state += ", " + HTML.escape(outcome) }
+        var state = HTML.escape(payment.state.rawValue)
+        if let outcome = payment.outcome { state += ", " + HTML.escape(outcome.rawValue) }
         html += "<span class=\"state\">\(state)</span>"
         html += "<span>\(HTML.escape(LedgerJSON.amount(payment.amountMinorUnits, payment.currency)))</span>"
-        html += "<span>\(HTML.escape(payment.provider))"
-        if let verdict = payment.verdict { html += ", " + HTML.escape(verdict) }
+        html += "<span>\(HTML.escape(payment.provider.rawValue))"
+        if let verdict = payment.verdict { html += ", " + HTML.escape(verdict.rawValue) }
         html += "</span><span class=\"muted\">\(time(payment.createdAt))</span>"
         if reason { html += "<span class=\"reason\">\(HTML.escape(attentionReason(payment, now: now)))</span>" }
         return html + "</li>"
@@ -220,19 +221,19 @@ enum OperatorPage {
 
     static func attentionReason(_ payment: LedgerPayment, now: Int64) -> String {
         switch payment.attention {
-        case "unknown": "unknown: no answer came; ask the provider"
-        case "contradicted": "contradicted by the provider's server"
-        case "contested":
+        case .unknown: "unknown: no answer came; ask the provider"
+        case .contradicted: "contradicted by the provider's server"
+        case .contested:
             // The server's message names the other payment and its device, and what to decide.
             "contested: "
                 + (payment.server?.message
                     ?? "another payment names the provider record that would confirm it; find the record in the provider's dashboard, then resolve this payment and the other on their devices")
-        case "needs_reconciliation": "needs reconciliation"
-        case "unverifiable":
+        case .needsReconciliation: "needs reconciliation"
+        case .unverifiable:
             "unverifiable: the provider never showed a record of it in its lookup window; check the provider's "
                 + "dashboard and resolve it on its device"
         default:
-            payment.state == PaymentState.pending.rawValue && (payment.expiresAt ?? .max) < now
+            payment.state == .pending && (payment.expiresAt ?? .max) < now
                 ? "pending past its expiry" : "needs a person"
         }
     }
@@ -248,17 +249,17 @@ enum OperatorPage {
             return html
         }
         let states = PaymentState.allCases.map { ($0.rawValue, $0.rawValue) }
-        let verdicts = ["confirmed", "contradicted", "unverifiable", PaymentQuery.unverified].map { ($0, $0) }
+        let verdicts = (PaymentVerdict.allCases.map(\.rawValue) + [PaymentQuery.unverified]).map { ($0, $0) }
         let devices = content.devices.map { ($0.id, $0.name) }
-        let providers = ["square", "sumup", "swipe", "softpos"].map { ($0, $0) }
+        let providers = PaymentProvider.all.map { ($0.rawValue, $0.rawValue) }
         let since = query.since.map(Timestamp.day) ?? ""
         let until = query.until.map { Timestamp.day($0 - 1) } ?? ""
         return """
             <form method="get" action="/" class="filters" id="filters">
-            <label for="f-state">State<select id="f-state" name="state">\(options(states, selected: query.state))</select></label>
+            <label for="f-state">State<select id="f-state" name="state">\(options(states, selected: query.state?.rawValue))</select></label>
             <label for="f-verdict">Verdict<select id="f-verdict" name="verdict">\(options(verdicts, selected: query.verdict))</select></label>
             <label for="f-device">Device<select id="f-device" name="device">\(options(devices, selected: query.deviceID))</select></label>
-            <label for="f-provider">Provider<select id="f-provider" name="provider">\(options(providers, selected: query.provider))</select></label>
+            <label for="f-provider">Provider<select id="f-provider" name="provider">\(options(providers, selected: query.provider?.rawValue))</select></label>
             <label for="f-since">From (UTC)<input id="f-since" name="since" type="date" value="\(HTML.escape(since))"></label>
             <label for="f-until">To (UTC)<input id="f-until" name="until" type="date" value="\(HTML.escape(until))"></label>
             <button type="submit">Filter</button>
@@ -268,10 +269,10 @@ enum OperatorPage {
 
     static func queryString(_ query: PaymentQuery, cursor: PaymentCursor) -> String {
         var pairs: [(String, String)] = []
-        if let state = query.state { pairs.append(("state", state)) }
+        if let state = query.state { pairs.append(("state", state.rawValue)) }
         if let verdict = query.verdict { pairs.append(("verdict", verdict)) }
         if let device = query.deviceID { pairs.append(("device", device)) }
-        if let provider = query.provider { pairs.append(("provider", provider)) }
+        if let provider = query.provider { pairs.append(("provider", provider.rawValue)) }
         if let since = query.since { pairs.append(("since", Timestamp.text(since))) }
         if let until = query.until { pairs.append(("until", Timestamp.text(until))) }
         if query.limit != PaymentQuery.defaultLimit { pairs.append(("limit", String(query.limit))) }
@@ -290,16 +291,16 @@ enum OperatorPage {
         }
         var body = "<header><h1>Payment \(HTML.escape(payment.paymentID))</h1><a href=\"/\">All payments</a></header>"
         if payment.attention != nil
-            || (payment.state == PaymentState.pending.rawValue && (payment.expiresAt ?? .max) < now)
+            || (payment.state == .pending && (payment.expiresAt ?? .max) < now)
         {
             body +=
                 "<section id=\"attention\"><p>Needs a person: \(HTML.escape(attentionReason(payment, now: now))).</p></section>"
         }
         body += "<h2>Latest</h2><dl>"
         body += field("Device", (deviceName.map { "\($0) (\(payment.deviceID))" }) ?? payment.deviceID)
-        body += field("Provider", payment.provider)
-        body += field("State", payment.state)
-        body += field("Outcome", payment.outcome)
+        body += field("Provider", payment.provider.rawValue)
+        body += field("State", payment.state.rawValue)
+        body += field("Outcome", payment.outcome?.rawValue)
         body += field("Amount", LedgerJSON.amount(payment.amountMinorUnits, payment.currency))
         body += field("Transaction ID", payment.transactionID)
         body += field("Client transaction ID", payment.clientTransactionID)
@@ -307,7 +308,7 @@ enum OperatorPage {
         body += field(
             "Verdict (from the device)",
             payment.verdict.map { verdict in
-                verdict + (payment.verifiedAt.map { " at " + time($0) } ?? "")
+                verdict.rawValue + (payment.verifiedAt.map { " at " + time($0) } ?? "")
             }
         )
         if let server = payment.server {
@@ -326,9 +327,9 @@ enum OperatorPage {
         for change in history {
             var states = ""
             if change.fromState != nil || change.toState != nil {
-                states = "\(change.fromState ?? "—") → \(change.toState ?? "—")"
+                states = "\(change.fromState?.rawValue ?? "—") → \(change.toState?.rawValue ?? "—")"
             }
-            body += "<li><span class=\"id\">\(change.sequence). \(HTML.escape(change.kind))</span>"
+            body += "<li><span class=\"id\">\(change.sequence). \(HTML.escape(change.kind.rawValue))</span>"
             body += "<span>\(HTML.escape(states))</span><span class=\"muted\">\(time(change.at))</span>"
             body += "<span>\(change.note.map(HTML.escape) ?? "")</span><span></span></li>"
         }

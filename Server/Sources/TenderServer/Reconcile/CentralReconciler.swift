@@ -1,6 +1,6 @@
 public import Foundation
 public import Logging
-import Tender
+public import Tender
 public import TenderProviderAPI
 public import TenderSync
 
@@ -39,13 +39,13 @@ public struct ReconciledPayment: Sendable {
     /// The payment.
     public var paymentID: String
     /// Its provider.
-    public var provider: String
+    public var provider: PaymentProvider
     /// Its state on the device.
-    public var state: String
+    public var state: PaymentState
     /// The server's verdict on it before this run (on what the device last sent), if any.
-    public var before: String?
+    public var before: PaymentVerdict?
     /// The server's verdict afterwards: the one recorded, else ``before``.
-    public var after: String?
+    public var after: PaymentVerdict?
     /// What the verifier answered, as recorded (after the contest rule, `LedgerRecordContest`); `nil` when it failed.
     public var verification: PaymentVerification?
     /// Why no verdict came, when the verifier failed for this payment (nothing is recorded then).
@@ -176,8 +176,8 @@ public struct CentralReconciler: Sendable {
     public func matchPushed(orderID: String) async throws -> [ReconciledPayment] {
         guard let merchantID = verifiers.squareMerchantID else { return [] }
         let candidates = try await store.payments(transactionID: orderID).filter { payment in
-            payment.provider == PaymentProvider.square.rawValue && payment.verificationBasis != nil
-                && !(payment.hasCurrentServerVerdict && payment.server?.verdict != PaymentVerdict.unverifiable.rawValue)
+            payment.provider == .square && payment.verificationBasis != nil
+                && !(payment.hasCurrentServerVerdict && payment.server?.verdict != .unverifiable)
                 && !LedgerRecordContest.isContested(payment)
         }
         guard !candidates.isEmpty else { return [] }
@@ -344,7 +344,7 @@ public struct CentralReconciler: Sendable {
                 ?? ProviderAPIError(
                     .unexpectedResponse,
                     "The verifier failed (\(String(describing: type(of: error)))).",
-                    provider: PaymentProvider(rawValue: payment.provider)
+                    provider: payment.provider
                 )
             return outcome
         }
@@ -364,7 +364,7 @@ public struct CentralReconciler: Sendable {
             return outcome
         }
         outcome.verification = recorded.verification
-        outcome.after = recorded.verification.verdict.rawValue
+        outcome.after = recorded.verification.verdict
         outcome.state = recorded.payment.state
         outcome.recorded = true
         return outcome

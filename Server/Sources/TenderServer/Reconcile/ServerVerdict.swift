@@ -1,5 +1,5 @@
 import Foundation
-import Tender
+public import Tender
 public import TenderProviderAPI
 import TenderSync
 
@@ -9,8 +9,8 @@ public struct ServerVerdictToRecord: Sendable {
     public var deviceID: String
     /// The payment.
     public var paymentID: String
-    /// The payment's provider (`square`, `sumup`, …): the namespace of its records' IDs.
-    public var provider: String
+    /// The payment's provider: the namespace of its records' IDs.
+    public var provider: PaymentProvider
     /// What the verifier answered.
     public var verification: PaymentVerification
     /// The basis of the request it answered (`PaymentVerificationRequest.basis`): recorded only while the payment's
@@ -23,7 +23,7 @@ public struct ServerVerdictToRecord: Sendable {
     public init(
         deviceID: String,
         paymentID: String,
-        provider: String,
+        provider: PaymentProvider,
         verification: PaymentVerification,
         basis: String,
         at: Int64
@@ -109,7 +109,7 @@ enum LedgerRecordContest {
             // A rival is flagged unless a person resolved it, it is contested already, or it asks nothing (no basis
             // to record a verdict on).
             rivals: rivals.compactMap { rival in
-                guard rival.state != PaymentState.resolved.rawValue, !isContested(rival),
+                guard rival.state != .resolved, !isContested(rival),
                     let basis = rival.verificationBasis
                 else { return nil }
                 let others = [name(payment)] + rivals.filter { key($0) != key(rival) }.map(name)
@@ -120,7 +120,7 @@ enum LedgerRecordContest {
 
     /// Whether the server's current verdict on `payment` is a contest.
     static func isContested(_ payment: LedgerPayment) -> Bool {
-        payment.hasCurrentServerVerdict && payment.server?.reason == PaymentVerification.Reason.contested.rawValue
+        payment.hasCurrentServerVerdict && payment.server?.reason == .contested
     }
 
     /// How messages name a ledger payment: `payment P of device D`.
@@ -224,19 +224,18 @@ public enum VerificationText: Sendable {
 
     /// A server's verdict from its columns, as a `PaymentVerification`; `nil` if the evidence does not read (a row
     /// changed outside the server).
-    static func verification(_ server: ServerVerification) -> PaymentVerification? {
+    public static func verification(_ server: ServerVerification) -> PaymentVerification? {
         guard
             let evidence = try? JSONDecoder().decode(
                 PaymentVerificationEvidence.self,
                 from: Data(server.evidence.utf8)
-            ),
-            let verdict = PaymentVerdict(rawValue: server.verdict)
+            )
         else { return nil }
         return PaymentVerification(
-            verdict: verdict,
-            reason: PaymentVerification.Reason(rawValue: server.reason),
+            verdict: server.verdict,
+            reason: server.reason,
             message: server.message,
-            provenOutcome: server.provenOutcome.flatMap(PaymentOutcome.Status.init(rawValue:)),
+            provenOutcome: server.provenOutcome,
             evidence: evidence
         )
     }

@@ -1,3 +1,6 @@
+import Tender
+import TenderSync
+
 /// The ledger's tables and indexes, the same on PostgreSQL and SQLite (times are milliseconds since 1970 in both).
 ///
 /// * `device`: a device's name, its key's SHA-256 (hex; never the key), the journal it is bound to, the highest
@@ -348,17 +351,17 @@ enum LedgerSchema {
     static let plannedListings: [(String, PaymentQuery)] = [
         ("listing: first page", PaymentQuery()),
         ("listing: next page", PaymentQuery(cursor: PaymentCursor(createdAt: 1, deviceID: "d", paymentID: "p"))),
-        ("listing: state", PaymentQuery(state: "unknown")),
+        ("listing: state", PaymentQuery(state: .unknown)),
         ("listing: verdict", PaymentQuery(verdict: "contradicted")),
         ("listing: no verdict", PaymentQuery(verdict: PaymentQuery.unverified)),
         ("listing: device", PaymentQuery(deviceID: "d")),
-        ("listing: provider", PaymentQuery(provider: "square")),
+        ("listing: provider", PaymentQuery(provider: .square)),
         ("listing: date range", PaymentQuery(since: 0, until: 1)),
         (
             "listing: state, provider, range, next page",
             PaymentQuery(
-                state: "completed",
-                provider: "square",
+                state: .completed,
+                provider: .square,
                 since: 0,
                 until: 1,
                 cursor: PaymentCursor(createdAt: 1, deviceID: "d", paymentID: "p")

@@ -304,7 +304,7 @@ extension LedgerSchema {
 
     /// The payments that claimed one of a provider's records: candidates of `LedgerRecordContest`, read through
     /// `record_claim`'s primary key and `payment`'s.
-    static func claimHolders(provider: String, recordIDs: [String]) -> SQL {
+    static func claimHolders(provider: PaymentProvider, recordIDs: [String]) -> SQL {
         """
         SELECT \(raw: paymentColumns) FROM payment WHERE (device_id, payment_id) IN (SELECT device_id, payment_id \
         FROM record_claim WHERE provider = \(provider) AND record_id IN \(SQL.list(recordIDs.map(SQLValue.text))))
@@ -313,7 +313,7 @@ extension LedgerSchema {
 
     /// The payments of a provider whose callback reported one of these record IDs: candidates of
     /// `LedgerRecordContest`, read through `payment_by_transaction`.
-    static func namingPayments(provider: String, recordIDs: [String]) -> SQL {
+    static func namingPayments(provider: PaymentProvider, recordIDs: [String]) -> SQL {
         """
         SELECT \(raw: paymentColumns) FROM payment WHERE transaction_id IN \(SQL.list(recordIDs.map(SQLValue.text))) \
         AND provider = \(provider)
@@ -326,7 +326,13 @@ extension LedgerSchema {
     }
 
     /// Claims a record for a payment. Two payments claiming one record: the primary key refuses the second.
-    static func claimRecord(provider: String, recordID: String, deviceID: String, paymentID: String, at: Int64) -> SQL {
+    static func claimRecord(
+        provider: PaymentProvider,
+        recordID: String,
+        deviceID: String,
+        paymentID: String,
+        at: Int64
+    ) -> SQL {
         """
         INSERT INTO record_claim (provider, record_id, device_id, payment_id, claimed_at) \
         VALUES (\(provider), \(recordID), \(deviceID), \(paymentID), \(at))
@@ -407,7 +413,7 @@ extension LedgerSchema {
             ("attention: expired", attentionExpired(now: 0, limit: 10, dialect)),
         ]
         named += plannedListings.map { ($0.0, listing($0.1)) }
-        named.append(("totals", totals(TotalsQuery(since: 0, until: 1, provider: "square"))))
+        named.append(("totals", totals(TotalsQuery(since: 0, until: 1, provider: .square))))
         return named
     }
 }

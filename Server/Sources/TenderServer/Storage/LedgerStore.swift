@@ -1,3 +1,5 @@
+public import Tender
+public import TenderProviderAPI
 public import TenderSync
 
 /// Where the ledger lives: PostgreSQL for fleets (``PostgresLedgerStore``), SQLite as the embedded default
@@ -195,8 +197,8 @@ public struct DeviceAttention: Sendable, Hashable {
 
 /// The payments in front of a person for one reason, in one currency.
 public struct AttentionTally: Sendable, Hashable {
-    /// Why: `unknown`, `contested`, `contradicted`, `needs_reconciliation`, `unverifiable`, or `expired`.
-    public var reason: String
+    /// Why.
+    public var reason: PaymentAttention
     /// The currency.
     public var currency: String
     /// How many payments.
@@ -205,7 +207,7 @@ public struct AttentionTally: Sendable, Hashable {
     public var amountMinorUnits: Int64
 
     /// Creates a tally.
-    public init(reason: String, currency: String, payments: Int64, amountMinorUnits: Int64) {
+    public init(reason: PaymentAttention, currency: String, payments: Int64, amountMinorUnits: Int64) {
         self.reason = reason
         self.currency = currency
         self.payments = payments
@@ -219,16 +221,16 @@ public struct LedgerPayment: Sendable, Hashable {
     public var deviceID: String
     /// The payment's ID in its device's journal.
     public var paymentID: String
-    /// The provider's stable name.
-    public var provider: String
+    /// The provider.
+    public var provider: PaymentProvider
     /// The state on the device.
-    public var state: String
+    public var state: PaymentState
     /// The accepted outcome, if any.
-    public var outcome: String?
+    public var outcome: PaymentOutcome.Status?
     /// Whether the device flags it for reconciliation.
     public var needsReconciliation: Bool
     /// Why a person must look at it (see `PaymentSnapshot.attention`, in TenderSync), if they must.
-    public var attention: String?
+    public var attention: PaymentAttention?
     /// The amount in minor units.
     public var amountMinorUnits: Int64
     /// The ISO 4217 code.
@@ -241,7 +243,7 @@ public struct LedgerPayment: Sendable, Hashable {
     public var foreignTransactionID: String?
     /// The verification shown: the server's verdict (``server``) while it is current (on the request the latest
     /// snapshot makes), else the device's: `confirmed`, `contradicted`, `unverifiable`, or `nil`.
-    public var verdict: String?
+    public var verdict: PaymentVerdict?
     /// When the verdict shown was recorded.
     public var verifiedAt: Int64?
     /// The verdict's evidence as JSON text.
@@ -274,17 +276,17 @@ public struct LedgerPayment: Sendable, Hashable {
     public init(
         deviceID: String,
         paymentID: String,
-        provider: String,
-        state: String,
-        outcome: String?,
+        provider: PaymentProvider,
+        state: PaymentState,
+        outcome: PaymentOutcome.Status?,
         needsReconciliation: Bool,
-        attention: String?,
+        attention: PaymentAttention?,
         amountMinorUnits: Int64,
         currency: String,
         transactionID: String?,
         clientTransactionID: String?,
         foreignTransactionID: String?,
-        verdict: String?,
+        verdict: PaymentVerdict?,
         verifiedAt: Int64?,
         evidence: String?,
         createdAt: Int64,
@@ -325,14 +327,14 @@ public struct LedgerPayment: Sendable, Hashable {
 /// The server's own verdict on a payment, reached with the providers' webhooks and APIs (central reconciliation):
 /// `PaymentVerification`'s fields as the ledger keeps them, and the basis of the request it answered.
 public struct ServerVerification: Sendable, Hashable {
-    /// `confirmed`, `contradicted` or `unverifiable`.
-    public var verdict: String
+    /// Confirmed, contradicted or unverifiable.
+    public var verdict: PaymentVerdict
     /// Why, as a stable code (`matches`, `claimed_by_another_payment`, …).
-    public var reason: String
+    public var reason: PaymentVerification.Reason
     /// Why, in words.
     public var message: String
     /// The outcome the provider's record proves, if it proves one.
-    public var provenOutcome: String?
+    public var provenOutcome: PaymentOutcome.Status?
     /// The evidence, as JSON text (`PaymentVerificationEvidence`'s form).
     public var evidence: String
     /// When the server recorded it, in milliseconds since 1970.
@@ -342,10 +344,10 @@ public struct ServerVerification: Sendable, Hashable {
 
     /// Creates a server's verdict.
     public init(
-        verdict: String,
-        reason: String,
+        verdict: PaymentVerdict,
+        reason: PaymentVerification.Reason,
         message: String,
-        provenOutcome: String?,
+        provenOutcome: PaymentOutcome.Status?,
         evidence: String,
         verifiedAt: Int64,
         basis: String
@@ -369,13 +371,13 @@ public struct LedgerChange: Sendable, Hashable {
     /// The payment.
     public var paymentID: String
     /// The history kind.
-    public var kind: String
+    public var kind: PaymentEventKind
     /// When it happened on the device.
     public var at: Int64
     /// The state before.
-    public var fromState: String?
+    public var fromState: PaymentState?
     /// The state after.
-    public var toState: String?
+    public var toState: PaymentState?
     /// The device's note.
     public var note: String?
     /// When the server received it.
@@ -386,10 +388,10 @@ public struct LedgerChange: Sendable, Hashable {
         deviceID: String,
         sequence: Int64,
         paymentID: String,
-        kind: String,
+        kind: PaymentEventKind,
         at: Int64,
-        fromState: String?,
-        toState: String?,
+        fromState: PaymentState?,
+        toState: PaymentState?,
         note: String?,
         receivedAt: Int64
     ) {
@@ -410,7 +412,7 @@ public struct DailyTotal: Sendable, Hashable {
     /// The day's start, in milliseconds since 1970.
     public var day: Int64
     /// The provider.
-    public var provider: String
+    public var provider: PaymentProvider
     /// The currency.
     public var currency: String
     /// How many payments.
@@ -423,7 +425,7 @@ public struct DailyTotal: Sendable, Hashable {
     /// Creates a total.
     public init(
         day: Int64,
-        provider: String,
+        provider: PaymentProvider,
         currency: String,
         payments: Int64,
         approved: Int64,

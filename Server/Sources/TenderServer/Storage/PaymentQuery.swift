@@ -1,5 +1,6 @@
 import Foundation
-import TenderSync
+public import Tender
+public import TenderSync
 
 /// The operator's filters over the ledger: `GET /v1/payments?state=&verdict=&device=&provider=&since=&until=&limit=&cursor=`.
 public struct PaymentQuery: Sendable, Hashable {
@@ -9,13 +10,13 @@ public struct PaymentQuery: Sendable, Hashable {
     public static let defaultLimit = 50
 
     /// Only payments in this state.
-    public var state: String?
+    public var state: PaymentState?
     /// Only payments with this verdict (`confirmed`, `contradicted`, `unverifiable`), or with none (`unverified`).
     public var verdict: String?
     /// Only this device's payments.
     public var deviceID: String?
     /// Only this provider's payments.
-    public var provider: String?
+    public var provider: PaymentProvider?
     /// Only payments created at or after this time.
     public var since: Int64?
     /// Only payments created before this time.
@@ -30,10 +31,10 @@ public struct PaymentQuery: Sendable, Hashable {
 
     /// Creates a query.
     public init(
-        state: String? = nil,
+        state: PaymentState? = nil,
         verdict: String? = nil,
         deviceID: String? = nil,
-        provider: String? = nil,
+        provider: PaymentProvider? = nil,
         since: Int64? = nil,
         until: Int64? = nil,
         limit: Int = PaymentQuery.defaultLimit,
@@ -65,10 +66,22 @@ public struct PaymentQuery: Sendable, Hashable {
                 throw LedgerError(.invalidQuery, "The parameter \(name) is too long.")
             }
             switch name {
-            case "state": state = value
-            case "verdict": verdict = value
+            case "state":
+                guard let named = PaymentState(rawValue: value) else {
+                    let states = PaymentState.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw LedgerError(.invalidQuery, "state must be one of \(states).")
+                }
+                state = named
+            case "verdict":
+                guard PaymentVerdict(rawValue: value) != nil || value == Self.unverified else {
+                    throw LedgerError(
+                        .invalidQuery,
+                        "verdict must be confirmed, contradicted, unverifiable or \(Self.unverified) (none yet)."
+                    )
+                }
+                verdict = value
             case "device": deviceID = value
-            case "provider": provider = value
+            case "provider": provider = PaymentProvider(rawValue: value)
             case "since", "until":
                 // A day as `until` includes that day: the range ends where the next day starts.
                 let dayEnd: Int64 = name == "until" ? TotalsContribution.millisecondsPerDay : 0
@@ -162,10 +175,10 @@ public struct TotalsQuery: Sendable, Hashable {
     /// Only this device.
     public var deviceID: String?
     /// Only this provider.
-    public var provider: String?
+    public var provider: PaymentProvider?
 
     /// Creates a totals query.
-    public init(since: Int64, until: Int64, deviceID: String? = nil, provider: String? = nil) {
+    public init(since: Int64, until: Int64, deviceID: String? = nil, provider: PaymentProvider? = nil) {
         self.since = since
         self.until = until
         self.deviceID = deviceID

@@ -222,9 +222,18 @@ struct PostgresDatabase: LedgerDatabase {
     /// No connection lent within the patience, though the database answered one of the server's own.
     private struct PoolBusy: Error {}
 
-    /// Why the pool lends no connection, found by opening one directly (within a second): `nil` when the database
-    /// answers; else what is wrong, in its own words (not reachable, the user or password refused, no such database,
-    /// starting or stopping). Made at most once a second; a call in between is told the last one.
+    /// How long the diagnosis waits for a connection of its own to start.
+    static let diagnosisPatience: Duration = .seconds(5)
+
+    /// Why the pool lends no connection, found by opening one directly: `nil` when the database answers; else what is
+    /// wrong, in its own words (not reachable, the user or password refused, no such database, starting or stopping).
+    /// Made at most once a second; a call in between is told the last one.
+    ///
+    /// A refused or reset connection fails at once. postgres-nio's connect time-out covers the TCP connect and the
+    /// start-up (authentication included), which a loaded machine can take over a second to finish for a database that
+    /// answers: so the diagnosis waits up to ``diagnosisPatience`` (a host that drops packets is named after that)
+    /// rather than call a slow answer "cannot be reached" (seen: a role refused, named as not reachable, in a loaded
+    /// test run with a 1 s limit).
     func diagnosis() async -> LedgerError? {
         let now = ContinuousClock.now
         if let last = diagnosed.withLockedValue({ $0 }), last.at.duration(to: now) < .seconds(1) { return last.error }
@@ -236,7 +245,7 @@ struct PostgresDatabase: LedgerDatabase {
             database: url.database,
             tls: .disable
         )
-        configuration.options.connectTimeout = .seconds(1)
+        configuration.options.connectTimeout = TimeAmount(Self.diagnosisPatience)
         let answer: LedgerError?
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)

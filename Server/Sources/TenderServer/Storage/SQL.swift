@@ -34,6 +34,10 @@ struct SQL: Sendable, ExpressibleByStringInterpolation {
         mutating func appendInterpolation(_ value: Int) { parts.append(.value(.integer(Int64(value)))) }
         mutating func appendInterpolation(_ value: Bool) { parts.append(.value(.bool(value))) }
         mutating func appendInterpolation(_ value: SQLValue) { parts.append(.value(value)) }
+        /// A name of a type of ours (a state, a provider, a verdict), bound as its text.
+        mutating func appendInterpolation<Name: RawRepresentable>(_ name: Name?) where Name.RawValue == String {
+            parts.append(.value(.text(name?.rawValue)))
+        }
         /// Another statement's pieces, its values bound where they stand.
         mutating func appendInterpolation(_ fragment: SQL) { parts += fragment.parts }
         /// Text of ours (a column list, a constant), never a value from outside.
@@ -104,10 +108,15 @@ struct SQLRow: Sendable {
     /// The row's values in the columns' order (`NULL` as `nil`).
     let values: [SQLValue]
 
-    /// A column the row does not have, or has with another type.
+    /// A column the row does not have, or has with another type, or holding a name its type does not know.
     struct Mismatch: Error, CustomStringConvertible {
         var column: String
-        var description: String { "the ledger's row has no column \(column) of the type read" }
+        var unknownName = false
+        var description: String {
+            unknownName
+                ? "the ledger's column \(column) holds a name this server does not know (written by a newer server?)"
+                : "the ledger's row has no column \(column) of the type read"
+        }
     }
 
     /// The column's value, `nil` for `NULL` (SQLite's `NULL` has no type).
@@ -150,6 +159,21 @@ struct SQLRow: Sendable {
     func requiredInteger(_ column: String) throws -> Int64 {
         guard let value = try integer(column) else { throw Mismatch(column: column) }
         return value
+    }
+
+    /// A text column holding one of a type's names (a state, a provider, a verdict), `nil` for `NULL`.
+    func name<Name: RawRepresentable>(_ column: String, as _: Name.Type = Name.self) throws -> Name?
+    where Name.RawValue == String {
+        guard let text = try text(column) else { return nil }
+        guard let name = Name(rawValue: text) else { throw Mismatch(column: column, unknownName: true) }
+        return name
+    }
+
+    /// A text column holding one of a type's names that is never `NULL`.
+    func requiredName<Name: RawRepresentable>(_ column: String, as _: Name.Type = Name.self) throws -> Name
+    where Name.RawValue == String {
+        guard let name: Name = try name(column) else { throw Mismatch(column: column) }
+        return name
     }
 
     /// A boolean column that is never `NULL` (SQLite keeps it as 0 or 1).

@@ -105,7 +105,7 @@ extension SQLLedgerStore {
                         createdAt: try row.requiredInteger("created_at"),
                         provider: try row.requiredText("provider"),
                         currency: try row.requiredText("currency"),
-                        outcome: try row.text("outcome"),
+                        outcome: try row.name("outcome"),
                         amountMinorUnits: try row.requiredInteger("amount_minor_units")
                     )
                 }
@@ -171,7 +171,7 @@ extension SQLLedgerStore {
         try await db.read { session in try await session.rows(LedgerSchema.totals(query)) }.map { row in
             DailyTotal(
                 day: try row.requiredInteger("day"),
-                provider: try row.requiredText("provider"),
+                provider: try row.requiredName("provider"),
                 currency: try row.requiredText("currency"),
                 payments: try row.requiredInteger("payments"),
                 approved: try row.requiredInteger("approved"),
@@ -380,7 +380,7 @@ extension SQLLedgerStore {
         }
         .map { row in
             AttentionTally(
-                reason: try row.requiredText("reason"),
+                reason: try row.requiredName("reason"),
                 currency: try row.requiredText("currency"),
                 payments: try row.requiredInteger("payments"),
                 amountMinorUnits: try row.requiredInteger("amount")
@@ -435,17 +435,17 @@ extension LedgerPayment {
         self.init(
             deviceID: try row.requiredText("device_id"),
             paymentID: try row.requiredText("payment_id"),
-            provider: try row.requiredText("provider"),
-            state: try row.requiredText("state"),
-            outcome: try row.text("outcome"),
+            provider: try row.requiredName("provider"),
+            state: try row.requiredName("state"),
+            outcome: try row.name("outcome"),
             needsReconciliation: try row.bool("needs_reconciliation"),
-            attention: try row.text("attention"),
+            attention: try row.name("attention"),
             amountMinorUnits: try row.requiredInteger("amount_minor_units"),
             currency: try row.requiredText("currency"),
             transactionID: try row.text("transaction_id"),
             clientTransactionID: try row.text("client_transaction_id"),
             foreignTransactionID: try row.text("foreign_transaction_id"),
-            verdict: try row.text("verdict"),
+            verdict: try row.name("verdict"),
             verifiedAt: try row.integer("verified_at"),
             evidence: try row.text("evidence"),
             createdAt: try row.requiredInteger("created_at"),
@@ -463,7 +463,8 @@ extension LedgerPayment {
 extension ServerVerification {
     /// The server's verdict from a payment's row, or `nil` when it recorded none.
     init?(_ row: SQLRow) throws {
-        guard let verdict = try row.text("server_verdict"), let reason = try row.text("server_reason"),
+        guard let verdict: PaymentVerdict = try row.name("server_verdict"),
+            let reason: PaymentVerification.Reason = try row.name("server_reason"),
             let message = try row.text("server_message"), let evidence = try row.text("server_evidence"),
             let at = try row.integer("server_verified_at"), let basis = try row.text("server_basis")
         else { return nil }
@@ -471,7 +472,7 @@ extension ServerVerification {
             verdict: verdict,
             reason: reason,
             message: message,
-            provenOutcome: try row.text("server_proven_outcome"),
+            provenOutcome: try row.name("server_proven_outcome"),
             evidence: evidence,
             verifiedAt: at,
             basis: basis
@@ -486,10 +487,10 @@ extension LedgerChange {
             deviceID: try row.requiredText("device_id"),
             sequence: try row.requiredInteger("sequence"),
             paymentID: try row.requiredText("payment_id"),
-            kind: try row.requiredText("kind"),
+            kind: try row.requiredName("kind"),
             at: try row.requiredInteger("at"),
-            fromState: try row.text("from_state"),
-            toState: try row.text("to_state"),
+            fromState: try row.name("from_state"),
+            toState: try row.name("to_state"),
             note: try row.text("note"),
             receivedAt: try row.requiredInteger("received_at")
         )

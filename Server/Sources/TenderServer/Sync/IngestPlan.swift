@@ -126,10 +126,16 @@ struct TotalsContribution: Hashable {
     }
 
     /// A payment's contribution from its row's columns.
-    init(createdAt: Int64, provider: String, currency: String, outcome: String?, amountMinorUnits: Int64) {
+    init(
+        createdAt: Int64,
+        provider: String,
+        currency: String,
+        outcome: PaymentOutcome.Status?,
+        amountMinorUnits: Int64
+    ) {
         key = TotalsKey(day: Self.day(createdAt), provider: provider, currency: currency)
         payments = 1
-        let isApproved = outcome == "approved"
+        let isApproved = outcome == .approved
         approved = isApproved ? 1 : 0
         approvedMinorUnits = isApproved ? amountMinorUnits : 0
     }
@@ -139,7 +145,7 @@ struct TotalsContribution: Hashable {
             createdAt: snapshot.createdAt,
             provider: snapshot.provider.rawValue,
             currency: snapshot.amount.currency.code,
-            outcome: snapshot.outcome?.rawValue,
+            outcome: snapshot.outcome,
             amountMinorUnits: Int64(snapshot.amount.minorUnits)
         )
     }
