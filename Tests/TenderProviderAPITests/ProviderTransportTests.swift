@@ -98,7 +98,8 @@ struct ProviderTransportTests {
             accessToken: SquareAccessToken(Fixture.squareToken)
         )
         let task = Task { try await verifier.verify(Fixture.squareRequest()) }
-        try await Task.sleep(for: .milliseconds(300))
+        // Cancelled once the request is in flight: the server has read its head.
+        while server.requestsRead == 0 { try await Task.sleep(for: .milliseconds(5)) }
         task.cancel()
         let elapsed = await Self.timed {
             let result = await task.result

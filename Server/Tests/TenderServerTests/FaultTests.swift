@@ -86,7 +86,13 @@ struct FaultTests {
             let server = try ServerProcess(arguments, environment: environment)
             defer { server.stop() }
             _ = try server.baseURL()
-            try await Task.sleep(for: .milliseconds(Int.random(in: 20...200, using: &generator)))
+            // Killed once it has received 1 to 6 batches: each kill lands among the devices' batches, at a point
+            // that varies from kill to kill, under any load.
+            let batches = Int.random(in: 1...6, using: &generator)
+            _ = try await eventually {
+                server.standardError.components(separatedBy: "sync received").count > batches
+                    || !server.process.isRunning
+            }
             if server.standardError.contains("sync received") { killedWhileReceiving += 1 }
             server.signal(SIGKILL)
             server.wait()
@@ -98,7 +104,7 @@ struct FaultTests {
         try await devicesDone.value
         last.signal(SIGTERM)
         #expect(last.wait() == 0)
-        #expect(killedWhileReceiving >= 50, "most kills came while batches were arriving: \(killedWhileReceiving)")
+        #expect(killedWhileReceiving == 100, "every kill came while batches were arriving: \(killedWhileReceiving)")
         let total = devices.map(\.changes.count).reduce(0, +)
         #expect(total > 400, "the devices kept paying through the kills: \(total) changes")
         try await expectLedgerEquals(store, devices)
@@ -182,9 +188,8 @@ struct FaultTests {
         let journals = devices
         let devicesDone = Task { try await Self.runDevices(journals, baseURL: { base }, stop: stop) }
         let client = HTTPClient(timeout: 30)
-        try await Task.sleep(for: .seconds(1))
-        let before = try await store.devices().map(\.heldSequence).reduce(0, +)
-        #expect(before > 0, "the devices synced before PostgreSQL went away")
+        let held = { try await store.devices().map(\.heldSequence).reduce(0, +) }
+        #expect(try await eventually { try await held() > 0 }, "the devices synced before PostgreSQL went away")
 
         try postgres.stopServer()
         var sawUnavailable = false
@@ -209,7 +214,6 @@ struct FaultTests {
         }
         #expect(sawUnavailable, "health \(healthWhileAway)")
         #expect(healthBody.contains(#""part":"database""#), "/health names the part that is down: \(healthBody)")
-        try await Task.sleep(for: .seconds(1))
         try postgres.startServer()
         var healthy = false
         let resumeDeadline = Date().addingTimeInterval(60)
@@ -221,7 +225,11 @@ struct FaultTests {
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(healthy, "the server resumed when PostgreSQL came back")
-        try await Task.sleep(for: .seconds(1))
+        let whileAway = try await held()
+        #expect(
+            try await eventually { try await held() > whileAway },
+            "the devices synced again once PostgreSQL came back"
+        )
         stop.set()
         try await devicesDone.value
         server.signal(SIGTERM)

@@ -46,38 +46,42 @@ struct ReconcileEveryTests {
     func reconcilesOnItsOwn() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        try await ProviderSandbox.run { sandbox in
-            // Off: the payments wait, and Square is never asked.
-            let offPath = folder.path + "/off.sqlite"
-            let off = try SQLiteLedgerStore(path: offPath)
-            try await off.migrate()
-            _ = try await ReconcileFaultTests.ledger(off, sandbox, count: 2)
-            let idle = try Self.serve(offPath, sandbox, every: "0")
-            defer { idle.stop() }
-            _ = try idle.baseURL()
-            try await Task.sleep(for: .seconds(2))
-            #expect(await sandbox.requestCount() == 0, "--reconcile-every 0 asked the providers")
-            try await ReconcileFaultTests.expectNoVerdict(off, "--reconcile-every 0")
-            idle.signal(SIGTERM)
-            #expect(idle.wait() == 0, "\(idle.standardError)")
+        // Off and on side by side, each asking a sandbox of its own: the server that is off has been serving for as
+        // long as the other took to reconcile twice (an event, not a time: the same under any load).
+        try await ProviderSandbox.run { offSandbox in
+            try await ProviderSandbox.run { sandbox in
+                let offPath = folder.path + "/off.sqlite"
+                let off = try SQLiteLedgerStore(path: offPath)
+                try await off.migrate()
+                _ = try await ReconcileFaultTests.ledger(off, offSandbox, count: 2)
+                let idle = try Self.serve(offPath, offSandbox, every: "0")
+                defer { idle.stop() }
+                _ = try idle.baseURL()
 
-            // Every 300 ms: the payments there at the start, then one synced while it serves.
-            let path = folder.path + "/every.sqlite"
-            let store = try SQLiteLedgerStore(path: path)
-            try await store.migrate()
-            _ = try await ReconcileFaultTests.ledger(store, sandbox, count: 3)
-            let server = try Self.serve(path, sandbox, every: "300ms")
-            defer { server.stop() }
-            _ = try server.baseURL()
-            try await Self.waitForVerdicts(store, count: 3, server)
-            _ = try await ReconcileFaultTests.ledger(store, sandbox, count: 1)
-            try await Self.waitForVerdicts(store, count: 4, server)
-            server.signal(SIGTERM)
-            #expect(server.wait() == 0, "a graceful stop exits 0 while reconciling: \(server.standardError)")
-            for process in [idle, server] {
-                let printed = process.standardOutput + process.standardError
-                #expect(!printed.contains(ProviderSandbox.squareToken), "the server's Square token was printed")
-                #expect(!printed.contains("operator-token-reconcile-every"), "the operator token was printed")
+                // Every 300 ms: the payments there at the start, then one synced while it serves.
+                let path = folder.path + "/every.sqlite"
+                let store = try SQLiteLedgerStore(path: path)
+                try await store.migrate()
+                _ = try await ReconcileFaultTests.ledger(store, sandbox, count: 3)
+                let server = try Self.serve(path, sandbox, every: "300ms")
+                defer { server.stop() }
+                _ = try server.baseURL()
+                try await Self.waitForVerdicts(store, count: 3, server)
+                _ = try await ReconcileFaultTests.ledger(store, sandbox, count: 1)
+                try await Self.waitForVerdicts(store, count: 4, server)
+                server.signal(SIGTERM)
+                #expect(server.wait() == 0, "a graceful stop exits 0 while reconciling: \(server.standardError)")
+
+                #expect(idle.process.isRunning, "--reconcile-every 0 kept serving: \(idle.standardError)")
+                #expect(await offSandbox.requestCount() == 0, "--reconcile-every 0 asked the providers")
+                try await ReconcileFaultTests.expectNoVerdict(off, "--reconcile-every 0")
+                idle.signal(SIGTERM)
+                #expect(idle.wait() == 0, "\(idle.standardError)")
+                for process in [idle, server] {
+                    let printed = process.standardOutput + process.standardError
+                    #expect(!printed.contains(ProviderSandbox.squareToken), "the server's Square token was printed")
+                    #expect(!printed.contains("operator-token-reconcile-every"), "the operator token was printed")
+                }
             }
         }
     }

@@ -214,6 +214,7 @@ struct ReconcileFaultTests {
             var generator = SystemRandomNumberGenerator()
             // Killed while it asks Square (before any line), then after a few verdicts, several times.
             for round in 0..<6 {
+                let asked = await sandbox.requestCount()
                 let process = try ServerProcess(arguments, environment: environment)
                 let lines = round == 0 ? 0 : Int.random(in: 1...30, using: &generator)
                 let deadline = Date().addingTimeInterval(120)
@@ -222,7 +223,9 @@ struct ReconcileFaultTests {
                 {
                     usleep(2_000)
                 }
-                if round == 0 { usleep(50_000) }
+                if round == 0 {
+                    _ = try await eventually { await sandbox.requestCount() > asked || !process.process.isRunning }
+                }
                 process.signal(SIGKILL)
                 process.wait()
             }

@@ -73,16 +73,6 @@ struct WebhookMatchingTests {
         return (event, snapshot)
     }
 
-    /// Waits (up to 30 s) until `condition` holds.
-    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
-    }
-
     @Test("the sandbox's webhooks, signed as Square signs, confirm a payment before any request to Square")
     func sandboxWebhooksConfirm() async throws {
         let folder = try TemporaryFolder()
@@ -116,7 +106,7 @@ struct WebhookMatchingTests {
                     orderID: order
                 )
                 let id = try #require(payment["payment_id"]?.stringValue)
-                let confirmed = try await Self.eventually {
+                let confirmed = try await eventually(within: .seconds(30)) {
                     try await store.payment(deviceID: device.deviceID, paymentID: id)?.server?.verdict
                         == .confirmed
                 }
@@ -255,7 +245,7 @@ struct WebhookMatchingTests {
                     let before = await sandbox.requestCount()
                     try await device.sync(payments, to: base, client: client)
                     let ids = payments.compactMap { $0["payment_id"]?.stringValue }
-                    let confirmed = try await Self.eventually {
+                    let confirmed = try await eventually(within: .seconds(30)) {
                         var all = true
                         for id in ids {
                             let verdict = try await store.payment(deviceID: device.deviceID, paymentID: id)?.server

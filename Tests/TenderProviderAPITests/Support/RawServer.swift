@@ -25,6 +25,7 @@ final class RawServer: Sendable {
     let port: UInt16
     private let listener: Int32
     private let sent = Locked(0)
+    private let heads = Locked(0)
     private let stopped = Locked(false)
 
     /// The URL to point a client at.
@@ -32,6 +33,9 @@ final class RawServer: Sendable {
 
     /// How many bytes of answers the server has sent, heads included.
     var bytesSent: Int { sent.withLock { $0 } }
+
+    /// How many requests' heads the server has read whole.
+    var requestsRead: Int { heads.withLock { $0 } }
 
     init(_ behaviour: Behaviour) throws {
         #if canImport(Glibc)
@@ -95,6 +99,7 @@ final class RawServer: Sendable {
             head.append(buffer[0])
             if head.count > 65_536 { return }
         }
+        heads.withLock { $0 += 1 }
         switch behaviour {
         case .silent:
             // Hold the connection open until the client gives up.
