@@ -14,8 +14,9 @@ struct JournalSyncCommand: AsyncParsableCommand {
             device key is read from the environment variable TENDER_DEVICE_KEY (printed once by 'tender-server \
             devices add'). Prints how many changes were sent and the highest sequence the server holds; with --json, \
             {"sent", "acknowledged_through"} (and "notices", what the server said beside it, such as a newer \
-            contract version than its own). Safe to run again at any time, beside an app that takes payments: the \
-            server applies each change once.
+            contract version than its own, and "set_aside"). A change the server refuses for good (it names it) is \
+            set aside: kept in the journal, named in one line, and the other changes sync. Safe to run again at any \
+            time, beside an app that takes payments: the server applies each change once.
             """
     )
 
@@ -63,11 +64,29 @@ struct JournalSyncCommand: AsyncParsableCommand {
             output.set("sent", result.sent)
             output.set("acknowledged_through", Int(result.acknowledgedThrough))
             if !result.notices.isEmpty { output["notices"] = .array(result.notices.map(JSONValue.string)) }
+            // Only when the sync set a change aside, as the notices: the object is otherwise as before.
+            if !result.setAside.isEmpty {
+                output["set_aside"] = .array(
+                    result.setAside.map { change in
+                        var item = JSONOutput()
+                        item.set("sequence", Int(change.sequence))
+                        item.set("payment_id", change.paymentID)
+                        item.set("kind", change.kind.rawValue)
+                        item.set("reason", change.reason)
+                        return .object(item.object)
+                    }
+                )
+            }
             Output.line(output.text)
         } else {
             Output.line(
                 "Sent \(result.sent) change\(result.sent == 1 ? "" : "s"); the server holds this journal's changes through \(result.acknowledgedThrough)."
             )
+            for change in result.setAside {
+                Output.line(
+                    "Set aside change \(change.sequence) (\(change.kind.rawValue)) of payment \(change.paymentID): the server refused it for good (\(change.reason)). It stays in the journal ('tender journal show \(change.paymentID)'); the other changes were sent."
+                )
+            }
         }
         // What the server said beside it (a newer device than the server, say), one line each, on standard error.
         for notice in result.notices { Output.error("notice: " + notice) }

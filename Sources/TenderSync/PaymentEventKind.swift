@@ -55,6 +55,11 @@ public struct PaymentEventKind: RawRepresentable, Sendable, Hashable, Codable, C
     public static let snapshot = PaymentEventKind(rawValue: "snapshot")
     /// Writing to the journal failed.
     public static let storageFailed = PaymentEventKind(rawValue: "storage_failed")
+    /// A change the fleet server refused for good (its answer named it, `refused_sequence`), set aside by the
+    /// journal so that its other changes still sync (sync contract version 5). In the outbox, the refused change
+    /// becomes this marker: sent in its place without its payment, its note the server's reason. In the payment's
+    /// history, a row of this kind says which change was set aside and why; that row is not sent.
+    public static let setAside = PaymentEventKind(rawValue: "set_aside")
 
     /// The kind's string.
     public var description: String { rawValue }
@@ -64,7 +69,7 @@ public struct PaymentEventKind: RawRepresentable, Sendable, Hashable, Codable, C
     public static let known: [PaymentEventKind] = [
         .begun, .reopened, .opened, .openFailed, .recorded, .duplicate, .extraAnswer, .unsolicited, .tampered, .late,
         .malformed, .timedOut, .expired, .resolved, .verified, .contradicted, .contested, .reconciled, .acknowledged,
-        .pruned, .snapshot, .storageFailed,
+        .pruned, .snapshot, .storageFailed, .setAside,
     ]
 
     /// Decodes a kind from its string: any string of 1 to 32 lowercase letters, digits and `_` (an open set; what

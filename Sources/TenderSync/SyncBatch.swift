@@ -226,8 +226,9 @@ public struct SyncAcknowledgement: Sendable, Hashable, Codable {
     }
 }
 
-/// The body of an error answer of the fleet server: `{"error": {"code", "message", "expected_sequence"}}`,
-/// `expected_sequence` only for `out_of_sequence`.
+/// The body of an error answer of the fleet server: `{"error": {"code", "message", "expected_sequence",
+/// "refused_sequence"}}`, `expected_sequence` only for `out_of_sequence`, `refused_sequence` only for an
+/// `invalid_change` that no server of this version will ever accept (contract version 5).
 public struct SyncErrorBody: Sendable, Hashable, Codable {
     /// The error.
     public var error: Detail
@@ -240,22 +241,32 @@ public struct SyncErrorBody: Sendable, Hashable, Codable {
         public var message: String
         /// For `out_of_sequence`: the sequence the server expects next.
         public var expectedSequence: Int64?
+        /// For an `invalid_change` about one change's content: that change's sequence. The server will never accept
+        /// it; the device sets it aside and sends the rest.
+        public var refusedSequence: Int64?
 
         enum CodingKeys: String, CodingKey {
             case code, message
             case expectedSequence = "expected_sequence"
+            case refusedSequence = "refused_sequence"
         }
 
         /// Creates a detail.
-        public init(code: String, message: String, expectedSequence: Int64? = nil) {
+        public init(code: String, message: String, expectedSequence: Int64? = nil, refusedSequence: Int64? = nil) {
             self.code = code
             self.message = message
             self.expectedSequence = expectedSequence
+            self.refusedSequence = refusedSequence
         }
     }
 
     /// Creates an error body.
-    public init(code: String, message: String, expectedSequence: Int64? = nil) {
-        error = Detail(code: code, message: message, expectedSequence: expectedSequence)
+    public init(code: String, message: String, expectedSequence: Int64? = nil, refusedSequence: Int64? = nil) {
+        error = Detail(
+            code: code,
+            message: message,
+            expectedSequence: expectedSequence,
+            refusedSequence: refusedSequence
+        )
     }
 }

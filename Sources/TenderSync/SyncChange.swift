@@ -3,7 +3,8 @@ import Foundation
 /// One change of a device's journal: a row of a payment's history, with the payment as it is after it.
 ///
 /// Its JSON form: `{"sequence", "payment_id", "kind", "at", "from_state", "to_state", "note", "payment"}`, `at` an
-/// RFC 3339 time in UTC with milliseconds, `payment` the payment's ``PaymentSnapshot`` (`null` for `pruned` only).
+/// RFC 3339 time in UTC with milliseconds, `payment` the payment's ``PaymentSnapshot`` (`null` for `pruned` and
+/// `set_aside` only).
 public struct SyncChange: Sendable, Hashable, Codable {
     /// The journal's sequence number of the change: 1, 2, 3, … with no gap.
     public var sequence: Int64
@@ -19,7 +20,8 @@ public struct SyncChange: Sendable, Hashable, Codable {
     public var toState: PaymentState?
     /// The history row's note, already redacted on the device.
     public var note: String?
-    /// The payment after the change; `nil` exactly when ``kind`` is `pruned`.
+    /// The payment after the change; `nil` exactly when ``kind`` is `pruned` or `set_aside` (a change the server
+    /// refused, sent again as a marker without its payment).
     public var payment: PaymentSnapshot?
 
     /// Creates a change.
@@ -62,7 +64,7 @@ public struct SyncChange: Sendable, Hashable, Codable {
             throw SyncContractError(.invalidChange, "A change's sequence is missing or not an integer of at least 1.")
         }
         func invalid(_ field: String, _ rule: String) -> SyncContractError {
-            SyncContractError(.invalidChange, "Change \(sequence): \(field) \(rule).")
+            SyncContractError(.invalidChange, "Change \(sequence): \(field) \(rule).", sequence: sequence)
         }
         guard let kind = try? container.decode(PaymentEventKind.self, forKey: .kind) else {
             throw invalid("kind", "is missing or not a kind's name (1 to 32 lowercase letters, digits and '_')")
@@ -107,6 +109,11 @@ public struct SyncChange: Sendable, Hashable, Codable {
         if kind == .pruned {
             guard payment == nil else { throw invalid("payment", "must be null for a pruned payment") }
             guard toState == nil else { throw invalid("to_state", "must be null for a pruned payment") }
+        } else if kind == .setAside {
+            guard payment == nil else { throw invalid("payment", "must be null for a change set aside") }
+            guard fromState == nil, toState == nil else {
+                throw invalid("from_state and to_state", "must be null for a change set aside")
+            }
         } else {
             guard let payment else { throw invalid("payment", "is missing: every change but pruned carries it") }
             guard payment.paymentID == paymentID else {

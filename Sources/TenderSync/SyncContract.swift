@@ -6,10 +6,12 @@ public enum SyncContract: Sendable {
     /// The contract's version: 1 for Tender's first fleet server; 2 adds `contract_version` to a batch and `notice` to
     /// an acknowledgement, and changes of kinds the server does not know are kept rather than refused; 3 lets a batch
     /// hold no change, to ask what the server holds (a sync with nothing new still checks the key and the URL); 4 adds
-    /// the device's health to a batch (`tender_version`, `unsent`), which older servers ignore. A
+    /// the device's health to a batch (`tender_version`, `unsent`), which older servers ignore; 5 names the change a
+    /// server refuses for good (`refused_sequence` in its error), which the device sets aside and sends again as a
+    /// `set_aside` marker without its payment, so that its other changes sync. A
     /// batch says which version its device speaks; a server of an older one tells it so in its acknowledgement's
     /// notice.
-    public static let version = 4
+    public static let version = 5
     /// The Tender release this build is (what `tender --version` prints, and a batch's `tender_version`).
     public static let tenderVersion = "0.1.0"
     /// The most changes one batch carries.
@@ -47,11 +49,16 @@ public struct SyncContractError: Error, Sendable, Hashable, CustomStringConverti
     public var code: Code
     /// What was wrong and what to do.
     public var message: String
+    /// The sequence of the change refused, when the refusal is about one change's content (its fields, its amount):
+    /// no server of this version will ever accept that change, and a device sets it aside (`refused_sequence` in the
+    /// server's answer). `nil` for a refusal of the batch as a whole.
+    public var sequence: Int64?
 
-    /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    /// Creates an error; `sequence` names the change refused, for a refusal of one change's content.
+    public init(_ code: Code, _ message: String, sequence: Int64? = nil) {
         self.code = code
         self.message = message
+        self.sequence = sequence
     }
 
     /// `invalid_change: …`.

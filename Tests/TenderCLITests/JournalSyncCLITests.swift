@@ -40,7 +40,14 @@ final class SyncStandIn: Sendable {
     ///   - delay: how long each answer waits after the batch is applied (the window between the server's commit and
     ///     its answer).
     ///   - notice: the `notice` every acknowledgement carries, as a server older than the device gives one.
-    static func start(key: String, delay: Duration? = nil, notice: String? = nil) async throws -> SyncStandIn {
+    ///   - refuse: a sequence whose change is refused for good (400 `invalid_change` naming it, `refused_sequence`);
+    ///     its `set_aside` marker is accepted.
+    static func start(
+        key: String,
+        delay: Duration? = nil,
+        notice: String? = nil,
+        refuse: Int64? = nil
+    ) async throws -> SyncStandIn {
         let server = HTTPServer(
             config: HTTPServer.Configuration(address: try sockaddr_in.inet(ip4: "127.0.0.1", port: 0), timeout: 30)
         )
@@ -59,8 +66,17 @@ final class SyncStandIn: Sendable {
                 return answer(401, #"{"error":{"code":"unauthorized","message":"unknown key"}}"#)
             }
             let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
-            let sequences = (object?["changes"] as? [[String: Any]] ?? []).compactMap {
-                ($0["sequence"] as? NSNumber)?.int64Value
+            let changes = object?["changes"] as? [[String: Any]] ?? []
+            let sequences = changes.compactMap { ($0["sequence"] as? NSNumber)?.int64Value }
+            if let refuse,
+                changes.contains(where: {
+                    ($0["sequence"] as? NSNumber)?.int64Value == refuse && $0["kind"] as? String != "set_aside"
+                })
+            {
+                return answer(
+                    400,
+                    #"{"error":{"code":"invalid_change","message":"Change \#(refuse): refused.","refused_sequence":\#(refuse)}}"#
+                )
             }
             let reply = state.withLock { state in
                 state.requests += 1
@@ -160,6 +176,46 @@ struct JournalSyncCLITests {
         let text = try await CLIRunner.run(arguments, environment: ["TENDER_DEVICE_KEY": Self.key])
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stdout.contains("Sent 0 changes") && text.stdout.contains("through \(total)"), "\(text.stdout)")
+    }
+
+    @Test("a change the server refuses for good: set aside, named in one line and in --json, exit 0, the rest sent")
+    func setAsideIsNamed() async throws {
+        let directory = try await temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for json in [true, false] {
+            let path = directory.appendingPathComponent("journal-\(json).sqlite").path
+            _ = try await JournalCLITests.pay(2, into: path)
+            let total = try Self.changes(path)
+            let server = try await SyncStandIn.start(key: Self.key, refuse: 2)
+            defer { Task { await server.stop() } }
+            let arguments = [
+                "journal", "sync", "--server", server.baseURL.absoluteString, "--journal", path, "--timeout", "120",
+            ]
+            let result = try await CLIRunner.run(
+                arguments + (json ? ["--json"] : []),
+                environment: ["TENDER_DEVICE_KEY": Self.key]
+            )
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(server.held == total)
+            if json {
+                let object = try await jsonObject(Substring(result.stdout.trimmingCharacters(in: .newlines)))
+                let items = try #require(object["set_aside"]?.arrayValue)
+                #expect(items.count == 1)
+                let item = try #require(items.first?.objectValue)
+                #expect(item["sequence"]?.integerValue == 2)
+                #expect(item["reason"]?.stringValue == "invalid_change: Change 2: refused.")
+                #expect(item["payment_id"]?.stringValue?.isEmpty == false)
+            } else {
+                let lines = result.stdout.split(separator: "\n")
+                #expect(lines.count == 2, "\(result.stdout)")
+                #expect(
+                    lines.last?.hasPrefix("Set aside change 2 (") == true
+                        && lines.last?.contains("the server refused it for good (invalid_change: Change 2: refused.)")
+                            == true,
+                    "\(result.stdout)"
+                )
+            }
+        }
     }
 
     @Test("a server older than the device answers with a notice: exit 0, the notice on stderr and in --json")

@@ -95,6 +95,65 @@ struct SyncTests {
         }
     }
 
+    @Test(
+        "a change the server refuses for good is set aside: sent again as a marker, the other changes sync, a refused marker ends the sync"
+    )
+    func refusedChangeSetAside() async throws {
+        try await Self.withServer { server in
+            let harness = try Harness()
+            let made = try await OutboxTests.answeredPayments(harness, 3)
+            let total = try Self.changeCount(harness.journal)
+            let refused = try #require(try harness.journal.changes(from: 2, limit: 1).first)
+            server.refuse([refused.sequence])
+
+            let result = try await harness.journal.sync(
+                to: server.baseURL,
+                deviceKey: server.key,
+                timeout: Self.patience
+            )
+            #expect(result.acknowledgedThrough == total)
+            #expect(result.setAside.map(\.sequence) == [refused.sequence])
+            #expect(result.setAside.first?.paymentID == refused.paymentID)
+            #expect(result.setAside.first?.kind.rawValue == refused.kind)
+            #expect(result.setAside.first?.reason.hasPrefix("invalid_change: ") == true)
+            // Two requests: the batch refused, then sent again whole with the marker in the change's place.
+            let requests = server.requests
+            #expect(requests.count == 2)
+            #expect(requests.map(\.sequences) == [Array(1...total), Array(1...total)])
+            let marker = try #require(server.ledger.changes[refused.sequence])
+            #expect(marker.contains(#""kind":"set_aside""#) && marker.contains(#""payment":null"#))
+            // Every change is on the server once; the payments end as the journal holds them (their later changes
+            // carried them); the payment's history says what was set aside, and why.
+            try Self.expectLedgerEqualsJournal(server, harness.journal)
+            let id = try #require(PaymentID(rawValue: refused.paymentID))
+            let history = try harness.journal.history(of: id)
+            let row = try #require(history.last { $0.kind == .setAside })
+            #expect(row.note?.contains("change \(refused.sequence) (\(refused.kind))") == true)
+            #expect(made.count == 3)
+
+            // The next sync sends the new change only; nothing is set aside again.
+            _ = try harness.coordinator.prepare(SquareFixture.request())
+            let more = try await harness.journal.sync(to: server.baseURL, deviceKey: server.key, timeout: Self.patience)
+            #expect(more == JournalSyncResult(sent: 1, acknowledgedThrough: total + 1))
+
+            // A server that refuses the marker too: the sync ends with one line, after one more request, not a loop.
+            let other = try Harness()
+            _ = try await OutboxTests.answeredPayments(other, 1)
+            let stricter = try await FleetStandIn.start()
+            stricter.refuse([1], markers: true)
+            await #expect {
+                try await other.journal.sync(to: stricter.baseURL, deviceKey: stricter.key, timeout: Self.patience)
+            } throws: { error in
+                let error = error as? HandoffError
+                return error?.code == .syncRefused && error?.message.contains("already set aside") == true
+            }
+            #expect(stricter.requests.count == 2)
+            #expect(stricter.ledger.held == 0)
+            #expect(try other.journal.acknowledgedThrough() == 0)
+            await stricter.stop()
+        }
+    }
+
     @Test("an answer lost after the server's commit: the next sync sends the batch again, applied once")
     func lostAnswer() async throws {
         try await Self.withServer { server in
@@ -413,7 +472,7 @@ struct SyncTests {
         // The device's health (contract version 4): its release, and what it held unsent, this batch's included.
         #expect(object["tender_version"] as? String == SyncContract.tenderVersion)
         #expect(object["unsent"] as? Int == changes.count)
-        #expect(object["contract_version"] as? Int == 4)
+        #expect(object["contract_version"] as? Int == 5)
         #expect(batch.body.count + big.utf8.count > PaymentJournal.syncBatchBytes)
     }
 

@@ -565,6 +565,7 @@ struct DevicesCommand: AsyncParsableCommand {
                         "journal_id": device.journalID.map(JSONTree.string) ?? .null,
                         "acknowledged_through": .integer(device.heldSequence),
                         "pruned_unsent": .integer(device.prunedUnsent),
+                        "set_aside": .integer(device.setAside),
                         "silent": .bool(!device.isRevoked && device.isSilent(now: now, silentAfter: silentAfter)),
                         "last_change": device.lastChangeAt.map { .string(Timestamp.text($0)) } ?? .null,
                         "unsent": device.backlog.map(JSONTree.integer) ?? .null,
@@ -587,7 +588,8 @@ struct DevicesCommand: AsyncParsableCommand {
                         device.isRevoked
                         ? "revoked" : device.isSilent(now: now, silentAfter: silentAfter) ? "silent" : "active"
                     let pruned = device.prunedUnsent > 0 ? "  (\(device.prunedUnsent) changes pruned unsent)" : ""
-                    print("\(device.id)  \(status)  last seen \(seen)  \(device.name)\(pruned)")
+                    let setAside = device.setAside > 0 ? "  (\(device.setAside) changes set aside)" : ""
+                    print("\(device.id)  \(status)  last seen \(seen)  \(device.name)\(pruned)\(setAside)")
                 }
             }
         }

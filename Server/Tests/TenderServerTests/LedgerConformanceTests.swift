@@ -146,7 +146,7 @@ struct LedgerConformanceTests {
         try await queue.write { db in
             try db.execute(sql: "ALTER TABLE device DROP COLUMN pruned_unsent")
             try db.execute(sql: "DROP TABLE operator_session")
-            for column in ["last_change_at", "backlog", "tender_version"] {
+            for column in ["last_change_at", "backlog", "tender_version", "set_aside"] {
                 try db.execute(sql: "ALTER TABLE device DROP COLUMN \(column)")
             }
             try db.execute(sql: "ALTER TABLE payment DROP COLUMN ask_after")
@@ -162,7 +162,7 @@ struct LedgerConformanceTests {
         let version = try await DatabaseQueue(path: path).read { db in
             try Int.fetchOne(db, sql: "SELECT version FROM ledger_version")
         }
-        #expect(version == 4)
+        #expect(version == 5)
     }
 
     @Test(

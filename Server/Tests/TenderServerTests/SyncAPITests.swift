@@ -291,6 +291,10 @@ struct SyncAPITests {
                 #expect(status == .badRequest, "\(name): \(object)")
                 let message = (object["error"] as? [String: Any])?["message"] as? String ?? ""
                 #expect(message.contains(field), "\(name): \(message)")
+                // A change no server of this version accepts is named, for the device to set aside; a body that is
+                // not strict JSON is refused as a whole.
+                let refused = (object["error"] as? [String: Any])?["refused_sequence"] as? Int
+                #expect(refused == (name == "a duplicated key" ? nil : 1), "\(name): \(object)")
                 #expect(try await fixture.store.payments(PaymentQuery()).payments.isEmpty, "\(name) stored something")
                 #expect(try await fixture.store.devices().first?.heldSequence == 0)
             }

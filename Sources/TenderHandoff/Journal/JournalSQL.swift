@@ -44,6 +44,21 @@ enum JournalSQL {
         WHERE sequence >= :from ORDER BY sequence LIMIT :limit
         """
 
+    /// A change the server refused for good, to be made a `set_aside` marker in place (the payment's JSON kept until
+    /// the server acknowledges the marker): not a marker already, nor a `pruned` change.
+    static let setAsideCandidate = """
+        SELECT payment_id, kind FROM outbox WHERE sequence = :sequence AND kind <> 'set_aside' AND kind <> 'pruned'
+        """
+
+    /// The change of ``setAsideCandidate`` made a marker.
+    static let setAside = "UPDATE outbox SET kind = 'set_aside', note = :note WHERE sequence = :sequence"
+
+    /// The history row that says a payment's change was set aside; none when the payment is gone. Not in the outbox.
+    static let insertSetAsideEvent = """
+        INSERT INTO payment_event (payment_id, at, kind, from_state, to_state, note)
+        SELECT id, :at, :kind, state, state, :note FROM payment WHERE id = :id
+        """
+
     /// What the server acknowledged: recorded (never lowered), and the changes it holds deleted from the outbox.
     static let acknowledgeThrough = """
         UPDATE journal SET acknowledged_through = max(acknowledged_through, :through)
@@ -291,6 +306,8 @@ enum JournalSQL {
             ("insertPayment", insertPayment), ("insertToken", insertToken), ("insertEvent", insertEvent),
             ("insertChange", insertChange), ("changes", changes), ("acknowledgeThrough", acknowledgeThrough),
             ("deleteAcknowledged", deleteAcknowledged), ("unsentCount", unsentCount),
+            ("setAsideCandidate", setAsideCandidate), ("setAside", setAside),
+            ("insertSetAsideEvent", insertSetAsideEvent),
             ("outboxBoundary", outboxBoundary),
             ("unsentBeforeBoundary", unsentBeforeBoundary), ("pruneOutbox", pruneOutbox),
             ("entryByID", entryByID), ("history", history), ("entryByToken", entryByToken),

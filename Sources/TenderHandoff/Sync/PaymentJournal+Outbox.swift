@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Tender
-import TenderSync
+public import TenderSync
 
 /// One row of the journal's outbox: a change of a payment's history, numbered, with the payment after it, as the
 /// journal stores it; ``syncChange()`` is the change as the sync contract sends it.
@@ -29,6 +29,20 @@ package struct JournalChange: Sendable, Hashable {
     ///   changed outside Tender).
     package func syncChange() throws -> SyncChange {
         guard let id = PaymentID(rawValue: paymentID) else { throw JournalEntry.damaged("outbox.payment_id") }
+        let kind = PaymentEventKind(rawValue: kind)
+        if kind == .setAside {
+            // A change the server refused for good: sent in its place as a marker, without its payment.
+            return SyncChange(
+                sequence: sequence,
+                paymentID: id,
+                kind: kind,
+                at: at,
+                fromState: nil,
+                toState: nil,
+                note: note,
+                payment: nil
+            )
+        }
         var snapshot: PaymentSnapshot?
         if let payment {
             guard let read = try? JSONDecoder().decode(PaymentSnapshot.self, from: Data(payment.utf8)) else {
@@ -44,13 +58,35 @@ package struct JournalChange: Sendable, Hashable {
         return SyncChange(
             sequence: sequence,
             paymentID: id,
-            kind: PaymentEventKind(rawValue: kind),
+            kind: kind,
             at: at,
             fromState: try state(fromState, "outbox.from_state"),
             toState: try state(toState, "outbox.to_state"),
             note: note,
             payment: snapshot
         )
+    }
+}
+
+/// A change of the outbox that the fleet server refused for good and the journal set aside
+/// (``PaymentJournal/sync(to:deviceKey:timeout:)``): it stays in the journal (the payment, and a `set_aside` row of its
+/// history), and the journal's other changes still sync.
+public struct SetAsideChange: Sendable, Hashable {
+    /// The change's sequence number in the outbox.
+    public var sequence: Int64
+    /// The payment the change was about.
+    public var paymentID: String
+    /// The change's history kind, such as `recorded`.
+    public var kind: PaymentEventKind
+    /// Why the server refused it: its code and message, as it answered.
+    public var reason: String
+
+    /// Creates a description of a change set aside.
+    public init(sequence: Int64, paymentID: String, kind: PaymentEventKind, reason: String) {
+        self.sequence = sequence
+        self.paymentID = paymentID
+        self.kind = kind
+        self.reason = reason
     }
 }
 
@@ -98,6 +134,39 @@ extension PaymentJournal {
             let through = try PaymentJournal.acknowledgedThrough(db)
             try db.run(JournalSQL.deleteAcknowledged, ["through": through])
             return through
+        }
+    }
+
+    /// Sets aside the outbox's change `sequence`, which the fleet server refused for good (`refused_sequence`): in
+    /// the outbox it becomes a `set_aside` marker, sent in its place without its payment, its note `reason`; the
+    /// payment (if the journal still holds it) gains a history row of kind `set_aside` naming the change and the
+    /// reason, which is not sent. One transaction.
+    /// - Returns: the change as it was, or `nil` when the outbox holds no such change to set aside (gone, already a
+    ///   marker, or a `pruned` change, which carries nothing to refuse).
+    package func setAside(sequence: Int64, reason: String) throws -> SetAsideChange? {
+        try write("sync") { db in
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: JournalSQL.setAsideCandidate),
+                    arguments: ["sequence": sequence]
+                )
+            else { return nil }
+            try db.run(JournalSQL.setAside, ["sequence": sequence, "note": reason])
+            let change = SetAsideChange(
+                sequence: sequence,
+                paymentID: try JournalEntry.required(row, "payment_id"),
+                kind: PaymentEventKind(rawValue: try JournalEntry.required(row, "kind")),
+                reason: reason
+            )
+            try db.run(
+                JournalSQL.insertSetAsideEvent,
+                [
+                    "id": change.paymentID, "at": Date().journalTime, "kind": PaymentEventKind.setAside.rawValue,
+                    "note":
+                        "The fleet server refused change \(sequence) (\(change.kind.rawValue)) for good: \(reason) It was set aside; the payment's other changes still sync.",
+                ]
+            )
+            return change
         }
     }
 

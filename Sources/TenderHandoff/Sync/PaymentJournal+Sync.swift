@@ -16,12 +16,17 @@ public struct JournalSyncResult: Sendable, Hashable {
     /// What the server said about the batches beside acknowledging them, each once: a contract version or change
     /// kinds it does not know (`SyncAcknowledgement.notice`). Empty when it said nothing.
     public var notices: [String]
+    /// The changes this sync set aside, in the order it set them aside: the server refused each for good (it named it,
+    /// `refused_sequence`), so it was sent as a `set_aside` marker instead, and the journal's other changes went on.
+    /// Each stays in the journal (its payment, and a `set_aside` row of the payment's history).
+    public var setAside: [SetAsideChange]
 
     /// Creates a result.
-    public init(sent: Int, acknowledgedThrough: Int64, notices: [String] = []) {
+    public init(sent: Int, acknowledgedThrough: Int64, notices: [String] = [], setAside: [SetAsideChange] = []) {
         self.sent = sent
         self.acknowledgedThrough = acknowledgedThrough
         self.notices = notices
+        self.setAside = setAside
     }
 }
 
@@ -45,7 +50,10 @@ extension PaymentJournal {
     /// batch starts with (HTTP 409 `out_of_sequence`), the sync goes on from that change if the journal still holds
     /// it. Changes the server never had that ``prune(retention:limit:)`` deleted past the retention window are named
     /// to it as such (`pruned_through`): the server counts them against the device, and the `snapshot` changes prune
-    /// wrote in their place bring it every payment the journal still holds.
+    /// wrote in their place bring it every payment the journal still holds. A change the server refuses for good (a
+    /// 400 naming it, `refused_sequence`: a server stricter than this journal, or a day's total it cannot hold) is set
+    /// aside (``JournalSyncResult/setAside``): sent again as a `set_aside` marker without its payment, so that the
+    /// other changes sync; a marker refused in turn ends the sync with ``HandoffError/Code/syncRefused``, never a loop.
     ///
     /// Reading the outbox never waits for a payment being written, and recording an acknowledgement is a short write:
     /// a sync runs beside an app that takes payments.
@@ -84,6 +92,7 @@ extension PaymentJournal {
         var next = through + 1
         var sent = 0
         var notices: [String] = []
+        var setAside: [SetAsideChange] = []
         // `409 out_of_sequence` answers in a row: a server that keeps moving its expectation is not followed forever.
         var detours = 0
         // Whether a batch was sent: a sync always asks the server at least once.
@@ -95,7 +104,12 @@ extension PaymentJournal {
             }
             guard let first = changes.first else {
                 guard !asked else {
-                    return JournalSyncResult(sent: sent, acknowledgedThrough: through, notices: notices)
+                    return JournalSyncResult(
+                        sent: sent,
+                        acknowledgedThrough: through,
+                        notices: notices,
+                        setAside: setAside
+                    )
                 }
                 // Nothing new: ask all the same (a batch with no change), so that a wrong key or URL, another
                 // device's key or a revoked one fails now rather than at the next payment.
@@ -136,6 +150,23 @@ extension PaymentJournal {
                 sent += batch.count
                 next = through + 1
                 detours = 0
+            case .refused(let sequence, let reason):
+                // A change the server will never accept: set it aside and send the batch again, the change in it a
+                // marker. Each refusal sets aside another change of the batch, so this ends.
+                guard (batch.first...batch.last).contains(sequence) else {
+                    throw HandoffError(
+                        .syncRefused,
+                        "The fleet server \(sender.endpoint.host ?? "?") refused change \(sequence), which the batch it was sent (\(batch.first)…\(batch.last)) does not hold; nothing more was sent."
+                    )
+                }
+                guard let change = try await offloaded({ try self.setAside(sequence: sequence, reason: reason) })
+                else {
+                    throw HandoffError(
+                        .syncRefused,
+                        "The fleet server \(sender.endpoint.host ?? "?") refused change \(sequence) of this journal, which is already set aside or a pruned payment's (\(reason)); nothing more was sent. Run tender-server and the app at the same version of Tender."
+                    )
+                }
+                setAside.append(change)
             case .olderServer:
                 // Answered to a batch with no change only, which this loop never sends.
                 throw HandoffError(
@@ -196,6 +227,12 @@ extension PaymentJournal {
             throw HandoffError(
                 .syncRefused,
                 "The fleet server \(server) expects change \(expected) of this journal, though the journal has nothing after \(through) to send; it is not a Tender fleet server of this journal. Nothing was recorded."
+            )
+        case .refused(let sequence, let reason):
+            // Never answered to a batch with no change (`send(_:empty:)`); named all the same.
+            throw HandoffError(
+                .syncRefused,
+                "The fleet server \(server) refused change \(sequence) of this journal, though it was sent none (\(reason)); it is not a Tender fleet server of this journal. Nothing was recorded."
             )
         case .olderServer:
             return through
@@ -268,6 +305,9 @@ struct SyncSender: Sendable {
         case acknowledged(Int64, notice: String?)
         /// 409 `out_of_sequence`: the sequence the server expects next.
         case outOfSequence(Int64)
+        /// 400 naming one change the server will never accept (`refused_sequence`, contract version 5), and why (its
+        /// code and message).
+        case refused(Int64, reason: String)
         /// 400 `invalid_change` to a batch with no change: a server of sync contract version 2, which checked the
         /// key first (it answers 401 or 403 before it reads a body) and wants 1 to 500 changes.
         case olderServer
@@ -326,6 +366,12 @@ struct SyncSender: Sendable {
         switch (status, code) {
         case (400, "invalid_change") where empty:
             return .olderServer
+        case (400, _) where !empty && error?.refusedSequence != nil:
+            let message = error.map { UntrustedText.safe($0.message, limit: 300, controls: .unreadable) } ?? ""
+            return .refused(
+                error?.refusedSequence ?? 0,
+                reason: "\(UntrustedText.safe(code ?? "refused", limit: 40)): \(message)"
+            )
         case (409, "out_of_sequence"):
             guard let expected = error?.expectedSequence else {
                 throw HandoffError(

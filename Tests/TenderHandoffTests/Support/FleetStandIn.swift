@@ -8,7 +8,9 @@ import Tender
 /// changes with `sequence <= held` skipped, the first new one `held + 1` or 409 `out_of_sequence` with
 /// `expected_sequence`, `200 {"acknowledged_through"}`; a `pruned_through` before the batch's first change moves what it
 /// holds up to it. It counts how many times it applied each sequence, and can be
-/// told to fail a request before applying it or to lose its answer after applying it.
+/// told to fail a request before applying it, to lose its answer after applying it, or to refuse changes for good as a
+/// stricter server would (400 `invalid_change` with `refused_sequence`, contract version 5), `set_aside` markers in
+/// their place accepted (or refused too).
 final class FleetStandIn: Sendable {
     /// What to do with one request, decided before the contract's rules run.
     enum Fault: Sendable {
@@ -46,6 +48,13 @@ final class FleetStandIn: Sendable {
     private let task: Task<Void, any Error>
     private let state: Locked<(ledger: Ledger, requests: [Request])>
     private let faults: Locked<[Int: Fault]>
+    private let refusals: Locked<Refusals>
+
+    /// The changes the stand-in refuses for good, by sequence, and whether it refuses their markers too.
+    struct Refusals: Sendable {
+        var sequences: Set<Int64> = []
+        var markers = false
+    }
 
     private init(
         baseURL: URL,
@@ -53,8 +62,10 @@ final class FleetStandIn: Sendable {
         server: HTTPServer,
         task: Task<Void, any Error>,
         state: Locked<(ledger: Ledger, requests: [Request])>,
-        faults: Locked<[Int: Fault]>
+        faults: Locked<[Int: Fault]>,
+        refusals: Locked<Refusals>
     ) {
+        self.refusals = refusals
         self.baseURL = baseURL
         self.key = key
         self.server = server
@@ -68,6 +79,12 @@ final class FleetStandIn: Sendable {
 
     /// Makes request number `index` (0 for the first this server receives) meet `fault`.
     func fail(request index: Int, with fault: Fault) { faults.withLock { $0[index] = fault } }
+
+    /// Refuses the changes of these sequences for good (each named in its 400, `refused_sequence`); their `set_aside`
+    /// markers are accepted, or refused too when `markers`.
+    func refuse(_ sequences: Set<Int64>, markers: Bool = false) {
+        refusals.withLock { $0 = Refusals(sequences: sequences, markers: markers) }
+    }
 
     /// Forgets every change from `sequence` on, as a server restored from an older backup would.
     func forget(from sequence: Int64) {
@@ -83,6 +100,7 @@ final class FleetStandIn: Sendable {
         )
         let state = Locked((ledger: Ledger(), requests: [Request]()))
         let faults = Locked([Int: Fault]())
+        let refusals = Locked(Refusals())
         await server.appendRoute("POST /v1/events") { request in
             let body = String(decoding: try await request.bodyData, as: UTF8.self)
             let (status, answer) = Self.handle(
@@ -90,7 +108,8 @@ final class FleetStandIn: Sendable {
                 body: body,
                 key: key,
                 state: state,
-                faults: faults
+                faults: faults,
+                refusals: refusals.withLock { $0 }
             )
             return HTTPResponse(
                 statusCode: HTTPStatusCode(status, phrase: "Stand-in"),
@@ -113,7 +132,15 @@ final class FleetStandIn: Sendable {
             task.cancel()
             throw FleetStandInError("The stand-in fleet server has no IPv4 port.")
         }
-        return FleetStandIn(baseURL: url, key: key, server: server, task: task, state: state, faults: faults)
+        return FleetStandIn(
+            baseURL: url,
+            key: key,
+            server: server,
+            task: task,
+            state: state,
+            faults: faults,
+            refusals: refusals
+        )
     }
 
     func stop() async {
@@ -132,7 +159,8 @@ final class FleetStandIn: Sendable {
         body: String,
         key: String,
         state: Locked<(ledger: Ledger, requests: [Request])>,
-        faults: Locked<[Int: Fault]>
+        faults: Locked<[Int: Fault]>,
+        refusals: Refusals
     ) -> (Int, String) {
         let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
         let changes = object?["changes"] as? [[String: Any]]
@@ -167,6 +195,10 @@ final class FleetStandIn: Sendable {
                 guard sequence == ledger.held + 1 else {
                     return error(409, "out_of_sequence", #","expected_sequence":\#(state.ledger.held + 1)"#)
                 }
+                let marker = change["kind"] as? String == "set_aside"
+                if refusals.sequences.contains(sequence), !marker || refusals.markers {
+                    return error(400, "invalid_change", #","refused_sequence":\#(sequence)"#)
+                }
                 let text = String(
                     decoding: (try? JSONSerialization.data(withJSONObject: change, options: [.sortedKeys])) ?? Data(),
                     as: UTF8.self
@@ -175,7 +207,9 @@ final class FleetStandIn: Sendable {
                 ledger.held = sequence
                 ledger.changes[sequence] = text
                 ledger.applications[sequence, default: 0] += 1
-                if let payment = change["payment"] as? [String: Any] {
+                if marker {
+                    // A change set aside: kept in the history, the payment as it was.
+                } else if let payment = change["payment"] as? [String: Any] {
                     ledger.payments[id] = String(
                         decoding: (try? JSONSerialization.data(withJSONObject: payment, options: [.sortedKeys]))
                             ?? Data(),

@@ -16,7 +16,7 @@ extension LedgerError: HTTPResponseError {
         }
     }
 
-    /// The error's JSON answer (`{"error": {"code", "message", "expected_sequence"}}`), as the sync contract's
+    /// The error's JSON answer (`{"error": {"code", "message", "expected_sequence", "refused_sequence"}}`), as the sync contract's
     /// `SyncErrorBody` encodes it.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         LedgerServer.error(self)

@@ -406,7 +406,8 @@ public struct LedgerServer: Sendable {
         let body = SyncErrorBody(
             code: error.code.rawValue,
             message: error.message,
-            expectedSequence: error.expectedSequence
+            expectedSequence: error.expectedSequence,
+            refusedSequence: error.refusedSequence
         )
         return json(encoding: body, status: error.status)
     }

@@ -139,6 +139,18 @@ enum OperatorPage {
             }
             body += "</ul>"
         }
+        let setAside = content.devices.filter { $0.setAside > 0 }
+        if !setAside.isEmpty {
+            body += "<ul class=\"rows\" id=\"set-aside\">"
+            for device in setAside {
+                body += "<li><span>\(HTML.escape(device.name)) set aside \(device.setAside) "
+                body += device.setAside == 1 ? "change" : "changes"
+                body += " that this server refused for good: the payments they were about may be behind in the "
+                body += "ledger. Run 'tender journal sync' on the device to see which, and update the device and the "
+                body += "server to the same version of Tender.</span></li>"
+            }
+            body += "</ul>"
+        }
         body += "</section>"
         body += devicesSection(content)
         body +=

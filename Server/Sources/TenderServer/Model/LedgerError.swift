@@ -53,18 +53,22 @@ public struct LedgerError: TenderError {
     public let message: String
     /// For ``Code/outOfSequence``: the sequence the server expects next (its highest held plus one).
     public let expectedSequence: Int64?
+    /// For an ``Code/invalidChange`` about one change's content: its sequence (`refused_sequence`). The server will
+    /// never accept that change; the device sets it aside and sends the rest (sync contract version 5).
+    public let refusedSequence: Int64?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, expectedSequence: Int64? = nil) {
+    public init(_ code: Code, _ message: String, expectedSequence: Int64? = nil, refusedSequence: Int64? = nil) {
         self.code = code
         self.message = message
         self.expectedSequence = expectedSequence
+        self.refusedSequence = refusedSequence
     }
 
     /// The sync contract's refusal of a batch, with its code and message (`malformed_json`, `invalid_change`,
     /// `too_large`).
     init(_ refused: SyncContractError) {
-        self.init(Code(rawValue: refused.code.rawValue), refused.message)
+        self.init(Code(rawValue: refused.code.rawValue), refused.message, refusedSequence: refused.sequence)
     }
 
     /// The 503 of an outage; its cause goes to the log (`StorageFailure.describe(_:)`), never to the client.

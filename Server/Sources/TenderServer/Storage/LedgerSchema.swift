@@ -33,7 +33,7 @@ import TenderSync
 ///   record) is what makes "one record confirms one payment" hold fleet-wide: a second payment cannot claim it.
 enum LedgerSchema {
     /// The schema version this build creates and reads.
-    static let currentVersion = 4
+    static let currentVersion = 5
     /// The statements that create schema version 1, in order. `BIGINT` and `BOOLEAN` read as integers in SQLite.
     static let version1: [String] = [
         """
@@ -222,9 +222,16 @@ enum LedgerSchema {
         """,
     ]
 
+    /// The statements that take a version 4 ledger to version 5: how many changes each device set aside (sync contract
+    /// version 5's `set_aside` markers).
+    static let version5: [String] = [
+        "ALTER TABLE device ADD COLUMN set_aside BIGINT NOT NULL DEFAULT 0"
+    ]
+
     /// The statements that take a ledger at `version` to the current one, in order.
     static func upgrade(from version: Int64) -> [String] {
         (version < 2 ? version2 : []) + (version < 3 ? version3 : []) + (version < 4 ? version4 : [])
+            + (version < 5 ? version5 : [])
     }
 
     /// The statements a migration runs, in one transaction, on a ledger whose recorded version is `recorded`
@@ -251,7 +258,7 @@ enum LedgerSchema {
     /// A device's columns, as ``SQLiteLedgerStore`` and ``PostgresLedgerStore`` read them.
     static let deviceColumns = """
         device_id, name, created_at, revoked_at, journal_id, held_sequence, last_seen, pruned_unsent, last_change_at, \
-        backlog, tender_version
+        backlog, tender_version, set_aside
         """
 
     /// The table that records the schema's version (absent: version 1, or a new database).
@@ -283,12 +290,17 @@ enum LedgerSchema {
     /// (attention `unverifiable`) and it is asked no more.
     static let lookupHorizon: Int64 = 72 * 3_600_000
 
-    /// What a batch that would take a day's total beyond `BIGINT` is answered.
-    static let totalOutOfRange = LedgerError(
-        .invalidChange,
-        "The batch takes a day's total past what the ledger can hold; no journal sends such amounts: check the "
-            + "device's software. Nothing was stored."
-    )
+    /// What a batch that would take a day's total beyond `BIGINT` is answered: naming the change that brought the
+    /// payment whose total it is (`refused_sequence`, which the device sets aside), when one is known.
+    static func totalOutOfRange(refusedSequence: Int64?) -> LedgerError {
+        LedgerError(
+            .invalidChange,
+            "The batch takes a day's total past what the ledger can hold"
+                + (refusedSequence.map { " (change \($0)); the device sets that change aside" } ?? "")
+                + ". Nothing was stored.",
+            refusedSequence: refusedSequence
+        )
+    }
 
     /// The provider record columns every read returns.
     static let recordColumns = """

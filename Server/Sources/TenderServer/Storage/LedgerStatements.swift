@@ -94,8 +94,20 @@ extension LedgerSchema {
             """
     }
 
+    /// The device's stored totals rows of these keys: read only when a batch cannot be added to them, to find the
+    /// change that takes a row past `BIGINT`.
+    static func storedTotals(_ keys: [TotalsKey], deviceID: String) -> SQL {
+        let matches: [SQL] = keys.map { key in
+            "(day = \(key.day) AND provider = \(key.provider) AND currency = \(key.currency))"
+        }
+        return """
+            SELECT day, provider, currency, payments, approved, approved_minor_units FROM daily_total \
+            WHERE device_id = \(deviceID) AND (\(SQL.joined(matches, separator: " OR ")))
+            """
+    }
+
     /// Adds a batch's deltas to the day's totals: each sum stays within `BIGINT`, or that row is not changed and not
-    /// returned, which the store answers with ``totalOutOfRange`` (its transaction rolled back). A batch's own sums are
+    /// returned, which the store answers with ``totalOutOfRange(refusedSequence:)`` (its transaction rolled back). A batch's own sums are
     /// checked before (`TotalsContribution.add`); this checks them against what is stored.
     static func addTotals(_ deltas: [TotalsKey: TotalsContribution], deviceID: String) -> SQL {
         let rows: [SQL] = deltas.map { key, delta in
@@ -132,7 +144,7 @@ extension LedgerSchema {
     {
         """
         UPDATE device SET journal_id = \(journalID), held_sequence = \(plan.acknowledgedThrough), last_seen = \(at), \
-        pruned_unsent = pruned_unsent + \(plan.prunedUnsent), \
+        pruned_unsent = pruned_unsent + \(plan.prunedUnsent), set_aside = set_aside + \(plan.setAside), \
         last_change_at = COALESCE(\(plan.lastChangeAt), last_change_at), backlog = COALESCE(\(plan.backlog), backlog), \
         tender_version = COALESCE(\(tenderVersion), tender_version) WHERE device_id = \(deviceID) \
         RETURNING held_sequence

@@ -130,6 +130,10 @@ public struct Device: Sendable, Hashable {
     /// sync sent them (`pruned_through`): history the ledger will never have. The payments the journal still held
     /// came as snapshots; 0 for a device that syncs at least once per retention window.
     public var prunedUnsent: Int64
+    /// How many of its changes the device set aside (schema version 5): changes this server refused for good
+    /// (`refused_sequence`), which the device kept and sent as `set_aside` markers so that the rest synced. Each is a
+    /// payment's change that is not in the ledger; 0 for a device whose journals speak this server's rules.
+    public var setAside: Int64
     /// When the newest change it sent was made on the device (its `at`), if it sent any (version 4).
     public var lastChangeAt: Int64?
     /// How many changes its journal held unsent after its last batch (the batch's `unsent` less the batch's own
@@ -154,6 +158,7 @@ public struct Device: Sendable, Hashable {
         heldSequence: Int64,
         lastSeen: Int64?,
         prunedUnsent: Int64 = 0,
+        setAside: Int64 = 0,
         lastChangeAt: Int64? = nil,
         backlog: Int64? = nil,
         tenderVersion: String? = nil
@@ -166,6 +171,7 @@ public struct Device: Sendable, Hashable {
         self.heldSequence = heldSequence
         self.lastSeen = lastSeen
         self.prunedUnsent = prunedUnsent
+        self.setAside = setAside
         self.lastChangeAt = lastChangeAt
         self.backlog = backlog
         self.tenderVersion = tenderVersion

@@ -119,7 +119,27 @@ extension SQLLedgerStore {
             let deltas = try plan.totalsDeltas(previous: previous)
             if !deltas.isEmpty {
                 let changed = try await session.rows(LedgerSchema.addTotals(deltas, deviceID: deviceID))
-                guard changed.count == deltas.count else { throw LedgerSchema.totalOutOfRange }
+                guard changed.count == deltas.count else {
+                    // Which change takes a row past BIGINT: the batch's payments added to the stored rows one by one.
+                    var stored: [TotalsKey: TotalsContribution] = [:]
+                    for row in try await session.rows(LedgerSchema.storedTotals(Array(deltas.keys), deviceID: deviceID))
+                    {
+                        let key = TotalsKey(
+                            day: try row.requiredInteger("day"),
+                            provider: try row.requiredText("provider"),
+                            currency: try row.requiredText("currency")
+                        )
+                        stored[key] = TotalsContribution(
+                            key: key,
+                            payments: try row.requiredInteger("payments"),
+                            approved: try row.requiredInteger("approved"),
+                            approvedMinorUnits: try row.requiredInteger("approved_minor_units")
+                        )
+                    }
+                    throw LedgerSchema.totalOutOfRange(
+                        refusedSequence: plan.overflowingChange(stored: stored, previous: previous)
+                    )
+                }
             }
             let held = try await session.rows(
                 LedgerSchema.recordSync(
@@ -422,6 +442,7 @@ extension Device {
             heldSequence: try row.requiredInteger("held_sequence"),
             lastSeen: try row.integer("last_seen"),
             prunedUnsent: try row.requiredInteger("pruned_unsent"),
+            setAside: try row.requiredInteger("set_aside"),
             lastChangeAt: try row.integer("last_change_at"),
             backlog: try row.integer("backlog"),
             tenderVersion: try row.text("tender_version")

@@ -17,6 +17,9 @@ struct IngestPlan {
     var lastChangeAt: Int64?
     /// What the device's journal holds unsent once this batch is applied (its `unsent` less its changes), if it said.
     var backlog: Int64?
+    /// How many of the new changes are `set_aside` markers (contract version 5): changes the server refused for good,
+    /// which the device set aside. Kept in the history, applied to no payment, added to ``Device/setAside``.
+    var setAside: Int64
     /// Whether the batch holds no change (sync contract version 3): it asks what the server holds, after the same
     /// checks as any batch (the key, the journal the device is bound to), and writes nothing, not even the binding.
     var asksOnly: Bool
@@ -62,7 +65,7 @@ struct IngestPlan {
         }
         var order: [String] = []
         var updates: [String: PaymentUpdate] = [:]
-        for change in fresh {
+        for change in fresh where change.kind != .setAside {
             let id = change.paymentID.rawValue
             var update = updates[id] ?? PaymentUpdate(paymentID: id, snapshot: nil, prunedAt: nil, lastSequence: 0)
             if updates[id] == nil { order.append(id) }
@@ -76,24 +79,49 @@ struct IngestPlan {
             updates[id] = update
         }
         changes = fresh
+        setAside = Int64(fresh.count { $0.kind == .setAside })
         asksOnly = batch.changes.isEmpty
         payments = order.compactMap { updates[$0] }
         acknowledgedThrough = fresh.last?.sequence ?? base
     }
 
+    /// The change to refuse when the stored totals rows cannot take the batch (`refused_sequence`): the batch's
+    /// payments added to the `stored` rows one at a time, in the order of their changes, in checked arithmetic; the last
+    /// change of the first payment that takes a row past 64 bits. `nil` when none does alone.
+    func overflowingChange(
+        stored: [TotalsKey: TotalsContribution],
+        previous: [String: TotalsContribution]
+    ) -> Int64? {
+        var rows = stored
+        for update in payments.sorted(by: { $0.lastSequence < $1.lastSequence }) {
+            guard let snapshot = update.snapshot else { continue }
+            do {
+                if let old = previous[update.paymentID] {
+                    try rows[old.key, default: .zero(old.key)].add(old, sign: -1, update)
+                }
+                let new = TotalsContribution(snapshot)
+                try rows[new.key, default: .zero(new.key)].add(new, sign: 1, update)
+            } catch {
+                return update.lastSequence
+            }
+        }
+        return nil
+    }
+
     /// What the snapshots add to the daily totals, less what the payments' previous rows added: one delta per day,
     /// provider and currency that changes.
     /// - Throws: ``LedgerError`` `invalid_change` when a delta would not fit the ledger's integers (checked, never
-    ///   wrapped: a total is money).
+    ///   wrapped: a total is money), naming the payment's last change of the batch (`refused_sequence`): the device sets
+    ///   it aside.
     func totalsDeltas(previous: [String: TotalsContribution]) throws -> [TotalsKey: TotalsContribution] {
         var deltas: [TotalsKey: TotalsContribution] = [:]
         for update in payments {
             guard let snapshot = update.snapshot else { continue }
             if let old = previous[update.paymentID] {
-                try deltas[old.key, default: .zero(old.key)].add(old, sign: -1, paymentID: update.paymentID)
+                try deltas[old.key, default: .zero(old.key)].add(old, sign: -1, update)
             }
             let new = TotalsContribution(snapshot)
-            try deltas[new.key, default: .zero(new.key)].add(new, sign: 1, paymentID: update.paymentID)
+            try deltas[new.key, default: .zero(new.key)].add(new, sign: 1, update)
         }
         return deltas.filter { !$0.value.isZero }
     }
@@ -160,16 +188,18 @@ struct TotalsContribution: Hashable {
     var isZero: Bool { payments == 0 && approved == 0 && approvedMinorUnits == 0 }
 
     /// Adds (`sign` 1) or takes away (`sign` -1) another contribution to the same row, in checked arithmetic.
-    /// - Throws: ``LedgerError`` `invalid_change`, naming the payment, when a sum would not fit in 64 bits.
-    mutating func add(_ other: TotalsContribution, sign: Int64, paymentID: String) throws {
+    /// - Throws: ``LedgerError`` `invalid_change`, naming the payment and its change (`refused_sequence`), when a sum
+    ///   would not fit in 64 bits.
+    mutating func add(_ other: TotalsContribution, sign: Int64, _ update: IngestPlan.PaymentUpdate) throws {
         func sum(_ value: Int64, _ change: Int64) throws -> Int64 {
             let (signed, overflowSign) = change.multipliedReportingOverflow(by: sign)
             let (result, overflowSum) = value.addingReportingOverflow(signed)
             guard !overflowSign, !overflowSum else {
                 throw LedgerError(
                     .invalidChange,
-                    "Payment \(paymentID)'s amount takes the day's \(key.currency) total past what the ledger can hold; "
-                        + "no journal sends such an amount: check the device's software."
+                    "Payment \(update.paymentID)'s amount (change \(update.lastSequence)) takes the day's "
+                        + "\(key.currency) total past what the ledger can hold; the device sets the change aside.",
+                    refusedSequence: update.lastSequence
                 )
             }
             return result
