@@ -60,8 +60,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Helpers every test target shares (starting a child process, reading its output), of both packages.
-        .target(name: "TenderTestSupport", path: "Tests/TenderTestSupport"),
+        // Helpers every test target shares (starting a child process, reading its output, a loopback HTTP server), of
+        // both packages.
+        .target(
+            name: "TenderTestSupport",
+            dependencies: [
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+            ],
+            path: "Tests/TenderTestSupport"
+        ),
         // The CLI tests' child process for what no user of `tender` needs (recording callbacks to be killed at random
         // points, delivering one callback many times); no product either.
         .executableTarget(name: "TenderTestHelper", dependencies: ["TenderHandoff"], path: "Tests/TenderTestHelper"),
@@ -109,6 +117,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                "TenderTestSupport",
                 // The stand-in fleet server of the sync tests.
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),

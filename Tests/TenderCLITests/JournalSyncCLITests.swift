@@ -2,6 +2,7 @@ import FlyingFox
 import FlyingSocks
 import Foundation
 import Tender
+import TenderTestSupport
 import Testing
 
 @testable import TenderHandoff
@@ -12,8 +13,7 @@ import Testing
 /// SyncTests); these check the command's contract.
 final class SyncStandIn: Sendable {
     let baseURL: URL
-    private let server: HTTPServer
-    private let task: Task<Void, any Error>
+    private let server: LoopbackHTTPServer
     private let state: Locked<(held: Int64, requests: Int)>
     /// How many times each sequence was applied.
     private let applied: Locked<[Int64: Int]>
@@ -23,15 +23,12 @@ final class SyncStandIn: Sendable {
     var applications: [Int64: Int] { applied.withLock { $0 } }
 
     private init(
-        baseURL: URL,
-        server: HTTPServer,
-        task: Task<Void, any Error>,
+        server: LoopbackHTTPServer,
         state: Locked<(held: Int64, requests: Int)>,
         applied: Locked<[Int64: Int]>
     ) {
-        self.baseURL = baseURL
+        self.baseURL = server.baseURL
         self.server = server
-        self.task = task
         self.state = state
         self.applied = applied
     }
@@ -48,78 +45,58 @@ final class SyncStandIn: Sendable {
         notice: String? = nil,
         refuse: Int64? = nil
     ) async throws -> SyncStandIn {
-        let server = HTTPServer(
-            config: HTTPServer.Configuration(address: try sockaddr_in.inet(ip4: "127.0.0.1", port: 0), timeout: 30)
-        )
         let state = Locked((held: Int64(0), requests: 0))
         let applied = Locked([Int64: Int]())
-        await server.appendRoute("POST /v1/events") { request in
-            let body = try await request.bodyData
-            func answer(_ status: Int, _ text: String) -> HTTPResponse {
-                HTTPResponse(
-                    statusCode: HTTPStatusCode(status, phrase: "Stand-in"),
-                    headers: [.contentType: "application/json"],
-                    body: Data(text.utf8)
-                )
-            }
-            guard request.headers[HTTPHeader("Authorization")] == "Bearer \(key)" else {
-                return answer(401, #"{"error":{"code":"unauthorized","message":"unknown key"}}"#)
-            }
-            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
-            let changes = object?["changes"] as? [[String: Any]] ?? []
-            let sequences = changes.compactMap { ($0["sequence"] as? NSNumber)?.int64Value }
-            if let refuse,
-                changes.contains(where: {
-                    ($0["sequence"] as? NSNumber)?.int64Value == refuse && $0["kind"] as? String != "set_aside"
-                })
-            {
-                return answer(
-                    400,
-                    #"{"error":{"code":"invalid_change","message":"Change \#(refuse): refused.","refused_sequence":\#(refuse)}}"#
-                )
-            }
-            let reply = state.withLock { state in
-                state.requests += 1
-                for sequence in sequences where sequence > state.held {
-                    guard sequence == state.held + 1 else {
-                        return answer(
-                            409,
-                            #"{"error":{"code":"out_of_sequence","message":"m","expected_sequence":\#(state.held + 1)}}"#
-                        )
-                    }
-                    state.held = sequence
-                    applied.withLock { $0[sequence, default: 0] += 1 }
+        let server = try await LoopbackHTTPServer.start { server in
+            await server.appendRoute("POST /v1/events") { request in
+                let body = try await request.bodyData
+                func answer(_ status: Int, _ text: String) -> HTTPResponse {
+                    HTTPResponse(
+                        statusCode: HTTPStatusCode(status, phrase: "Stand-in"),
+                        headers: [.contentType: "application/json"],
+                        body: Data(text.utf8)
+                    )
                 }
-                let acknowledgement = SyncAcknowledgement(acknowledgedThrough: state.held, notice: notice)
-                let text = (try? JSONEncoder().encode(acknowledgement)).map { String(decoding: $0, as: UTF8.self) }
-                return answer(200, text ?? "")
+                guard request.headers[HTTPHeader("Authorization")] == "Bearer \(key)" else {
+                    return answer(401, #"{"error":{"code":"unauthorized","message":"unknown key"}}"#)
+                }
+                let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+                let changes = object?["changes"] as? [[String: Any]] ?? []
+                let sequences = changes.compactMap { ($0["sequence"] as? NSNumber)?.int64Value }
+                if let refuse,
+                    changes.contains(where: {
+                        ($0["sequence"] as? NSNumber)?.int64Value == refuse && $0["kind"] as? String != "set_aside"
+                    })
+                {
+                    return answer(
+                        400,
+                        #"{"error":{"code":"invalid_change","message":"Change \#(refuse): refused.","refused_sequence":\#(refuse)}}"#
+                    )
+                }
+                let reply = state.withLock { state in
+                    state.requests += 1
+                    for sequence in sequences where sequence > state.held {
+                        guard sequence == state.held + 1 else {
+                            return answer(
+                                409,
+                                #"{"error":{"code":"out_of_sequence","message":"m","expected_sequence":\#(state.held + 1)}}"#
+                            )
+                        }
+                        state.held = sequence
+                        applied.withLock { $0[sequence, default: 0] += 1 }
+                    }
+                    let acknowledgement = SyncAcknowledgement(acknowledgedThrough: state.held, notice: notice)
+                    let text = (try? JSONEncoder().encode(acknowledgement)).map { String(decoding: $0, as: UTF8.self) }
+                    return answer(200, text ?? "")
+                }
+                if let delay { try? await Task.sleep(for: delay) }
+                return reply
             }
-            if let delay { try? await Task.sleep(for: delay) }
-            return reply
         }
-        let task = Task { try await server.run() }
-        let deadline = Date().addingTimeInterval(60)
-        while !(await server.isListening) {
-            guard Date() < deadline else {
-                task.cancel()
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        guard case .ip4(_, let port)? = await server.listeningAddress,
-            let url = URL(string: "http://127.0.0.1:\(port)")
-        else {
-            task.cancel()
-            throw CancellationError()
-        }
-        return SyncStandIn(baseURL: url, server: server, task: task, state: state, applied: applied)
+        return SyncStandIn(server: server, state: state, applied: applied)
     }
 
-    func stop() async {
-        await server.stop(timeout: 1)
-        task.cancel()
-        _ = await task.result
-    }
+    func stop() async { await server.stop() }
 }
 
 @Suite("tender journal sync: output, exit status, one-line errors (the sync contract, the device's rules)")

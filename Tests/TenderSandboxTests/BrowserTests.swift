@@ -671,51 +671,33 @@ final class WebDriver: Sendable {
 
 /// A small HTTP server that records the callback URLs a browser opens.
 actor CallbackReceiver {
-    private var server: HTTPServer?
-    private var task: Task<Void, any Error>?
+    private var server: LoopbackHTTPServer?
     private let log = Locked([String]())
 
     /// The callback URLs received, in order.
     var received: [String] { log.withLock { $0 } }
 
     func start() async throws -> UInt16 {
-        let server = HTTPServer(address: try sockaddr_in.inet(ip4: "127.0.0.1", port: 0))
         let log = self.log
-        // Weak: the server keeps its routes, so a strong capture would keep both alive forever.
-        await server.appendRoute("GET /callback/*") { [weak server] request in
-            let port: UInt16
-            switch await server?.listeningAddress {
-            case .ip4(_, let bound)?: port = bound
-            default: port = 0
+        // The port is known once the server listens; the route reads it then.
+        let port = Locked(UInt16(0))
+        let server = try await LoopbackHTTPServer.start { server in
+            await server.appendRoute("GET /callback/*") { request in
+                log.withLock { $0.append("http://127.0.0.1:\(port.withLock { $0 })" + request.target.rawValue) }
+                return HTTPResponse(
+                    statusCode: .ok,
+                    headers: [.contentType: "text/html; charset=utf-8"],
+                    body: Data("<!doctype html><title>callback</title><body>callback received</body>".utf8)
+                )
             }
-            log.withLock { $0.append("http://127.0.0.1:\(port)" + request.target.rawValue) }
-            return HTTPResponse(
-                statusCode: .ok,
-                headers: [.contentType: "text/html; charset=utf-8"],
-                body: Data("<!doctype html><title>callback</title><body>callback received</body>".utf8)
-            )
         }
-        task = Task { try await server.run() }
+        port.withLock { $0 = server.port }
         self.server = server
-        // Generous: when the whole suite runs on two cores, starting can wait a long time for a thread.
-        let deadline = Date().addingTimeInterval(60)
-        while !(await server.isListening) {
-            guard Date() < deadline else {
-                await stop()
-                throw BrowserTestError("The callback receiver did not start listening within 60 seconds.")
-            }
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
-        guard case .ip4(_, let port)? = await server.listeningAddress else {
-            await stop()
-            throw BrowserTestError("The callback receiver has no IPv4 port.")
-        }
-        return port
+        return server.port
     }
 
     func stop() async {
-        await server?.stop(timeout: 1)
-        task?.cancel()
-        _ = await task?.result
+        await server?.stop()
+        server = nil
     }
 }

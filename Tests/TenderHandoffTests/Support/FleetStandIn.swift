@@ -2,6 +2,7 @@ import FlyingFox
 import FlyingSocks
 import Foundation
 import Tender
+import TenderTestSupport
 
 /// A local stand-in for `tender-server`'s `POST /v1/events`, following the sync contract (TenderSync's article "The sync contract",
 /// "Server behaviour") for one device: the key in `Authorization`, the device bound to the first `journal_id`, the
@@ -44,8 +45,7 @@ final class FleetStandIn: Sendable {
 
     let baseURL: URL
     let key: String
-    private let server: HTTPServer
-    private let task: Task<Void, any Error>
+    private let server: LoopbackHTTPServer
     private let state: Locked<(ledger: Ledger, requests: [Request])>
     private let faults: Locked<[Int: Fault]>
     private let refusals: Locked<Refusals>
@@ -57,19 +57,16 @@ final class FleetStandIn: Sendable {
     }
 
     private init(
-        baseURL: URL,
         key: String,
-        server: HTTPServer,
-        task: Task<Void, any Error>,
+        server: LoopbackHTTPServer,
         state: Locked<(ledger: Ledger, requests: [Request])>,
         faults: Locked<[Int: Fault]>,
         refusals: Locked<Refusals>
     ) {
         self.refusals = refusals
-        self.baseURL = baseURL
+        self.baseURL = server.baseURL
         self.key = key
         self.server = server
-        self.task = task
         self.state = state
         self.faults = faults
     }
@@ -95,59 +92,37 @@ final class FleetStandIn: Sendable {
     }
 
     static func start(key: String = "device-key-1") async throws -> FleetStandIn {
-        let server = HTTPServer(
-            config: HTTPServer.Configuration(address: try sockaddr_in.inet(ip4: "127.0.0.1", port: 0), timeout: 30)
-        )
         let state = Locked((ledger: Ledger(), requests: [Request]()))
         let faults = Locked([Int: Fault]())
         let refusals = Locked(Refusals())
-        await server.appendRoute("POST /v1/events") { request in
-            let body = String(decoding: try await request.bodyData, as: UTF8.self)
-            let (status, answer) = Self.handle(
-                authorization: request.headers[HTTPHeader("Authorization")],
-                body: body,
-                key: key,
-                state: state,
-                faults: faults,
-                refusals: refusals.withLock { $0 }
-            )
-            return HTTPResponse(
-                statusCode: HTTPStatusCode(status, phrase: "Stand-in"),
-                headers: [.contentType: "application/json"],
-                body: Data(answer.utf8)
-            )
-        }
-        let task = Task { try await server.run() }
-        let deadline = Date().addingTimeInterval(60)
-        while !(await server.isListening) {
-            guard Date() < deadline else {
-                task.cancel()
-                throw FleetStandInError("The stand-in fleet server did not start listening within 60 seconds.")
+        let server = try await LoopbackHTTPServer.start { server in
+            await server.appendRoute("POST /v1/events") { request in
+                let body = String(decoding: try await request.bodyData, as: UTF8.self)
+                let (status, answer) = Self.handle(
+                    authorization: request.headers[HTTPHeader("Authorization")],
+                    body: body,
+                    key: key,
+                    state: state,
+                    faults: faults,
+                    refusals: refusals.withLock { $0 }
+                )
+                return HTTPResponse(
+                    statusCode: HTTPStatusCode(status, phrase: "Stand-in"),
+                    headers: [.contentType: "application/json"],
+                    body: Data(answer.utf8)
+                )
             }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        guard case .ip4(_, let port)? = await server.listeningAddress,
-            let url = URL(string: "http://127.0.0.1:\(port)")
-        else {
-            task.cancel()
-            throw FleetStandInError("The stand-in fleet server has no IPv4 port.")
         }
         return FleetStandIn(
-            baseURL: url,
             key: key,
             server: server,
-            task: task,
             state: state,
             faults: faults,
             refusals: refusals
         )
     }
 
-    func stop() async {
-        await server.stop(timeout: 1)
-        task.cancel()
-        _ = await task.result
-    }
+    func stop() async { await server.stop() }
 
     private static func error(_ status: Int, _ code: String, _ extra: String = "") -> (Int, String) {
         (status, #"{"error":{"code":"\#(code)","message":"stand-in: \#(code)"\#(extra)}}"#)
@@ -225,11 +200,6 @@ final class FleetStandIn: Sendable {
             return (200, #"{"acknowledged_through":\#(ledger.held)}"#)
         }
     }
-}
-
-struct FleetStandInError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// A JSON text with its object keys sorted, to compare what the ledger holds with what the journal shows.

@@ -2,6 +2,7 @@ import FlyingFox
 import FlyingSocks
 import Foundation
 import Tender
+import TenderTestSupport
 
 /// A local HTTP server that answers from a script: the stand-in for Square's and SumUp's servers in these
 /// tests. It records every request as it arrived (method, path, query, headers, body).
@@ -44,14 +45,12 @@ final class ScriptedServer: Sendable {
     typealias Script = @Sendable (_ request: Request, _ index: Int) async -> Reply
 
     let baseURL: URL
-    private let server: HTTPServer
-    private let task: Task<Void, any Error>
+    private let server: LoopbackHTTPServer
     private let log: Locked<[Request]>
 
-    private init(baseURL: URL, server: HTTPServer, task: Task<Void, any Error>, log: Locked<[Request]>) {
-        self.baseURL = baseURL
+    private init(server: LoopbackHTTPServer, log: Locked<[Request]>) {
+        self.baseURL = server.baseURL
         self.server = server
-        self.task = task
         self.log = log
     }
 
@@ -61,54 +60,38 @@ final class ScriptedServer: Sendable {
     /// Starts a server on a free loopback port that answers each request with `script` (given the request and
     /// how many came before it).
     static func start(_ script: @escaping Script) async throws -> ScriptedServer {
-        let server = HTTPServer(
-            config: HTTPServer.Configuration(address: try sockaddr_in.inet(ip4: "127.0.0.1", port: 0), timeout: 30)
-        )
         let log = Locked([Request]())
-        await server.appendRoute("*") { request in
-            var headers: [String: String] = [:]
-            for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
-            let target = request.target.rawValue
-            let body = String(decoding: try await request.bodyData, as: UTF8.self)
-            let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
-            let recorded = Request(
-                method: request.method.rawValue,
-                path: request.target.path(percentEncoded: true),
-                target: target,
-                query: (try? QueryParameters(percentEncodedQuery: query)) ?? QueryParameters(),
-                headers: headers,
-                body: body
-            )
-            let index = log.withLock { requests in
-                requests.append(recorded)
-                return requests.count - 1
+        let server = try await LoopbackHTTPServer.start { server in
+            await server.appendRoute("*") { request in
+                var headers: [String: String] = [:]
+                for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
+                let target = request.target.rawValue
+                let body = String(decoding: try await request.bodyData, as: UTF8.self)
+                let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
+                let recorded = Request(
+                    method: request.method.rawValue,
+                    path: request.target.path(percentEncoded: true),
+                    target: target,
+                    query: (try? QueryParameters(percentEncodedQuery: query)) ?? QueryParameters(),
+                    headers: headers,
+                    body: body
+                )
+                let index = log.withLock { requests in
+                    requests.append(recorded)
+                    return requests.count - 1
+                }
+                let reply = await script(recorded, index)
+                if let delay = reply.delay { try? await Task.sleep(for: delay) }
+                var replyHeaders: HTTPHeaders = [.contentType: "application/json"]
+                for (name, value) in reply.headers { replyHeaders[HTTPHeader(name)] = value }
+                return HTTPResponse(
+                    statusCode: HTTPStatusCode(reply.status, phrase: "Scripted"),
+                    headers: replyHeaders,
+                    body: Data(reply.body.utf8)
+                )
             }
-            let reply = await script(recorded, index)
-            if let delay = reply.delay { try? await Task.sleep(for: delay) }
-            var replyHeaders: HTTPHeaders = [.contentType: "application/json"]
-            for (name, value) in reply.headers { replyHeaders[HTTPHeader(name)] = value }
-            return HTTPResponse(
-                statusCode: HTTPStatusCode(reply.status, phrase: "Scripted"),
-                headers: replyHeaders,
-                body: Data(reply.body.utf8)
-            )
         }
-        let task = Task { try await server.run() }
-        let deadline = Date().addingTimeInterval(60)
-        while !(await server.isListening) {
-            guard Date() < deadline else {
-                task.cancel()
-                throw ScriptError("The scripted server did not start listening within 60 seconds.")
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        guard case .ip4(_, let port)? = await server.listeningAddress,
-            let url = URL(string: "http://127.0.0.1:\(port)")
-        else {
-            task.cancel()
-            throw ScriptError("The scripted server has no IPv4 port.")
-        }
-        return ScriptedServer(baseURL: url, server: server, task: task, log: log)
+        return ScriptedServer(server: server, log: log)
     }
 
     /// Runs `body` with a started server, and stops it afterwards.
@@ -135,11 +118,7 @@ final class ScriptedServer: Sendable {
         try await with({ _, _ in reply }, body)
     }
 
-    func stop() async {
-        await server.stop(timeout: 1)
-        task.cancel()
-        _ = await task.result
-    }
+    func stop() async { await server.stop() }
 }
 
 struct ScriptError: Error, CustomStringConvertible {
