@@ -148,8 +148,8 @@ func floor(_ devices: [SimulatedDevice], ledger: Ledger) async throws -> Double 
     defer { running.cancel() }
     try await store.migrate()
     var configuration = PostgresClient.Configuration(
-        host: url.host,
-        port: url.port,
+        host: url.hosts[0].name,
+        port: url.hosts[0].port,
         username: url.user,
         password: nil,
         database: url.database,

@@ -27,7 +27,10 @@ struct TenderServerCommand: AsyncParsableCommand {
 struct DatabaseOption: ParsableArguments {
     @Option(
         name: .long,
-        help: "sqlite:PATH (default sqlite:tender-server.sqlite) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB"
+        help: """
+            sqlite:PATH (default sqlite:tender-server.sqlite) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB; \
+            several hosts (HOST1:PORT1,HOST2:PORT2): the server writes to the one not in recovery
+            """
     )
     var database: String = "sqlite:tender-server.sqlite"
 

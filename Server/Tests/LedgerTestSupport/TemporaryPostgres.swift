@@ -44,8 +44,69 @@ public final class TemporaryPostgres: @unchecked Sendable {
     }
 
     /// Makes a new cluster and starts it. `durable` keeps PostgreSQL's default `fsync` (for benchmarks); tests turn
-    /// it off, which changes nothing they check (they kill the ledger's server, never the machine).
-    public static func start(durable: Bool = false) throws -> TemporaryPostgres {
+    /// it off, which changes nothing they check (they kill the ledger's server or PostgreSQL's processes, never the
+    /// machine). `settings` are added to its `postgresql.conf`, after the tests' own.
+    public static func start(durable: Bool = false, settings extra: [String] = []) throws -> TemporaryPostgres {
+        let server = try make()
+        try server.asPostgres(
+            server.bin + "/initdb",
+            ["-D", server.data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"]
+        )
+        var settings = [
+            "listen_addresses = '127.0.0.1'", "port = \(server.port)",
+            "unix_socket_directories = '\(server.directory)'",
+            "max_connections = 200", "shared_buffers = 256MB",
+        ]
+        if !durable { settings += ["fsync = off", "synchronous_commit = off", "full_page_writes = off"] }
+        try server.configure(settings + extra)
+        try server.startServer()
+        Registry.shared.add(server)
+        return server
+    }
+
+    /// The standby's name in the primary's `synchronous_standby_names`.
+    public static let standbyName = "tender_standby"
+
+    /// A primary whose every commit waits for its standby to have written it (`synchronous_commit = on`, the
+    /// standby named in `synchronous_standby_names`), and that standby, made from a base backup and streaming the
+    /// primary's WAL (the article "Running a fleet", "PostgreSQL failover"). Returns once the standby is synchronous.
+    public static func startReplicated() throws -> (primary: TemporaryPostgres, standby: TemporaryPostgres) {
+        let primary = try start(settings: [
+            "wal_level = replica", "max_wal_senders = 5", "synchronous_commit = on",
+            "synchronous_standby_names = '\(standbyName)'",
+        ])
+        let standby = try make()
+        try standby.asPostgres(
+            standby.bin + "/pg_basebackup",
+            [
+                "-h", "127.0.0.1", "-p", "\(primary.port)", "-U", "postgres", "-D", standby.data, "-X", "stream",
+                "-c", "fast", "--no-sync",
+            ]
+        )
+        try standby.configure([
+            "port = \(standby.port)", "unix_socket_directories = '\(standby.directory)'", "hot_standby = on",
+            // Once promoted it is alone: a primary that waits for a synchronous standby that is not there commits
+            // nothing (the copied setting would make it wait for itself).
+            "synchronous_standby_names = ''",
+            "primary_conninfo = 'host=127.0.0.1 port=\(primary.port) user=postgres application_name=\(standbyName)'",
+        ])
+        try standby.asPostgres("/usr/bin/touch", [standby.data + "/standby.signal"])
+        try standby.startServer()
+        Registry.shared.add(standby)
+        let deadline = Date().addingTimeInterval(60)
+        while try primary.query(
+            "SELECT count(*) FROM pg_stat_replication WHERE application_name = '\(standbyName)' AND sync_state = 'sync'"
+        ) != "1" {
+            guard Date() < deadline else {
+                throw TestSupportError("the standby did not become synchronous within 60 seconds")
+            }
+            usleep(20_000)
+        }
+        return (primary, standby)
+    }
+
+    /// A new folder, owned by `postgres` when run as root, and a free port: a server not made yet.
+    private static func make() throws -> TemporaryPostgres {
         guard let bin = binaries else {
             throw TestSupportError(
                 "PostgreSQL is not installed: `apt-get install postgresql` (CI does), or set TENDER_POSTGRES_BIN."
@@ -58,26 +119,18 @@ public final class TemporaryPostgres: @unchecked Sendable {
         if getuid() == 0 {
             try run("/bin/chown", ["postgres:postgres", directory])
         }
-        let server = TemporaryPostgres(directory: directory, port: try freePort(), bin: bin)
-        try server.asPostgres(
-            bin + "/initdb",
-            ["-D", server.data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"]
-        )
-        var settings = [
-            "listen_addresses = '127.0.0.1'", "port = \(server.port)", "unix_socket_directories = '\(directory)'",
-            "max_connections = 200", "shared_buffers = 256MB",
-        ]
-        if !durable { settings += ["fsync = off", "synchronous_commit = off", "full_page_writes = off"] }
-        let configuration = server.data + "/postgresql.conf"
+        return TemporaryPostgres(directory: directory, port: try freePort(), bin: bin)
+    }
+
+    /// Adds `settings` to the end of `postgresql.conf` (a later line wins).
+    private func configure(_ settings: [String]) throws {
+        let configuration = data + "/postgresql.conf"
         let existing = (try? String(contentsOfFile: configuration, encoding: .utf8)) ?? ""
         try (existing + "\n" + settings.joined(separator: "\n") + "\n").write(
             toFile: configuration,
             atomically: false,
             encoding: .utf8
         )
-        try server.startServer()
-        Registry.shared.add(server)
-        return server
     }
 
     private var data: String { directory + "/data" }
@@ -90,6 +143,25 @@ public final class TemporaryPostgres: @unchecked Sendable {
     /// Stops the server (`fast`: connections are closed, as when the database goes away).
     public func stopServer() throws {
         try asPostgres(bin + "/pg_ctl", ["-D", data, "-w", "-t", "60", "-m", "fast", "stop"])
+    }
+
+    /// Stops the server at once (`immediate`: every process quits without a checkpoint, as in a crash or a machine
+    /// lost; what was committed is in its WAL and, with a synchronous standby, on the standby).
+    public func kill() throws {
+        try asPostgres(bin + "/pg_ctl", ["-D", data, "-w", "-t", "60", "-m", "immediate", "stop"])
+    }
+
+    /// Promotes a standby to a primary, waiting until it takes writes.
+    public func promote() throws {
+        try asPostgres(bin + "/pg_ctl", ["-D", data, "-w", "-t", "60", "promote"])
+    }
+
+    /// Runs SQL on the `postgres` database with psql and returns what it printed (unaligned, tuples only).
+    public func query(_ sql: String, database: String = "postgres") throws -> String {
+        try asPostgres(
+            bin + "/psql",
+            ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-At", "-c", sql]
+        )
     }
 
     /// A new, empty database on the server, and its URL.
@@ -108,10 +180,7 @@ public final class TemporaryPostgres: @unchecked Sendable {
     /// Runs SQL with psql and returns what it printed (unaligned, tuples only).
     public func psql(_ database: DatabaseURL, _ sql: String) throws -> String {
         guard case .postgres(let url) = database else { return "" }
-        return try asPostgres(
-            bin + "/psql",
-            ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", url.database, "-At", "-c", sql]
-        )
+        return try query(sql, database: url.database)
     }
 
     /// Stops the server and removes its folder.

@@ -12,40 +12,45 @@ public import ServiceLifecycle
 /// `statement_timeout` (10 s, waiting for locks included), which PostgreSQL enforces by rolling the transaction back. Run the store (``run()``) as a service for as long as it is used; the
 /// pool reconnects when the database is back.
 public final class PostgresLedgerStore: SQLLedgerStore, Service {
-    private let client: PostgresClient
+    private let pools: [PostgresPool]
     /// The database the statements run on.
     public let database: SQLLedgerDatabase
 
-    /// A store for the database `url` names (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB`). A call that waits longer
-    /// than `patience` for a connection of a database that cannot be used throws `unavailable`, naming why (the server
-    /// answers 503 and the device retries; a database that answers while the pool is busy is waited for up to
-    /// `statementLimit`); a
-    /// statement that runs, or waits for a lock, longer than `statementLimit` is ended by PostgreSQL, its transaction
-    /// rolled back (also 503).
+    /// A store for the database `url` names (`postgres://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]…]/DB`). A call
+    /// that waits longer than `patience` for a connection of a database that cannot be used throws `unavailable`,
+    /// naming why (the server answers 503 and the device retries; a database that answers while the pool is busy is
+    /// waited for up to `statementLimit`); a statement that runs, or waits for a lock, longer than `statementLimit`
+    /// is ended by PostgreSQL, its transaction rolled back (also 503). With several hosts, every statement goes to
+    /// the one that is not in recovery (the primary), found again after a failover.
     public init(
         url: DatabaseURL.Postgres,
         logger: Logger,
         patience: Duration = .seconds(2),
         statementLimit: Duration = .seconds(10)
     ) {
-        var configuration = PostgresClient.Configuration(
-            host: url.host,
-            port: url.port,
-            username: url.user,
-            password: url.password,
-            database: url.database,
-            tls: .disable
-        )
-        configuration.options.maximumConnections = 20
-        configuration.options.connectTimeout = .seconds(5)
-        configuration.options.additionalStartupParameters = [
-            ("statement_timeout", "\(statementLimit.components.seconds * 1000)"),
-            ("idle_in_transaction_session_timeout", "60000"),
-        ]
-        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        pools = url.hosts.map { host in
+            var configuration = PostgresClient.Configuration(
+                host: host.name,
+                port: host.port,
+                username: url.user,
+                password: url.password,
+                database: url.database,
+                tls: .disable
+            )
+            configuration.options.maximumConnections = 20
+            configuration.options.connectTimeout = .seconds(5)
+            configuration.options.additionalStartupParameters = [
+                ("statement_timeout", "\(statementLimit.components.seconds * 1000)"),
+                ("idle_in_transaction_session_timeout", "60000"),
+            ]
+            return PostgresPool(
+                host: host,
+                client: PostgresClient(configuration: configuration, backgroundLogger: logger)
+            )
+        }
         database = SQLLedgerDatabase(
             PostgresDatabase(
-                client: client,
+                pools: pools,
                 url: url,
                 logger: logger,
                 patience: patience,
@@ -54,34 +59,45 @@ public final class PostgresLedgerStore: SQLLedgerStore, Service {
         )
     }
 
-    /// Runs the connection pool until the task is cancelled or the service group stops.
+    /// Runs the connection pools (one a host) until the task is cancelled or the service group stops.
     public func run() async throws {
+        let pools = self.pools
         await cancelWhenGracefulShutdown {
-            await self.client.run()
+            await withDiscardingTaskGroup { group in
+                for pool in pools { group.addTask { await pool.client.run() } }
+            }
         }
     }
 }
 
+/// One PostgreSQL server of the URL and the pool of connections to it.
+struct PostgresPool: Sendable {
+    let host: DatabaseURL.Postgres.Host
+    let client: PostgresClient
+}
+
 /// PostgreSQL's sessions: `$n` placeholders, transactions on one leased connection.
 struct PostgresDatabase: LedgerDatabase {
-    let client: PostgresClient
+    let pools: [PostgresPool]
     let url: DatabaseURL.Postgres
     let logger: Logger
     let patience: Duration
-    /// The last diagnosis of a connection not lent, and when it was made: one a second at most.
-    private let diagnosed = NIOLockedValueBox<(at: ContinuousClock.Instant, error: LedgerError?)?>(nil)
+    /// The last look at each host (by its index in ``pools``), and when it was made: one a second at most.
+    private let looks = NIOLockedValueBox<[Int: (at: ContinuousClock.Instant, state: HostState)]>([:])
+    /// Which host takes the writes.
+    private let primary = PrimaryChoice()
 
     /// PostgreSQL's `statement_timeout`, which includes waiting for locks.
     let statementLimit: Duration
 
     init(
-        client: PostgresClient,
+        pools: [PostgresPool],
         url: DatabaseURL.Postgres,
         logger: Logger,
         patience: Duration,
         statementLimit: Duration
     ) {
-        self.client = client
+        self.pools = pools
         self.url = url
         self.logger = logger
         self.patience = patience
@@ -125,7 +141,7 @@ struct PostgresDatabase: LedgerDatabase {
     /// Holds the ledger's reconciliation lock (a session advisory lock, on a connection kept for it: PostgreSQL lets
     /// go of it if the process dies) while `body` runs.
     func alone<Result>(_ body: () async throws -> Result) async throws -> Result? {
-        try await client.withConnection { connection in
+        try await pools[try await primaryIndex()].client.withConnection { connection in
             let session = session(on: connection)
             let lock = Self.reconcileLock
             guard try await session.rows("SELECT pg_try_advisory_lock(\(lock)) AS held").first?.bool("held") == true
@@ -157,19 +173,46 @@ struct PostgresDatabase: LedgerDatabase {
     /// The advisory lock's key for reconciliation; the migration's is 7305.
     static let reconcileLock: Int64 = 7306
 
-    /// Runs `body` on a connection of the pool, or throws `unavailable` when none is lent in time: after the patience,
-    /// when the database cannot be used from here (``diagnosis()``: not reachable, refusing the user, no such
-    /// database, starting or stopping), or after the statement limit when it answers and the pool is only busy. The
-    /// pool itself waits for a database that went away for as long as it is asked to. The deadline ends the wait for
-    /// a connection only: once `body` started, its statements run to their end or to PostgreSQL's own time-outs, so
-    /// that what the caller is told is what happened.
+    /// Runs `body` on a connection of the primary's pool, or throws `unavailable` when none is lent in time: at once
+    /// when no host takes writes (``primaryIndex()``), after the patience when the primary cannot be used from here
+    /// (``diagnosis(of:)``: not reachable, refusing the user, no such database, starting or stopping, a standby now),
+    /// or after the statement limit when it answers and the pool is only busy. The pool itself waits for a database
+    /// that went away for as long as it is asked to. The deadline ends the wait for a connection only: once `body`
+    /// started, its statements run to their end or to PostgreSQL's own time-outs, so that what the caller is told is
+    /// what happened. A primary that fails is forgotten, and the next call looks for one again.
     private func leased<Result: Sendable>(
         patience: Duration? = nil,
         waitWhenBusy: Bool = true,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
+        do {
+            return try await leased(on: try await primaryIndex(), patience: patience, waitWhenBusy: waitWhenBusy, body)
+        } catch let unlent as Unlent {
+            // The primary failed before any statement ran: where another host took over, the call runs there once.
+            guard pools.count > 1 else { throw unlent.error }
+            do {
+                return try await leased(
+                    on: try await primaryIndex(),
+                    patience: patience,
+                    waitWhenBusy: waitWhenBusy,
+                    body
+                )
+            } catch let again as Unlent {
+                throw again.error
+            }
+        }
+    }
+
+    /// ``leased(patience:waitWhenBusy:_:)`` on host `index`; throws ``Unlent`` when the host failed before a
+    /// connection was lent (nothing ran).
+    private func leased<Result: Sendable>(
+        on index: Int,
+        patience: Duration?,
+        waitWhenBusy: Bool,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         let lease = NIOLockedValueBox(Lease.waiting)
-        let (client, patience, database) = (self.client, patience ?? self.patience, self)
+        let (client, patience, database) = (pools[index].client, patience ?? self.patience, self)
         return try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask {
                 try await client.withConnection { connection in
@@ -180,7 +223,7 @@ struct PostgresDatabase: LedgerDatabase {
             group.addTask {
                 try await Task.sleep(for: patience)
                 guard lease.withLockedValue({ $0 == .waiting }) else { return nil }
-                let failure = await database.diagnosis()
+                let failure = await database.diagnosis(of: index)
                 if failure == nil, !waitWhenBusy {
                     guard lease.withLockedValue({ $0.advance(to: .late) }) else { return nil }
                     throw PoolBusy()
@@ -190,12 +233,12 @@ struct PostgresDatabase: LedgerDatabase {
                     try await Task.sleep(for: max(.zero, database.statementLimit - patience))
                 }
                 guard lease.withLockedValue({ $0.advance(to: .late) }) else { return nil }
-                throw failure
-                    ?? LedgerError(
-                        .unavailable,
-                        "The ledger's PostgreSQL answers, but the server's pool lent no connection within "
-                            + "\(database.statementLimit): every connection is busy; nothing was stored. Retry later."
-                    )
+                if let failure { throw Unlent(error: failure) }
+                throw LedgerError(
+                    .unavailable,
+                    "The ledger's PostgreSQL answers, but the server's pool lent no connection within "
+                        + "\(database.statementLimit): every connection is busy; nothing was stored. Retry later."
+                )
             }
             while let result = await group.nextResult() {
                 switch result {
@@ -207,7 +250,15 @@ struct PostgresDatabase: LedgerDatabase {
                 case .failure(let error as PSQLError) where error.code != .server:
                     // The connection failed (the database went away meanwhile): say why, if it can be told.
                     group.cancelAll()
-                    throw await database.diagnosis() ?? error
+                    database.lost(index, because: error)
+                    let failure: any Error = await database.diagnosis(of: index) ?? error
+                    let ran = !lease.withLockedValue { $0.advance(to: .late) }
+                    throw ran ? failure : Unlent(error: failure)
+                case .failure(let error as PSQLError) where Self.isNoLongerPrimary(error):
+                    group.cancelAll()
+                    database.lost(index, because: error)
+                    if let failure = await database.diagnosis(of: index) { throw failure }
+                    throw StorageFailure.specific(error) ?? error
                 case .failure(let error):
                     throw error
                 }
@@ -216,52 +267,168 @@ struct PostgresDatabase: LedgerDatabase {
         }
     }
 
+    /// PostgreSQL's words for a server that no longer takes writes: a read-only transaction (a standby), shut down by
+    /// an administrator or a crash, starting or stopping.
+    static func isNoLongerPrimary(_ error: PSQLError) -> Bool {
+        ["25006", "57P01", "57P02", "57P03"].contains(error.serverInfo?[.sqlState] ?? "")
+    }
+
     /// A connection lent after the call gave up waiting for it: handed back at once.
     private struct LateLease: Error {}
+
+    /// The host failed before it lent a connection: nothing ran, and the call may run on another host.
+    private struct Unlent: Error {
+        let error: any Error
+    }
 
     /// No connection lent within the patience, though the database answered one of the server's own.
     private struct PoolBusy: Error {}
 
-    /// How long the diagnosis waits for a connection of its own to start.
+    /// How long a look at a host waits for a connection of its own to start.
     static let diagnosisPatience: Duration = .seconds(5)
 
-    /// Why the pool lends no connection, found by opening one directly: `nil` when the database answers; else what is
-    /// wrong, in its own words (not reachable, the user or password refused, no such database, starting or stopping).
-    /// Made at most once a second; a call in between is told the last one.
+    /// What a look at one host found.
+    enum HostState: Sendable {
+        /// It takes writes (`pg_is_in_recovery()` is false).
+        case primary
+        /// It answers, in recovery: a standby.
+        case standby
+        /// It cannot be used from here, in its own words.
+        case failed(LedgerError)
+    }
+
+    /// The index of the host that takes writes: the one found last, or else the first of the URL's hosts, looked at
+    /// together, to answer that it is not in recovery. Callers that ask while a search runs wait for that search.
+    /// - Throws: `unavailable` when none takes writes, naming each host's state (with one host, its own words).
+    func primaryIndex() async throws -> Int {
+        try await primary.index { await findPrimary() }
+    }
+
+    /// Looks at every host at once and takes the first to answer as a primary, without waiting for the others (a host
+    /// that drops packets takes ``diagnosisPatience`` to be named; its look goes on and is kept for the next search).
+    private func findPrimary() async -> Result<Int, LedgerError> {
+        let (answers, answering) = AsyncStream.makeStream(of: (Int, HostState).self)
+        for index in pools.indices {
+            Task { [self] in answering.yield((index, await look(at: index))) }
+        }
+        var states: [Int: HostState] = [:]
+        for await (index, state) in answers {
+            states[index] = state
+            if case .primary = state {
+                answering.finish()
+                if pools.count > 1 {
+                    logger.notice("The ledger writes to PostgreSQL at \(pools[index].host), the primary.")
+                }
+                return .success(index)
+            }
+            if states.count == pools.count { break }
+        }
+        answering.finish()
+        if pools.count == 1, case .failed(let error)? = states[0] { return .failure(error) }
+        let each = pools.indices.map { index -> String in
+            switch states[index] {
+            case .standby?: "\(pools[index].host) is a standby (in recovery)"
+            case .failed(let error)?:
+                (error.message.contains(pools[index].host.description) ? "" : "\(pools[index].host): ")
+                    + (error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message)
+            case .primary?, nil: "\(pools[index].host) did not answer"
+            }
+        }
+        return .failure(
+            LedgerError(
+                .unavailable,
+                "No PostgreSQL server of --database takes writes now; nothing was stored. Retry in a moment: a "
+                    + "failover promotes a standby, and the server finds it. " + each.joined(separator: "; ") + "."
+            )
+        )
+    }
+
+    /// Forgets host `index` as the primary, and its last look: the next call looks for the primary again.
+    func lost(_ index: Int, because error: any Error) {
+        looks.withLockedValue { _ = $0.removeValue(forKey: index) }
+        forget(index, because: StorageFailure.describe(error))
+    }
+
+    /// Forgets host `index` as the primary, saying so once.
+    private func forget(_ index: Int, because reason: String) {
+        guard primary.forget(index) else { return }
+        let hosts = pools.map(\.host.description).joined(separator: ", ")
+        logger.warning(
+            "PostgreSQL at \(pools[index].host) no longer takes the ledger's writes (\(reason)); the server looks for the primary among \(hosts)."
+        )
+    }
+
+    /// Why host `index` cannot take the ledger's statements, or `nil` when it can (``look(at:)``); a host that cannot
+    /// is forgotten as the primary.
+    func diagnosis(of index: Int) async -> LedgerError? {
+        switch await look(at: index) {
+        case .primary:
+            return nil
+        case .failed(let error):
+            forget(index, because: error.message)
+            return error
+        case .standby:
+            forget(index, because: "it is a standby now")
+            return LedgerError(
+                .unavailable,
+                "PostgreSQL at \(pools[index].host) is a standby (in recovery) and takes no writes; nothing was "
+                    + "stored. Retry in a moment; name the primary, or every host, in --database."
+            )
+        }
+    }
+
+    /// A look at host `index` on a connection of its own: whether it answers and is in recovery; else what is wrong,
+    /// in its own words (not reachable, the user or password refused, no such database, starting or stopping). Made
+    /// at most once a second a host; a call in between is told the last one.
     ///
     /// A refused or reset connection fails at once. postgres-nio's connect time-out covers the TCP connect and the
     /// start-up (authentication included), which a loaded machine can take over a second to finish for a database that
-    /// answers: so the diagnosis waits up to ``diagnosisPatience`` (a host that drops packets is named after that)
-    /// rather than call a slow answer "cannot be reached" (seen: a role refused, named as not reachable, in a loaded
-    /// test run with a 1 s limit).
-    func diagnosis() async -> LedgerError? {
+    /// answers: so the look waits up to ``diagnosisPatience`` (a host that drops packets is named after that) rather
+    /// than call a slow answer "cannot be reached" (seen: a role refused, named as not reachable, in a loaded test run
+    /// with a 1 s limit).
+    func look(at index: Int) async -> HostState {
         let now = ContinuousClock.now
-        if let last = diagnosed.withLockedValue({ $0 }), last.at.duration(to: now) < .seconds(1) { return last.error }
+        if let last = looks.withLockedValue({ $0[index] }), last.at.duration(to: now) < .seconds(1) {
+            return last.state
+        }
+        let host = pools[index].host
         var configuration = PostgresConnection.Configuration(
-            host: url.host,
-            port: url.port,
+            host: host.name,
+            port: host.port,
             username: url.user,
             password: url.password,
             database: url.database,
             tls: .disable
         )
         configuration.options.connectTimeout = TimeAmount(Self.diagnosisPatience)
-        let answer: LedgerError?
+        let state: HostState
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            let standby: Bool
+            do {
+                var answer = false
+                for try await row in try await connection.query("SELECT pg_is_in_recovery()", logger: logger) {
+                    answer = try row.decode(Bool.self)
+                }
+                standby = answer
+            } catch {
+                try? await connection.close()
+                throw error
+            }
             try? await connection.close()
-            answer = nil
+            state = standby ? .standby : .primary
         } catch {
-            answer =
+            state = .failed(
                 StorageFailure.specific(error)
-                ?? LedgerError(
-                    .unavailable,
-                    "PostgreSQL at \(url.host):\(url.port) cannot be reached (\(StorageFailure.describe(error))); "
-                        + "nothing was stored. Check that it runs and that --database names it."
-                )
+                    ?? LedgerError(
+                        .unavailable,
+                        "PostgreSQL at \(host) cannot be reached (\(StorageFailure.describe(error))); "
+                            + "nothing was stored. Check that it runs and that --database names it."
+                    )
+            )
         }
-        diagnosed.withLockedValue { $0 = (now, answer) }
-        return answer
+        looks.withLockedValue { $0[index] = (now, state) }
+        return state
     }
 
     /// Where a call's wait for a connection stands; it goes from `waiting` to `lent` or to `late`, once.
@@ -272,6 +439,55 @@ struct PostgresDatabase: LedgerDatabase {
         mutating func advance(to next: Lease) -> Bool {
             guard self == .waiting else { return false }
             self = next
+            return true
+        }
+    }
+}
+
+/// Which host of the URL takes the writes: known, being looked for (callers wait for that one search), or unknown.
+final class PrimaryChoice: Sendable {
+    private enum State {
+        case unknown
+        case searching(Task<Result<Int, LedgerError>, Never>)
+        case known(Int)
+    }
+
+    private let state = NIOLockedValueBox(State.unknown)
+
+    /// The known primary, or the result of a search (`find`, started if none runs).
+    func index(_ find: @escaping @Sendable () async -> Result<Int, LedgerError>) async throws -> Int {
+        let known: Int?
+        let search: Task<Result<Int, LedgerError>, Never>?
+        (known, search) = state.withLockedValue { state in
+            switch state {
+            case .known(let index):
+                return (index, nil)
+            case .searching(let search):
+                return (nil, search)
+            case .unknown:
+                let search = Task { await find() }
+                state = .searching(search)
+                return (nil, search)
+            }
+        }
+        if let known { return known }
+        guard let search else { throw CancellationError() }
+        let result = await search.value
+        state.withLockedValue { state in
+            guard case .searching(let running) = state, running == search else { return }
+            switch result {
+            case .success(let index): state = .known(index)
+            case .failure: state = .unknown
+            }
+        }
+        return try result.get()
+    }
+
+    /// Forgets `index` if it is the known primary; whether it was.
+    func forget(_ index: Int) -> Bool {
+        state.withLockedValue { state in
+            guard case .known(index) = state else { return false }
+            state = .unknown
             return true
         }
     }
