@@ -23,7 +23,7 @@ struct PythonClientTests {
     }
 
     @Test(
-        "squareup reads locations, OAuth, orders, batch-retrieve, payments and every ListPayments page",
+        "squareup reads locations, OAuth, orders, batch-retrieve, payments, every ListPayments page and refunds",
         .enabled(
             if: PythonClients.shouldRun,
             "the official Python clients are not installed: run scripts/python-clients (.ci/run does)"
@@ -71,6 +71,7 @@ struct PythonClientTests {
                 "client_secret": .string(SquareConnectSandbox.Configuration.sellerApplicationSecret),
                 "card": .object(["order_id": .string(orderID), "payment_id": .string(cardPayment.id)]),
                 "second_order_id": .string(try #require(second.transactionID)),
+                "refund": .object(["payment_id": .string(try payment(second).id), "amount": .integer(120)]),
                 "cash": .object(["payment_id": .string(try payment(cash).id)]),
                 "offline": .object(["payment_id": .string(try payment(offline).id)]),
                 "list": .object([
@@ -130,6 +131,22 @@ struct PythonClientTests {
             #expect(read.int("errors.unknown_token.status") == 401)
             #expect(read.string("errors.bad_version.code") == "INVALID_SQUARE_VERSION_FORMAT")
             #expect(read.string("errors.bad_cursor.code") == "INVALID_CURSOR")
+
+            // Square's Refunds API (issue 41 item 6), as squareup reads it.
+            let refundID = try #require(read.string("refunds.made.id"))
+            #expect(read.string("refunds.made.status") == "PENDING")
+            #expect(read.int("refunds.made.amount.amount") == 120)
+            #expect(read.string("refunds.made.payment_id") == (try payment(second).id))
+            #expect(read.string("refunds.made.reason") == "py")
+            #expect(read.string("refunds.again_id") == refundID, "the same key and request: the same refund")
+            #expect(
+                read.string("refunds.fetched.id") == refundID && read.string("refunds.fetched.status") == "COMPLETED"
+            )
+            #expect(read.array("refunds.listed").compactMap(\.stringValue) == [refundID])
+            #expect(read.string("refunds.reused") == "IDEMPOTENCY_KEY_REUSED")
+            #expect(read.string("refunds.too_much") == "REFUND_AMOUNT_INVALID")
+            #expect(read.array("refunds.payment.refund_ids").compactMap(\.stringValue) == [refundID])
+            #expect(read.int("refunds.payment.refunded_money.amount") == 120)
 
             #expect(read.value("obtained.short_lived") == .bool(true))
             #expect(read.int("obtained.lifetime_hours") == 24)

@@ -21,6 +21,9 @@ extension SquareConnectClient {
         case batchRetrieveOrders
         case getPayment(String)
         case listPayments
+        case refundPayment
+        case getRefund(String)
+        case listRefunds
         /// ListLocations as a read of verification: how many locations the seller has, for a search that names none.
         case sellerLocations
 
@@ -36,18 +39,29 @@ extension SquareConnectClient {
             case .batchRetrieveOrders: return "BatchRetrieveOrders"
             case .getPayment: return "GetPayment"
             case .listPayments: return "ListPayments"
+            case .refundPayment: return "RefundPayment"
+            case .getRefund: return "GetPaymentRefund"
+            case .listRefunds: return "ListPaymentRefunds"
             case .sellerLocations: return "ListLocations"
             }
         }
 
-        /// The scope a read needs; `nil` for the authorization calls.
-        var readScope: SquareOAuthScope? {
+        /// The scope an API call needs (a read, or RefundPayment, which its idempotency key makes safe to retry);
+        /// `nil` for the authorization calls.
+        var apiScope: SquareOAuthScope? {
             switch self {
             case .retrieveOrder, .batchRetrieveOrders: return .ordersRead
-            case .getPayment, .listPayments: return .paymentsRead
+            case .getPayment, .listPayments, .getRefund, .listRefunds: return .paymentsRead
+            case .refundPayment: return .paymentsWrite
             case .sellerLocations: return .merchantProfileRead
             case .tokenStatus, .location, .locations, .refresh, .authorizationCode, .revoke: return nil
             }
+        }
+
+        /// RefundPayment, whose 400s are Square's decisions about the refund (more than remains, another currency).
+        var isRefund: Bool {
+            if case .refundPayment = self { return true }
+            return false
         }
 
         /// What Square's 404 means for a read: "no order 'O1'".
@@ -55,6 +69,8 @@ extension SquareConnectClient {
             switch self {
             case .retrieveOrder(let id): return "no order '\(id)'"
             case .getPayment(let id): return "no payment '\(id)'"
+            case .getRefund(let id): return "no refund '\(id)'"
+            case .refundPayment: return "no such payment to refund"
             case .batchRetrieveOrders: return "no such orders"
             default: return "no such \(name) resource"
             }
@@ -79,7 +95,7 @@ extension SquareConnectClient {
         body: String? = nil,
         tally: RequestTally? = nil
     ) async throws -> JSONObject {
-        let isRead = endpoint.readScope != nil
+        let isRead = endpoint.apiScope != nil
         guard let url = environment.url(path: path, query: query) else {
             throw Self.unexpected(endpoint, "Could not build the URL of \(endpoint.name) on \(environment).")
         }
@@ -142,9 +158,18 @@ extension SquareConnectClient {
         )
     }
 
+    /// `: Square's detail` (at most 200 characters, card numbers masked), or nothing when Square gave none.
+    static func refusalDetail(_ error: SquareConnectJSON.ErrorObject?) -> String {
+        guard let detail = error?.detail?.trimmingCharacters(in: .whitespacesAndNewlines), !detail.isEmpty else {
+            return ""
+        }
+        let text = CardNumberScreen.excerpt(detail, limit: 200)
+        return ": " + (text.hasSuffix(".") ? String(text.dropLast()) : text)
+    }
+
     /// An answer that is not what Square's API documents, as the endpoint's error type.
     static func unexpected(_ endpoint: Endpoint, _ message: String, status: Int? = nil) -> any Error {
-        guard endpoint.readScope != nil else {
+        guard endpoint.apiScope != nil else {
             return SquareAuthorizationError(.unexpected, message, httpStatusCode: status)
         }
         return ProviderAPIError(.unexpectedResponse, message, provider: .square, httpStatusCode: status)
@@ -156,7 +181,7 @@ extension SquareConnectClient {
         _ endpoint: Endpoint,
         host: String
     ) -> any Error {
-        guard endpoint.readScope == nil else {
+        guard endpoint.apiScope == nil else {
             return ProviderAPIError(failure, provider: .square, name: "Square", host: host)
         }
         switch failure {
@@ -202,7 +227,7 @@ extension SquareConnectClient {
         if case .authorizationCode = endpoint, status == 400 || status == 401 {
             return authorizationCodeError(status: status, error: errors.first)
         }
-        guard let scope = endpoint.readScope else {
+        guard let scope = endpoint.apiScope else {
             return authorizationRefusal(status, squareCode, isNotFound: isNotFound, endpoint)
         }
         func error(_ code: ProviderAPIError.Code, _ message: String) -> ProviderAPIError {
@@ -222,8 +247,10 @@ extension SquareConnectClient {
             return error(
                 .insufficientScopes,
                 "The access token lacks \(scope.rawValue), which \(endpoint.name) needs (403 INSUFFICIENT_SCOPES). "
-                    + "Have the seller authorize your app again with ORDERS_READ and PAYMENTS_READ "
-                    + "(SquareOAuthScope.verification)."
+                    + (scope == .paymentsWrite
+                        ? "Have the seller authorize your app again with PAYMENTS_WRITE."
+                        : "Have the seller authorize your app again with ORDERS_READ and PAYMENTS_READ "
+                            + "(SquareOAuthScope.verification).")
             )
         case 403:
             return error(.forbidden, "Square refused \(endpoint.name)\(named).")
@@ -235,6 +262,8 @@ extension SquareConnectClient {
                 "The server answered \(endpoint.name) with HTTP 404 but without Square's NOT_FOUND error: it is not "
                     + "Square's API. Check the base URL \(Self.origin(url))."
             )
+        case 400 where endpoint.isRefund:
+            return error(.badRequest, "Square refused the refund\(named)" + Self.refusalDetail(errors.first) + ".")
         case 400:
             return error(.badRequest, "Square refused \(endpoint.name) as malformed\(named).")
         default:

@@ -10,7 +10,7 @@ public struct SquareOAuthScope: RawRepresentable, Sendable, Hashable, Codable, C
 
     /// Lists the seller's locations (required).
     public static let merchantProfileRead = SquareOAuthScope(rawValue: "MERCHANT_PROFILE_READ")
-    /// Takes payments (required).
+    /// Takes payments (required), and refunds them (RefundPayment).
     public static let paymentsWrite = SquareOAuthScope(rawValue: "PAYMENTS_WRITE")
     /// Takes in-person payments (required).
     public static let paymentsWriteInPerson = SquareOAuthScope(rawValue: "PAYMENTS_WRITE_IN_PERSON")

@@ -41,6 +41,15 @@ struct SquareConnectRoutes: SandboxRouteGroup {
         router.appendRoute("GET /v2/payments/*") { request in
             await Self.serve(request, withIDAfter: "payments", as: { .payment(encodedID: $0) }, with: sandbox)
         }
+        router.appendRoute("POST /v2/refunds") { request in
+            await Self.serve(request, as: .refundPayment, with: sandbox)
+        }
+        router.appendRoute("GET /v2/refunds") { request in
+            await Self.serve(request, as: .listRefunds, with: sandbox)
+        }
+        router.appendRoute("GET /v2/refunds/*") { request in
+            await Self.serve(request, withIDAfter: "refunds", as: { .refund(encodedID: $0) }, with: sandbox)
+        }
         // Anything else under Square's prefixes gets Square's 404, not an empty one.
         router.appendRoute("/v2/*") { request in
             await Self.serve(request, as: .unknown, with: sandbox)

@@ -35,6 +35,9 @@ extension SquareConnectSandbox {
         /// Where the stand-in posts the webhooks Square would send for each payment it records; `nil` (the
         /// default) sends none.
         public var webhook: SquareWebhookSubscription?
+        /// How long a refund stays `PENDING` on the stand-in's clock before it is `COMPLETED`: 0 by default (it is
+        /// `PENDING` in RefundPayment's answer and `COMPLETED` when next read).
+        public var refundSettlement: Duration = .zero
 
         /// A configuration that knows no seller: every token gets `401 UNAUTHORIZED`. ``seller(accessToken:locationID:refreshToken:redirectURLs:now:)``
         /// knows one.
@@ -71,7 +74,8 @@ extension SquareConnectSandbox {
         /// ``sellerClientID``.
         public static let sellerApplicationSecret = "sq0csp-TenderSandboxSecret"
         /// The scopes of that seller's access and refresh tokens: the ones authorization requires
-        /// (`SquareOAuthScope.required`) and the ones verification reads with, `ORDERS_READ` and `PAYMENTS_READ`.
+        /// (`SquareOAuthScope.required`, whose `PAYMENTS_WRITE` RefundPayment needs) and the ones verification reads
+        /// with, `ORDERS_READ` and `PAYMENTS_READ`.
         public static let sellerScopes: [SquareOAuthScope] =
             (SquareOAuthScope.required.union([
                 SquareConnectSandbox.ordersRead, SquareConnectSandbox.paymentsRead,

@@ -131,6 +131,7 @@ extension SquareConnectSandbox {
         case .success(let value): token = value
         case .failure(let failure): return failure.answer
         }
+        settleRefunds()
         guard let id = try? PercentEncoding.decode(encodedID), let payment = payments[id],
             payment.merchantID == token.merchantID
         else {
@@ -146,7 +147,9 @@ extension SquareConnectSandbox {
     }
 
     private func paymentJSON(_ payment: Payment) -> JSONObject {
-        SquareRecordJSON.payment(payment, locationName: locations[payment.locationID]?.name)
+        var object = SquareRecordJSON.payment(payment, locationName: locations[payment.locationID]?.name)
+        SquareRecordJSON.addRefunds(refunds(ofPayment: payment.id), to: &object, currency: payment.amount.currency)
+        return object
     }
 
     /// ListPayments' query, read and checked.
@@ -196,6 +199,7 @@ extension SquareConnectSandbox {
         case .failure(let failure): return failure.answer
         }
         // "By default, results are returned for the default (main) location associated with the seller."
+        settleRefunds()
         let locationID = query.locationID ?? mainLocation(of: token.merchantID)?.id
         var matching = payments.values.filter { payment in
             payment.merchantID == token.merchantID && payment.locationID == locationID
@@ -250,7 +254,7 @@ extension SquareConnectSandbox {
         SortKey(milliseconds: Int64((payment.createdAt.timeIntervalSince1970 * 1000).rounded(.down)), id: payment.id)
     }
 
-    private struct SortKey: Comparable {
+    struct SortKey: Comparable {
         var milliseconds: Int64
         var id: String
         static func < (left: SortKey, right: SortKey) -> Bool {
@@ -259,13 +263,13 @@ extension SquareConnectSandbox {
     }
 
     /// An opaque cursor: the last key of the page and the query's fingerprint, base64url-encoded.
-    private static func makeCursor(after key: SortKey, fingerprint: String) -> String {
+    static func makeCursor(after key: SortKey, fingerprint: String) -> String {
         Data("v1|\(key.milliseconds)|\(key.id)|\(fingerprint)".utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
-    private static func readCursor(_ cursor: String, fingerprint: String) -> SortKey? {
+    static func readCursor(_ cursor: String, fingerprint: String) -> SortKey? {
         guard cursor.utf8.count <= 512 else { return nil }
         var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)

@@ -15,6 +15,9 @@ package import TenderProviderAPI
 /// | BatchRetrieveOrders | `POST /v2/orders/batch-retrieve` | `ORDERS_READ` |
 /// | GetPayment | `GET /v2/payments/{payment_id}` | `PAYMENTS_READ` |
 /// | ListPayments (cursor pagination; by `created_at`, or `offline_begin_time`…`offline_end_time`) | `GET /v2/payments` | `PAYMENTS_READ` |
+/// | RefundPayment (idempotent by `idempotency_key`) | `POST /v2/refunds` | `PAYMENTS_WRITE` |
+/// | GetPaymentRefund | `GET /v2/refunds/{refund_id}` | `PAYMENTS_READ` |
+/// | ListPaymentRefunds (cursor pagination; by `created_at`, `location_id`, `status`) | `GET /v2/refunds` | `PAYMENTS_READ` |
 /// | Authorize (the seller's Allow / Deny page) | `GET /oauth2/authorize` | — |
 /// | ObtainToken (`authorization_code` with PKCE or secret, `refresh_token`) | `POST /oauth2/token` | — |
 /// | RevokeToken | `POST /oauth2/revoke` | the application secret |
@@ -49,6 +52,11 @@ public actor SquareConnectSandbox {
     /// Payments and orders, by ID.
     var payments: [String: Payment] = [:]
     var orders: [String: Order] = [:]
+    /// Refunds by ID, and the RefundPayment requests by seller and idempotency key.
+    var refunds: [String: Refund] = [:]
+    var refundKeys: [String: (request: RefundRequest, refundID: String)] = [:]
+    /// How long a refund is pending, in seconds (``Configuration/refundSettlement``).
+    let refundSettlement: TimeInterval
     /// The `Square-Version` answered when a request sends none.
     let squareVersion: String
     private var faults = FaultSchedule()
@@ -90,6 +98,8 @@ public actor SquareConnectSandbox {
         self.authorizationCodeLifetime = configuration.authorizationCodeLifetime
         self.recorded = BoundedLog(limit: configuration.requestLimit)
         self.paymentLimit = max(1, configuration.paymentLimit)
+        let settlement = configuration.refundSettlement.components
+        self.refundSettlement = TimeInterval(settlement.seconds) + TimeInterval(settlement.attoseconds) / 1e18
         self.webhookSender = configuration.webhook.map { SquareWebhookSender(subscription: $0, logger: logger) }
         for token in configuration.accessTokens { accessTokens[token.token] = token }
         for location in configuration.locations {
@@ -225,6 +235,9 @@ public actor SquareConnectSandbox {
         case batchRetrieveOrders
         case payment(encodedID: String)
         case listPayments
+        case refundPayment
+        case refund(encodedID: String)
+        case listRefunds
         case authorizePage
         case authorizeDecision
         case obtainToken
@@ -332,6 +345,9 @@ public actor SquareConnectSandbox {
         case .batchRetrieveOrders: return batchRetrieveOrders(call)
         case .payment(let encodedID): return getPayment(call, encodedID: encodedID)
         case .listPayments: return listPayments(call)
+        case .refundPayment: return refundPayment(call)
+        case .refund(let encodedID): return getPaymentRefund(call, encodedID: encodedID)
+        case .listRefunds: return listPaymentRefunds(call)
         case .authorizePage: return authorizePage(call)
         case .authorizeDecision: return authorizeDecision(call)
         case .obtainToken: return obtainToken(call)

@@ -17,10 +17,13 @@ from square.types.batch_get_orders_response import BatchGetOrdersResponse
 from square.types.error import Error
 from square.types.get_location_response import GetLocationResponse
 from square.types.get_order_response import GetOrderResponse
+from square.types.get_payment_refund_response import GetPaymentRefundResponse
 from square.types.get_payment_response import GetPaymentResponse
+from square.types.list_payment_refunds_response import ListPaymentRefundsResponse
 from square.types.list_locations_response import ListLocationsResponse
 from square.types.list_payments_response import ListPaymentsResponse
 from square.types.obtain_token_response import ObtainTokenResponse
+from square.types.refund_payment_response import RefundPaymentResponse
 from square.types.retrieve_token_status_response import RetrieveTokenStatusResponse
 from square.types.revoke_token_response import RevokeTokenResponse
 
@@ -165,6 +168,32 @@ def main():
             ("not_found", missing), ("orders_scope", no_orders_scope), ("payments_scope", no_payments_scope),
             ("unknown_token", unknown_token), ("bad_version", bad_version), ("bad_cursor", bad_cursor),
         ]
+    }
+
+    # Refunds: RefundPayment of part of a payment, the same request again (the same refund), GetPaymentRefund,
+    # ListPaymentRefunds, the key reused for another amount, more than remains; the payment then lists its refund.
+    refunded = given["refund"]["payment_id"]
+    part = {"amount": given["refund"]["amount"], "currency": "USD"}
+
+    def refund(key, amount):
+        return client.refunds.refund_payment(idempotency_key=key, payment_id=refunded, amount_money=amount, reason="py")
+
+    made = read(RefundPaymentResponse, lambda: refund("py-refund-1", part))
+    again = read(RefundPaymentResponse, lambda: refund("py-refund-1", part))
+    fetched = read(GetPaymentRefundResponse, lambda: client.refunds.get(made.refund.id))
+    listed = read(ListPaymentRefundsResponse, lambda: [item.id for item in client.refunds.list()])
+    reused = api_error(lambda: refund("py-refund-1", {"amount": part["amount"] + 1, "currency": "USD"}))
+    too_much = api_error(lambda: refund("py-refund-2", {"amount": 1_000_000, "currency": "USD"}))
+    after = read(GetPaymentResponse, lambda: client.payments.get(refunded)).payment
+    result["refunds"] = {
+        "made": {"id": made.refund.id, "status": made.refund.status, "amount": money(made.refund.amount_money),
+                 "payment_id": made.refund.payment_id, "reason": made.refund.reason},
+        "again_id": again.refund.id,
+        "fetched": {"id": fetched.refund.id, "status": fetched.refund.status},
+        "listed": listed,
+        "reused": reused.errors[0].code,
+        "too_much": too_much.errors[0].code,
+        "payment": {"refund_ids": after.refund_ids, "refunded_money": money(after.refunded_money)},
     }
 
     # ObtainToken with a refresh token: fewer scopes, short-lived. Then RevokeToken of that access token alone.

@@ -29,6 +29,10 @@ public struct SquarePayment: Sendable, Hashable {
     /// The application that took the payment (`application_details.application_id`): for a Point of Sale API
     /// payment, the `client_id` of the request's application; for one taken in a Square app, that app's ID.
     public var applicationID: String?
+    /// What its completed refunds add up to (`refunded_money`), when any.
+    public var refundedMoney: Money?
+    /// Its refunds, in any status (`refund_ids`).
+    public var refundIDs: [String]
 
     /// Creates a payment.
     public init(
@@ -43,7 +47,9 @@ public struct SquarePayment: Sendable, Hashable {
         createdAt: Date? = nil,
         offlineCreatedAt: Date? = nil,
         isOfflinePayment: Bool = false,
-        applicationID: String? = nil
+        applicationID: String? = nil,
+        refundedMoney: Money? = nil,
+        refundIDs: [String] = []
     ) {
         self.id = id
         self.status = status
@@ -57,6 +63,8 @@ public struct SquarePayment: Sendable, Hashable {
         self.offlineCreatedAt = offlineCreatedAt
         self.isOfflinePayment = isOfflinePayment
         self.applicationID = applicationID
+        self.refundedMoney = refundedMoney
+        self.refundIDs = refundIDs
     }
 
     /// A payment's status (`api.json`: "APPROVED, PENDING, COMPLETED, CANCELED, or FAILED"). An open set.
@@ -147,6 +155,22 @@ extension SquarePayment {
         }
     }
 
+    /// An array of strings, or none when the key is absent.
+    private static func strings(_ object: JSONObject, _ key: String) throws(JSONFieldError) -> [String] {
+        guard let value = object[key], value != .null else { return [] }
+        guard let items = value.arrayValue else {
+            throw JSONFieldError(key: key, problem: "'\(key)' that is not a list")
+        }
+        var strings: [String] = []
+        for item in items {
+            guard let text = item.stringValue else {
+                throw JSONFieldError(key: key, problem: "'\(key)' with an item that is not a string")
+            }
+            strings.append(text)
+        }
+        return strings
+    }
+
     /// Reads Square's `Payment` object.
     init(squareJSON object: JSONObject) throws(JSONFieldError) {
         guard let amount = try object.squareMoney("amount_money") else {
@@ -166,7 +190,9 @@ extension SquarePayment {
                 "client_created_at"
             ),
             isOfflinePayment: try object.optionalBool("is_offline_payment") ?? false,
-            applicationID: try object.optionalObject("application_details")?.optionalString("application_id")
+            applicationID: try object.optionalObject("application_details")?.optionalString("application_id"),
+            refundedMoney: try object.squareMoney("refunded_money"),
+            refundIDs: try Self.strings(object, "refund_ids")
         )
     }
 }

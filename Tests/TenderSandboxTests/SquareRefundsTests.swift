@@ -1,0 +1,220 @@
+import Foundation
+import Tender
+import TenderProviderAPI
+import TenderSandbox
+import Testing
+
+/// Square's Refunds API, client and stand-in together over HTTP (issue 41 item 6). Square's rules these pin, from its
+/// Refunds API reference: "You cannot refund more than what was originally collected"; "You can refund only payments
+/// with status COMPLETED. You cannot refund an APPROVED payment; however, you can cancel an approved payment";
+/// `amount_money` "cannot be more than the `total_money` value of the payment minus the total amount of all
+/// previously completed refunds"; refunds are `PENDING` "until the funds are secured", then `COMPLETED`, `REJECTED`
+/// or `FAILED`; an idempotency key (at most 45 characters) answers the same refund again, and with other values
+/// `IDEMPOTENCY_KEY_REUSED`. The error codes are the ones of Square's `ErrorCode` enum, as the official `squareup`
+/// Python SDK lists them.
+@Suite("Square refunds: RefundPayment, GetPaymentRefund, ListPaymentRefunds", .serialized)
+struct SquareRefundsTests {
+    typealias Harness = SandboxHarness
+    static let token = SquareAccessToken(Harness.accessToken)
+
+    /// A completed card payment of `cents` USD at the harness's location.
+    static func payment(
+        _ harness: Harness,
+        cents: Int = 1_000,
+        status: SquareConnectSandbox.PaymentStatus = .completed
+    ) async throws -> SquareConnectSandbox.Payment {
+        try await harness.square.recordPayment(
+            amount: Money(minorUnits: cents, currency: .usd),
+            locationID: Harness.locationID,
+            status: status,
+            orderID: "ORDER" + String(UUID().uuidString.prefix(8))
+        )
+    }
+
+    /// The error `body` throws, which must be a ``ProviderAPIError``.
+    static func refusal(_ body: () async throws -> Void) async -> ProviderAPIError? {
+        do {
+            try await body()
+            Issue.record("expected Square to refuse")
+            return nil
+        } catch let error as ProviderAPIError {
+            return error
+        } catch {
+            Issue.record("expected a ProviderAPIError, got \(error)")
+            return nil
+        }
+    }
+
+    @Test("a refund is PENDING when made, COMPLETED once settled; the payment lists it and adds it to refunded_money")
+    func refundSettles() async throws {
+        try await Harness.run { harness in
+            let payment = try await Self.payment(harness)
+            let client = harness.client()
+            let refund = try await client.refundPayment(
+                payment.id,
+                amount: Money(minorUnits: 400, currency: .usd),
+                idempotencyKey: "refund-1",
+                reason: "Cold soup",
+                accessToken: Self.token
+            )
+            #expect(refund.status == .pending)
+            #expect(refund.paymentID == payment.id && refund.orderID == payment.orderID)
+            #expect(refund.locationID == Harness.locationID && refund.reason == "Cold soup")
+            #expect(refund.amountMoney == Money(minorUnits: 400, currency: .usd))
+            #expect(refund.id.hasPrefix(payment.id + "_"))
+            let read = try await client.paymentRefund(refund.id, accessToken: Self.token)
+            #expect(read.status == .completed && read.id == refund.id)
+            let request = try #require(await harness.square.requests.first { $0.path == "/v2/refunds" })
+            #expect(request.method == "POST" && request.contentType == "application/json")
+            let paid = try await client.getPayment(payment.id, accessToken: Self.token)
+            #expect(paid.refundIDs == [refund.id])
+            #expect(paid.refundedMoney == Money(minorUnits: 400, currency: .usd))
+            let page = try await client.paymentRefunds(SquareRefundQuery(), accessToken: Self.token)
+            #expect(page.refunds.map(\.id) == [refund.id] && page.cursor == nil)
+            return []
+        }
+    }
+
+    @Test("the same idempotency key and request answer the same refund; the key with another amount is refused")
+    func idempotency() async throws {
+        try await Harness.run { harness in
+            let payment = try await Self.payment(harness)
+            let client = harness.client()
+            let amount = Money(minorUnits: 300, currency: .usd)
+            let first = try await client.refundPayment(
+                payment.id,
+                amount: amount,
+                idempotencyKey: "k1",
+                accessToken: Self.token
+            )
+            let again = try await client.refundPayment(
+                payment.id,
+                amount: amount,
+                idempotencyKey: "k1",
+                accessToken: Self.token
+            )
+            #expect(again.id == first.id)
+            #expect(await harness.square.allRefunds.count == 1, "one refund for one key")
+            let reused = await Self.refusal {
+                _ = try await client.refundPayment(
+                    payment.id,
+                    amount: Money(minorUnits: 301, currency: .usd),
+                    idempotencyKey: "k1",
+                    accessToken: Self.token
+                )
+            }
+            #expect(reused?.code == .badRequest && reused?.providerErrorCode == "IDEMPOTENCY_KEY_REUSED")
+            #expect(reused?.message.contains("Square refused the refund (IDEMPOTENCY_KEY_REUSED)") == true)
+            #expect(await harness.square.allRefunds.count == 1)
+            return []
+        }
+    }
+
+    @Test("no more than remains: two partial refunds, then one cent too many is REFUND_AMOUNT_INVALID")
+    func moreThanRemains() async throws {
+        try await Harness.run { harness in
+            let payment = try await Self.payment(harness, cents: 1_000)
+            let client = harness.client()
+            for (key, cents) in [("a", 600), ("b", 400)] {
+                _ = try await client.refundPayment(
+                    payment.id,
+                    amount: Money(minorUnits: cents, currency: .usd),
+                    idempotencyKey: key,
+                    accessToken: Self.token
+                )
+            }
+            let tooMuch = await Self.refusal {
+                _ = try await client.refundPayment(
+                    payment.id,
+                    amount: Money(minorUnits: 1, currency: .usd),
+                    idempotencyKey: "c",
+                    accessToken: Self.token
+                )
+            }
+            #expect(tooMuch?.providerErrorCode == "REFUND_AMOUNT_INVALID" && tooMuch?.httpStatusCode == 400)
+            #expect(tooMuch?.message.contains("exceeds the amount available to refund (0 of 1000)") == true)
+            // A rejected refund gives its amount back.
+            let first = try #require(await harness.square.allRefunds.first)
+            try await harness.square.setStatus(.rejected, ofRefund: first.id)
+            let again = try await client.refundPayment(
+                payment.id,
+                amount: Money(minorUnits: 600, currency: .usd),
+                idempotencyKey: "d",
+                accessToken: Self.token
+            )
+            #expect(again.status == .pending)
+            return []
+        }
+    }
+
+    @Test(
+        "Square's refusals: unknown payment, not completed, cancelled, another currency",
+        arguments: ["unknown", "approved", "canceled", "currency"]
+    )
+    func refusals(kind: String) async throws {
+        try await Harness.run { harness in
+            let client = harness.client()
+            let status: SquareConnectSandbox.PaymentStatus =
+                kind == "approved" ? .approved : kind == "canceled" ? .canceled : .completed
+            let payment = try await Self.payment(harness, status: status)
+            let error = await Self.refusal {
+                _ = try await client.refundPayment(
+                    kind == "unknown" ? "NOSUCHPAYMENT" : payment.id,
+                    amount: Money(minorUnits: 100, currency: kind == "currency" ? .eur : .usd),
+                    idempotencyKey: "refusal-\(kind)",
+                    accessToken: Self.token
+                )
+            }
+            switch kind {
+            case "unknown":
+                #expect(error?.code == .notFound && error?.httpStatusCode == 404)
+            case "approved":
+                #expect(error?.providerErrorCode == "REFUND_ERROR_PAYMENT_NEEDS_COMPLETION")
+            case "canceled":
+                #expect(error?.providerErrorCode == "PAYMENT_NOT_REFUNDABLE")
+            default:
+                #expect(error?.providerErrorCode == "CURRENCY_MISMATCH")
+            }
+            #expect(await harness.square.allRefunds.isEmpty, "a refusal makes no refund")
+            return []
+        }
+    }
+
+    @Test("ListPaymentRefunds: newest first, pages with a cursor bound to the query, filtered by status")
+    func list() async throws {
+        try await Harness.run { harness in
+            let client = harness.client()
+            var made: [String] = []
+            for index in 0..<5 {
+                let payment = try await Self.payment(harness)
+                harness.clock.advance(seconds: 1)
+                made.append(
+                    try await client.refundPayment(
+                        payment.id,
+                        amount: Money(minorUnits: 100 + index, currency: .usd),
+                        idempotencyKey: "list-\(index)",
+                        accessToken: Self.token
+                    ).id
+                )
+            }
+            try await harness.square.setStatus(.failed, ofRefund: made[2])
+            var seen: [String] = []
+            var query = SquareRefundQuery(limit: 2)
+            repeat {
+                let page = try await client.paymentRefunds(query, accessToken: Self.token)
+                #expect(page.refunds.count <= 2)
+                seen += page.refunds.map(\.id)
+                query.cursor = page.cursor
+            } while query.cursor != nil
+            #expect(seen == made.reversed(), "newest first, each once")
+            let failed = try await client.paymentRefunds(SquareRefundQuery(status: .failed), accessToken: Self.token)
+            #expect(failed.refunds.map(\.id) == [made[2]])
+            let oldest = try await client.paymentRefunds(
+                SquareRefundQuery(oldestFirst: true, limit: 1),
+                accessToken: Self.token
+            )
+            #expect(oldest.refunds.map(\.id) == [made[0]] && oldest.cursor != nil)
+            return []
+        }
+    }
+}
