@@ -57,6 +57,7 @@ public actor SandboxServer {
             SquareConnectRoutes(sandbox: squareConnect),
             SumUpRoutes(sandbox: sumUp),
             posApps,
+            OutsideRefundRoutes(square: squareConnect, posApps: posApps),
             NotFoundRoute(routes: posApps),
         ]
     }

@@ -218,3 +218,83 @@ struct SquareRefundsTests {
         }
     }
 }
+
+/// `POST /api/refunds`: a refund made outside Tender, as in Square Point of Sale or the Dashboard (issue 41 item 6).
+@Suite("POST /api/refunds: a refund made outside Tender", .serialized)
+struct OutsideRefundTests {
+    typealias Harness = SandboxHarness
+
+    static func post(
+        _ harness: Harness,
+        _ body: String,
+        contentType: String = "application/json"
+    ) async throws
+        -> HTTPProbe.Response
+    {
+        try await HTTPProbe.send(
+            "POST",
+            harness.baseURL.absoluteString + "/api/refunds",
+            contentType: contentType,
+            body: body
+        )
+    }
+
+    @Test("without an amount, what remains is refunded; with one, that much; Square's record lists it")
+    func refundsWhatRemains() async throws {
+        try await Harness.run { harness in
+            let payment = try await SquareRefundsTests.payment(harness, cents: 900)
+            let part = try await Self.post(
+                harness,
+                #"{"provider":"square","payment_id":"\#(payment.id)","amount_minor_units":200}"#
+            )
+            #expect(part.status == 200, "\(part.body)")
+            let rest = try await Self.post(harness, #"{"provider":"square","payment_id":"\#(payment.id)"}"#)
+            #expect(rest.status == 200, "\(rest.body)")
+            let object = try #require(try JSONValue.parse(rest.body).objectValue)
+            #expect(object["amount_minor_units"]?.integerValue == 700)
+            #expect(object["currency"]?.stringValue == "USD" && object["provider"]?.stringValue == "square")
+            #expect(object["payment_id"]?.stringValue == payment.id && object["status"]?.stringValue == "PENDING")
+            let paid = try await harness.client().getPayment(payment.id, accessToken: SquareRefundsTests.token)
+            #expect(paid.refundedMoney == Money(minorUnits: 900, currency: .usd) && paid.refundIDs.count == 2)
+            let nothing = try await Self.post(harness, #"{"provider":"square","payment_id":"\#(payment.id)"}"#)
+            #expect(nothing.status == 409 && nothing.body.contains("Nothing remains to refund"), "\(nothing.body)")
+            return []
+        }
+    }
+
+    @Test(
+        "a body that is not a refund is 400, an unknown payment 404, Square's refusal 409; nothing is refunded",
+        arguments: [
+            (#"{"provider":"square","payment_id":"NOSUCH"}"#, 404, "no payment"),
+            (#"{"provider":"sumup","payment_id":"X"}"#, 400, "provider must be"),
+            (#"{"provider":"square"}"#, 400, "payment_id must"),
+            (#"{"provider":"square","payment_id":"P","amount_minor_units":0}"#, 400, "at least 1"),
+            (#"{"provider":"square","payment_id":"P","extra":1}"#, 400, "Unknown key 'extra'"),
+            (#"not json"#, 400, "not valid JSON"),
+            (#"{"provider":"square","payment_id":"PAYMENT","amount_minor_units":5000}"#, 409, "exceeds the amount"),
+        ]
+    )
+    func refused(body: String, status: Int, words: String) async throws {
+        try await Harness.run { harness in
+            let payment = try await SquareRefundsTests.payment(harness, cents: 900)
+            let answer = try await Self.post(harness, body.replacingOccurrences(of: "PAYMENT", with: payment.id))
+            #expect(answer.status == status, "\(answer.body)")
+            #expect(answer.body.contains(words), "\(answer.body)")
+            #expect(await harness.square.allRefunds.isEmpty)
+            return []
+        }
+    }
+
+    @Test("only JSON is read: a form post is 415")
+    func jsonOnly() async throws {
+        try await Harness.run { harness in
+            let answer = try await Self.post(
+                harness,
+                "provider=square",
+                contentType: "application/x-www-form-urlencoded"
+            )
+            #expect(answer.status == 415)
+            return []
+        }
+    }
+}

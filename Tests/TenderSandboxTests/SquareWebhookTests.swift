@@ -203,6 +203,61 @@ struct SquareWebhookTests {
         }
     }
 
+    @Test(
+        "a refund made outside Tender (POST /api/refunds) sends refund.created, refund.updated and payment.updated; the official SDK reads and verifies each",
+        .enabled(
+            if: PythonClients.shouldRun,
+            "the official Python clients are not installed: run scripts/python-clients (.ci/run does)"
+        )
+    )
+    func refundWebhooks() async throws {
+        let receiver = Receiver()
+        try await Self.withWebhooks(receiver) { server, notificationURL in
+            _ = try await Self.approve(server, tender: "card")
+            _ = try await receiver.waitFor(4)
+            let payment = try #require(await server.squareConnect.allPayments.first)
+            let base = try #require(await server.baseURL)
+            let answer = try await HTTPProbe.send(
+                "POST",
+                base.absoluteString + "/api/refunds",
+                contentType: "application/json",
+                body:
+                    #"{"provider":"square","payment_id":"\#(payment.id)","amount_minor_units":250,"reason":"dashboard"}"#
+            )
+            #expect(answer.status == 200, "\(answer.body)")
+            let refund = try #require(await server.squareConnect.allRefunds.first)
+            #expect(refund.amount == Money(minorUnits: 250, currency: .usd) && refund.reason == "dashboard")
+            let deliveries = Array(try await receiver.waitFor(7).suffix(3))
+            #expect(deliveries.map { $0.type ?? "?" } == ["refund.created", "refund.updated", "payment.updated"])
+            let events: [Tender.JSONValue] = deliveries.map { delivery in
+                .object([
+                    "body": .string(String(decoding: delivery.body, as: UTF8.self)),
+                    "signature": .string(delivery.headers["x-square-hmacsha256-signature"] ?? ""),
+                ])
+            }
+            let result = try await PythonClients.run(
+                "square_webhooks.py",
+                input: [
+                    "notification_url": .string(notificationURL.absoluteString),
+                    "signature_key": .string(Self.signatureKey),
+                    "events": .array(events),
+                ]
+            )
+            #expect(result.status == 0, "\(result.stderr)")
+            let read = try result.object()["events"]?.arrayValue ?? []
+            #expect(read.count == 3)
+            for event in read {
+                #expect(event.objectValue?["verified"] == .bool(true))
+                #expect(event.objectValue?["verified_with_wrong_key"] == .bool(false))
+            }
+            #expect(read.first?.objectValue?["refund_status"] == .string("PENDING"))
+            #expect(read.first?.objectValue?["data_id"] == .string(refund.id))
+            #expect(read.first?.objectValue?["refund_payment_id"] == .string(payment.id))
+            #expect(read.dropFirst().first?.objectValue?["refund_status"] == .string("COMPLETED"))
+            #expect(read.last?.objectValue?["refund_ids"] == .array([.string(refund.id)]))
+        }
+    }
+
     @Test("a receiver that fails twice, then succeeds, gets the event three times with the same event_id and bytes")
     func retriesKeepTheEventID() async throws {
         let receiver = Receiver(statuses: [500, 503])

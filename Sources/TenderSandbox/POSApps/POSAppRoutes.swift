@@ -351,7 +351,7 @@ struct POSAppRoutes: SandboxRouteGroup {
         return segments.indices.contains(index) ? String(segments[index]) : ""
     }
 
-    private static func body(of request: HTTPRequest) async throws -> String {
+    static func body(of request: HTTPRequest) async throws -> String {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
             throw SandboxError(.invalidInput, "The body is larger than \(maximumBodyBytes / 1024) KiB.")
         }
@@ -394,7 +394,7 @@ struct POSAppRoutes: SandboxRouteGroup {
         )
     }
 
-    private static func jsonError(_ status: HTTPStatusCode, _ code: String, _ message: String) -> HTTPResponse {
+    static func jsonError(_ status: HTTPStatusCode, _ code: String, _ message: String) -> HTTPResponse {
         json(status, .object(["error": .object(["code": .string(code), "message": .string(message)])]))
     }
 }

@@ -205,6 +205,7 @@ extension SquareConnectSandbox {
     /// Forgets a payment, and its order when the order has no other payment left.
     private func forgetPayment(_ id: String) {
         guard let payment = payments.removeValue(forKey: id) else { return }
+        forgetRefunds(ofPayment: id)
         guard let orderID = payment.orderID else { return }
         orders[orderID]?.paymentIDs.removeAll { $0 == id }
         if orders[orderID]?.paymentIDs.isEmpty == true { orders[orderID] = nil }

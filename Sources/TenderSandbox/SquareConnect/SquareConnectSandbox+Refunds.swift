@@ -98,22 +98,78 @@ extension SquareConnectSandbox {
         refund.status = status
         refund.updatedAt = now()
         refunds[id] = refund
+        if status == .pending { pendingRefunds.insert(id) } else { pendingRefunds.remove(id) }
+        announce([(refund, created: false)])
     }
 
-    /// Moves each pending refund whose settlement time has passed to `COMPLETED`.
-    func settleRefunds() {
+    /// Moves each pending refund whose settlement time has passed to `COMPLETED`, announcing each (its
+    /// `refund.updated` and the payment's `payment.updated`) unless `announcing` is false; returns them.
+    @discardableResult
+    func settleRefunds(announcing: Bool = true) -> [Refund] {
         let now = self.now()
-        for (id, refund) in refunds where refund.status == .pending {
-            let settled = refund.createdAt.addingTimeInterval(refundSettlement)
-            guard settled <= now else { continue }
+        var settled: [Refund] = []
+        for id in pendingRefunds.sorted() {
+            guard let refund = refunds[id], refund.status == .pending else {
+                pendingRefunds.remove(id)
+                continue
+            }
+            let at = refund.createdAt.addingTimeInterval(refundSettlement)
+            guard at <= now else { continue }
+            pendingRefunds.remove(id)
             refunds[id]?.status = .completed
-            refunds[id]?.updatedAt = settled
+            refunds[id]?.updatedAt = at
+            if let done = refunds[id] {
+                settled.append(done)
+                if announcing { announce([(done, created: false)]) }
+            }
         }
+        return settled
+    }
+
+    /// Sends, in one delivery in this order, `refund.created` or `refund.updated` for each of `changes`, then the
+    /// payment's `payment.updated` as it stands now, with a webhook subscription.
+    func announce(_ changes: [(refund: Refund, created: Bool)]) {
+        guard let webhookSender, let first = changes.first else { return }
+        let now = self.now()
+        var events = changes.map { change in
+            SquareWebhookSender.event(
+                change.created ? "refund.created" : "refund.updated",
+                merchantID: change.refund.merchantID,
+                dataType: "refund",
+                id: change.refund.id,
+                object: ["refund": .object(SquareRecordJSON.refund(change.refund))],
+                now: now
+            )
+        }
+        if let payment = payments[first.refund.paymentID] {
+            var object = SquareRecordJSON.payment(payment, locationName: locations[payment.locationID]?.name)
+            SquareRecordJSON.addRefunds(refunds(ofPayment: payment.id), to: &object, currency: payment.amount.currency)
+            events.append(
+                SquareWebhookSender.event(
+                    "payment.updated",
+                    merchantID: first.refund.merchantID,
+                    dataType: "payment",
+                    id: payment.id,
+                    object: ["payment": .object(object)],
+                    now: now
+                )
+            )
+        }
+        webhookSender.deliverInBackground(events)
     }
 
     /// The refunds of a payment, oldest first.
     func refunds(ofPayment id: String) -> [Refund] {
-        refunds.values.filter { $0.paymentID == id }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        (refundsByPayment[id] ?? []).compactMap { refunds[$0] }
+    }
+
+    /// Forgets a payment's refunds, with the payment (past ``Configuration/paymentLimit``).
+    func forgetRefunds(ofPayment id: String) {
+        for refundID in refundsByPayment.removeValue(forKey: id) ?? [] {
+            refunds[refundID] = nil
+            pendingRefunds.remove(refundID)
+            if let key = refundKeyOf.removeValue(forKey: refundID) { refundKeys[key] = nil }
+        }
     }
 
     // MARK: Endpoints
@@ -196,13 +252,38 @@ extension SquareConnectSandbox {
             }
             return Self.ok(["refund": .object(SquareRecordJSON.refund(refund))])
         }
-        guard let payment = payments[paymentID], payment.merchantID == token.merchantID else {
-            return Self.error(
-                404,
-                category: "INVALID_REQUEST_ERROR",
-                code: "NOT_FOUND",
-                detail: "Payment not found.",
-                field: "payment_id"
+        switch createRefund(merchantID: token.merchantID, request) {
+        case .success(let refund):
+            refundKeys[keyID] = (request, refund.id)
+            refundKeyOf[refund.id] = keyID
+            return Self.ok(["refund": .object(SquareRecordJSON.refund(refund))])
+        case .failure(let failure):
+            return failure.answer
+        }
+    }
+
+    /// Makes a refund of `request` for the seller `merchantID` under Square's rules, records it (its webhooks leave),
+    /// and returns it; or Square's refusal.
+    private func createRefund(merchantID: String, _ request: RefundRequest) -> Result<Refund, AnswerError> {
+        func invalid(_ code: String, _ field: String, _ detail: String) -> Result<Refund, AnswerError> {
+            .failure(
+                AnswerError(
+                    Self.error(400, category: "INVALID_REQUEST_ERROR", code: code, detail: detail, field: field)
+                )
+            )
+        }
+        let paymentID = request.paymentID
+        guard let payment = payments[paymentID], payment.merchantID == merchantID else {
+            return .failure(
+                AnswerError(
+                    Self.error(
+                        404,
+                        category: "INVALID_REQUEST_ERROR",
+                        code: "NOT_FOUND",
+                        detail: "Payment not found.",
+                        field: "payment_id"
+                    )
+                )
             )
         }
         switch payment.status {
@@ -221,39 +302,90 @@ extension SquareConnectSandbox {
                 "The payment is \(payment.status.rawValue) and cannot be refunded."
             )
         }
-        guard currency == payment.amount.currency else {
+        guard request.amount.currency == payment.amount.currency else {
             return invalid(
                 "CURRENCY_MISMATCH",
                 "amount_money.currency",
                 "The refund's currency is not the payment's (\(payment.amount.currency.code))."
             )
         }
-        let taken = refunds(ofPayment: paymentID).filter { $0.status == .pending || $0.status == .completed }
-            .reduce(Int64(0)) { $0 + Int64($1.amount.minorUnits) }
-        guard Int64(minorUnits) <= Int64(payment.amount.minorUnits) - taken else {
+        let remaining = self.remaining(of: payment)
+        guard Int64(request.amount.minorUnits) <= remaining else {
             return invalid(
                 "REFUND_AMOUNT_INVALID",
                 "amount_money.amount",
                 "The requested refund amount exceeds the amount available to refund "
-                    + "(\(Int64(payment.amount.minorUnits) - taken) of \(payment.amount.minorUnits))."
+                    + "(\(remaining) of \(payment.amount.minorUnits))."
             )
         }
         let now = self.now()
         let refund = Refund(
             id: paymentID + "_" + Self.randomID(length: 40),
-            merchantID: token.merchantID,
+            merchantID: merchantID,
             paymentID: paymentID,
             orderID: payment.orderID,
             locationID: payment.locationID,
             amount: request.amount,
-            reason: reason,
+            reason: request.reason,
             status: .pending,
             createdAt: now,
             updatedAt: now
         )
         refunds[refund.id] = refund
-        refundKeys[keyID] = (request, refund.id)
-        return Self.ok(["refund": .object(SquareRecordJSON.refund(refund))])
+        refundsByPayment[paymentID, default: []].append(refund.id)
+        pendingRefunds.insert(refund.id)
+        // Settled at once when the settlement time is zero (the answer still says PENDING, as Square's does): its
+        // webhooks then leave together, in order.
+        let settled = settleRefunds(announcing: false)
+        for other in settled where other.id != refund.id { announce([(other, created: false)]) }
+        announce([(refund, created: true)] + settled.filter { $0.id == refund.id }.map { ($0, created: false) })
+        return .success(refund)
+    }
+
+    /// What can still be refunded of `payment`: its amount less its pending and completed refunds.
+    private func remaining(of payment: Payment) -> Int64 {
+        let taken = refunds(ofPayment: payment.id).filter { $0.status == .pending || $0.status == .completed }
+            .reduce(Int64(0)) { $0 + Int64($1.amount.minorUnits) }
+        return Int64(payment.amount.minorUnits) - taken
+    }
+
+    /// Makes a refund as a seller would in Square Point of Sale or the Dashboard, outside Tender (no token, no
+    /// idempotency key), under Square's rules, its webhooks sent as for any refund.
+    /// - Parameters:
+    ///   - paymentID: A payment the stand-in holds.
+    ///   - amount: How much, in minor units of the payment's currency; `nil` for what remains.
+    ///   - reason: Why.
+    /// - Throws: ``SandboxError`` naming Square's refusal (an unknown payment, one not completed, more than remains).
+    @discardableResult
+    public func refundOutsideTender(paymentID: String, amount: Int? = nil, reason: String? = nil) throws -> Refund {
+        settleRefunds()
+        guard let payment = payments[paymentID] else {
+            throw SandboxError(
+                .notFound,
+                "The Square stand-in holds no payment '\(CardNumberScreen.excerpt(paymentID))'."
+            )
+        }
+        let minorUnits = amount ?? Int(remaining(of: payment))
+        guard minorUnits >= 1 else {
+            throw SandboxError(.conflict, "Nothing remains to refund of payment \(paymentID).")
+        }
+        let request = RefundRequest(
+            paymentID: paymentID,
+            amount: Money(minorUnits: minorUnits, currency: payment.amount.currency),
+            reason: reason
+        )
+        switch createRefund(merchantID: payment.merchantID, request) {
+        case .success(let refund): return refund
+        case .failure(let failure):
+            let detail = (try? JSONValue.parse(failure.answer.body, limits: SquareConnectJSON.limits))?.objectValue?[
+                "errors"
+            ]?.arrayValue?.first?.objectValue?["detail"]?.stringValue
+            throw SandboxError(
+                failure.answer.status == 404 ? .notFound : .conflict,
+                "Square refuses the refund (\(failure.answer.code ?? "HTTP \(failure.answer.status)")): "
+                    + (detail ?? "see Square's rules")
+            )
+        }
     }
 
     /// GetPaymentRefund.

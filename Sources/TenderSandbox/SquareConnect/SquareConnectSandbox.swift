@@ -55,6 +55,11 @@ public actor SquareConnectSandbox {
     /// Refunds by ID, and the RefundPayment requests by seller and idempotency key.
     var refunds: [String: Refund] = [:]
     var refundKeys: [String: (request: RefundRequest, refundID: String)] = [:]
+    /// The refunds still `PENDING`, which ``settleRefunds()`` looks at.
+    var pendingRefunds: Set<String> = []
+    /// Each payment's refunds, oldest first, and each refund's key in ``refundKeys``.
+    var refundsByPayment: [String: [String]] = [:]
+    var refundKeyOf: [String: String] = [:]
     /// How long a refund is pending, in seconds (``Configuration/refundSettlement``).
     let refundSettlement: TimeInterval
     /// The `Square-Version` answered when a request sends none.
@@ -267,6 +272,8 @@ public actor SquareConnectSandbox {
         if isPaused {
             await withCheckedContinuation { pausedRequests.append($0) }
         }
+        // Refunds whose time has come complete now, and their webhooks leave, whatever the request.
+        settleRefunds()
         var answer: Answer
         switch faults.take(method: call.method, path: call.path) {
         case .status(let status)?:

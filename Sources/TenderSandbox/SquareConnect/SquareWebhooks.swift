@@ -9,7 +9,9 @@ import FoundationNetworking
 /// A webhook subscription the Square stand-in delivers to, as Square delivers a subscription's events: for each
 /// payment it records, `payment.created` and `payment.updated` (the Payment object, with its `order_id`) and, for a
 /// payment with an order, `order.created` and `order.updated`; cash, other tenders and offline answers have no order,
-/// so they send the payment events alone, as Square does.
+/// so they send the payment events alone, as Square does. For each refund, `refund.created` when it is made and
+/// `refund.updated` when its status changes (the `PaymentRefund` in `data.object.refund`), each followed by the
+/// refunded payment's `payment.updated`, whichever way the refund was made.
 ///
 /// Each event is a `POST` of Square's event body (`merchant_id`, `type`, `event_id`, `created_at`, `data`) to
 /// ``notificationURL``, with `square-environment: Sandbox` and `x-square-hmacsha256-signature`: the Base64 of
@@ -104,6 +106,25 @@ struct SquareWebhookSender: Sendable {
 
     /// The events Square sends for `payment` (and its order, if any), oldest first, each serialized once: the bytes
     /// signed are the bytes sent.
+    /// One event of Square's shape for `merchantID`, with a new `event_id`, serialized once.
+    static func event(
+        _ type: String,
+        merchantID: String,
+        dataType: String,
+        id: String,
+        object: JSONObject,
+        now: Date
+    ) -> (type: String, body: Data) {
+        let body: JSONObject = [
+            "merchant_id": .string(merchantID),
+            "type": .string(type),
+            "event_id": .string(UUID().uuidString.lowercased()),
+            "created_at": .string(InternetDate.rfc3339Milliseconds(now)),
+            "data": .object(["type": .string(dataType), "id": .string(id), "object": .object(object)]),
+        ]
+        return (type, Data(JSONValue.object(body).serialized(escapingSlashes: false).utf8))
+    }
+
     static func events(
         for payment: SquareConnectSandbox.Payment,
         order: SquareConnectSandbox.Order?,
@@ -111,14 +132,7 @@ struct SquareWebhookSender: Sendable {
         now: Date
     ) -> [(type: String, body: Data)] {
         func event(_ type: String, _ dataType: String, _ id: String, _ object: JSONObject) -> (String, Data) {
-            let body: JSONObject = [
-                "merchant_id": .string(payment.merchantID),
-                "type": .string(type),
-                "event_id": .string(UUID().uuidString.lowercased()),
-                "created_at": .string(InternetDate.rfc3339Milliseconds(now)),
-                "data": .object(["type": .string(dataType), "id": .string(id), "object": .object(object)]),
-            ]
-            return (type, Data(JSONValue.object(body).serialized(escapingSlashes: false).utf8))
+            Self.event(type, merchantID: payment.merchantID, dataType: dataType, id: id, object: object, now: now)
         }
         var events = [
             event("payment.created", "payment", payment.id, ["payment": .object(paymentObject)]),

@@ -1,5 +1,6 @@
 """Reads the webhooks the sandbox posted with Square's official Python SDK (`squareup`): each body strictly against
-its event model (PaymentCreatedEvent, PaymentUpdatedEvent, OrderCreatedEvent, OrderUpdatedEvent, through
+its event model (PaymentCreatedEvent, PaymentUpdatedEvent, OrderCreatedEvent, OrderUpdatedEvent, RefundCreatedEvent,
+RefundUpdatedEvent, through
 conformance.check), and each signature with `square.utils.webhooks_helper.verify_signature` (Square's "Validate that
 the notification is from Square"). Prints one JSON object: per event its type, event_id, data id, the payment's
 order_id when it has one, and whether the signature verified with the right key and with a wrong one.
@@ -14,6 +15,8 @@ from square.types.order_created_event import OrderCreatedEvent
 from square.types.order_updated_event import OrderUpdatedEvent
 from square.types.payment_created_event import PaymentCreatedEvent
 from square.types.payment_updated_event import PaymentUpdatedEvent
+from square.types.refund_created_event import RefundCreatedEvent
+from square.types.refund_updated_event import RefundUpdatedEvent
 from square.utils.webhooks_helper import verify_signature
 
 import conformance
@@ -23,6 +26,8 @@ MODELS = {
     "payment.updated": PaymentUpdatedEvent,
     "order.created": OrderCreatedEvent,
     "order.updated": OrderUpdatedEvent,
+    "refund.created": RefundCreatedEvent,
+    "refund.updated": RefundUpdatedEvent,
 }
 
 
@@ -35,6 +40,7 @@ def main():
         conformance.check(model, body, "$" + body["type"])
         parsed = model.model_validate(body)
         payment = getattr(parsed.data.object, "payment", None) if parsed.data and parsed.data.object else None
+        refund = getattr(parsed.data.object, "refund", None) if parsed.data and parsed.data.object else None
         read.append(
             {
                 "type": parsed.type,
@@ -42,6 +48,9 @@ def main():
                 "data_type": parsed.data.type,
                 "data_id": parsed.data.id,
                 "order_id": payment.order_id if payment else None,
+                "refund_status": refund.status if refund else None,
+                "refund_payment_id": refund.payment_id if refund else None,
+                "refund_ids": payment.refund_ids if payment else None,
                 "verified": verify_signature(
                     request_body=event["body"],
                     signature_header=event["signature"],
