@@ -28,7 +28,9 @@ struct SandboxCommand: AsyncParsableCommand {
             transaction_id with a COMPLETED payment as its tender, a cash, other or offline payment as a payment \
             with no order. It serves GET /oauth2/token/status, GET /v2/locations and /v2/locations/{id|main}, \
             GET /v2/orders/{id}, POST /v2/orders/batch-retrieve, GET /v2/payments/{id} and GET /v2/payments \
-            (ListPayments, 100 per page, cursor pagination), POST /oauth2/token and POST /oauth2/revoke. Any \
+            (ListPayments, 100 per page, cursor pagination), POST /v2/refunds, GET /v2/refunds/{id} and GET \
+            /v2/refunds (Square's Refunds API: a refund is PENDING, then COMPLETED; the payment lists it), POST \
+            /oauth2/token and POST /oauth2/revoke. Any \
             other token or location gets Square's errors. The application is sq0idp-TenderSandbox; its \
             application secret, which RevokeToken (Authorization: Client SECRET) and the code flow without PKCE \
             accept, is sq0csp-TenderSandboxSecret. With --square-redirect-uri (and --square-location-id) sellers \
@@ -37,10 +39,14 @@ struct SandboxCommand: AsyncParsableCommand {
             With --sumup-access-token and --sumup-merchant-code, each SumUp payment the simulated app approves \
             (or declines with a transaction code) is recorded and served at GET \
             /v2.1/merchants/{merchant_code}/transactions?foreign_transaction_id=… (or id, transaction_code, \
-            client_transaction_id: exactly one) for that bearer token. \
+            client_transaction_id: exactly one) for that bearer token, and refunded at POST \
+            /v1.0/merchants/{merchant_code}/payments/{transaction_id}/refunds (no body: what remains; \
+            {"amount": 2.5}: that much). POST /api/refunds with {"provider": "square" or "sumup", "payment_id", \
+            "amount_minor_units"} makes a refund outside Tender, as in the POS app or the dashboard. \
             With --square-webhook-url and --square-webhook-signature-key (and a Square seller), each payment \
             Point of Sale records is followed by Square's webhooks (payment.created, payment.updated and, with an \
-            order, order.created and order.updated), signed as Square signs them and retried after 1, 2, 4, 8 and \
+            order, order.created and order.updated) and each refund by refund.created, refund.updated and \
+            payment.updated, signed as Square signs them and retried after 1, 2, 4, 8 and \
             16 s. Without --seed each start draws a new seed, so transaction IDs are not handed out twice. \
             Stop it with Ctrl-C.
             """

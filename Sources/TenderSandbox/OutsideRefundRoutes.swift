@@ -4,22 +4,28 @@ import Tender
 
 /// `POST /api/refunds`: a refund made outside Tender, as a seller makes one in the POS app or the provider's
 /// dashboard, so that a test (or a person trying the fleet) can see it reach the ledger by webhook or by
-/// reconciliation. The body is `{"provider": "square", "payment_id", "amount_minor_units" (optional: what remains),
-/// "reason" (optional)}`; the answer `{"provider", "refund_id", "payment_id", "amount_minor_units", "currency",
-/// "status"}`, or `{"error": {"code", "message"}}`: 400 for a body that is not that, 404 for an unknown payment,
-/// 409 when the provider refuses (not completed, more than remains).
+/// reconciliation. The body is `{"provider": "square" or "sumup", "payment_id" (Square's payment ID, SumUp's
+/// transaction ID), "amount_minor_units" (optional: what remains), "reason" (optional, Square only)}`; the answer
+/// `{"provider", "refund_id", "payment_id", "amount_minor_units", "currency", "status"}`, or
+/// `{"error": {"code", "message"}}`: 400 for a body that is not that, 404 for an unknown payment, 409 when the
+/// provider refuses (not completed, more than remains).
 struct OutsideRefundRoutes: SandboxRouteGroup {
     let square: SquareConnectSandbox
+    let sumUp: SumUpSandbox
     let posApps: POSAppRoutes
 
     func install(on router: inout SandboxRouter) {
-        let (square, posApps) = (self.square, self.posApps)
+        let (square, sumUp, posApps) = (self.square, self.sumUp, self.posApps)
         router.appendRoute("POST /api/refunds") { request in
-            await posApps.guarded(request) { request in await Self.refund(request, square: square) }
+            await posApps.guarded(request) { request in await Self.refund(request, square: square, sumUp: sumUp) }
         }
     }
 
-    private static func refund(_ request: HTTPRequest, square: SquareConnectSandbox) async -> HTTPResponse {
+    private static func refund(
+        _ request: HTTPRequest,
+        square: SquareConnectSandbox,
+        sumUp: SumUpSandbox
+    ) async -> HTTPResponse {
         func refuse(_ message: String) -> HTTPResponse {
             POSAppRoutes.jsonError(.badRequest, "invalid_request", message)
         }
@@ -48,8 +54,8 @@ struct OutsideRefundRoutes: SandboxRouteGroup {
                     + "amount_minor_units and reason."
             )
         }
-        guard object["provider"]?.stringValue == "square" else {
-            return refuse("provider must be \"square\" (the sandbox makes refunds outside Tender for Square).")
+        guard let provider = object["provider"]?.stringValue, ["square", "sumup"].contains(provider) else {
+            return refuse("provider must be \"square\" or \"sumup\".")
         }
         guard let paymentID = object["payment_id"]?.stringValue, !paymentID.isEmpty else {
             return refuse("payment_id must name a payment the sandbox holds.")
@@ -69,6 +75,9 @@ struct OutsideRefundRoutes: SandboxRouteGroup {
             reason = text
         }
         do {
+            if provider == "sumup" {
+                return try await sumUpRefund(sumUp, transactionID: paymentID, amount: amount)
+            }
             let refund = try await square.refundOutsideTender(paymentID: paymentID, amount: amount, reason: reason)
             return POSAppRoutes.json(
                 .ok,
@@ -79,10 +88,37 @@ struct OutsideRefundRoutes: SandboxRouteGroup {
                 ])
             )
         } catch let error as SandboxError {
+            if error.code == .invalidInput { return refuse(error.message) }
             let status: HTTPStatusCode = error.code == .notFound ? .notFound : .conflict
             return POSAppRoutes.jsonError(status, error.code.rawValue, error.message)
         } catch {
             return POSAppRoutes.jsonError(.internalServerError, "internal", "\(error)")
         }
+    }
+
+    /// A SumUp refund of `amount` minor units (or what remains) of a transaction, as in SumUp's app.
+    private static func sumUpRefund(
+        _ sumUp: SumUpSandbox,
+        transactionID: String,
+        amount: Int?
+    ) async throws
+        -> HTTPResponse
+    {
+        guard let transaction = await sumUp.transaction(id: transactionID) else {
+            throw SandboxError(
+                .notFound,
+                "The SumUp stand-in holds no transaction '\(CardNumberScreen.excerpt(transactionID))'."
+            )
+        }
+        let majorUnits = amount.map { Money(minorUnits: $0, currency: transaction.amount.currency).decimalString }
+        let refund = try await sumUp.refund(transactionID: transactionID, majorUnits: majorUnits)
+        return POSAppRoutes.json(
+            .ok,
+            .object([
+                "provider": .string("sumup"), "refund_id": .string(String(refund.id)),
+                "payment_id": .string(transactionID), "amount_minor_units": .integer(refund.amount.minorUnits),
+                "currency": .string(refund.amount.currency.code), "status": .string("REFUNDED"),
+            ])
+        )
     }
 }

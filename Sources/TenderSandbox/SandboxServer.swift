@@ -57,7 +57,7 @@ public actor SandboxServer {
             SquareConnectRoutes(sandbox: squareConnect),
             SumUpRoutes(sandbox: sumUp),
             posApps,
-            OutsideRefundRoutes(square: squareConnect, posApps: posApps),
+            OutsideRefundRoutes(square: squareConnect, sumUp: sumUp, posApps: posApps),
             NotFoundRoute(routes: posApps),
         ]
     }

@@ -179,6 +179,8 @@ struct PythonClientTests {
                 foreignTransactionID: "order-py-2",
                 clientTransactionID: "client-py-2"
             )
+            // 10.00 EUR to refund: 2.50, then the rest.
+            let refundable = try await seller.sumUp.recordTransaction(amount: Money(minorUnits: 1000, currency: .eur))
             let input: JSONObject = [
                 "base_url": .string(seller.base),
                 "access_token": .string(Seller.sumUpToken),
@@ -187,6 +189,7 @@ struct PythonClientTests {
                     .object(["foreign_transaction_id": .string("order-py-1")]),
                     .object(["foreign_transaction_id": .string("order-py-2")]),
                 ]),
+                "refund": .object(["id": .string(refundable.id), "part": .number("2.5")]),
             ]
             let result = try await PythonClients.run("sumup_client.py", input: input)
             #expect(result.status == 0, "sumup could not read the sandbox: \(result.stderr) \(result.stdout)")
@@ -220,6 +223,18 @@ struct PythonClientTests {
             #expect(read.string("errors.wrong_token.content_type") == "application/problem+json")
             #expect(read.int("errors.two_keys.status") == 400)
             #expect(read.int("errors.no_key.status") == 400)
+
+            // SumUp's refund (issue 41 item 6), as the sumup SDK calls it: 201 each time; the transaction REFUNDED
+            // with a REFUND event per refund; a refund of nothing left 409, of an unknown transaction 404.
+            #expect(read.array("refunds.statuses").compactMap(\.integerValue) == [201, 201])
+            #expect(read.string("refunds.status") == "REFUNDED")
+            let events = read.array("refunds.events").compactMap(\.objectValue)
+            #expect(events.map { $0["type"]?.stringValue } == ["REFUND", "REFUND"])
+            #expect(events.map { Self.number($0["amount"]) } == [2.5, 7.5])
+            #expect(read.int("refunds.again.status") == 409)
+            #expect(read.int("refunds.unknown.status") == 404)
+            let held = try #require(await seller.sumUp.transaction(id: refundable.id))
+            #expect(held.refunds.map(\.amount.minorUnits) == [250, 750] && held.refundable.minorUnits == 0)
         }
     }
 }

@@ -266,7 +266,8 @@ struct OutsideRefundTests {
         "a body that is not a refund is 400, an unknown payment 404, Square's refusal 409; nothing is refunded",
         arguments: [
             (#"{"provider":"square","payment_id":"NOSUCH"}"#, 404, "no payment"),
-            (#"{"provider":"sumup","payment_id":"X"}"#, 400, "provider must be"),
+            (#"{"provider":"paypal","payment_id":"X"}"#, 400, "provider must be"),
+            (#"{"provider":"sumup","payment_id":"X"}"#, 404, "no transaction"),
             (#"{"provider":"square"}"#, 400, "payment_id must"),
             (#"{"provider":"square","payment_id":"P","amount_minor_units":0}"#, 400, "at least 1"),
             (#"{"provider":"square","payment_id":"P","extra":1}"#, 400, "Unknown key 'extra'"),

@@ -159,3 +159,101 @@ struct SumUpSandboxTests {
         }
     }
 }
+
+/// SumUp's refund in the stand-in (issue 41 item 6): `POST /v1.0/merchants/{merchant_code}/payments/{transaction_id}/
+/// refunds`, as the `sumup` SDK's `TransactionsResource.refund` documents it ("Omit the request body to request a full
+/// refund, or provide `amount` for a partial refund"; 400 invalid, 404 not the merchant's, 409 not refundable).
+@Suite("SumUp stand-in: refunds", .serialized)
+struct SumUpRefundTests {
+    typealias Seller = SellerSandbox
+
+    static func refund(
+        _ seller: Seller,
+        _ id: String,
+        json: String? = nil,
+        merchantCode: String = Seller.merchantCode,
+        bearer: String? = Seller.sumUpToken
+    ) async throws -> RESTProbe.Answer {
+        try await RESTProbe.call(
+            "POST",
+            seller.base + "/v1.0/merchants/\(merchantCode)/payments/\(id)/refunds",
+            bearer: bearer,
+            squareVersion: nil,
+            json: json
+        )
+    }
+
+    @Test("a part in major units, then the rest without a body: 201 each, the transaction REFUNDED with two events")
+    func partThenRest() async throws {
+        try await Seller.run { seller in
+            let transaction = try await seller.sumUp.recordTransaction(amount: Money(minorUnits: 1000, currency: .eur))
+            let part = try await Self.refund(seller, transaction.id, json: #"{"amount": 3.3}"#)
+            #expect(part.status == 201, "\(part)")
+            let rest = try await Self.refund(seller, transaction.id)
+            #expect(rest.status == 201, "\(rest)")
+            let held = try #require(await seller.sumUp.transaction(id: transaction.id))
+            #expect(held.status == .refunded && held.refunds.map(\.amount.minorUnits) == [330, 670])
+            let found = try await seller.sumUpLookup("id=\(transaction.id)")
+            #expect(found.status == 200 && found.response.body.contains(#""type":"REFUND""#), "\(found)")
+            let again = try await Self.refund(seller, transaction.id)
+            #expect(again.status == 409 && again.response.body.contains("refunded in full"), "\(again)")
+        }
+    }
+
+    @Test(
+        "refused, nothing refunded: another token 401, another merchant or transaction 404, a failed one 409, bad amounts 400",
+        arguments: [
+            ("token", 401), ("merchant", 404), ("unknown", 404), ("failed", 409), (#"{"amount": 0}"#, 400),
+            (#"{"amount": 10.005}"#, 400), (#"{"amount": 10.01}"#, 400), (#"{"amount": "5"}"#, 400),
+            (#"{"other": 1}"#, 400), ("[1]", 400),
+        ]
+    )
+    func refused(kind: String, status: Int) async throws {
+        try await Seller.run { seller in
+            let transaction = try await seller.sumUp.recordTransaction(
+                amount: Money(minorUnits: 1000, currency: .eur),
+                status: kind == "failed" ? .failed : .successful
+            )
+            let answer: RESTProbe.Answer
+            switch kind {
+            case "token": answer = try await Self.refund(seller, transaction.id, bearer: "not-the-token")
+            case "merchant": answer = try await Self.refund(seller, transaction.id, merchantCode: "MOTHER000")
+            case "unknown": answer = try await Self.refund(seller, "no-such-transaction")
+            case "failed": answer = try await Self.refund(seller, transaction.id)
+            default: answer = try await Self.refund(seller, transaction.id, json: kind)
+            }
+            #expect(answer.status == status, "\(kind): \(answer)")
+            #expect(answer.header("Content-Type") == "application/problem+json", "\(kind)")
+            #expect(await seller.sumUp.transaction(id: transaction.id)?.refunds.isEmpty == true)
+        }
+    }
+
+    @Test("POST /api/refunds with provider sumup refunds what remains, or the amount in minor units")
+    func outsideTender() async throws {
+        try await Seller.run { seller in
+            let transaction = try await seller.sumUp.recordTransaction(amount: Money(minorUnits: 1000, currency: .eur))
+            let url = seller.base + "/api/refunds"
+            let part = try await HTTPProbe.send(
+                "POST",
+                url,
+                contentType: "application/json",
+                body: #"{"provider":"sumup","payment_id":"\#(transaction.id)","amount_minor_units":125}"#
+            )
+            #expect(part.status == 200 && part.body.contains(#""amount_minor_units":125"#), "\(part.body)")
+            let rest = try await HTTPProbe.send(
+                "POST",
+                url,
+                contentType: "application/json",
+                body: #"{"provider":"sumup","payment_id":"\#(transaction.id)"}"#
+            )
+            #expect(rest.status == 200 && rest.body.contains(#""amount_minor_units":875"#), "\(rest.body)")
+            let none = try await HTTPProbe.send(
+                "POST",
+                url,
+                contentType: "application/json",
+                body: #"{"provider":"sumup","payment_id":"\#(transaction.id)"}"#
+            )
+            #expect(none.status == 409, "\(none.body)")
+        }
+    }
+}

@@ -1,4 +1,4 @@
-import Tender
+package import Tender
 
 extension Money {
     /// The amount a JSON number of **major units** names, such as SumUp's `"amount": 10.1` (10.10 EUR), converted
@@ -7,7 +7,7 @@ extension Money {
     ///
     /// The text is RFC 8259's `number`: an optional `-`, digits, an optional fraction and an optional exponent
     /// (`1.01e1` is 10.10).
-    init?(majorUnits text: String, currency: Currency) {
+    package init?(majorUnits text: String, currency: Currency) {
         var bytes = Substring(text).utf8[...]
         let negative = bytes.first == UInt8(ascii: "-")
         if negative { bytes = bytes.dropFirst() }

@@ -40,6 +40,7 @@ enum SumUpRecordJSON {
         object["client_transaction_id"] = transaction.clientTransactionID.map(JSONValue.string)
         object["product_summary"] = transaction.productSummary.map(JSONValue.string)
         if transaction.status == .successful { object["auth_code"] = .string("012345") }
+        addRefunds(transaction, to: &object)
         return object
     }
 }

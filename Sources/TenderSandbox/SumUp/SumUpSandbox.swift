@@ -87,6 +87,26 @@ public actor SumUpSandbox {
         public let timestamp: Date
         /// The payment's description (the request's `title`), if any.
         public let productSummary: String?
+        /// Its refunds, oldest first: each a `REFUND` event of the transaction.
+        public internal(set) var refunds: [Refund] = []
+
+        /// What can still be refunded: the amount less the refunds.
+        public var refundable: Money {
+            Money(
+                minorUnits: amount.minorUnits - refunds.reduce(0) { $0 + $1.amount.minorUnits },
+                currency: amount.currency
+            )
+        }
+    }
+
+    /// A refund of a transaction, as SumUp lists it among the transaction's `events` (type `REFUND`).
+    public struct Refund: Sendable, Hashable, Identifiable {
+        /// The event's numeric ID.
+        public let id: Int64
+        /// How much was refunded.
+        public let amount: Money
+        /// When.
+        public let timestamp: Date
     }
 
     /// A request the stand-in received, without its token.
@@ -104,6 +124,8 @@ public actor SumUpSandbox {
     /// The configuration the stand-in was created with.
     public nonisolated let configuration: Configuration
     private var transactions: [String: Transaction] = [:]
+    /// The last refund event's ID.
+    private var lastEventID: Int64 = 0
     /// Transaction IDs, oldest first, for forgetting the oldest past ``Configuration/transactionLimit``.
     private var transactionOrder: [String] = []
     private var faults = FaultSchedule()
@@ -193,6 +215,25 @@ public actor SumUpSandbox {
         transactions[id]?.status = status
     }
 
+    /// Records a request, without its token.
+    func record(method: String, path: String, queryNames: [String] = [], hasBearerToken: Bool) {
+        recorded.append(
+            RecordedRequest(method: method, path: path, queryNames: queryNames, hasBearerToken: hasBearerToken)
+        )
+    }
+
+    /// The next refund event's ID.
+    func nextEventID() -> Int64 {
+        lastEventID += 1
+        return lastEventID
+    }
+
+    /// Adds a refund to a transaction, which is then `REFUNDED`.
+    func addRefund(_ refund: Refund, toTransaction id: String) {
+        transactions[id]?.refunds.append(refund)
+        transactions[id]?.status = .refunded
+    }
+
     /// The transaction with this ID, if the stand-in holds it.
     public func transaction(id: String) -> Transaction? { transactions[id] }
 
@@ -244,14 +285,7 @@ public actor SumUpSandbox {
         let bearer = authorization.flatMap {
             $0.count > 7 && $0.prefix(7).lowercased() == "bearer " ? $0.dropFirst(7) : nil
         }
-        recorded.append(
-            RecordedRequest(
-                method: method,
-                path: path,
-                queryNames: items?.map(\.name) ?? [],
-                hasBearerToken: bearer != nil
-            )
-        )
+        record(method: method, path: path, queryNames: items?.map(\.name) ?? [], hasBearerToken: bearer != nil)
         var answer: Answer
         switch faults.take(method: method, path: path) {
         case .status(let status)?:

@@ -87,6 +87,21 @@ def main():
         ),
         "no_key": failure(lambda: client.transactions.get(merchant), Problem),
     }
+
+    # Refunds: part of a transaction, then the rest (no body); then one more is refused, as is an unknown one.
+    refund = GIVEN["refund"]
+    count = len(RESPONSES.answers)
+    client.transactions.refund(merchant, refund["id"], amount=refund["part"])
+    client.transactions.refund(merchant, refund["id"])
+    statuses = [answer.status_code for answer in RESPONSES.since(count)]
+    refunded = read(lambda: client.transactions.get(merchant, id=refund["id"]))
+    result["refunds"] = {
+        "statuses": statuses,
+        "status": refunded.status,
+        "events": [{"type": event.type, "status": event.status, "amount": event.amount} for event in refunded.events or []],
+        "again": failure(lambda: client.transactions.refund(merchant, refund["id"], amount=1), Problem),
+        "unknown": failure(lambda: client.transactions.refund(merchant, "no-such-transaction"), Problem),
+    }
     return result
 
 
