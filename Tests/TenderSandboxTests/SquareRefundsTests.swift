@@ -134,7 +134,7 @@ struct SquareRefundsTests {
             #expect(tooMuch?.providerErrorCode == "REFUND_AMOUNT_INVALID" && tooMuch?.httpStatusCode == 400)
             #expect(tooMuch?.message.contains("exceeds the amount available to refund (0 of 1000)") == true)
             // A rejected refund gives its amount back.
-            let first = try #require(await harness.square.allRefunds.first)
+            let first = try #require(await harness.square.allRefunds.first { $0.amount.minorUnits == 600 })
             try await harness.square.setStatus(.rejected, ofRefund: first.id)
             let again = try await client.refundPayment(
                 payment.id,

@@ -127,6 +127,10 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
         public var pushedByWebhook: Bool
         /// Square: the application that took the payment (`application_details.application_id`).
         public var applicationID: String?
+        /// Square: the receipt's number (`receipt_number`), when the server has one.
+        public var receiptNumber: String?
+        /// Square: the receipt's page (`receipt_url`), kept only when it is an `https` URL.
+        public var receiptURL: String?
 
         /// `square_payment`.
         public static let squarePayment = "square_payment"
@@ -151,7 +155,9 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             orderID: String? = nil,
             offlineCreatedAt: Date? = nil,
             pushedByWebhook: Bool = false,
-            applicationID: String? = nil
+            applicationID: String? = nil,
+            receiptNumber: String? = nil,
+            receiptURL: String? = nil
         ) {
             self.kind = UntrustedText.safe(kind, limit: 200, controls: .unreadable)
             self.id = UntrustedText.safe(id, limit: 200, controls: .unreadable)
@@ -172,6 +178,19 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             self.offlineCreatedAt = offlineCreatedAt
             self.pushedByWebhook = pushedByWebhook
             self.applicationID = applicationID.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
+            self.receiptNumber = receiptNumber.map { UntrustedText.safe($0, limit: 200, controls: .unreadable) }
+            self.receiptURL = receiptURL.flatMap(Self.httpsURL)
+        }
+
+        /// `text` when it is an `https` URL of at most 200 characters with a host and nothing that needs escaping
+        /// in a page; `nil` otherwise.
+        static func httpsURL(_ text: String) -> String? {
+            guard text.count <= 200, text.hasPrefix("https://"),
+                text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }),
+                !text.contains("\""), !text.contains("<"), !text.contains(">"), !text.contains("'"),
+                let url = URL(string: text), url.scheme == "https", url.host?.isEmpty == false
+            else { return nil }
+            return text
         }
 
         private enum CodingKeys: String, CodingKey {
@@ -189,6 +208,8 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             case offlineCreatedAt = "offline_created_at"
             case pushedByWebhook = "webhook"
             case applicationID = "application_id"
+            case receiptNumber = "receipt_number"
+            case receiptURL = "receipt_url"
         }
 
         /// Decodes a record; `created_at` is RFC 3339 text.
@@ -211,7 +232,9 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
                 orderID: try container.decodeIfPresent(String.self, forKey: .orderID),
                 offlineCreatedAt: try RFC3339Coding.decodeIfPresent(container, .offlineCreatedAt),
                 pushedByWebhook: try container.decodeIfPresent(Bool.self, forKey: .pushedByWebhook) ?? false,
-                applicationID: try container.decodeIfPresent(String.self, forKey: .applicationID)
+                applicationID: try container.decodeIfPresent(String.self, forKey: .applicationID),
+                receiptNumber: try container.decodeIfPresent(String.self, forKey: .receiptNumber),
+                receiptURL: try container.decodeIfPresent(String.self, forKey: .receiptURL)
             )
         }
 
@@ -235,6 +258,8 @@ public struct PaymentVerificationEvidence: Sendable, Hashable, Codable {
             try container.encodeIfPresent(offlineCreatedAt.map(InternetDate.rfc3339), forKey: .offlineCreatedAt)
             if pushedByWebhook { try container.encode(true, forKey: .pushedByWebhook) }
             try container.encodeIfPresent(applicationID, forKey: .applicationID)
+            try container.encodeIfPresent(receiptNumber, forKey: .receiptNumber)
+            try container.encodeIfPresent(receiptURL, forKey: .receiptURL)
         }
     }
 

@@ -204,7 +204,7 @@ extension SquareConnectSandbox {
         var matching = payments.values.filter { payment in
             payment.merchantID == token.merchantID && payment.locationID == locationID
                 && payment.createdAt >= query.begin && query.end.map { payment.createdAt < $0 } ?? true
-                && query.total.map { payment.amount.minorUnits == $0 } ?? true
+                && query.total.map { payment.total.minorUnits == $0 } ?? true
                 && query.isOffline.map { payment.isOffline == $0 } ?? true
                 && Self.matchesOfflineTime(payment, query)
                 && (query.last4 == nil && query.cardBrand == nil || Self.matchesCard(payment, query))

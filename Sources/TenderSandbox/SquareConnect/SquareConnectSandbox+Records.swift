@@ -3,7 +3,7 @@ public import Tender
 import TenderProviderAPI
 
 /// The payments and orders the stand-in holds, as Square's server holds them: recorded by the sandbox's Square
-/// Point of Sale when it approves a payment, or by a test through ``SquareConnectSandbox/recordPayment(amount:locationID:tender:status:orderID:isOffline:createdAt:applicationID:clientTransactionID:)``.
+/// Point of Sale when it approves a payment, or by a test through ``SquareConnectSandbox/recordPayment(amount:locationID:tender:status:tip:orderID:isOffline:createdAt:applicationID:clientTransactionID:)``.
 extension SquareConnectSandbox {
     /// How a payment was paid, by the names Square Point of Sale's tenders have in the simulator.
     public enum TenderKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -57,8 +57,14 @@ extension SquareConnectSandbox {
         /// The order it pays for; `nil` for a payment without an order (Point of Sale's cash and offline
         /// payments in the sandbox).
         public let orderID: String?
-        /// The amount, which is also its `total_money` (no tip).
+        /// The amount, tip not included (`amount_money`).
         public let amount: Money
+        /// The tip, if any (`tip_money`).
+        public let tip: Money?
+        /// The amount and the tip (`total_money`): what can be refunded.
+        public var total: Money {
+            Money(minorUnits: amount.minorUnits + (tip?.minorUnits ?? 0), currency: amount.currency)
+        }
         /// How it was paid.
         public let tender: TenderKind
         /// Its status now.
@@ -106,6 +112,7 @@ extension SquareConnectSandbox {
     ///   - locationID: A location the stand-in knows; the payment belongs to its merchant.
     ///   - tender: How it was paid.
     ///   - status: Its status.
+    ///   - tip: The tip, beside the amount (`tip_money`; `total_money` is both).
     ///   - orderID: The order it pays for, if any: 1–192 letters, digits, `-` or `_`.
     ///   - isOffline: Whether it was taken offline (it then gets `offline_payment_details`).
     ///   - createdAt: When Square's server created it; the stand-in's clock by default.
@@ -119,6 +126,7 @@ extension SquareConnectSandbox {
         locationID: String,
         tender: TenderKind = .card,
         status: PaymentStatus = .completed,
+        tip: Money? = nil,
         orderID: String? = nil,
         isOffline: Bool = false,
         createdAt: Date? = nil,
@@ -148,6 +156,13 @@ extension SquareConnectSandbox {
         guard amount.minorUnits > 0 else {
             throw SandboxError(.invalidInput, "A payment's amount must be positive.")
         }
+        if let tip {
+            guard tip.currency == amount.currency, tip.minorUnits > 0,
+                !amount.minorUnits.addingReportingOverflow(tip.minorUnits).overflow
+            else {
+                throw SandboxError(.invalidInput, "A tip is positive, in the payment's currency, and fits with it.")
+            }
+        }
         if let orderID {
             guard Self.isSquareID(orderID) else {
                 throw SandboxError(
@@ -169,6 +184,7 @@ extension SquareConnectSandbox {
             locationID: locationID,
             orderID: orderID,
             amount: amount,
+            tip: tip,
             tender: tender,
             status: status,
             isOffline: isOffline,

@@ -302,7 +302,7 @@ extension SquareConnectSandbox {
                 "The payment is \(payment.status.rawValue) and cannot be refunded."
             )
         }
-        guard request.amount.currency == payment.amount.currency else {
+        guard request.amount.currency == payment.total.currency else {
             return invalid(
                 "CURRENCY_MISMATCH",
                 "amount_money.currency",
@@ -315,7 +315,7 @@ extension SquareConnectSandbox {
                 "REFUND_AMOUNT_INVALID",
                 "amount_money.amount",
                 "The requested refund amount exceeds the amount available to refund "
-                    + "(\(remaining) of \(payment.amount.minorUnits))."
+                    + "(\(remaining) of \(payment.total.minorUnits))."
             )
         }
         let now = self.now()
@@ -346,7 +346,7 @@ extension SquareConnectSandbox {
     private func remaining(of payment: Payment) -> Int64 {
         let taken = refunds(ofPayment: payment.id).filter { $0.status == .pending || $0.status == .completed }
             .reduce(Int64(0)) { $0 + Int64($1.amount.minorUnits) }
-        return Int64(payment.amount.minorUnits) - taken
+        return Int64(payment.total.minorUnits) - taken
     }
 
     /// Makes a refund as a seller would in Square Point of Sale or the Dashboard, outside Tender (no token, no

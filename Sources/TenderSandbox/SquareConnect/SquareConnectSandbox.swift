@@ -32,7 +32,7 @@ package import TenderProviderAPI
 /// retires the old one, as the PKCE flow does.
 ///
 /// Orders and payments are recorded by the sandbox's Square Point of Sale when it approves a payment (see
-/// ``SandboxServer``), or by a test with ``recordPayment(amount:locationID:tender:status:orderID:isOffline:createdAt:applicationID:clientTransactionID:)``.
+/// ``SandboxServer``), or by a test with ``recordPayment(amount:locationID:tender:status:tip:orderID:isOffline:createdAt:applicationID:clientTransactionID:)``.
 /// ``injectFault(_:method:path:times:)`` makes the next requests to a path fail or hang, for retry tests.
 public actor SquareConnectSandbox {
     /// How long access tokens live: 30 days.

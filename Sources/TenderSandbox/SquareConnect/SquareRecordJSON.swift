@@ -50,10 +50,16 @@ enum SquareRecordJSON {
             "created_at": .string(InternetDate.rfc3339Milliseconds(payment.createdAt)),
             "updated_at": .string(InternetDate.rfc3339Milliseconds(payment.updatedAt)),
             "amount_money": money(payment.amount),
-            "total_money": money(payment.amount),
+            "total_money": money(payment.total),
         ]
+        if let tip = payment.tip { object["tip_money"] = money(tip) }
         let captured = payment.status == .completed || payment.status == .approved
-        if captured { object["approved_money"] = money(payment.amount) }
+        if captured { object["approved_money"] = money(payment.total) }
+        if payment.status == .completed {
+            // Square's receipt numbers are the payment ID's first four characters.
+            object["receipt_number"] = .string(String(payment.id.prefix(4)))
+            object["receipt_url"] = .string("https://squareup.com/receipt/preview/" + payment.id)
+        }
         object["status"] = .string(payment.status.rawValue)
         switch payment.tender {
         case .card, .cardOnFile, .squareGiftCard:

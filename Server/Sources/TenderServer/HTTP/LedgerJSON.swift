@@ -6,7 +6,9 @@ import TenderSync
 /// The JSON the server answers with: payments, pages, history, errors.
 enum LedgerJSON {
     /// A payment as the operator's API shows it: the contract's fields (`amount` in minor units, `verification`
-    /// null or `{"verdict", "at", "evidence"}`), and beside them what else the ledger keeps.
+    /// null or `{"verdict", "at", "evidence"}`), and beside them what else the ledger keeps: for a confirmed payment,
+    /// the provider's `tip_minor_units`, `receipt_number` and `receipt_url` (``LedgerPayment/providerFacts``; null
+    /// when its record has none).
     ///
     /// `verification` is the server's own verdict when it has one on what the device last sent (`"by": "server"`),
     /// else the device's (`"by": "device"`); `server_verification` is the server's (null when none, with `current`
@@ -36,6 +38,7 @@ enum LedgerJSON {
         let device = (try? JSONTree(text: payment.snapshot))?["verification"] ?? .null
         func text(_ value: String?) -> JSONTree { value.map(JSONTree.string) ?? .null }
         func time(_ value: Int64?) -> JSONTree { value.map { .string(Timestamp.text($0)) } ?? .null }
+        let facts = payment.providerFacts
         return .object([
             "device_id": .string(payment.deviceID),
             "payment_id": .string(payment.paymentID),
@@ -57,6 +60,9 @@ enum LedgerJSON {
             "last_sequence": .integer(payment.lastSequence),
             "server_verification": server,
             "device_verification": device,
+            "tip_minor_units": facts.tip.map { .integer(Int64($0.minorUnits)) } ?? .null,
+            "receipt_number": text(facts.receiptNumber),
+            "receipt_url": text(facts.receiptURL),
         ])
     }
 

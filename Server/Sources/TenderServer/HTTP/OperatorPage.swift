@@ -314,6 +314,17 @@ enum OperatorPage {
         body += field("State", payment.state.rawValue)
         body += field("Outcome", payment.outcome?.rawValue)
         body += field("Amount", LedgerJSON.amount(payment.amountMinorUnits, payment.currency))
+        let facts = payment.providerFacts
+        if let tip = facts.tip {
+            body += field("Tip (from the provider)", LedgerJSON.amount(Int64(tip.minorUnits), tip.currency.code))
+        }
+        if let number = facts.receiptNumber {
+            body += field("Receipt", number)
+        }
+        if let url = facts.receiptURL {
+            body +=
+                "<dt>Receipt page</dt><dd><a href=\"\(HTML.escape(url))\" rel=\"noreferrer\">\(HTML.escape(url))</a></dd>"
+        }
         body += field("Transaction ID", payment.transactionID)
         body += field("Client transaction ID", payment.clientTransactionID)
         body += field("Foreign transaction ID", payment.foreignTransactionID)

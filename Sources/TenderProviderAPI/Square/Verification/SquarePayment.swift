@@ -33,6 +33,10 @@ public struct SquarePayment: Sendable, Hashable {
     public var refundedMoney: Money?
     /// Its refunds, in any status (`refund_ids`).
     public var refundIDs: [String]
+    /// The receipt's number (`receipt_number`), when Square made one.
+    public var receiptNumber: String?
+    /// The receipt's page (`receipt_url`).
+    public var receiptURL: String?
 
     /// Creates a payment.
     public init(
@@ -49,7 +53,9 @@ public struct SquarePayment: Sendable, Hashable {
         isOfflinePayment: Bool = false,
         applicationID: String? = nil,
         refundedMoney: Money? = nil,
-        refundIDs: [String] = []
+        refundIDs: [String] = [],
+        receiptNumber: String? = nil,
+        receiptURL: String? = nil
     ) {
         self.id = id
         self.status = status
@@ -65,6 +71,8 @@ public struct SquarePayment: Sendable, Hashable {
         self.applicationID = applicationID
         self.refundedMoney = refundedMoney
         self.refundIDs = refundIDs
+        self.receiptNumber = receiptNumber
+        self.receiptURL = receiptURL
     }
 
     /// A payment's status (`api.json`: "APPROVED, PENDING, COMPLETED, CANCELED, or FAILED"). An open set.
@@ -192,7 +200,9 @@ extension SquarePayment {
             isOfflinePayment: try object.optionalBool("is_offline_payment") ?? false,
             applicationID: try object.optionalObject("application_details")?.optionalString("application_id"),
             refundedMoney: try object.squareMoney("refunded_money"),
-            refundIDs: try Self.strings(object, "refund_ids")
+            refundIDs: try Self.strings(object, "refund_ids"),
+            receiptNumber: try object.optionalString("receipt_number"),
+            receiptURL: try object.optionalString("receipt_url")
         )
     }
 }

@@ -541,7 +541,9 @@ struct SquareJudge {
                 orderID: payment.orderID,
                 offlineCreatedAt: payment.offlineCreatedAt,
                 pushedByWebhook: records.webhookPaymentIDs.contains(payment.id),
-                applicationID: payment.applicationID
+                applicationID: payment.applicationID,
+                receiptNumber: payment.receiptNumber,
+                receiptURL: payment.receiptURL
             )
         }
         var seen: Set<String> = []
