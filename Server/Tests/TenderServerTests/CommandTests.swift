@@ -279,7 +279,7 @@ struct CommandTests {
             let lines = result.stderr.split(separator: "\n").filter { !$0.contains("operator token") }
             #expect(lines.count == 1, "\(arguments): \(result.stderr)")
             #expect(lines.first?.contains("schema version 99") == true, "\(arguments): \(result.stderr)")
-            #expect(lines.first?.contains("(version 5)") == true, "\(arguments): \(result.stderr)")
+            #expect(lines.first?.contains("(version 6)") == true, "\(arguments): \(result.stderr)")
         }
     }
 

@@ -151,6 +151,8 @@ struct LedgerConformanceTests {
             }
             try db.execute(sql: "ALTER TABLE payment DROP COLUMN ask_after")
             try db.execute(sql: "ALTER TABLE payment DROP COLUMN asked_count")
+            try db.execute(sql: "DROP INDEX provider_record_by_payment")
+            try db.execute(sql: "ALTER TABLE provider_record DROP COLUMN payment_record_id")
             try db.execute(sql: "UPDATE ledger_version SET version = 2")
         }
         try queue.close()
@@ -162,7 +164,7 @@ struct LedgerConformanceTests {
         let version = try await DatabaseQueue(path: path).read { db in
             try Int.fetchOne(db, sql: "SELECT version FROM ledger_version")
         }
-        #expect(version == 5)
+        #expect(version == 6)
     }
 
     @Test(

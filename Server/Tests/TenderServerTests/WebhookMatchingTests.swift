@@ -119,6 +119,88 @@ struct WebhookMatchingTests {
         }
     }
 
+    @Test(
+        "a refund made outside Tender reaches the ledger by Square's webhooks, attached to its sale (issue 41 item 3)",
+        arguments: StoreKind.available
+    )
+    func refundByWebhook(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let reconciler = CentralReconciler(
+                store: store,
+                verifiers: ServerVerifiers(squareMerchantID: SquareEvents.merchantID),
+                logger: Self.logger
+            )
+            try await Self.withLiveServer(store, reconciler: reconciler) { base, webhooks in
+                let device = try await JournalDevice.add(to: store)
+                let order = SquareEvents.id("ORD")
+                let snapshot = LedgerSnapshots.payment(
+                    transactionID: order,
+                    amount: 1250,
+                    created: Date().addingTimeInterval(-30)
+                )
+                let other = LedgerSnapshots.payment(transactionID: "NOTPAID", amount: 999, created: Date())
+                try await device.sync([snapshot, other], into: store)
+                let id = try #require(snapshot["payment_id"]?.stringValue)
+                let subscription = SquareWebhookSubscription(
+                    notificationURL: try #require(URL(string: webhooks.notificationURL)),
+                    signatureKey: WebhookTests.signatureKey,
+                    retryDelays: [.milliseconds(100), .milliseconds(200)]
+                )
+                try await ProviderSandbox.run(webhook: subscription) { sandbox in
+                    let paid = try await sandbox.square.recordPayment(
+                        amount: Money(minorUnits: 1250, currency: .usd),
+                        locationID: SquareEvents.locationID,
+                        orderID: order
+                    )
+                    #expect(
+                        try await eventually(within: .seconds(30)) {
+                            try await store.payment(deviceID: device.deviceID, paymentID: id)?.server?.verdict
+                                == .confirmed
+                        }
+                    )
+                    // As a seller would in Point of Sale: part of it back, outside Tender.
+                    let refund = try await sandbox.square.refundOutsideTender(
+                        paymentID: paid.id,
+                        amount: 300,
+                        reason: "cold"
+                    )
+                    let payment = try #require(try await store.payment(deviceID: device.deviceID, paymentID: id))
+                    let key = PaymentKey(deviceID: device.deviceID, paymentID: id)
+                    #expect(
+                        try await eventually(within: .seconds(30)) {
+                            try await store.refunds(of: [payment])[key]?.first?.isCompleted == true
+                        },
+                        "the refund's webhooks reached the ledger"
+                    )
+                    let refunds = try #require(try await store.refunds(of: [payment])[key])
+                    #expect(refunds.count == 1, "refund.created and refund.updated are one refund")
+                    #expect(refunds.first?.refundID == refund.id && refunds.first?.origin == "provider")
+                    #expect(refunds.first?.amount == Money(minorUnits: 300, currency: .usd))
+                    #expect(refunds.first?.reason == "cold" && refunds.first?.paymentRecordID == paid.id)
+
+                    // The operator's API shows it on the sale, and on no other payment.
+                    let answer = try await HTTPClient(timeout: 30).send(
+                        "GET",
+                        base + "/v1/payments",
+                        headers: ["Authorization": "Bearer \(SyncAPITests.operatorToken)"]
+                    )
+                    #expect(answer.status == 200, "\(answer.text)")
+                    let listed = try #require(try answer.json() as? [String: Any])
+                    let payments = try #require(listed["payments"] as? [[String: Any]])
+                    let sale = try #require(payments.first { $0["payment_id"] as? String == id })
+                    #expect(sale["refunded_minor_units"] as? Int == 300)
+                    let shown = try #require((sale["refunds"] as? [[String: Any]])?.first)
+                    #expect(shown["refund_id"] as? String == refund.id && shown["status"] as? String == "completed")
+                    #expect(shown["amount_minor_units"] as? Int == 300 && shown["currency"] as? String == "USD")
+                    #expect(shown["origin"] as? String == "provider")
+                    let unpaid = try #require(payments.first { $0["payment_id"] as? String != id })
+                    #expect((unpaid["refunds"] as? [Any])?.isEmpty == true)
+                    #expect(unpaid["refunded_minor_units"] as? Int == 0)
+                }
+            }
+        }
+    }
+
     @Test("an event of another seller, or of another location, changes no payment")
     func anotherSellerOrLocation() async throws {
         let folder = try TemporaryFolder()

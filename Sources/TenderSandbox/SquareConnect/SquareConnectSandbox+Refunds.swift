@@ -96,7 +96,7 @@ extension SquareConnectSandbox {
             throw SandboxError(.notFound, "The Square stand-in holds no refund '\(CardNumberScreen.excerpt(id))'.")
         }
         refund.status = status
-        refund.updatedAt = now()
+        refund.updatedAt = max(now(), refund.updatedAt.addingTimeInterval(0.001))
         refunds[id] = refund
         if status == .pending { pendingRefunds.insert(id) } else { pendingRefunds.remove(id) }
         announce([(refund, created: false)])
@@ -117,7 +117,8 @@ extension SquareConnectSandbox {
             guard at <= now else { continue }
             pendingRefunds.remove(id)
             refunds[id]?.status = .completed
-            refunds[id]?.updatedAt = at
+            // Later than its creation, as Square's `updated_at` is: a ledger keeps the newest version by it.
+            refunds[id]?.updatedAt = max(at, refund.createdAt.addingTimeInterval(0.001))
             if let done = refunds[id] {
                 settled.append(done)
                 if announcing { announce([(done, created: false)]) }

@@ -8,12 +8,13 @@ enum LedgerJSON {
     /// A payment as the operator's API shows it: the contract's fields (`amount` in minor units, `verification`
     /// null or `{"verdict", "at", "evidence"}`), and beside them what else the ledger keeps: for a confirmed payment,
     /// the provider's `tip_minor_units`, `receipt_number` and `receipt_url` (``LedgerPayment/providerFacts``; null
-    /// when its record has none).
+    /// when its record has none); its `refunds` (``refund(_:)``) and `refunded_minor_units`, what the completed ones
+    /// add up to (null when one is in another currency).
     ///
     /// `verification` is the server's own verdict when it has one on what the device last sent (`"by": "server"`),
     /// else the device's (`"by": "device"`); `server_verification` is the server's (null when none, with `current`
     /// false when the device sent something new since), and `device_verification` the device's as it sent it.
-    static func payment(_ payment: LedgerPayment) -> JSONTree {
+    static func payment(_ payment: LedgerPayment, refunds: [LedgerRefund] = []) -> JSONTree {
         var verification = JSONTree.null
         if let verdict = payment.verdict {
             verification = .object([
@@ -63,6 +64,8 @@ enum LedgerJSON {
             "tip_minor_units": facts.tip.map { .integer(Int64($0.minorUnits)) } ?? .null,
             "receipt_number": text(facts.receiptNumber),
             "receipt_url": text(facts.receiptURL),
+            "refunds": .array(refunds.map(refund)),
+            "refunded_minor_units": refunds.completedTotal(in: payment.currency).map(JSONTree.integer) ?? .null,
         ])
     }
 
@@ -100,17 +103,38 @@ enum LedgerJSON {
         return .object(object)
     }
 
-    /// A page: `{"payments": [...], "next_cursor"}`.
-    static func page(_ page: PaymentPage) -> JSONTree {
+    /// A refund: `{"refund_id", "provider", "payment_record_id", "amount", "amount_minor_units", "currency",
+    /// "status", "reason", "origin", "created_at"}` (`amount` in the currency's major units, as text).
+    static func refund(_ refund: LedgerRefund) -> JSONTree {
         .object([
-            "payments": .array(page.payments.map(payment)),
+            "refund_id": .string(refund.refundID),
+            "provider": name(refund.provider),
+            "payment_record_id": refund.paymentRecordID.map(JSONTree.string) ?? .null,
+            "amount": .string(refund.amount.decimalString),
+            "amount_minor_units": .integer(Int64(refund.amount.minorUnits)),
+            "currency": .string(refund.amount.currency.code),
+            "status": .string(refund.status.lowercased()),
+            "reason": refund.reason.map(JSONTree.string) ?? .null,
+            "origin": .string(refund.origin),
+            "created_at": refund.createdAt.map { .string(Timestamp.text($0)) } ?? .null,
+        ])
+    }
+
+    /// A page: `{"payments": [...], "next_cursor"}`, each payment with its refunds.
+    static func page(_ page: PaymentPage, refunds: [PaymentKey: [LedgerRefund]] = [:]) -> JSONTree {
+        .object([
+            "payments": .array(
+                page.payments.map {
+                    payment($0, refunds: refunds[PaymentKey(deviceID: $0.deviceID, paymentID: $0.paymentID)] ?? [])
+                }
+            ),
             "next_cursor": page.nextCursor.map { .string($0.text) } ?? .null,
         ])
     }
 
     /// One payment with its history and the device's snapshot as received.
-    static func detail(_ payment: LedgerPayment, history: [LedgerChange]) -> JSONTree {
-        guard case .object(var object) = self.payment(payment) else { return .null }
+    static func detail(_ payment: LedgerPayment, history: [LedgerChange], refunds: [LedgerRefund] = []) -> JSONTree {
+        guard case .object(var object) = self.payment(payment, refunds: refunds) else { return .null }
         object["history"] = .array(history.map(change))
         object["snapshot"] = (try? JSONTree(text: payment.snapshot)) ?? .null
         return .object(object)

@@ -277,7 +277,8 @@ public struct LedgerServer: Sendable {
 
     func listPayments(_ request: Request) async throws -> Response {
         let query = try PaymentQuery(parameters: Self.parameters(request))
-        return Self.json(LedgerJSON.page(try await store.payments(query)), status: .ok)
+        let page = try await store.payments(query)
+        return Self.json(LedgerJSON.page(page, refunds: try await store.refunds(of: page.payments)), status: .ok)
     }
 
     func showPayment(device: String?, payment: String?) async throws -> Response {
@@ -285,7 +286,8 @@ public struct LedgerServer: Sendable {
             throw LedgerError(.notFound, "The ledger holds no such payment of that device.")
         }
         let history = try await store.history(deviceID: device, paymentID: payment)
-        return Self.json(LedgerJSON.detail(found, history: history), status: .ok)
+        let refunds = try await store.refunds(of: [found]).values.first ?? []
+        return Self.json(LedgerJSON.detail(found, history: history, refunds: refunds), status: .ok)
     }
 
     func page(_ request: Request) async throws -> Response {
@@ -318,7 +320,10 @@ public struct LedgerServer: Sendable {
         }
         let history = try await store.history(deviceID: device, paymentID: payment)
         let name = try await store.devices().first { $0.id == device }?.name
-        return OperatorPage.html(OperatorPage.payment(found, deviceName: name, history: history, now: now()))
+        let refunds = try await store.refunds(of: [found]).values.first ?? []
+        return OperatorPage.html(
+            OperatorPage.payment(found, deviceName: name, history: history, refunds: refunds, now: now())
+        )
     }
 
     /// The Square orders the callbacks of a batch's payments named, each once, in order.

@@ -297,7 +297,13 @@ enum OperatorPage {
         return String(text.prefix(19)).replacingOccurrences(of: "T", with: " ") + " UTC"
     }
 
-    static func payment(_ payment: LedgerPayment, deviceName: String?, history: [LedgerChange], now: Int64) -> String {
+    static func payment(
+        _ payment: LedgerPayment,
+        deviceName: String?,
+        history: [LedgerChange],
+        refunds: [LedgerRefund] = [],
+        now: Int64
+    ) -> String {
         func field(_ name: String, _ value: String?) -> String {
             "<dt>\(name)</dt><dd>\(value.map(HTML.escape) ?? "<span class=\"muted\">none</span>")</dd>"
         }
@@ -346,7 +352,22 @@ enum OperatorPage {
         body += field("Updated", time(payment.updatedAt))
         body += field("Expires", payment.expiresAt.map(time))
         if let pruned = payment.prunedOnDeviceAt { body += field("Pruned on the device", time(pruned)) }
-        body += "</dl><h2>History</h2><ul class=\"rows history\">"
+        body += "</dl>"
+        if !refunds.isEmpty {
+            body += "<h2>Refunds</h2><ul class=\"rows\" id=\"refunds\">"
+            for refund in refunds {
+                body += "<li><span class=\"id\">\(HTML.escape(refund.amount.description))</span>"
+                body += "<span>\(HTML.escape(refund.status.lowercased())), made by \(HTML.escape(refund.origin))"
+                body += refund.reason.map { ": " + HTML.escape($0) } ?? ""
+                body += "</span><span class=\"muted\">\(refund.createdAt.map(time) ?? "")</span></li>"
+            }
+            body += "</ul>"
+            if let total = refunds.completedTotal(in: payment.currency) {
+                body += "<p>Refunded: \(HTML.escape(LedgerJSON.amount(total, payment.currency))); net "
+                body += HTML.escape(LedgerJSON.amount(payment.amountMinorUnits - total, payment.currency)) + ".</p>"
+            }
+        }
+        body += "<h2>History</h2><ul class=\"rows history\">"
         for change in history {
             var states = ""
             if change.fromState != nil || change.toState != nil {

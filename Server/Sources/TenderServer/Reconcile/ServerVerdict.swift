@@ -155,12 +155,12 @@ public struct ProviderEvent: Sendable, Hashable {
     }
 }
 
-/// A provider's record as its webhook pushed it: a Square payment (kind `payment`) or an order's summary (kind
-/// `order`).
+/// A provider's record as its webhook pushed it: a Square payment (kind `payment`), an order's summary (kind
+/// `order`) or a refund (kind `refund`, ledger schema version 6).
 public struct ProviderRecord: Sendable, Hashable {
     /// The provider: `square`.
     public var provider: String
-    /// `payment` or `order`.
+    /// `payment`, `order` or `refund`.
     public var kind: String
     /// The record's ID.
     public var recordID: String
@@ -179,6 +179,8 @@ public struct ProviderRecord: Sendable, Hashable {
     public var revision: Int64
     /// The object as the provider sent it (JSON text).
     public var body: String
+    /// A refund's payment (Square's `payment_id`): the record it refunds.
+    public var paymentRecordID: String?
 
     /// A stored `merchant_id` as a record's seller: `''`, stored for a record that names none, is `nil`.
     static func seller(_ stored: String?) -> String? {
@@ -196,7 +198,8 @@ public struct ProviderRecord: Sendable, Hashable {
         status: String?,
         createdAt: Int64?,
         revision: Int64,
-        body: String
+        body: String,
+        paymentRecordID: String? = nil
     ) {
         self.provider = provider
         self.kind = kind
@@ -208,6 +211,7 @@ public struct ProviderRecord: Sendable, Hashable {
         self.createdAt = createdAt
         self.revision = revision
         self.body = body
+        self.paymentRecordID = paymentRecordID
     }
 }
 

@@ -26,14 +26,16 @@ import TenderSync
 /// * `provider_record` (version 2): the providers' records their webhooks pushed (a Square payment, a Square order's
 ///   summary), one row each per seller (version 4: keyed by provider, seller, kind and ID; `''` for no seller),
 ///   keeping the newest by `revision` (a payment's `updated_at`, an order's `version`), with the location they belong
-///   to and the object as sent.
+///   to and the object as sent; version 6: Square's refunds too (kind `refund`, `revision` its `updated_at`), with
+///   the payment each refunds (`payment_record_id`), attached to the ledger's payment that claims that payment or
+///   its order.
 /// * `operator_session` (version 4): the operator's signed-in sessions, by the SHA-256 of the cookie's random value
 ///   (never the value), each with its expiry; signing out deletes the row, so a cookie used after it is refused.
 /// * `record_claim` (version 2): which ledger payment a provider's record confirms. The primary key (provider,
 ///   record) is what makes "one record confirms one payment" hold fleet-wide: a second payment cannot claim it.
 enum LedgerSchema {
     /// The schema version this build creates and reads.
-    static let currentVersion = 5
+    static let currentVersion = 6
     /// The statements that create schema version 1, in order. `BIGINT` and `BOOLEAN` read as integers in SQLite.
     static let version1: [String] = [
         """
@@ -228,10 +230,17 @@ enum LedgerSchema {
         "ALTER TABLE device ADD COLUMN set_aside BIGINT NOT NULL DEFAULT 0"
     ]
 
+    /// The statements that take a version 5 ledger to version 6: a pushed refund's payment (`payment_record_id`), by
+    /// which a payment's refunds are found.
+    static let version6: [String] = [
+        "ALTER TABLE provider_record ADD COLUMN payment_record_id TEXT",
+        "CREATE INDEX provider_record_by_payment ON provider_record (provider, kind, payment_record_id)",
+    ]
+
     /// The statements that take a ledger at `version` to the current one, in order.
     static func upgrade(from version: Int64) -> [String] {
         (version < 2 ? version2 : []) + (version < 3 ? version3 : []) + (version < 4 ? version4 : [])
-            + (version < 5 ? version5 : [])
+            + (version < 5 ? version5 : []) + (version < 6 ? version6 : [])
     }
 
     /// The statements a migration runs, in one transaction, on a ledger whose recorded version is `recorded`
@@ -304,7 +313,8 @@ enum LedgerSchema {
 
     /// The provider record columns every read returns.
     static let recordColumns = """
-        provider, kind, record_id, merchant_id, location_id, order_id, status, created_at, revision, body
+        provider, kind, record_id, merchant_id, location_id, order_id, status, created_at, revision, body, \
+        payment_record_id
         """
 
     /// The payment columns every read returns, in ``LedgerPayment``'s order.

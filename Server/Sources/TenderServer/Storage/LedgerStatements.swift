@@ -261,14 +261,34 @@ extension LedgerSchema {
     static func upsertRecord(_ record: ProviderRecord, receivedAt: Int64) -> SQL {
         """
         INSERT INTO provider_record (provider, kind, record_id, merchant_id, location_id, order_id, status, \
-        created_at, revision, body, received_at) VALUES (\(record.provider), \(record.kind), \(record.recordID), \
-        \(record.merchantID ?? ""), \(record.locationID), \(record.orderID), \(record.status), \(record.createdAt), \
-        \(record.revision), \(record.body), \(receivedAt)) \
+        created_at, revision, body, received_at, payment_record_id) VALUES (\(record.provider), \(record.kind), \
+        \(record.recordID), \(record.merchantID ?? ""), \(record.locationID), \(record.orderID), \(record.status), \
+        \(record.createdAt), \(record.revision), \(record.body), \(receivedAt), \(record.paymentRecordID)) \
         ON CONFLICT (provider, merchant_id, kind, record_id) DO UPDATE SET location_id = excluded.location_id, \
         order_id = excluded.order_id, status = excluded.status, created_at = excluded.created_at, \
-        revision = excluded.revision, body = excluded.body, received_at = excluded.received_at \
+        revision = excluded.revision, body = excluded.body, received_at = excluded.received_at, \
+        payment_record_id = excluded.payment_record_id \
         WHERE excluded.revision > provider_record.revision
         """
+    }
+
+    /// The refunds pushed for the records the payments of `deviceIDs` × `paymentIDs` claim, by the refunded payment
+    /// (through `provider_record_by_payment`) or its order (`provider_record_by_order`), each row with the claiming
+    /// payment's `claim_device_id` and `claim_payment_id` (through `record_claim_by_payment`). The caller keeps the
+    /// pairs it asked for.
+    static func claimedRefunds(deviceIDs: [String], paymentIDs: [String]) -> SQL {
+        let devices = SQL.list(deviceIDs.map(SQLValue.text))
+        let payments = SQL.list(paymentIDs.map(SQLValue.text))
+        let columns = recordColumns.split(separator: ",").map { "r." + $0.filter { !$0.isWhitespace } }
+            .joined(separator: ", ")
+        func through(_ column: String) -> SQL {
+            """
+            SELECT c.device_id AS claim_device_id, c.payment_id AS claim_payment_id, \(raw: columns) \
+            FROM record_claim c JOIN provider_record r ON r.provider = c.provider AND r.kind = 'refund' \
+            AND r.\(raw: column) = c.record_id WHERE c.device_id IN \(devices) AND c.payment_id IN \(payments)
+            """
+        }
+        return through("payment_record_id") + " UNION " + through("order_id")
     }
 
     /// The records of `kind` a provider pushed for a seller that belong to these orders (through
@@ -426,6 +446,7 @@ extension LedgerSchema {
         ]
         named += plannedListings.map { ($0.0, listing($0.1)) }
         named.append(("totals", totals(TotalsQuery(since: 0, until: 1, provider: .square))))
+        named.append(("payment: refunds", claimedRefunds(deviceIDs: ["d"], paymentIDs: ["p", "q"])))
         return named
     }
 }

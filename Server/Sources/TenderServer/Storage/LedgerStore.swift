@@ -54,6 +54,9 @@ public protocol LedgerStore: Sendable {
     /// the one held only when its revision is higher (events arrive out of order).
     /// - Returns: `false`, with nothing changed, when an event with this ID is held already (a duplicate).
     func recordEvent(_ event: ProviderEvent, receivedAt: Int64) async throws -> Bool
+    /// The refunds the providers pushed of each of `payments` (by device and payment ID), oldest first: refunds of
+    /// the records a payment's confirmation claims. A payment with none is left out.
+    func refunds(of payments: [LedgerPayment]) async throws -> [PaymentKey: [LedgerRefund]]
     /// The records of `kind` the provider pushed for `merchantID` that belong to the orders `orderIDs`.
     func pushedRecords(
         provider: String,

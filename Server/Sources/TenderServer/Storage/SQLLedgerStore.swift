@@ -239,6 +239,33 @@ extension SQLLedgerStore {
         }
     }
 
+    /// The refunds pushed of these payments' claimed records.
+    public func refunds(of payments: [LedgerPayment]) async throws -> [PaymentKey: [LedgerRefund]] {
+        guard !payments.isEmpty else { return [:] }
+        let wanted = Set(payments.map { PaymentKey(deviceID: $0.deviceID, paymentID: $0.paymentID) })
+        let rows = try await db.read { session in
+            try await session.rows(
+                LedgerSchema.claimedRefunds(
+                    deviceIDs: Array(Set(payments.map(\.deviceID))).sorted(),
+                    paymentIDs: Array(Set(payments.map(\.paymentID))).sorted()
+                )
+            )
+        }
+        var refunds: [PaymentKey: [LedgerRefund]] = [:]
+        var seen: Set<String> = []
+        for row in rows {
+            let key = PaymentKey(
+                deviceID: try row.requiredText("claim_device_id"),
+                paymentID: try row.requiredText("claim_payment_id")
+            )
+            guard wanted.contains(key), let refund = LedgerRefund(try ProviderRecord(row)),
+                seen.insert(key.deviceID + "\u{0}" + key.paymentID + "\u{0}" + refund.refundID).inserted
+            else { continue }
+            refunds[key, default: []].append(refund)
+        }
+        return refunds.mapValues { $0.sorted { ($0.createdAt ?? 0, $0.refundID) < ($1.createdAt ?? 0, $1.refundID) } }
+    }
+
     /// The records pushed for a seller's orders.
     public func pushedRecords(
         provider: String,
@@ -531,7 +558,8 @@ extension ProviderRecord {
             status: try row.text("status"),
             createdAt: try row.integer("created_at"),
             revision: try row.requiredInteger("revision"),
-            body: try row.requiredText("body")
+            body: try row.requiredText("body"),
+            paymentRecordID: try row.text("payment_record_id")
         )
     }
 }

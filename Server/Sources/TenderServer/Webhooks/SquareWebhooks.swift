@@ -55,11 +55,13 @@ extension ProviderEvent {
     /// The record kinds the ledger keeps of Square's.
     static let squarePayment = "payment"
     static let squareOrder = "order"
+    static let squareRefund = "refund"
 
     /// Reads one of Square's event bodies, as Square sends it: `event_id`, `type`, `merchant_id` and, for
     /// `payment.created` and `payment.updated`, the Payment in `data.object.payment`; for `order.created` and
     /// `order.updated`, the order's summary in `data.object.order_created` or `order_updated` (`order_id`,
-    /// `location_id`, `state`, `version`). Other types are kept by their ID only. Members Tender does not read are
+    /// `location_id`, `state`, `version`); for `refund.created` and `refund.updated`, the PaymentRefund in
+    /// `data.object.refund`, whichever Square product made it. Other types are kept by their ID only. Members Tender does not read are
     /// left as they are.
     /// - Throws: ``LedgerError`` `malformed_json` naming what is missing or wrong.
     public init(squareEvent body: Data) throws {
@@ -129,6 +131,31 @@ extension ProviderEvent {
                 createdAt: try text(order["created_at"], "created_at", required: false).flatMap(Timestamp.milliseconds),
                 revision: version,
                 body: order.text
+            )
+        case "refund.created", "refund.updated":
+            guard let refund = object?["refund"], case .object = refund else {
+                throw malformed("data.object.refund is missing")
+            }
+            let json = refund.text
+            let parsed: SquarePaymentRefund
+            do {
+                parsed = try SquarePaymentRefund(squareJSON: Data(json.utf8))
+            } catch {
+                throw malformed("data.object.refund is not a Square refund")
+            }
+            let created = parsed.createdAt.map(Self.milliseconds)
+            record = ProviderRecord(
+                provider: "square",
+                kind: Self.squareRefund,
+                recordID: parsed.id,
+                merchantID: merchantID,
+                locationID: parsed.locationID,
+                orderID: parsed.orderID,
+                status: parsed.status.rawValue,
+                createdAt: created,
+                revision: parsed.updatedAt.map(Self.milliseconds) ?? created ?? 0,
+                body: json,
+                paymentRecordID: parsed.paymentID
             )
         default:
             record = nil

@@ -67,6 +67,21 @@ public struct SquarePaymentRefund: Sendable, Hashable, Identifiable {
         public var description: String { rawValue }
     }
 
+    /// Reads Square's `PaymentRefund` object from its JSON (a webhook's `data.object.refund`, a stored copy).
+    /// - Throws: ``ProviderAPIError`` `unexpectedResponse` naming what is missing or wrong.
+    public init(squareJSON json: Data) throws {
+        guard json.count <= SquareConnectJSON.limits.maximumBytes, let text = String(data: json, encoding: .utf8),
+            let object = (try? JSONValue.parse(text, limits: SquareConnectJSON.limits))?.objectValue
+        else {
+            throw ProviderAPIError(.unexpectedResponse, "The Square refund is not a JSON object.", provider: .square)
+        }
+        do {
+            try self.init(squareJSON: object)
+        } catch {
+            throw ProviderAPIError(.unexpectedResponse, error.describing("The Square refund") + ".", provider: .square)
+        }
+    }
+
     /// Reads Square's `PaymentRefund` object.
     init(squareJSON object: JSONObject) throws(JSONFieldError) {
         guard let amount = try object.squareMoney("amount_money") else {
