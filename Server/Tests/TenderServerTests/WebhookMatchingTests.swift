@@ -6,9 +6,10 @@ import Logging
 import Tender
 import TenderProviderAPI
 import TenderSandbox
-import TenderServer
 import TenderSync
 import Testing
+
+@testable import TenderServer
 
 #if canImport(Glibc)
 import Glibc
@@ -196,6 +197,28 @@ struct WebhookMatchingTests {
                     let unpaid = try #require(payments.first { $0["payment_id"] as? String != id })
                     #expect((unpaid["refunds"] as? [Any])?.isEmpty == true)
                     #expect(unpaid["refunded_minor_units"] as? Int == 0)
+
+                    // The day's totals: gross sales, the refund, net (issue 41 item 5).
+                    let day = TotalsContribution.day(Int64(Date().timeIntervalSince1970 * 1000))
+                    let window = TotalsQuery(
+                        since: day - TotalsContribution.millisecondsPerDay,
+                        until: day + 2 * TotalsContribution.millisecondsPerDay
+                    )
+                    let refunded = try await store.refundTotals(window)
+                    #expect(refunded.map(\.refundedMinorUnits) == [300] && refunded.first?.refunds == 1)
+                    #expect(refunded.first?.provider == .square && refunded.first?.currency == "USD")
+                    let line = try #require(
+                        OperatorPage.totalLines(try await store.totals(window), refunds: refunded).first {
+                            $0.provider == .square && $0.currency == "USD"
+                        }
+                    )
+                    #expect(line.refunded == 300 && line.net == line.gross - 300 && line.gross >= 1250)
+                    var otherDevice = window
+                    otherDevice.deviceID = "another-device"
+                    #expect(
+                        try await store.refundTotals(otherDevice).isEmpty,
+                        "a device's totals hold its refunds only"
+                    )
                 }
             }
         }

@@ -305,6 +305,7 @@ public struct LedgerServer: Sendable {
             attention: try await store.attention(now: now, limit: OperatorPage.attentionLimit),
             page: try await store.payments(query),
             totals: try await store.totals(totalsQuery),
+            refundTotals: try await store.refundTotals(totalsQuery),
             totalsQuery: totalsQuery,
             devices: try await store.devices(),
             deviceAttention: try await store.attentionByDevice(),

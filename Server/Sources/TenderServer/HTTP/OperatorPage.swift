@@ -16,6 +16,8 @@ enum OperatorPage {
         var attention: [LedgerPayment]
         var page: PaymentPage
         var totals: [DailyTotal]
+        /// The completed refunds of the same days.
+        var refundTotals: [DailyRefundTotal] = []
         var totalsQuery: TotalsQuery
         var devices: [Device]
         /// The money in front of a person, by device and currency.
@@ -170,17 +172,71 @@ enum OperatorPage {
         if content.query.deviceID != nil || content.query.provider != nil {
             body += ", for the device and provider chosen"
         }
-        body += ".</p><ul class=\"rows totals\">"
-        for total in content.totals {
-            body += "<li><span>\(Timestamp.day(total.day))</span>"
-            body += "<span>\(HTML.escape(total.provider.rawValue)) \(HTML.escape(total.currency))</span>"
-            body += "<span>\(total.payments) payments, \(total.approved) approved: "
-            body += "\(HTML.escape(LedgerJSON.amount(total.approvedMinorUnits, total.currency)))</span></li>"
+        body += "; refunds by the day they were made.</p><ul class=\"rows totals\">"
+        for line in totalLines(content.totals, refunds: content.refundTotals) {
+            body += "<li><span>\(Timestamp.day(line.day))</span>"
+            body += "<span>\(HTML.escape(line.provider.rawValue)) \(HTML.escape(line.currency))</span>"
+            body += "<span>\(line.payments) payments, \(line.approved) approved: "
+            body += "\(HTML.escape(LedgerJSON.amount(line.gross, line.currency)))"
+            if line.refunds > 0 {
+                body += "; \(line.refunds) refunded: \(HTML.escape(LedgerJSON.amount(line.refunded, line.currency)))"
+                body += "; net \(line.net.map { HTML.escape(LedgerJSON.amount($0, line.currency)) } ?? "too large")"
+            }
+            body += "</span></li>"
         }
         body += "</ul>"
-        if content.totals.isEmpty { body += "<p>No payments in these days.</p>" }
+        if content.totals.isEmpty && content.refundTotals.isEmpty { body += "<p>No payments in these days.</p>" }
         body += "</section>"
         return document(title: "Tender fleet", body: body)
+    }
+
+    /// One line of the totals: a day, provider and currency's gross sales (approved), refunds and net.
+    struct TotalLine: Equatable {
+        var day: Int64
+        var provider: PaymentProvider
+        var currency: String
+        var payments: Int64 = 0
+        var approved: Int64 = 0
+        var gross: Int64 = 0
+        var refunds: Int64 = 0
+        var refunded: Int64 = 0
+        /// Gross less refunds, in checked arithmetic: `nil` when it does not fit.
+        var net: Int64? {
+            let (value, overflow) = gross.subtractingReportingOverflow(refunded)
+            return overflow ? nil : value
+        }
+    }
+
+    /// The sales and refunds of each day, provider and currency, newest day first: a day with refunds and no sales
+    /// has a line of its own.
+    static func totalLines(_ totals: [DailyTotal], refunds: [DailyRefundTotal]) -> [TotalLine] {
+        struct Key: Hashable {
+            var day: Int64
+            var provider: PaymentProvider
+            var currency: String
+        }
+        var lines: [Key: TotalLine] = [:]
+        for total in totals {
+            let key = Key(day: total.day, provider: total.provider, currency: total.currency)
+            lines[key] = TotalLine(
+                day: total.day,
+                provider: total.provider,
+                currency: total.currency,
+                payments: total.payments,
+                approved: total.approved,
+                gross: total.approvedMinorUnits
+            )
+        }
+        for refund in refunds {
+            let key = Key(day: refund.day, provider: refund.provider, currency: refund.currency)
+            var line = lines[key] ?? TotalLine(day: refund.day, provider: refund.provider, currency: refund.currency)
+            line.refunds = refund.refunds
+            line.refunded = refund.refundedMinorUnits
+            lines[key] = line
+        }
+        return lines.values.sorted {
+            ($1.day, $0.provider.rawValue, $0.currency) < ($0.day, $1.provider.rawValue, $1.currency)
+        }
     }
 
     static func row(_ payment: LedgerPayment, deviceName: String?, now: Int64, reason: Bool) -> String {

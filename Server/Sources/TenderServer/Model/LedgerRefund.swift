@@ -93,3 +93,26 @@ public struct PaymentKey: Sendable, Hashable {
         self.paymentID = paymentID
     }
 }
+
+/// The completed refunds of one day (UTC, of the refund), provider and currency.
+public struct DailyRefundTotal: Sendable, Hashable {
+    /// The day's first millisecond since 1970, UTC.
+    public var day: Int64
+    /// The provider.
+    public var provider: PaymentProvider
+    /// The currency.
+    public var currency: String
+    /// How many refunds.
+    public var refunds: Int64
+    /// What they add up to, in minor units.
+    public var refundedMinorUnits: Int64
+
+    /// Creates a total.
+    public init(day: Int64, provider: PaymentProvider, currency: String, refunds: Int64, refundedMinorUnits: Int64) {
+        self.day = day
+        self.provider = provider
+        self.currency = currency
+        self.refunds = refunds
+        self.refundedMinorUnits = refundedMinorUnits
+    }
+}

@@ -181,6 +181,10 @@ public struct ProviderRecord: Sendable, Hashable {
     public var body: String
     /// A refund's payment (Square's `payment_id`): the record it refunds.
     public var paymentRecordID: String?
+    /// A refund's amount, in minor units of ``currency``.
+    public var amountMinorUnits: Int64?
+    /// A refund's currency.
+    public var currency: String?
 
     /// A stored `merchant_id` as a record's seller: `''`, stored for a record that names none, is `nil`.
     static func seller(_ stored: String?) -> String? {
@@ -199,7 +203,9 @@ public struct ProviderRecord: Sendable, Hashable {
         createdAt: Int64?,
         revision: Int64,
         body: String,
-        paymentRecordID: String? = nil
+        paymentRecordID: String? = nil,
+        amountMinorUnits: Int64? = nil,
+        currency: String? = nil
     ) {
         self.provider = provider
         self.kind = kind
@@ -212,6 +218,8 @@ public struct ProviderRecord: Sendable, Hashable {
         self.revision = revision
         self.body = body
         self.paymentRecordID = paymentRecordID
+        self.amountMinorUnits = amountMinorUnits
+        self.currency = currency
     }
 }
 

@@ -231,9 +231,12 @@ enum LedgerSchema {
     ]
 
     /// The statements that take a version 5 ledger to version 6: a pushed refund's payment (`payment_record_id`), by
-    /// which a payment's refunds are found.
+    /// which a payment's refunds are found, and its amount (`amount_minor_units`, `currency`), which the day's totals
+    /// subtract.
     static let version6: [String] = [
         "ALTER TABLE provider_record ADD COLUMN payment_record_id TEXT",
+        "ALTER TABLE provider_record ADD COLUMN amount_minor_units BIGINT",
+        "ALTER TABLE provider_record ADD COLUMN currency TEXT",
         "CREATE INDEX provider_record_by_payment ON provider_record (provider, kind, payment_record_id)",
     ]
 
@@ -314,7 +317,7 @@ enum LedgerSchema {
     /// The provider record columns every read returns.
     static let recordColumns = """
         provider, kind, record_id, merchant_id, location_id, order_id, status, created_at, revision, body, \
-        payment_record_id
+        payment_record_id, amount_minor_units, currency
         """
 
     /// The payment columns every read returns, in ``LedgerPayment``'s order.

@@ -261,13 +261,15 @@ extension LedgerSchema {
     static func upsertRecord(_ record: ProviderRecord, receivedAt: Int64) -> SQL {
         """
         INSERT INTO provider_record (provider, kind, record_id, merchant_id, location_id, order_id, status, \
-        created_at, revision, body, received_at, payment_record_id) VALUES (\(record.provider), \(record.kind), \
-        \(record.recordID), \(record.merchantID ?? ""), \(record.locationID), \(record.orderID), \(record.status), \
-        \(record.createdAt), \(record.revision), \(record.body), \(receivedAt), \(record.paymentRecordID)) \
+        created_at, revision, body, received_at, payment_record_id, amount_minor_units, currency) VALUES \
+        (\(record.provider), \(record.kind), \(record.recordID), \(record.merchantID ?? ""), \(record.locationID), \
+        \(record.orderID), \(record.status), \(record.createdAt), \(record.revision), \(record.body), \(receivedAt), \
+        \(record.paymentRecordID), \(record.amountMinorUnits), \(record.currency)) \
         ON CONFLICT (provider, merchant_id, kind, record_id) DO UPDATE SET location_id = excluded.location_id, \
         order_id = excluded.order_id, status = excluded.status, created_at = excluded.created_at, \
         revision = excluded.revision, body = excluded.body, received_at = excluded.received_at, \
-        payment_record_id = excluded.payment_record_id \
+        payment_record_id = excluded.payment_record_id, amount_minor_units = excluded.amount_minor_units, \
+        currency = excluded.currency \
         WHERE excluded.revision > provider_record.revision
         """
     }
@@ -289,6 +291,26 @@ extension LedgerSchema {
             """
         }
         return through("payment_record_id") + " UNION " + through("order_id")
+    }
+
+    /// The completed refunds made from `query.since` to `query.until`, per day of the refund, provider and currency,
+    /// of the payments the ledger holds: a refund counts once when a payment (of the query's device) claims its
+    /// payment or its order. Read from `provider_record_by_time`, each claim through `record_claim`'s primary key.
+    static func refundTotals(_ query: TotalsQuery) -> SQL {
+        let providers = query.provider.map { [$0.rawValue] } ?? ["square", "sumup"]
+        var claimed: SQL = """
+            SELECT 1 FROM record_claim c WHERE c.provider = r.provider \
+            AND c.record_id IN (r.payment_record_id, r.order_id)
+            """
+        if let device = query.deviceID { claimed = claimed + " AND c.device_id = \(device)" }
+        return """
+            SELECT r.created_at - r.created_at % 86400000 AS day, r.provider, r.currency, COUNT(*) AS refunds, \
+            CAST(SUM(r.amount_minor_units) AS BIGINT) AS refunded_minor_units FROM provider_record r \
+            WHERE r.provider IN \(SQL.list(providers.map(SQLValue.text))) AND r.kind = 'refund' \
+            AND r.created_at >= \(query.since) AND r.created_at < \(query.until) AND r.status = 'COMPLETED' \
+            AND r.amount_minor_units IS NOT NULL AND r.currency IS NOT NULL AND EXISTS (\(claimed)) \
+            GROUP BY day, r.provider, r.currency ORDER BY day DESC, r.provider, r.currency
+            """
     }
 
     /// The records of `kind` a provider pushed for a seller that belong to these orders (through
@@ -447,6 +469,7 @@ extension LedgerSchema {
         named += plannedListings.map { ($0.0, listing($0.1)) }
         named.append(("totals", totals(TotalsQuery(since: 0, until: 1, provider: .square))))
         named.append(("payment: refunds", claimedRefunds(deviceIDs: ["d"], paymentIDs: ["p", "q"])))
+        named.append(("totals: refunds", refundTotals(TotalsQuery(since: 0, until: 1, provider: .square))))
         return named
     }
 }

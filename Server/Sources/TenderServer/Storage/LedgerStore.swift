@@ -42,6 +42,8 @@ public protocol LedgerStore: Sendable {
     func attention(now: Int64, limit: Int) async throws -> [LedgerPayment]
     /// Totals per day, provider and currency.
     func totals(_ query: TotalsQuery) async throws -> [DailyTotal]
+    /// The completed refunds of the ledger's payments per day (of the refund), provider and currency.
+    func refundTotals(_ query: TotalsQuery) async throws -> [DailyRefundTotal]
 
     /// Succeeds when the database answers.
     func ping() async throws

@@ -186,6 +186,19 @@ extension SQLLedgerStore {
         .map(LedgerPayment.init)
     }
 
+    /// The completed refunds per day, provider and currency.
+    public func refundTotals(_ query: TotalsQuery) async throws -> [DailyRefundTotal] {
+        try await db.read { session in try await session.rows(LedgerSchema.refundTotals(query)) }.map { row in
+            DailyRefundTotal(
+                day: try row.requiredInteger("day"),
+                provider: try row.requiredName("provider"),
+                currency: try row.requiredText("currency"),
+                refunds: try row.requiredInteger("refunds"),
+                refundedMinorUnits: try row.requiredInteger("refunded_minor_units")
+            )
+        }
+    }
+
     /// Totals per day, provider and currency.
     public func totals(_ query: TotalsQuery) async throws -> [DailyTotal] {
         try await db.read { session in try await session.rows(LedgerSchema.totals(query)) }.map { row in
@@ -559,7 +572,9 @@ extension ProviderRecord {
             createdAt: try row.integer("created_at"),
             revision: try row.requiredInteger("revision"),
             body: try row.requiredText("body"),
-            paymentRecordID: try row.text("payment_record_id")
+            paymentRecordID: try row.text("payment_record_id"),
+            amountMinorUnits: try row.integer("amount_minor_units"),
+            currency: try row.text("currency")
         )
     }
 }

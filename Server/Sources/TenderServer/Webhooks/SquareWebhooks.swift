@@ -155,7 +155,9 @@ extension ProviderEvent {
                 createdAt: created,
                 revision: parsed.updatedAt.map(Self.milliseconds) ?? created ?? 0,
                 body: json,
-                paymentRecordID: parsed.paymentID
+                paymentRecordID: parsed.paymentID,
+                amountMinorUnits: Int64(parsed.amountMoney.minorUnits),
+                currency: parsed.amountMoney.currency.code
             )
         default:
             record = nil
