@@ -106,6 +106,28 @@ struct SquareWebhookTests {
         await listener.stop()
     }
 
+    /// What Square's official Python SDK reads of `deliveries` (square_webhooks.py): one object per event, with
+    /// whether its signature verified.
+    static func readWithSDK(_ deliveries: [Receiver.Delivery], notificationURL: URL) async throws -> [Tender.JSONValue]
+    {
+        let events: [Tender.JSONValue] = deliveries.map { delivery in
+            .object([
+                "body": .string(String(decoding: delivery.body, as: UTF8.self)),
+                "signature": .string(delivery.headers["x-square-hmacsha256-signature"] ?? ""),
+            ])
+        }
+        let result = try await PythonClients.run(
+            "square_webhooks.py",
+            input: [
+                "notification_url": .string(notificationURL.absoluteString),
+                "signature_key": .string(Self.signatureKey),
+                "events": .array(events),
+            ]
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        return try result.object()["events"]?.arrayValue ?? []
+    }
+
     static func squareRequest() throws -> String {
         try SquareRequest(
             applicationID: "sq0idp-app",
@@ -169,22 +191,7 @@ struct SquareWebhookTests {
                 #expect(delivery.headers["square-environment"] == "Sandbox")
                 #expect(delivery.headers["content-type"] == "application/json")
             }
-            let events: [Tender.JSONValue] = deliveries.map { delivery in
-                .object([
-                    "body": .string(String(decoding: delivery.body, as: UTF8.self)),
-                    "signature": .string(delivery.headers["x-square-hmacsha256-signature"] ?? ""),
-                ])
-            }
-            let result = try await PythonClients.run(
-                "square_webhooks.py",
-                input: [
-                    "notification_url": .string(notificationURL.absoluteString),
-                    "signature_key": .string(Self.signatureKey),
-                    "events": .array(events),
-                ]
-            )
-            #expect(result.status == 0, "\(result.stderr)")
-            let read = try result.object()["events"]?.arrayValue ?? []
+            let read = try await Self.readWithSDK(deliveries, notificationURL: notificationURL)
             #expect(read.count == 6)
             for (index, event) in read.enumerated() {
                 let object = event.objectValue ?? [:]
@@ -229,22 +236,7 @@ struct SquareWebhookTests {
             #expect(refund.amount == Money(minorUnits: 250, currency: .usd) && refund.reason == "dashboard")
             let deliveries = Array(try await receiver.waitFor(7).suffix(3))
             #expect(deliveries.map { $0.type ?? "?" } == ["refund.created", "refund.updated", "payment.updated"])
-            let events: [Tender.JSONValue] = deliveries.map { delivery in
-                .object([
-                    "body": .string(String(decoding: delivery.body, as: UTF8.self)),
-                    "signature": .string(delivery.headers["x-square-hmacsha256-signature"] ?? ""),
-                ])
-            }
-            let result = try await PythonClients.run(
-                "square_webhooks.py",
-                input: [
-                    "notification_url": .string(notificationURL.absoluteString),
-                    "signature_key": .string(Self.signatureKey),
-                    "events": .array(events),
-                ]
-            )
-            #expect(result.status == 0, "\(result.stderr)")
-            let read = try result.object()["events"]?.arrayValue ?? []
+            let read = try await Self.readWithSDK(deliveries, notificationURL: notificationURL)
             #expect(read.count == 3)
             for event in read {
                 #expect(event.objectValue?["verified"] == .bool(true))

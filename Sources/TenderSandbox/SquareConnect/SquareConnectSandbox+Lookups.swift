@@ -134,15 +134,7 @@ extension SquareConnectSandbox {
         settleRefunds()
         guard let id = try? PercentEncoding.decode(encodedID), let payment = payments[id],
             payment.merchantID == token.merchantID
-        else {
-            return Self.error(
-                404,
-                category: "INVALID_REQUEST_ERROR",
-                code: "NOT_FOUND",
-                detail: "Payment not found.",
-                field: "payment_id"
-            )
-        }
+        else { return Self.notFound("Payment not found.", field: "payment_id") }
         return Self.ok(["payment": .object(paymentJSON(payment))])
     }
 

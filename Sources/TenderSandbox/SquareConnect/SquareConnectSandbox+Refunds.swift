@@ -275,17 +275,7 @@ extension SquareConnectSandbox {
         }
         let paymentID = request.paymentID
         guard let payment = payments[paymentID], payment.merchantID == merchantID else {
-            return .failure(
-                AnswerError(
-                    Self.error(
-                        404,
-                        category: "INVALID_REQUEST_ERROR",
-                        code: "NOT_FOUND",
-                        detail: "Payment not found.",
-                        field: "payment_id"
-                    )
-                )
-            )
+            return .failure(AnswerError(Self.notFound("Payment not found.", field: "payment_id")))
         }
         switch payment.status {
         case .completed:
@@ -399,15 +389,7 @@ extension SquareConnectSandbox {
         settleRefunds()
         guard let id = try? PercentEncoding.decode(encodedID), let refund = refunds[id],
             refund.merchantID == token.merchantID
-        else {
-            return Self.error(
-                404,
-                category: "INVALID_REQUEST_ERROR",
-                code: "NOT_FOUND",
-                detail: "Refund not found.",
-                field: "refund_id"
-            )
-        }
+        else { return Self.notFound("Refund not found.", field: "refund_id") }
         return Self.ok(["refund": .object(SquareRecordJSON.refund(refund))])
     }
 

@@ -694,6 +694,11 @@ public actor SquareConnectSandbox {
         }
     }
 
+    /// Square's `404 NOT_FOUND` for a record of `field` the seller does not have ("Payment not found.").
+    static func notFound(_ detail: String, field: String) -> Answer {
+        error(404, category: "INVALID_REQUEST_ERROR", code: "NOT_FOUND", detail: detail, field: field)
+    }
+
     static func missing(_ field: String) -> Answer {
         error(
             400,
