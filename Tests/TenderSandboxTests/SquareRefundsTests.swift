@@ -214,6 +214,20 @@ struct SquareRefundsTests {
                 accessToken: Self.token
             )
             #expect(oldest.refunds.map(\.id) == [made[0]] && oldest.cursor != nil)
+            // Cash is refunded as cash: its destination, and the source_type filter.
+            let cash = try await harness.square.recordPayment(
+                amount: Money(minorUnits: 500, currency: .usd),
+                locationID: Harness.locationID,
+                tender: .cash
+            )
+            let back = try await harness.square.refundOutsideTender(paymentID: cash.id)
+            #expect(back.destinationType == "CASH" && back.amount.minorUnits == 500)
+            let asked = try await RESTProbe.call(
+                "GET",
+                harness.baseURL.absoluteString + "/v2/refunds?source_type=CASH",
+                bearer: Harness.accessToken
+            )
+            #expect(asked.value("refunds.0.id")?.stringValue == back.id && asked.value("refunds.1") == nil)
             return []
         }
     }

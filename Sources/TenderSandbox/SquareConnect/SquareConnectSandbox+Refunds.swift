@@ -66,6 +66,9 @@ extension SquareConnectSandbox {
         public let createdAt: Date
         /// When it last changed.
         public internal(set) var updatedAt: Date
+        /// Where the money goes back (`destination_type`): `CARD`, `CASH`, `WALLET` or `EXTERNAL`, as the payment
+        /// was taken.
+        public let destinationType: String
     }
 
     /// What a RefundPayment request asked, to tell a retry (the same) from a reused key (another).
@@ -320,7 +323,8 @@ extension SquareConnectSandbox {
             reason: request.reason,
             status: .pending,
             createdAt: now,
-            updatedAt: now
+            updatedAt: now,
+            destinationType: Self.destinationType(of: payment.tender)
         )
         refunds[refund.id] = refund
         refundsByPayment[paymentID, default: []].append(refund.id)
@@ -331,6 +335,16 @@ extension SquareConnectSandbox {
         for other in settled where other.id != refund.id { announce([(other, created: false)]) }
         announce([(refund, created: true)] + settled.filter { $0.id == refund.id }.map { ($0, created: false) })
         return .success(refund)
+    }
+
+    /// Square's `destination_type` for a refund of a payment taken this way.
+    static func destinationType(of tender: TenderKind) -> String {
+        switch tender {
+        case .card, .cardOnFile, .squareGiftCard: return "CARD"
+        case .cash: return "CASH"
+        case .payPay: return "WALLET"
+        default: return "EXTERNAL"
+        }
     }
 
     /// What can still be refunded of `payment`: its amount less its pending and completed refunds.
@@ -446,8 +460,14 @@ extension SquareConnectSandbox {
         if let field = values["sort_field"], field != "CREATED_AT" {
             return invalid("INVALID_VALUE", "sort_field", "The sandbox sorts by CREATED_AT only.")
         }
-        if let source = values["source_type"], source != "CARD" {
-            return invalid("INVALID_VALUE", "source_type", "The sandbox's refunds are all of CARD payments.")
+        let sources = ["CARD", "BANK_ACCOUNT", "WALLET", "BUY_NOW_PAY_LATER", "SQUARE_ACCOUNT", "CASH", "EXTERNAL"]
+        let source = values["source_type"]
+        if let source, !sources.contains(source) {
+            return invalid(
+                "INVALID_VALUE",
+                "source_type",
+                "source_type must be one of \(sources.joined(separator: ", "))."
+            )
         }
         var status: RefundStatus?
         if let text = values["status"] {
@@ -471,6 +491,7 @@ extension SquareConnectSandbox {
             refund.merchantID == token.merchantID && refund.createdAt >= begin
                 && end.map { refund.createdAt < $0 } ?? true
                 && locationID.map { refund.locationID == $0 } ?? true && status.map { refund.status == $0 } ?? true
+                && source.map { refund.destinationType == $0 } ?? true
         }
         func key(_ refund: Refund) -> SortKey {
             SortKey(milliseconds: Int64((refund.createdAt.timeIntervalSince1970 * 1000).rounded(.down)), id: refund.id)
@@ -507,7 +528,7 @@ extension SquareRecordJSON {
             "status": .string(refund.status.rawValue),
             "location_id": .string(refund.locationID),
             "unlinked": .bool(false),
-            "destination_type": .string("CARD"),
+            "destination_type": .string(refund.destinationType),
             "amount_money": money(refund.amount),
             "payment_id": .string(refund.paymentID),
             "created_at": .string(InternetDate.rfc3339Milliseconds(refund.createdAt)),

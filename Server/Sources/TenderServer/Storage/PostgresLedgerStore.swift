@@ -329,16 +329,18 @@ struct PostgresDatabase: LedgerDatabase {
             switch states[index] {
             case .standby?: "\(pools[index].host) is a standby (in recovery)"
             case .failed(let error)?:
+                // The first clause of the host's own message: what is wrong there, without its advice.
                 (error.message.contains(pools[index].host.description) ? "" : "\(pools[index].host): ")
-                    + (error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message)
+                    + String(error.message.prefix { $0 != ";" })
             case .primary?, nil: "\(pools[index].host) did not answer"
             }
         }
         return .failure(
             LedgerError(
                 .unavailable,
-                "No PostgreSQL server of --database takes writes now; nothing was stored. Retry in a moment: a "
-                    + "failover promotes a standby, and the server finds it. " + each.joined(separator: "; ") + "."
+                "No PostgreSQL server of --database takes writes now: " + each.joined(separator: "; ")
+                    + ". Nothing was stored. Retry in a moment (a failover promotes a standby, and the server finds "
+                    + "it), and check that the hosts run and that --database names them."
             )
         )
     }
