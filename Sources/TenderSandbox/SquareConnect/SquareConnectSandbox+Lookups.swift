@@ -340,13 +340,9 @@ extension SquareConnectSandbox {
         if let end = query.offlineEnd, let begin = query.offlineBegin, end < begin {
             return invalid("INVALID_TIME_RANGE", "offline_end_time", "offline_end_time is before offline_begin_time.")
         }
-        switch values["sort_order"] {
-        case nil, "DESC"?: query.ascending = false
-        case "ASC"?: query.ascending = true
-        default: return invalid("INVALID_SORT_ORDER", "sort_order", "sort_order must be ASC or DESC.")
-        }
-        if let field = values["sort_field"], field != "CREATED_AT" {
-            return invalid("INVALID_VALUE", "sort_field", "The sandbox sorts by CREATED_AT only.")
+        switch Self.ascending(values) {
+        case .success(let ascending): query.ascending = ascending
+        case .failure(let failure): return .failure(failure)
         }
         if let location = values["location_id"] {
             guard !location.isEmpty else {
@@ -360,13 +356,9 @@ extension SquareConnectSandbox {
             }
             query.total = amount
         }
-        if let limit = values["limit"] {
-            guard let count = Int(limit) else {
-                return invalid("INVALID_VALUE", "limit", "limit must be a whole number.")
-            }
-            guard count >= 1 else { return invalid("VALUE_TOO_LOW", "limit", "limit must be at least 1.") }
-            // Above the maximum, Square ignores it and uses the default.
-            query.limit = count > Self.paymentsPageSize ? Self.paymentsPageSize : count
+        switch Self.pageLimit(values) {
+        case .success(let limit): query.limit = limit
+        case .failure(let failure): return .failure(failure)
         }
         switch values["is_offline_payment"] {
         case nil: break
@@ -378,6 +370,39 @@ extension SquareConnectSandbox {
         query.cardBrand = values["card_brand"]
         if let cursor = values["cursor"], !cursor.isEmpty { query.cursor = cursor }
         return .success(query)
+    }
+
+    /// A list's `sort_order` (`DESC` by default, or `ASC`: whether oldest first) and `sort_field` (`CREATED_AT`
+    /// only), or Square's 400.
+    static func ascending(_ values: [String: String]) -> Result<Bool, AnswerError> {
+        func invalid(_ code: String, _ field: String, _ detail: String) -> Result<Bool, AnswerError> {
+            .failure(
+                AnswerError(error(400, category: "INVALID_REQUEST_ERROR", code: code, detail: detail, field: field))
+            )
+        }
+        let ascending: Bool
+        switch values["sort_order"] {
+        case nil, "DESC"?: ascending = false
+        case "ASC"?: ascending = true
+        default: return invalid("INVALID_SORT_ORDER", "sort_order", "sort_order must be ASC or DESC.")
+        }
+        if let field = values["sort_field"], field != "CREATED_AT" {
+            return invalid("INVALID_VALUE", "sort_field", "The sandbox sorts by CREATED_AT only.")
+        }
+        return .success(ascending)
+    }
+
+    /// A list's `limit`: at least 1; above the page size Square ignores it and uses the page size (the default).
+    static func pageLimit(_ values: [String: String]) -> Result<Int, AnswerError> {
+        func invalid(_ code: String, _ detail: String) -> Result<Int, AnswerError> {
+            .failure(
+                AnswerError(error(400, category: "INVALID_REQUEST_ERROR", code: code, detail: detail, field: "limit"))
+            )
+        }
+        guard let text = values["limit"] else { return .success(paymentsPageSize) }
+        guard let count = Int(text) else { return invalid("INVALID_VALUE", "limit must be a whole number.") }
+        guard count >= 1 else { return invalid("VALUE_TOO_LOW", "limit must be at least 1.") }
+        return .success(min(count, paymentsPageSize))
     }
 
     /// The request body as a JSON object, or Square's 400.

@@ -452,13 +452,9 @@ extension SquareConnectSandbox {
         }
         if let end, end < begin { return invalid("INVALID_TIME_RANGE", "end_time", "end_time is before begin_time.") }
         let ascending: Bool
-        switch values["sort_order"] {
-        case nil, "DESC"?: ascending = false
-        case "ASC"?: ascending = true
-        default: return invalid("INVALID_SORT_ORDER", "sort_order", "sort_order must be ASC or DESC.")
-        }
-        if let field = values["sort_field"], field != "CREATED_AT" {
-            return invalid("INVALID_VALUE", "sort_field", "The sandbox sorts by CREATED_AT only.")
+        switch Self.ascending(values) {
+        case .success(let value): ascending = value
+        case .failure(let failure): return failure.answer
         }
         let sources = ["CARD", "BANK_ACCOUNT", "WALLET", "BUY_NOW_PAY_LATER", "SQUARE_ACCOUNT", "CASH", "EXTERNAL"]
         let source = values["source_type"]
@@ -477,13 +473,10 @@ extension SquareConnectSandbox {
             }
             status = match
         }
-        var limit = Self.paymentsPageSize
-        if let text = values["limit"] {
-            guard let count = Int(text) else {
-                return invalid("INVALID_VALUE", "limit", "limit must be a whole number.")
-            }
-            guard count >= 1 else { return invalid("VALUE_TOO_LOW", "limit", "limit must be at least 1.") }
-            limit = min(count, Self.paymentsPageSize)
+        let limit: Int
+        switch Self.pageLimit(values) {
+        case .success(let value): limit = value
+        case .failure(let failure): return failure.answer
         }
         let locationID = values["location_id"]
         settleRefunds()

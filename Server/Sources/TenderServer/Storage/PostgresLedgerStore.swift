@@ -185,11 +185,10 @@ struct PostgresDatabase: LedgerDatabase {
         waitWhenBusy: Bool = true,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        do {
-            return try await leased(on: try await primaryIndex(), patience: patience, waitWhenBusy: waitWhenBusy, body)
-        } catch let unlent as Unlent {
-            // The primary failed before any statement ran: where another host took over, the call runs there once.
-            guard pools.count > 1 else { throw unlent.error }
+        // When the primary failed before any statement ran and another host took over, the call runs there, once.
+        var tries = pools.count > 1 ? 2 : 1
+        while true {
+            tries -= 1
             do {
                 return try await leased(
                     on: try await primaryIndex(),
@@ -197,8 +196,8 @@ struct PostgresDatabase: LedgerDatabase {
                     waitWhenBusy: waitWhenBusy,
                     body
                 )
-            } catch let again as Unlent {
-                throw again.error
+            } catch let unlent as Unlent {
+                guard tries > 0 else { throw unlent.error }
             }
         }
     }
@@ -458,22 +457,15 @@ final class PrimaryChoice: Sendable {
 
     /// The known primary, or the result of a search (`find`, started if none runs).
     func index(_ find: @escaping @Sendable () async -> Result<Int, LedgerError>) async throws -> Int {
-        let known: Int?
-        let search: Task<Result<Int, LedgerError>, Never>?
-        (known, search) = state.withLockedValue { state in
-            switch state {
-            case .known(let index):
-                return (index, nil)
-            case .searching(let search):
-                return (nil, search)
-            case .unknown:
-                let search = Task { await find() }
-                state = .searching(search)
-                return (nil, search)
-            }
+        let search: Task<Result<Int, LedgerError>, Never>
+        switch state.withLockedValue({ state -> State in
+            if case .unknown = state { state = .searching(Task { await find() }) }
+            return state
+        }) {
+        case .known(let index): return index
+        case .searching(let running): search = running
+        case .unknown: preconditionFailure("an unknown primary is searched for before the lock is released")
         }
-        if let known { return known }
-        guard let search else { throw CancellationError() }
         let result = await search.value
         state.withLockedValue { state in
             guard case .searching(let running) = state, running == search else { return }
